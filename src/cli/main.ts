@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+import chalk from "chalk";
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { TOOL_VERSION } from "../version.js";
+import { runBuilder, runCommand } from "./commands/run.js";
+import { EXIT, reportFatal } from "./errors.js";
+
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(EXIT.ok);
+  throw e;
+});
+
+const argv = hideBin(process.argv);
+if ((process.env.NO_COLOR && !process.env.FORCE_COLOR) || argv.includes("--json")) chalk.level = 0;
+
+function exitWith(code: number): void {
+  process.exitCode = code;
+}
+
+async function main(): Promise<void> {
+  await yargs(argv)
+    .scriptName("eosfuzz")
+    .version(TOOL_VERSION)
+    .strict()
+    .option("color", { type: "boolean", describe: "force colour on or off (--no-color)" })
+    .command(
+      "run",
+      "fuzz a scenario over many seeds and check its expectation",
+      (y) => runBuilder(y),
+      (args) => exitWith(runCommand(args)),
+    )
+    .demandCommand(1, "expected a command: run")
+    .recommendCommands()
+    .fail((message, error) => {
+      if (error) throw error;
+      process.stderr.write(`eosfuzz: ${message.split("\n")[0]} (see eosfuzz --help)\n`);
+      process.exit(EXIT.usage);
+    })
+    .help()
+    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .parseAsync();
+}
+
+main().catch((error: unknown) => {
+  process.exitCode = reportFatal(error);
+});

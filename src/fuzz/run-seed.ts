@@ -1,0 +1,96 @@
+import { IllegalStateException } from "../kafka/common/errors.js";
+import { Cluster } from "../kafka/cluster.js";
+import type { ClusterSpec } from "../kafka/cluster-spec.js";
+import { GhostLedger } from "../oracle/ghost-ledger.js";
+import { checkLiveness } from "../oracle/liveness.js";
+import type { Violation } from "../oracle/violation.js";
+import { ChoiceSource } from "../sim/choice-tape.js";
+import { Simulation } from "../sim/simulation.js";
+import { Trace, type TraceEvent } from "../sim/trace.js";
+
+/** What one run needs: the scenario's name (for reports) and the cluster it builds. */
+export interface RunConfig {
+  scenario: string;
+  spec: ClusterSpec;
+}
+
+export type RunInput = { seed: number } | { tape: readonly number[] };
+
+export interface RunOptions {
+  /** Keep the choice tape (for saving and shrinking). */
+  recordTape?: boolean;
+  /** Keep every trace event (for replay and explanations). */
+  recordTrace?: boolean;
+}
+
+export interface RunStats {
+  events: number;
+  traceEvents: number;
+  virtualTimeMs: number;
+  choices: number;
+  transactionsStarted: number;
+  markersApplied: number;
+  markersRejected: number;
+  txnLogAppends: number;
+  stop: string;
+}
+
+export interface RunResult {
+  scenario: string;
+  seed: number | null;
+  traceHash: string;
+  violations: Violation[];
+  stats: RunStats;
+  tape: number[] | null;
+  trace: TraceEvent[] | null;
+}
+
+/**
+ * One run: a pure function of (config, seed | tape). Everything else (campaigns, workers, shards,
+ * shrinking, replay) is built on it.
+ */
+export function runSeed(config: RunConfig, input: RunInput, options: RunOptions = {}): RunResult {
+  const choices = "seed" in input ? ChoiceSource.seeded(input.seed, { record: !!options.recordTape }) : ChoiceSource.replaying(input.tape, { record: !!options.recordTape });
+  const trace = new Trace({ record: !!options.recordTrace });
+  const sim = new Simulation(trace);
+  const ledger = new GhostLedger();
+  let cluster: Cluster | null = null;
+  let stop = "error";
+  try {
+    cluster = new Cluster(config.spec, sim, choices, ledger);
+    const outcome = cluster.run();
+    stop = outcome.stop;
+    if (outcome.stop === "max-events") {
+      ledger.report(modelError(`the run exceeded ${config.spec.bounds.maxEvents} events (bound of the scenario)`, sim.nowMs, []));
+    } else {
+      for (const v of checkLiveness(ledger, cluster.snapshot(), sim.nowMs)) ledger.report(v);
+    }
+  } catch (e) {
+    const error = e as Error;
+    const where = error instanceof IllegalStateException ? "IllegalStateException in the model" : `${error.name} in the model`;
+    ledger.report(modelError(`${where}: ${error.message}`, sim.nowMs, (error.stack ?? "").split("\n").slice(1, 6).map((l) => l.trim())));
+  }
+  return {
+    scenario: config.scenario,
+    seed: "seed" in input ? input.seed : null,
+    traceHash: trace.hash(),
+    violations: ledger.violations,
+    stats: {
+      events: sim.eventsFired,
+      traceEvents: trace.count,
+      virtualTimeMs: sim.nowMs,
+      choices: choices.count,
+      transactionsStarted: cluster ? cluster.producers.reduce((n, p) => n + p.transactionsStarted, 0) : 0,
+      markersApplied: ledger.markersApplied,
+      markersRejected: ledger.markersRejected,
+      txnLogAppends: cluster ? cluster.log.appendCount : 0,
+      stop,
+    },
+    tape: options.recordTape ? choices.tape() : null,
+    trace: trace.events,
+  };
+}
+
+function modelError(summary: string, atMs: number, explanation: string[]): Violation {
+  return { kind: "model-error", summary, explanation, atMs };
+}

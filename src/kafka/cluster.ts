@@ -1,0 +1,238 @@
+import type { ChoiceSource } from "../sim/choice-tape.js";
+import { type LinkFaults, Network } from "../sim/network.js";
+import type { Simulation, StopReason } from "../sim/simulation.js";
+import { KafkaBroker } from "./broker/kafka-broker.js";
+import type { LogBatch } from "./broker/partition-log.js";
+import { ReadCommittedConsumer } from "./client/read-committed-consumer.js";
+import { TransactionalProducer } from "./client/transactional-producer.js";
+import type { ClusterContext, MetadataCache } from "./cluster-context.js";
+import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
+import { NO_PRODUCER_ID, type PartitionKey, partitionKey } from "./common/types.js";
+import { ProducerIdManager, TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
+import { TransactionLog } from "./coordinator/transaction-log.js";
+import type { TransactionStateName } from "./coordinator/transaction-state.js";
+import type { GhostObserver } from "./ghost.js";
+import { Nemesis } from "./nemesis.js";
+import { type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
+import { type ReleaseName, releaseProfile } from "./release.js";
+
+/** First producer id handed out (ProducerIdManager blocks start elsewhere in Kafka; any value works). */
+const FIRST_PRODUCER_ID = 1000;
+
+/** What the final checks see of the cluster after the quiet period. */
+export interface ClusterSnapshot {
+  coordinator: string;
+  coordinatorEpoch: number;
+  transactions: {
+    transactionalId: string;
+    state: TransactionStateName;
+    pendingState: TransactionStateName | null;
+    producerId: number;
+    producerEpoch: number;
+    ghostTxn: string | null;
+    partitions: PartitionKey[];
+  }[];
+  partitions: {
+    partition: PartitionKey;
+    broker: string;
+    brokerRelease: ReleaseName;
+    highWatermark: number;
+    lastStableOffset: number;
+    openTransactions: { producerId: number; firstOffset: number; ghostTxns: string[] }[];
+    batches: readonly LogBatch[];
+    abortedTxns: { producerId: number; firstOffset: number; lastOffset: number }[];
+  }[];
+}
+
+export interface ClusterRunOutcome {
+  stop: StopReason;
+  workloadEndMs: number;
+  producersDone: boolean;
+}
+
+/** The whole modelled cluster: coordinators, brokers, clients, network and nemesis. */
+export class Cluster {
+  readonly ctx: ClusterContext;
+  readonly net: Network<KafkaRequest, KafkaResponse>;
+  readonly log: TransactionLog;
+  readonly brokers = new Map<string, KafkaBroker>();
+  readonly coordinators = new Map<string, TransactionCoordinator>();
+  readonly producers: TransactionalProducer[] = [];
+  readonly consumers: ReadCommittedConsumer[] = [];
+  readonly partitions: PartitionKey[] = [];
+  private readonly leaders = new Map<PartitionKey, string>();
+  private readonly nemesis: Nemesis;
+
+  constructor(
+    readonly spec: ClusterSpec,
+    readonly sim: Simulation,
+    readonly choices: ChoiceSource,
+    ghost: GhostObserver,
+  ) {
+    for (const topic of spec.topics) {
+      topic.leaders.forEach((broker, i) => {
+        const p = partitionKey(topic.name, i);
+        this.partitions.push(p);
+        this.leaders.set(p, broker);
+      });
+    }
+    const coordinatorIds = new Set(spec.coordinators.map((c) => c.id));
+    this.net = new Network<KafkaRequest, KafkaResponse>(sim, choices, (from, to) => this.linkFaults(coordinatorIds, from, to), labelOf);
+    const first = spec.coordinators[0];
+    if (!first) throw new Error("a cluster needs a coordinator");
+    const metadata: MetadataCache = {
+      leaderOf: (p) => this.leaders.get(p) ?? null,
+      coordinatorNode: () => this.log.leader,
+    };
+    this.ctx = { sim, net: this.net, choices, ghost, metadata, config: spec.broker };
+    this.log = new TransactionLog(this.ctx, first.id, 0);
+    const producerIds = new ProducerIdManager(FIRST_PRODUCER_ID);
+    for (const c of spec.coordinators) {
+      this.coordinators.set(c.id, new TransactionCoordinator(this.ctx, c.id, this.profileOf(c), this.log, producerIds));
+    }
+    for (const b of spec.brokers) {
+      const led = this.partitions.filter((p) => this.leaders.get(p) === b.id);
+      this.brokers.set(b.id, new KafkaBroker(this.ctx, b.id, this.profileOf(b), led));
+    }
+    this.seedInitialEpochs(producerIds);
+    for (let i = 0; i < spec.producers.count; i++) this.producers.push(this.newProducer(`p${i}`, `txn-${i}`));
+    this.consumers.push(
+      ...Array.from({ length: spec.consumers.count }, (_, i) => {
+        const flags = { ...spec.globalOverrides };
+        return new ReadCommittedConsumer(
+          this.ctx,
+          `c${i}`,
+          this.partitions,
+          spec.consumers.pollIntervalMs,
+          spec.consumers.requestTimeoutMs,
+          flags.consumerFiltersAborted ?? true,
+          flags.consumerStopsAtLso === false,
+        );
+      }),
+    );
+    this.nemesis = new Nemesis(this);
+  }
+
+  profileOf(node: NodeSpec, release: ReleaseName = node.release) {
+    return releaseProfile(release, { ...node.overrides, ...this.spec.globalOverrides });
+  }
+
+  private linkFaults(coordinators: Set<string>, from: string, to: string): LinkFaults {
+    const marker = this.spec.faults.markerRequests;
+    return marker && coordinators.has(from) && this.brokers.has(to) ? marker : this.spec.faults.network;
+  }
+
+  newProducer(name: string, transactionalId: string): TransactionalProducer {
+    const p = this.spec.producers;
+    return new TransactionalProducer(
+      this.ctx,
+      {
+        name,
+        transactionalId,
+        transactionVersion: p.transactionVersion,
+        transactionTimeoutMs: p.transactionTimeoutMs,
+        requestTimeoutMs: p.requestTimeoutMs,
+        retryBackoffMs: p.retryBackoffMs,
+        maxAttempts: p.maxAttempts,
+      },
+      {
+        transactions: p.transactions,
+        recordsPerTxn: p.recordsPerTxn,
+        partitionsPerTxn: p.partitionsPerTxn,
+        abortPpm: p.abortPpm,
+        thinkMs: p.thinkMs,
+        partitions: this.partitions,
+      },
+    );
+  }
+
+  /** Scenarios that start near epoch exhaustion pre-write an Empty record per transactional.id. */
+  private seedInitialEpochs(producerIds: ProducerIdManager): void {
+    const epoch = this.spec.producers.initialProducerEpoch;
+    if (epoch === null) return;
+    for (let i = 0; i < this.spec.producers.count; i++) {
+      this.log.seed(`txn-${i}`, {
+        producerId: producerIds.generateProducerId(),
+        prevProducerId: NO_PRODUCER_ID,
+        nextProducerId: NO_PRODUCER_ID,
+        producerEpoch: epoch,
+        lastProducerEpoch: -1,
+        txnTimeoutMs: this.spec.producers.transactionTimeoutMs,
+        txnState: "Empty",
+        topicPartitions: [],
+        txnStartTimestamp: -1,
+        txnLastUpdateTimestamp: 0,
+        clientTransactionVersion: this.spec.producers.transactionVersion >= 2 ? 2 : 0,
+        ghostTxn: null,
+      });
+    }
+  }
+
+  /** Workload phase (faults on), then a quiet phase (faults off, producers stopped). */
+  run(): ClusterRunOutcome {
+    const { sim, spec } = this;
+    const coordinator = this.coordinators.get(this.log.leader) as TransactionCoordinator;
+    coordinator.onElection(this.log.elect(this.log.leader));
+    const startRange = spec.producers.startMs;
+    for (const p of this.producers) p.start(this.choices.between("workload:start", startRange.min, startRange.max));
+    for (const c of this.consumers) c.start();
+    this.nemesis.start();
+    sim.scheduleAt(spec.faults.windowMs, () => this.endFaults());
+    const producersDone = () => this.producers.every((p) => p.isDone);
+    const bounds = { maxEvents: spec.bounds.maxEvents, maxTimeMs: spec.bounds.workloadDeadlineMs };
+    let stop = sim.run(bounds, producersDone);
+    const workloadEndMs = sim.nowMs;
+    const done = producersDone();
+    if (stop === "max-events") return { stop, workloadEndMs, producersDone: done };
+    this.endFaults();
+    for (const p of this.producers) p.stop();
+    sim.emit("cluster", "quiet-period", { untilMs: sim.nowMs + spec.bounds.quietPeriodMs });
+    stop = sim.run({ maxEvents: spec.bounds.maxEvents, maxTimeMs: sim.nowMs + spec.bounds.quietPeriodMs });
+    for (const c of this.consumers) c.stop();
+    return { stop, workloadEndMs, producersDone: done };
+  }
+
+  private endFaults(): void {
+    if (!this.net.faultsActive) return;
+    this.net.faultsActive = false;
+    this.nemesis.stop();
+    this.sim.emit("cluster", "faults-off", {});
+  }
+
+  snapshot(): ClusterSnapshot {
+    const owner = this.coordinators.get(this.log.leader) as TransactionCoordinator;
+    const transactions = [...owner.state.all()].map((m) => ({
+      transactionalId: m.transactionalId,
+      state: m.state,
+      pendingState: m.pendingState,
+      producerId: m.producerId,
+      producerEpoch: m.producerEpoch,
+      ghostTxn: m.ghostTxn,
+      partitions: [...m.topicPartitions],
+    }));
+    const partitions = this.partitions.map((partition) => {
+      const brokerId = this.leaders.get(partition) as string;
+      const broker = this.brokers.get(brokerId) as KafkaBroker;
+      const log = broker.logs.get(partition);
+      if (!log) throw new Error(`${brokerId} does not hold ${partition}`);
+      const open = [...log.producers.values()]
+        .filter((e) => e.currentTxnFirstOffset !== null)
+        .map((e) => ({
+          producerId: e.producerId,
+          firstOffset: e.currentTxnFirstOffset as number,
+          ghostTxns: [...new Set(log.dataBatchesOf(e.producerId, e.currentTxnFirstOffset as number, log.logEndOffset).map((b) => b.ghostTxn ?? "?"))],
+        }));
+      return {
+        partition,
+        broker: brokerId,
+        brokerRelease: broker.releaseName,
+        highWatermark: log.highWatermark,
+        lastStableOffset: log.lastStableOffset(),
+        openTransactions: open,
+        batches: log.batches,
+        abortedTxns: log.abortedTxns.map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset, lastOffset: a.lastOffset })),
+      };
+    });
+    return { coordinator: this.log.leader, coordinatorEpoch: this.log.epoch, transactions, partitions };
+  }
+}

@@ -1,0 +1,46 @@
+/** Kafka error codes used by the transaction protocol (org.apache.kafka.common.protocol.Errors). */
+export const Errors = {
+  NONE: 0,
+  UNKNOWN_TOPIC_OR_PARTITION: 3,
+  NOT_LEADER_OR_FOLLOWER: 6,
+  REQUEST_TIMED_OUT: 7,
+  COORDINATOR_LOAD_IN_PROGRESS: 14,
+  COORDINATOR_NOT_AVAILABLE: 15,
+  NOT_COORDINATOR: 16,
+  NOT_ENOUGH_REPLICAS: 19,
+  NOT_ENOUGH_REPLICAS_AFTER_APPEND: 20,
+  UNSUPPORTED_VERSION: 35,
+  INVALID_REQUEST: 42,
+  UNSUPPORTED_FOR_MESSAGE_FORMAT: 43,
+  OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
+  INVALID_PRODUCER_EPOCH: 47,
+  INVALID_TXN_STATE: 48,
+  INVALID_PRODUCER_ID_MAPPING: 49,
+  INVALID_TRANSACTION_TIMEOUT: 50,
+  CONCURRENT_TRANSACTIONS: 51,
+  TRANSACTION_COORDINATOR_FENCED: 52,
+  KAFKA_STORAGE_ERROR: 56,
+  NETWORK_EXCEPTION: 13,
+  PRODUCER_FENCED: 90,
+  TRANSACTION_ABORTABLE: 120,
+} as const;
+
+export type ErrorName = keyof typeof Errors;
+export type ErrorCode = (typeof Errors)[ErrorName];
+
+const namesByCode = new Map<number, ErrorName>(
+  (Object.keys(Errors) as ErrorName[]).map((name) => [Errors[name], name]),
+);
+
+export function errorName(code: number): string {
+  return namesByCode.get(code) ?? `UNKNOWN_ERROR(${code})`;
+}
+
+export function errorCode(name: string): ErrorCode | undefined {
+  return (Errors as Record<string, ErrorCode>)[name];
+}
+
+/** A broken model invariant: Kafka would throw IllegalStateException here. Reported as a model bug. */
+export class IllegalStateException extends Error {
+  override readonly name = "IllegalStateException";
+}

@@ -1,0 +1,437 @@
+import type { InboundRequest } from "../../sim/network.js";
+import { Errors, errorName, IllegalStateException } from "../common/errors.js";
+import { isEpochExhausted, MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type TransactionResult, type TransactionVersion } from "../common/types.js";
+import type { ClusterContext } from "../cluster-context.js";
+import type { AddPartitionsToTxnRequest, EndTxnRequest, InitProducerIdRequest, KafkaRequest, KafkaResponse } from "../protocol.js";
+import type { ReleaseProfile } from "../release.js";
+import type { TransactionLog } from "./transaction-log.js";
+import { TransactionMarkerChannelManager } from "./transaction-marker-channel-manager.js";
+import { ProducerFencedError, TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
+import { isPrepare } from "./transaction-state.js";
+import { TransactionStateManager } from "./transaction-state-manager.js";
+
+type Inbound = InboundRequest<KafkaRequest, KafkaResponse>;
+
+/** Hands out producer ids (ProducerIdManager); shared by every coordinator of the cluster. */
+export class ProducerIdManager {
+  constructor(private next: number) {}
+  generateProducerId(): number {
+    return this.next++;
+  }
+}
+
+/** One EndTxn, from a client or from the coordinator itself (timeout, fencing). */
+interface EndTxnParams {
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  result: TransactionResult;
+  isFromClient: boolean;
+  clientTransactionVersion: TransactionVersion;
+}
+
+type EndTxnCallback = (errorCode: number, producerId: number, producerEpoch: number) => void;
+
+/** TV2 EndTxn outcome per state (KAFKA.md 1.7): a transition, NONE without a write, or an error. */
+type Tv2Action = { kind: "prepare"; target: "PrepareCommit" | "PrepareAbort"; emptyAbort: boolean } | { kind: "none" } | { kind: "error"; errorCode: number };
+
+/**
+ * TransactionCoordinator: InitProducerId, AddPartitionsToTxn, EndTxn (TV0/1 and TV2), transaction
+ * timeouts, and coordinator failover (load, re-send markers for PrepareCommit/PrepareAbort).
+ */
+export class TransactionCoordinator {
+  readonly state: TransactionStateManager;
+  readonly markers: TransactionMarkerChannelManager;
+  private release: ReleaseProfile;
+  private timeoutTimerEpoch: number | null = null;
+
+  constructor(
+    private readonly ctx: ClusterContext,
+    readonly id: string,
+    release: ReleaseProfile,
+    log: TransactionLog,
+    private readonly producerIds: ProducerIdManager,
+  ) {
+    this.release = release;
+    this.state = new TransactionStateManager(ctx, id, log);
+    this.markers = new TransactionMarkerChannelManager(ctx, id, () => this.release, this.state);
+    ctx.net.registerServer(id, (request) => this.handle(request));
+  }
+
+  get profile(): ReleaseProfile {
+    return this.release;
+  }
+
+  upgrade(release: ReleaseProfile): void {
+    this.ctx.sim.emit(this.id, "coordinator.upgrade", { from: this.release.name, to: release.name });
+    this.release = release;
+  }
+
+  private get flags() {
+    return this.release.flags;
+  }
+
+  private handle(request: Inbound): void {
+    const body = request.body;
+    switch (body.api) {
+      case "InitProducerId":
+        return this.handleInitProducerId(body, (errorCode, producerId, producerEpoch) =>
+          request.respond({ api: "InitProducerId", errorCode, producerId, producerEpoch }),
+        );
+      case "AddPartitionsToTxn":
+        return this.handleAddPartitionsToTxn(body, (errorCode, results) => request.respond({ api: "AddPartitionsToTxn", errorCode, results }));
+      case "EndTxn":
+        return this.handleEndTxn(body, (errorCode, producerId, producerEpoch) => request.respond({ api: "EndTxn", errorCode, producerId, producerEpoch }));
+      default:
+        throw new Error(`coordinator ${this.id} cannot handle ${body.api}`);
+    }
+  }
+
+  // ------------------------------------------------------------ ownership
+
+  /** onElection: load __transaction_state, then re-send markers of every PrepareCommit/PrepareAbort. */
+  onElection(coordinatorEpoch: number): void {
+    this.markers.removeAll();
+    this.state.startLoading(coordinatorEpoch);
+    this.ctx.sim.emit(this.id, "coordinator.elected", { ce: coordinatorEpoch });
+    this.ctx.sim.schedule(this.ctx.config.txnLogLoadDelayMs, () => {
+      const loaded = this.state.completeLoading(coordinatorEpoch);
+      if (!this.state.isServing(coordinatorEpoch)) return;
+      this.ctx.sim.emit(this.id, "coordinator.loaded", { ce: coordinatorEpoch, txns: loaded.length });
+      for (const metadata of loaded) {
+        if (!isPrepare(metadata.state)) continue;
+        const complete = metadata.prepareComplete(this.ctx.sim.nowMs);
+        this.markers.addTxnMarkersToSend(coordinatorEpoch, metadata.state === "PrepareCommit" ? "COMMIT" : "ABORT", metadata, complete);
+      }
+      this.scheduleTimeoutCheck(coordinatorEpoch);
+    });
+  }
+
+  onResignation(coordinatorEpoch: number): void {
+    if (this.state.resign(coordinatorEpoch)) {
+      this.markers.removeAll();
+      this.ctx.sim.emit(this.id, "coordinator.resigned", { ce: coordinatorEpoch });
+    }
+  }
+
+  // ------------------------------------------------------------ InitProducerId
+
+  handleInitProducerId(req: InitProducerIdRequest, respond: EndTxnCallback): void {
+    if (req.transactionTimeoutMs > this.ctx.config.transactionMaxTimeoutMs) return respond(Errors.INVALID_TRANSACTION_TIMEOUT, -1, -1);
+    const lookup = this.state.lookup(req.transactionalId);
+    if (lookup.kind === "error") return respond(lookup.errorCode, -1, -1);
+    const metadata =
+      lookup.metadata ??
+      this.state.putIfAbsent(new TransactionMetadata(req.transactionalId, this.producerIds.generateProducerId(), NO_PRODUCER_EPOCH, req.transactionTimeoutMs, this.ctx.sim.nowMs));
+    if (metadata.pendingState !== null) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
+    const expectedEpoch = req.producerId !== NO_PRODUCER_ID ? req.producerEpoch : null;
+    if (expectedEpoch !== null) {
+      const valid =
+        metadata.producerEpoch === NO_PRODUCER_EPOCH ||
+        req.producerId === metadata.producerId ||
+        (req.producerId === metadata.prevProducerId && isEpochExhausted(req.producerEpoch));
+      if (!valid) return respond(Errors.PRODUCER_FENCED, -1, -1);
+    }
+    const now = this.ctx.sim.nowMs;
+    switch (metadata.state) {
+      case "PrepareCommit":
+      case "PrepareAbort":
+        return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
+      case "Ongoing":
+        // Fence the ongoing transaction: abort it at a bumped epoch; the client must retry.
+        return this.abortOngoing(metadata, (errorCode) => respond(errorCode === Errors.NONE ? Errors.CONCURRENT_TRANSACTIONS : errorCode, -1, -1));
+      case "Empty":
+      case "CompleteCommit":
+      case "CompleteAbort": {
+        let transit: TxnTransitMetadata;
+        if (isEpochExhausted(metadata.producerEpoch) && (expectedEpoch === null || expectedEpoch === metadata.producerEpoch)) {
+          transit = metadata.prepareProducerIdRotation(this.producerIds.generateProducerId(), req.transactionTimeoutMs, now, expectedEpoch !== null);
+        } else {
+          try {
+            transit = metadata.prepareIncrementProducerEpoch(req.transactionTimeoutMs, expectedEpoch, now);
+          } catch (e) {
+            if (e instanceof ProducerFencedError) return respond(Errors.PRODUCER_FENCED, -1, -1);
+            throw e;
+          }
+        }
+        return this.state.appendTransactionToLog(metadata, lookup.coordinatorEpoch, transit, (errorCode) => {
+          if (errorCode !== Errors.NONE) return respond(errorCode, -1, -1);
+          this.ctx.sim.emit(this.id, "txn.init", { txnId: req.transactionalId, pid: transit.producerId, epoch: transit.producerEpoch });
+          respond(Errors.NONE, transit.producerId, transit.producerEpoch);
+        });
+      }
+      default:
+        throw new IllegalStateException(`InitProducerId found ${req.transactionalId} in ${metadata.state}`);
+    }
+  }
+
+  // ------------------------------------------------------------ AddPartitionsToTxn
+
+  handleAddPartitionsToTxn(req: AddPartitionsToTxnRequest, respond: (errorCode: number, results: { partition: string; errorCode: number }[]) => void): void {
+    const all = (errorCode: number) => respond(Errors.NONE, req.partitions.map((partition) => ({ partition, errorCode })));
+    const lookup = this.state.lookup(req.transactionalId);
+    if (lookup.kind === "error") return respond(lookup.errorCode, []);
+    const metadata = lookup.metadata;
+    if (!metadata) return all(Errors.INVALID_PRODUCER_ID_MAPPING);
+    if (req.verifyOnly) {
+      if (metadata.producerId !== req.producerId) return all(Errors.INVALID_PRODUCER_ID_MAPPING);
+      if (metadata.producerEpoch !== req.producerEpoch) return all(Errors.PRODUCER_FENCED);
+      if (isPrepare(metadata.state)) return all(Errors.CONCURRENT_TRANSACTIONS);
+      return respond(
+        Errors.NONE,
+        req.partitions.map((partition) => ({ partition, errorCode: metadata.topicPartitions.has(partition) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE })),
+      );
+    }
+    if (metadata.pendingState !== null) return all(Errors.CONCURRENT_TRANSACTIONS);
+    if (metadata.producerId !== req.producerId) return all(Errors.INVALID_PRODUCER_ID_MAPPING);
+    if (metadata.producerEpoch !== req.producerEpoch) return all(Errors.PRODUCER_FENCED);
+    if (isPrepare(metadata.state)) return all(Errors.CONCURRENT_TRANSACTIONS);
+    if (metadata.state === "Ongoing" && req.partitions.every((p) => metadata.topicPartitions.has(p))) return all(Errors.NONE);
+    const clientTv: TransactionVersion = req.version > 4 ? 2 : 0;
+    const transit = metadata.prepareAddPartitions(req.partitions, this.ctx.sim.nowMs, clientTv, req.ghostTxn);
+    this.state.appendTransactionToLog(metadata, lookup.coordinatorEpoch, transit, (errorCode) => {
+      if (errorCode === Errors.NONE) {
+        this.ctx.sim.emit(this.id, "txn.add-partitions", { txnId: req.transactionalId, partitions: req.partitions.join(","), epoch: metadata.producerEpoch, txn: metadata.ghostTxn });
+      }
+      all(errorCode);
+    });
+  }
+
+  // ------------------------------------------------------------ EndTxn
+
+  handleEndTxn(req: EndTxnRequest, respond: EndTxnCallback): void {
+    const tv: TransactionVersion = req.version >= 5 ? 2 : 0;
+    const mapped: EndTxnCallback = (errorCode, pid, epoch) =>
+      respond(req.version < 2 && errorCode === Errors.PRODUCER_FENCED ? Errors.INVALID_PRODUCER_EPOCH : errorCode, pid, epoch);
+    this.endTransaction(
+      {
+        transactionalId: req.transactionalId,
+        producerId: req.producerId,
+        producerEpoch: req.producerEpoch,
+        result: req.committed ? "COMMIT" : "ABORT",
+        isFromClient: true,
+        clientTransactionVersion: tv,
+      },
+      mapped,
+    );
+  }
+
+  private endTransaction(params: EndTxnParams, respond: EndTxnCallback): void {
+    const lookup = this.state.lookup(params.transactionalId);
+    if (lookup.kind === "error") return respond(lookup.errorCode, -1, -1);
+    const metadata = lookup.metadata;
+    if (!metadata) return respond(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
+    const tv2 = params.clientTransactionVersion >= 2 && this.flags.supportsTransactionVersion2;
+    if (tv2) this.endTransactionTv2(params, metadata, lookup.coordinatorEpoch, respond);
+    else this.endTransactionTv1(params, metadata, lookup.coordinatorEpoch, respond);
+  }
+
+  /** endTransactionWithTV1: the epoch stays; markers carry the data's epoch. */
+  private endTransactionTv1(params: EndTxnParams, metadata: TransactionMetadata, coordinatorEpoch: number, respond: EndTxnCallback): void {
+    if (metadata.producerId !== params.producerId) return respond(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
+    const fence = metadata.pendingState === "PrepareEpochFence";
+    const epochBad = params.isFromClient ? params.producerEpoch !== metadata.producerEpoch : params.producerEpoch < metadata.producerEpoch;
+    if (epochBad) return respond(Errors.PRODUCER_FENCED, -1, -1);
+    if (metadata.pendingState !== null && !fence) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
+    const commit = params.result === "COMMIT";
+    switch (metadata.state) {
+      case "Ongoing": {
+        if (fence) this.clearFence(metadata, params.producerEpoch);
+        const target = commit ? "PrepareCommit" : "PrepareAbort";
+        const transit = metadata.prepareAbortOrCommit(target, 0, false, NO_PRODUCER_ID, this.ctx.sim.nowMs, false);
+        return this.writePrepare(params, metadata, coordinatorEpoch, transit, fence, false, respond);
+      }
+      case "CompleteCommit":
+        return commit ? respond(Errors.NONE, metadata.producerId, metadata.producerEpoch) : respond(Errors.INVALID_TXN_STATE, -1, -1);
+      case "CompleteAbort":
+        return commit ? respond(Errors.INVALID_TXN_STATE, -1, -1) : respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
+      case "PrepareCommit":
+        return respond(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE, -1, -1);
+      case "PrepareAbort":
+        return respond(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS, -1, -1);
+      default:
+        return respond(Errors.INVALID_TXN_STATE, -1, -1);
+    }
+  }
+
+  /** endTransaction for TV2: every EndTxn bumps the epoch; retries are recognised by epoch. */
+  private endTransactionTv2(params: EndTxnParams, metadata: TransactionMetadata, coordinatorEpoch: number, respond: EndTxnCallback): void {
+    const fence = metadata.pendingState === "PrepareEpochFence";
+    const e = params.producerEpoch;
+    const m = metadata.producerEpoch;
+    const recognise = this.flags.recognizeTv2EndTxnRetry;
+    const retryOnEpochBump = recognise && !fence && m === e + 1;
+    const retryOnOverflow = recognise && !fence && metadata.prevProducerId === params.producerId && e === MAX_PRODUCER_EPOCH - 1 && m === 0;
+    const isRetry = retryOnEpochBump || retryOnOverflow;
+    if (metadata.producerId !== params.producerId && !retryOnOverflow) return respond(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
+    if (metadata.pendingState !== null && !fence) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
+    if (!this.tv2EpochValid(metadata, params, fence, retryOnEpochBump, retryOnOverflow)) return respond(Errors.PRODUCER_FENCED, -1, -1);
+    const action = this.tv2Action(metadata.state, params.result, isRetry);
+    if (action.kind === "error") return respond(action.errorCode, -1, -1);
+    if (action.kind === "none") return respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
+    if (fence) this.clearFence(metadata, params.producerEpoch);
+    const bump = this.flags.epochBumpOnEndTxn;
+    const exhaustedBump = bump && isEpochExhausted(metadata.producerEpoch) && (params.isFromClient || this.flags.maxEpochRecovery);
+    const nextProducerId = exhaustedBump ? this.producerIds.generateProducerId() : NO_PRODUCER_ID;
+    const noBumpAtMax = this.flags.maxEpochRecovery && metadata.producerEpoch === MAX_PRODUCER_EPOCH && action.target === "PrepareAbort";
+    const transit = metadata.prepareAbortOrCommit(action.target, 2, bump && !noBumpAtMax, nextProducerId, this.ctx.sim.nowMs, action.emptyAbort);
+    this.writePrepare(params, metadata, coordinatorEpoch, transit, fence, true, respond);
+  }
+
+  private tv2EpochValid(metadata: TransactionMetadata, params: EndTxnParams, fence: boolean, retryOnEpochBump: boolean, retryOnOverflow: boolean): boolean {
+    const e = params.producerEpoch;
+    const m = metadata.producerEpoch;
+    if (fence) return (!params.isFromClient || e === m) && e >= m;
+    switch (metadata.state) {
+      case "Ongoing":
+      case "Empty":
+        return e === m;
+      case "PrepareCommit":
+      case "PrepareAbort":
+        return retryOnEpochBump;
+      case "CompleteCommit":
+      case "CompleteAbort":
+        return retryOnEpochBump || retryOnOverflow || e === m;
+      default:
+        return false;
+    }
+  }
+
+  private tv2Action(state: TransactionMetadata["state"], result: TransactionResult, isRetry: boolean): Tv2Action {
+    const abort = result === "ABORT";
+    const prepare = (target: "PrepareCommit" | "PrepareAbort", emptyAbort: boolean): Tv2Action => ({ kind: "prepare", target, emptyAbort });
+    const error = (errorCode: number): Tv2Action => ({ kind: "error", errorCode });
+    switch (state) {
+      case "Ongoing":
+        return prepare(abort ? "PrepareAbort" : "PrepareCommit", false);
+      case "Empty":
+        return abort ? prepare("PrepareAbort", true) : error(Errors.INVALID_TXN_STATE);
+      case "CompleteAbort":
+        if (abort) return isRetry ? { kind: "none" } : prepare("PrepareAbort", true);
+        return error(isRetry && this.flags.commitRetryInCompleteAbortFenced ? Errors.PRODUCER_FENCED : Errors.INVALID_TXN_STATE);
+      case "CompleteCommit":
+        if (abort) return isRetry ? error(Errors.INVALID_TXN_STATE) : prepare("PrepareAbort", true);
+        return isRetry ? { kind: "none" } : error(Errors.INVALID_TXN_STATE);
+      case "PrepareCommit":
+        return error(abort ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
+      case "PrepareAbort":
+        return error(abort ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
+      default:
+        return error(Errors.INVALID_TXN_STATE);
+    }
+  }
+
+  /** The fence's pending PrepareEpochFence makes way for PrepareAbort at the fenced epoch. */
+  private clearFence(metadata: TransactionMetadata, fencedEpoch: number): void {
+    metadata.pendingState = null;
+    metadata.producerEpoch = fencedEpoch;
+    metadata.lastProducerEpoch = NO_PRODUCER_EPOCH;
+  }
+
+  /** Write PrepareX; once durable, re-check, prepareComplete, answer the client, send markers. */
+  private writePrepare(
+    params: EndTxnParams,
+    metadata: TransactionMetadata,
+    coordinatorEpoch: number,
+    transit: TxnTransitMetadata,
+    fence: boolean,
+    tv2: boolean,
+    respond: EndTxnCallback,
+  ): void {
+    const fenceBumpedInMemory = fence && !(tv2 && this.flags.singleEpochBumpOnCoordinatorAbort);
+    this.state.appendTransactionToLog(metadata, coordinatorEpoch, transit, (errorCode) => {
+      if (errorCode !== Errors.NONE) {
+        if (fenceBumpedInMemory) metadata.hasFailedEpochFence = true;
+        return respond(errorCode, -1, -1);
+      }
+      const result = transit.txnState === "PrepareCommit" ? "COMMIT" : "ABORT";
+      this.ctx.sim.emit(this.id, "txn.prepare", { txnId: params.transactionalId, state: transit.txnState, pid: transit.producerId, epoch: transit.producerEpoch, ce: coordinatorEpoch, tv: transit.clientTransactionVersion, txn: transit.ghostTxn, by: params.isFromClient ? "client" : "coordinator" });
+      this.ctx.ghost.txnDecided({
+        ghostTxn: transit.ghostTxn,
+        transactionalId: params.transactionalId,
+        producerId: transit.producerId,
+        producerEpoch: transit.producerEpoch,
+        result,
+        coordinator: this.id,
+        coordinatorEpoch,
+        transactionVersion: transit.clientTransactionVersion,
+        initiator: params.isFromClient ? "client" : "coordinator",
+        partitions: [...transit.topicPartitions],
+        atMs: this.ctx.sim.nowMs,
+      });
+      const recheck = this.recheckAfterPrepare(params, metadata, coordinatorEpoch, transit, tv2);
+      if (recheck !== Errors.NONE) return respond(recheck, -1, -1);
+      const complete = metadata.prepareComplete(this.ctx.sim.nowMs);
+      respond(Errors.NONE, complete.producerId, complete.producerEpoch);
+      this.markers.addTxnMarkersToSend(coordinatorEpoch, result, metadata, complete);
+    });
+  }
+
+  private recheckAfterPrepare(params: EndTxnParams, metadata: TransactionMetadata, coordinatorEpoch: number, transit: TxnTransitMetadata, tv2: boolean): number {
+    const lookup = this.state.lookup(params.transactionalId);
+    if (lookup.kind === "error") return lookup.errorCode;
+    if (lookup.coordinatorEpoch !== coordinatorEpoch || lookup.metadata !== metadata) return Errors.NOT_COORDINATOR;
+    if (metadata.producerId !== transit.producerId) return Errors.INVALID_PRODUCER_ID_MAPPING;
+    const epochOk = tv2 ? metadata.producerEpoch === params.producerEpoch || metadata.producerEpoch === params.producerEpoch + 1 : metadata.producerEpoch === transit.producerEpoch;
+    if (!epochOk) return Errors.PRODUCER_FENCED;
+    if (metadata.pendingState !== null) return Errors.CONCURRENT_TRANSACTIONS;
+    if (metadata.state !== transit.txnState) throw new IllegalStateException(`after ${transit.txnState}, ${metadata.transactionalId} is ${metadata.state}`);
+    return Errors.NONE;
+  }
+
+  // ------------------------------------------------------------ coordinator-initiated aborts
+
+  /** Fence an Ongoing transaction and abort it (InitProducerId during Ongoing, or a timeout). */
+  private abortOngoing(metadata: TransactionMetadata, onDone: (errorCode: number) => void): void {
+    const serverTv = this.ctx.config.finalizedTransactionVersion;
+    const tv2 = serverTv >= 2 && this.flags.supportsTransactionVersion2;
+    const bumpInFence = !(tv2 && this.flags.singleEpochBumpOnCoordinatorAbort);
+    const fencedEpoch = metadata.prepareFenceProducerEpoch(bumpInFence, this.flags.maxEpochRecovery);
+    this.endTransaction(
+      {
+        transactionalId: metadata.transactionalId,
+        producerId: metadata.producerId,
+        producerEpoch: fencedEpoch,
+        result: "ABORT",
+        isFromClient: false,
+        clientTransactionVersion: tv2 ? 2 : 0,
+      },
+      (errorCode) => {
+        if (metadata.pendingState === "PrepareEpochFence") metadata.pendingState = null; // rejected before the write
+        onDone(errorCode);
+      },
+    );
+  }
+
+  private scheduleTimeoutCheck(coordinatorEpoch: number): void {
+    if (this.timeoutTimerEpoch === coordinatorEpoch) return;
+    this.timeoutTimerEpoch = coordinatorEpoch;
+    const tick = () => {
+      if (!this.state.isServing(coordinatorEpoch)) {
+        if (this.timeoutTimerEpoch === coordinatorEpoch) this.timeoutTimerEpoch = null;
+        return;
+      }
+      this.abortTimedOutTransactions();
+      this.ctx.sim.schedule(this.ctx.config.abortTimedOutTransactionCleanupIntervalMs, tick);
+    };
+    this.ctx.sim.schedule(this.ctx.config.abortTimedOutTransactionCleanupIntervalMs, tick);
+  }
+
+  /** abortTimedOutTransactions: Ongoing, nothing pending, started longer ago than its timeout. */
+  abortTimedOutTransactions(): void {
+    const now = this.ctx.sim.nowMs;
+    const expired = [...this.state.all()].filter((m) => m.state === "Ongoing" && m.pendingState === null && m.txnStartTimestamp + m.txnTimeoutMs < now);
+    for (const metadata of expired) {
+      this.ctx.sim.emit(this.id, "txn.timeout", { txnId: metadata.transactionalId, pid: metadata.producerId, epoch: metadata.producerEpoch, txn: metadata.ghostTxn });
+      this.abortOngoing(metadata, (errorCode) => {
+        if (errorCode !== Errors.NONE) this.ctx.sim.emit(this.id, "txn.timeout-abort-cancelled", { txnId: metadata.transactionalId, error: errorName(errorCode) });
+      });
+    }
+  }
+
+  /** The transaction state of an id, for final liveness checks (null if not owned/loaded). */
+  describe(transactionalId: string): TransactionMetadata | null {
+    const lookup = this.state.lookup(transactionalId);
+    return lookup.kind === "ok" ? lookup.metadata : null;
+  }
+}

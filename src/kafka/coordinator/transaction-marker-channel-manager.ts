@@ -1,0 +1,389 @@
+import type { Connection, RpcResult } from "../../sim/network.js";
+import { Errors, errorName, IllegalStateException } from "../common/errors.js";
+import { type PartitionKey, parsePartitionKey, type TransactionResult } from "../common/types.js";
+import type { ClusterContext } from "../cluster-context.js";
+import type { KafkaResponse, MarkerGhost } from "../protocol.js";
+import type { ReleaseProfile } from "../release.js";
+import { decodeWriteTxnMarkersResponse, encodeWriteTxnMarkersRequest, type WritableTxnMarker } from "../wire/write-txn-markers.js";
+import type { TransactionMetadata, TxnTransitMetadata } from "./transaction-metadata.js";
+import type { TransactionStateManager } from "./transaction-state-manager.js";
+
+/** One marker for one destination broker (TxnMarkerEntry), kept identical across re-sends. */
+export interface TxnMarkerEntry {
+  readonly markerId: number;
+  readonly transactionalId: string;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly result: TransactionResult;
+  readonly coordinatorEpoch: number;
+  readonly transactionVersion: number;
+  readonly partitions: readonly PartitionKey[];
+  readonly ghostTxn: string | null;
+  resend: number;
+}
+
+/** PendingCompleteTxn: a transaction whose markers are out; removal is compare-and-remove. */
+export interface PendingCompleteTxn {
+  readonly transactionalId: string;
+  readonly coordinatorEpoch: number;
+  readonly metadata: TransactionMetadata;
+  readonly completeTransit: TxnTransitMetadata;
+  readonly result: TransactionResult;
+  acked: number;
+}
+
+interface QueuedMarker {
+  pending: PendingCompleteTxn;
+  entry: TxnMarkerEntry;
+}
+
+/** Per destination broker: its queue, its connection and what ApiVersions told us. */
+interface BrokerChannel {
+  readonly broker: string;
+  readonly queue: QueuedMarker[];
+  connection: Connection | null;
+  inFlight: boolean;
+  apiMaxVersion: number | null;
+  reconnectAtMs: number;
+  reconnectTimerSet: boolean;
+}
+
+/** Bound on queued markers per broker: more means the model is looping. */
+const MAX_QUEUED_PER_BROKER = 10_000;
+
+/** Errors on which the coordinator re-resolves the leader and re-sends the partition. */
+const RETRIABLE = new Set<number>([
+  Errors.UNKNOWN_TOPIC_OR_PARTITION,
+  Errors.NOT_LEADER_OR_FOLLOWER,
+  Errors.NOT_ENOUGH_REPLICAS,
+  Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+  Errors.REQUEST_TIMED_OUT,
+  Errors.KAFKA_STORAGE_ERROR,
+]);
+
+/**
+ * TransactionMarkerChannelManager + TransactionMarkerRequestCompletionHandler: per-broker queues,
+ * one WriteTxnMarkers request in flight per connection, request timeouts that disconnect and
+ * re-enqueue, the version choice (ApiVersions discovery or not), Kafka's retry/give-up rules, and
+ * CompleteCommit/CompleteAbort once every partition acknowledged.
+ */
+export class TransactionMarkerChannelManager {
+  private readonly pendingTxns = new Map<string, PendingCompleteTxn>();
+  private readonly channels = new Map<string, BrokerChannel>();
+  private readonly completionRetries: PendingCompleteTxn[] = [];
+  private wakeupScheduled = false;
+  private completionRetryTimerSet = false;
+  private nextMarkerId = 1;
+  private nextCorrelationId = 1;
+
+  constructor(
+    private readonly ctx: ClusterContext,
+    private readonly self: string,
+    private readonly release: () => ReleaseProfile,
+    private readonly state: TransactionStateManager,
+  ) {}
+
+  get pendingCount(): number {
+    return this.pendingTxns.size;
+  }
+
+  /** After PrepareX is durable and prepareComplete was called: send markers to every partition. */
+  addTxnMarkersToSend(coordinatorEpoch: number, result: TransactionResult, metadata: TransactionMetadata, completeTransit: TxnTransitMetadata): void {
+    const pending: PendingCompleteTxn = { transactionalId: metadata.transactionalId, coordinatorEpoch, metadata, completeTransit, result, acked: 0 };
+    this.pendingTxns.set(metadata.transactionalId, pending);
+    const markerFields = {
+      transactionalId: metadata.transactionalId,
+      producerId: metadata.producerId,
+      producerEpoch: metadata.producerEpoch,
+      result,
+      coordinatorEpoch,
+      transactionVersion: metadata.clientTransactionVersion,
+      ghostTxn: metadata.ghostTxn,
+    };
+    this.enqueueByLeader(pending, markerFields, [...metadata.topicPartitions], null);
+    this.maybeWriteTxnCompletion(metadata.transactionalId);
+  }
+
+  /** Drop everything (resignation, or a new election of this node). */
+  removeAll(): void {
+    this.pendingTxns.clear();
+    for (const channel of this.channels.values()) channel.queue.length = 0;
+    this.completionRetries.length = 0;
+  }
+
+  private enqueueByLeader(
+    pending: PendingCompleteTxn,
+    fields: Omit<TxnMarkerEntry, "markerId" | "partitions" | "resend">,
+    partitions: readonly PartitionKey[],
+    resendOf: TxnMarkerEntry | null,
+  ): void {
+    const byBroker = new Map<string, PartitionKey[]>();
+    for (const p of partitions) {
+      const leader = this.ctx.metadata.leaderOf(p);
+      if (leader === null) {
+        // Topic gone from metadata: Kafka removes the partition from the txn without a marker.
+        pending.metadata.topicPartitions.delete(p);
+        continue;
+      }
+      const list = byBroker.get(leader) ?? [];
+      list.push(p);
+      byBroker.set(leader, list);
+    }
+    for (const [broker, list] of byBroker) {
+      const entry: TxnMarkerEntry = resendOf && sameSet(resendOf.partitions, list)
+        ? resendOf
+        : { ...fields, markerId: resendOf?.markerId ?? this.nextMarkerId++, partitions: list, resend: resendOf?.resend ?? 0 };
+      const channel = this.channel(broker);
+      if (channel.queue.length >= MAX_QUEUED_PER_BROKER) throw new Error(`marker queue to ${broker} exceeded ${MAX_QUEUED_PER_BROKER}`);
+      channel.queue.push({ pending, entry });
+    }
+    this.wakeup();
+  }
+
+  private channel(broker: string): BrokerChannel {
+    let c = this.channels.get(broker);
+    if (!c) {
+      c = { broker, queue: [], connection: null, inFlight: false, apiMaxVersion: null, reconnectAtMs: 0, reconnectTimerSet: false };
+      this.channels.set(broker, c);
+    }
+    return c;
+  }
+
+  /** InterBrokerSendThread wakes up on enqueue: one pass per tick, batching what was queued. */
+  private wakeup(): void {
+    if (this.wakeupScheduled) return;
+    this.wakeupScheduled = true;
+    this.ctx.sim.schedule(0, () => {
+      this.wakeupScheduled = false;
+      this.sendLoop();
+    });
+  }
+
+  private retryCompletionLater(pending: PendingCompleteTxn): void {
+    this.completionRetries.push(pending);
+    if (this.completionRetryTimerSet) return;
+    this.completionRetryTimerSet = true;
+    this.ctx.sim.schedule(this.ctx.config.txnLogAppendRetryBackoffMs, () => {
+      this.completionRetryTimerSet = false;
+      this.wakeup();
+    });
+  }
+
+  private sendLoop(): void {
+    const retries = this.completionRetries.splice(0);
+    for (const pending of retries) if (this.pendingTxns.get(pending.transactionalId) === pending) this.writeTxnCompletion(pending);
+    for (const channel of this.channels.values()) this.trySend(channel);
+  }
+
+  private trySend(channel: BrokerChannel): void {
+    if (channel.inFlight || channel.queue.length === 0) return;
+    const now = this.ctx.sim.nowMs;
+    if (!channel.connection?.open) {
+      if (now < channel.reconnectAtMs) {
+        if (!channel.reconnectTimerSet) {
+          channel.reconnectTimerSet = true;
+          this.ctx.sim.schedule(channel.reconnectAtMs - now, () => {
+            channel.reconnectTimerSet = false;
+            this.trySend(channel);
+          });
+        }
+        return;
+      }
+      channel.connection = this.ctx.net.connect(this.self, channel.broker);
+      channel.apiMaxVersion = null;
+    }
+    const flags = this.release().flags;
+    if (flags.markerVersionDiscovery && channel.apiMaxVersion === null) return this.discoverVersions(channel, channel.connection);
+    const version = flags.markerVersionDiscovery ? Math.min(flags.maxWriteTxnMarkersVersion, channel.apiMaxVersion as number) : flags.maxWriteTxnMarkersVersion;
+    const batch = channel.queue.splice(0);
+    this.sendMarkers(channel, channel.connection, version, batch);
+  }
+
+  /** NetworkClient with discoverBrokerVersions: ApiVersions first on every new connection. */
+  private discoverVersions(channel: BrokerChannel, connection: Connection): void {
+    channel.inFlight = true;
+    this.ctx.net.request(connection, { api: "ApiVersions" }, this.ctx.config.requestTimeoutMs, (result) => {
+      channel.inFlight = false;
+      if (result.kind === "response" && result.body.api === "ApiVersions") {
+        channel.apiMaxVersion = result.body.writeTxnMarkersMaxVersion;
+        this.ctx.sim.emit(this.self, "markers.api-versions", { broker: channel.broker, max: channel.apiMaxVersion });
+      } else {
+        this.disconnected(channel);
+      }
+      this.wakeup();
+    });
+  }
+
+  private sendMarkers(channel: BrokerChannel, connection: Connection, version: number, batch: QueuedMarker[]): void {
+    const fill = this.release().flags.fillMarkerTransactionVersion;
+    const markers: WritableTxnMarker[] = batch.map(({ entry }) => ({
+      producerId: entry.producerId,
+      producerEpoch: entry.producerEpoch,
+      transactionResult: entry.result === "COMMIT",
+      topics: groupByTopic(entry.partitions),
+      coordinatorEpoch: entry.coordinatorEpoch,
+      transactionVersion: fill ? entry.transactionVersion : 0,
+    }));
+    const ghosts: MarkerGhost[] = batch.map(({ entry }) => ({ ghostTxn: entry.ghostTxn, transactionalId: entry.transactionalId, markerId: entry.markerId, resend: entry.resend }));
+    const bytes = encodeWriteTxnMarkersRequest({ apiVersion: version, correlationId: this.nextCorrelationId++, clientId: `${this.self}-txn-marker-sender` }, markers);
+    channel.inFlight = true;
+    const correlationId = this.ctx.net.request(connection, { api: "WriteTxnMarkers", bytes, ghosts }, this.ctx.config.requestTimeoutMs, (result) =>
+      this.onMarkersResult(channel, version, batch, result),
+    );
+    const release = this.release().name;
+    batch.forEach(({ entry }, i) => {
+      this.ctx.ghost.markerSent({
+        markerId: entry.markerId,
+        resend: entry.resend,
+        ghostTxn: entry.ghostTxn,
+        transactionalId: entry.transactionalId,
+        coordinator: this.self,
+        coordinatorRelease: release,
+        coordinatorEpoch: entry.coordinatorEpoch,
+        broker: channel.broker,
+        version,
+        transactionVersionField: (markers[i] as WritableTxnMarker).transactionVersion,
+        producerId: entry.producerId,
+        producerEpoch: entry.producerEpoch,
+        result: entry.result,
+        partitions: [...entry.partitions],
+        correlationId,
+        atMs: this.ctx.sim.nowMs,
+      });
+      this.ctx.sim.emit(this.self, "markers.send", { broker: channel.broker, marker: entry.markerId, resend: entry.resend, v: version, pid: entry.producerId, epoch: entry.producerEpoch, result: entry.result, ce: entry.coordinatorEpoch, txn: entry.ghostTxn });
+      entry.resend++;
+    });
+  }
+
+  private disconnected(channel: BrokerChannel): void {
+    channel.connection = null;
+    channel.apiMaxVersion = null;
+    channel.reconnectAtMs = this.ctx.sim.nowMs + this.ctx.config.reconnectBackoffMs;
+  }
+
+  /** Still the coordinator of this transaction at the same coordinator epoch, with the same pending entry? */
+  private isCurrent(pending: PendingCompleteTxn): boolean {
+    return this.state.isServing(pending.coordinatorEpoch) && this.pendingTxns.get(pending.transactionalId) === pending;
+  }
+
+  private onMarkersResult(channel: BrokerChannel, version: number, batch: QueuedMarker[], result: RpcResult<KafkaResponse>): void {
+    channel.inFlight = false;
+    if (result.kind === "disconnected") {
+      this.disconnected(channel);
+      for (const { pending, entry } of batch) {
+        if (this.isCurrent(pending)) {
+          this.ctx.sim.emit(this.self, "markers.requeue", { broker: channel.broker, marker: entry.markerId, reason: result.reason });
+          this.enqueueByLeader(pending, entry, entry.partitions, entry);
+        } else {
+          this.removeMarkersForTxn(pending);
+        }
+      }
+      return this.wakeup();
+    }
+    if (result.body.api !== "WriteTxnMarkers") throw new IllegalStateException(`marker response was ${result.body.api}`);
+    const response = decodeWriteTxnMarkersResponse(version, result.body.bytes);
+    batch.forEach(({ pending, entry }, i) => {
+      const markerResult = response.markers[i];
+      if (!markerResult || markerResult.producerId !== entry.producerId) {
+        throw new IllegalStateException(`WriteTxnMarkers response lacks producer ${entry.producerId}`);
+      }
+      const errors = new Map<PartitionKey, number>();
+      for (const t of markerResult.topics) for (const p of t.partitions) errors.set(`${t.name}-${p.partitionIndex}`, p.errorCode);
+      this.handleMarkerResult(channel, pending, entry, errors);
+    });
+    this.wakeup();
+  }
+
+  private handleMarkerResult(channel: BrokerChannel, pending: PendingCompleteTxn, entry: TxnMarkerEntry, errors: Map<PartitionKey, number>): void {
+    if (!this.isCurrent(pending)) return this.removeMarkersForTxn(pending);
+    const metadata = pending.metadata;
+    const retry: PartitionKey[] = [];
+    let abandonWith: number | null = null;
+    for (const [partition, errorCode] of errors) {
+      if (errorCode === Errors.NONE || errorCode === Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT || errorCode === Errors.UNSUPPORTED_VERSION) {
+        if (metadata.state !== "PrepareCommit" && metadata.state !== "PrepareAbort") {
+          throw new IllegalStateException(`removePartition ${partition} while ${metadata.transactionalId} is ${metadata.state}`);
+        }
+        metadata.topicPartitions.delete(partition);
+        pending.acked++;
+      } else if (RETRIABLE.has(errorCode)) {
+        retry.push(partition);
+      } else if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.TRANSACTION_COORDINATOR_FENCED) {
+        abandonWith = errorCode;
+      } else {
+        throw new IllegalStateException(`unexpected marker error ${errorName(errorCode)} for ${partition}`);
+      }
+    }
+    if (abandonWith !== null) {
+      // Kafka stops sending markers for the whole transaction; CompleteX is never written and the
+      // transaction stays in PrepareX (pending CompleteX) until a coordinator reload re-sends.
+      this.ctx.sim.emit(this.self, "markers.abandon", { txnId: pending.transactionalId, broker: channel.broker, error: abandonWith });
+      this.ctx.ghost.markerSendingAbandoned({
+        transactionalId: pending.transactionalId,
+        ghostTxn: metadata.ghostTxn,
+        coordinator: this.self,
+        broker: channel.broker,
+        errorCode: abandonWith,
+        atMs: this.ctx.sim.nowMs,
+      });
+      return this.removeMarkersForTxn(pending);
+    }
+    if (retry.length > 0) return this.enqueueByLeader(pending, entry, retry, entry);
+    this.maybeWriteTxnCompletion(pending.transactionalId);
+  }
+
+  private removeMarkersForTxn(pending: PendingCompleteTxn): void {
+    if (this.pendingTxns.get(pending.transactionalId) === pending) this.pendingTxns.delete(pending.transactionalId);
+    for (const channel of this.channels.values()) {
+      for (let i = channel.queue.length - 1; i >= 0; i--) if ((channel.queue[i] as QueuedMarker).pending === pending) channel.queue.splice(i, 1);
+    }
+  }
+
+  private maybeWriteTxnCompletion(transactionalId: string): void {
+    const pending = this.pendingTxns.get(transactionalId);
+    if (!pending) return;
+    const allAcked = pending.metadata.topicPartitions.size === 0;
+    const done = allAcked || (!this.release().flags.completeAfterAllMarkersAcked && pending.acked > 0);
+    if (!done) return;
+    if (!this.state.isServing(pending.coordinatorEpoch)) return this.removeMarkersForTxn(pending);
+    this.writeTxnCompletion(pending);
+  }
+
+  private writeTxnCompletion(pending: PendingCompleteTxn): void {
+    const metadata = pending.metadata;
+    this.state.appendTransactionToLog(
+      metadata,
+      pending.coordinatorEpoch,
+      pending.completeTransit,
+      (errorCode) => {
+        if (errorCode === Errors.NONE) {
+          this.removeMarkersForTxn(pending);
+          this.ctx.sim.emit(this.self, "txn.complete", { txnId: metadata.transactionalId, state: metadata.state, pid: metadata.producerId, epoch: metadata.producerEpoch, txn: metadata.ghostTxn });
+          this.ctx.ghost.txnCompleted({ ghostTxn: metadata.ghostTxn, transactionalId: metadata.transactionalId, result: pending.result, coordinator: this.self, atMs: this.ctx.sim.nowMs });
+        } else if (errorCode === Errors.COORDINATOR_NOT_AVAILABLE) {
+          this.retryCompletionLater(pending);
+        } else if (errorCode === Errors.NOT_COORDINATOR || errorCode === Errors.COORDINATOR_LOAD_IN_PROGRESS) {
+          this.removeMarkersForTxn(pending); // the new coordinator will finish it
+        } else {
+          throw new IllegalStateException(`CompleteX append failed with ${errorName(errorCode)}`);
+        }
+      },
+      (errorCode) => errorCode === Errors.COORDINATOR_NOT_AVAILABLE,
+    );
+  }
+}
+
+function sameSet(a: readonly PartitionKey[], b: readonly PartitionKey[]): boolean {
+  return a.length === b.length && a.every((p) => b.includes(p));
+}
+
+function groupByTopic(partitions: readonly PartitionKey[]): { name: string; partitionIndexes: number[] }[] {
+  const topics = new Map<string, number[]>();
+  for (const p of partitions) {
+    const { topic, partition } = parsePartitionKey(p);
+    const list = topics.get(topic) ?? [];
+    list.push(partition);
+    topics.set(topic, list);
+  }
+  return [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+}

@@ -1,0 +1,299 @@
+import { IllegalStateException } from "../common/errors.js";
+import { MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "../common/types.js";
+import { isComplete, type TransactionStateName, VALID_PREVIOUS_STATES } from "./transaction-state.js";
+
+/** The target of one state change: what will be written to the log and then copied in. */
+export interface TxnTransitMetadata {
+  readonly producerId: number;
+  readonly prevProducerId: number;
+  readonly nextProducerId: number;
+  readonly producerEpoch: number;
+  readonly lastProducerEpoch: number;
+  readonly txnTimeoutMs: number;
+  readonly txnState: TransactionStateName;
+  readonly topicPartitions: readonly PartitionKey[];
+  readonly txnStartTimestamp: number;
+  readonly txnLastUpdateTimestamp: number;
+  readonly clientTransactionVersion: TransactionVersion;
+  /** Ghost (not Kafka): the transaction attempt this state belongs to, for the oracle. */
+  readonly ghostTxn: string | null;
+}
+
+/** Epoch rule failure that Kafka reports as an error code rather than an exception. */
+export class ProducerFencedError extends Error {
+  override readonly name = "ProducerFencedError";
+}
+
+/**
+ * TransactionMetadata: the coordinator's in-memory state per transactional.id. Every change is
+ * prepare (sets pendingState) -> durable log write -> completeTransitionTo.
+ */
+export class TransactionMetadata {
+  producerId: number;
+  prevProducerId = NO_PRODUCER_ID;
+  nextProducerId = NO_PRODUCER_ID;
+  producerEpoch: number;
+  /** Not persisted: -1 after a coordinator loads the log. */
+  lastProducerEpoch = NO_PRODUCER_EPOCH;
+  txnTimeoutMs: number;
+  state: TransactionStateName = "Empty";
+  topicPartitions = new Set<PartitionKey>();
+  txnStartTimestamp = -1;
+  txnLastUpdateTimestamp: number;
+  clientTransactionVersion: TransactionVersion = 0;
+  pendingState: TransactionStateName | null = null;
+  hasFailedEpochFence = false;
+  ghostTxn: string | null = null;
+
+  constructor(
+    readonly transactionalId: string,
+    producerId: number,
+    producerEpoch: number,
+    txnTimeoutMs: number,
+    nowMs: number,
+  ) {
+    this.producerId = producerId;
+    this.producerEpoch = producerEpoch;
+    this.txnTimeoutMs = txnTimeoutMs;
+    this.txnLastUpdateTimestamp = nowMs;
+  }
+
+  /** Build the transit to `target`, checking the state machine; sets pendingState. */
+  prepareTransitionTo(target: TransactionStateName, changes: Partial<TxnTransitMetadata>): TxnTransitMetadata {
+    if (this.pendingState !== null) {
+      throw new IllegalStateException(`${this.transactionalId}: ${target} while ${this.pendingState} is pending`);
+    }
+    if (!VALID_PREVIOUS_STATES[target].has(this.state)) {
+      throw new IllegalStateException(`${this.transactionalId}: invalid transition ${this.state} -> ${target}`);
+    }
+    const transit: TxnTransitMetadata = {
+      producerId: this.producerId,
+      prevProducerId: this.producerId,
+      nextProducerId: this.nextProducerId,
+      producerEpoch: this.producerEpoch,
+      lastProducerEpoch: this.lastProducerEpoch,
+      txnTimeoutMs: this.txnTimeoutMs,
+      txnState: target,
+      topicPartitions: [...this.topicPartitions],
+      txnStartTimestamp: this.txnStartTimestamp,
+      txnLastUpdateTimestamp: this.txnLastUpdateTimestamp,
+      clientTransactionVersion: this.clientTransactionVersion,
+      ghostTxn: this.ghostTxn,
+      ...changes,
+    };
+    if (target !== "Dead" && (transit.producerId < 0 || transit.producerEpoch < 0)) {
+      throw new IllegalStateException(`${this.transactionalId}: ${target} with producerId ${transit.producerId} epoch ${transit.producerEpoch}`);
+    }
+    this.pendingState = target;
+    return transit;
+  }
+
+  /** InitProducerId on Empty/CompleteX: bump (or recognise a retry) and go to Empty. */
+  prepareIncrementProducerEpoch(txnTimeoutMs: number, expectedEpoch: number | null, nowMs: number): TxnTransitMetadata {
+    if (this.producerEpoch === MAX_PRODUCER_EPOCH) throw new IllegalStateException(`${this.transactionalId}: epoch exhausted`);
+    let epoch: number;
+    let last: number;
+    if (expectedEpoch === null) {
+      epoch = this.producerEpoch + 1;
+      last = NO_PRODUCER_EPOCH;
+    } else if (this.producerEpoch === NO_PRODUCER_EPOCH || expectedEpoch === this.producerEpoch) {
+      epoch = this.producerEpoch + 1;
+      last = this.producerEpoch;
+    } else if (expectedEpoch === this.lastProducerEpoch) {
+      epoch = this.producerEpoch; // retry of a call that already bumped
+      last = this.lastProducerEpoch;
+    } else {
+      throw new ProducerFencedError(`expected epoch ${expectedEpoch}, current ${this.producerEpoch}`);
+    }
+    return this.prepareTransitionTo("Empty", {
+      producerEpoch: epoch,
+      lastProducerEpoch: last,
+      txnTimeoutMs,
+      topicPartitions: [],
+      txnStartTimestamp: -1,
+      txnLastUpdateTimestamp: nowMs,
+      ghostTxn: null,
+    });
+  }
+
+  /** Epoch exhausted: a fresh producer id at epoch 0. */
+  prepareProducerIdRotation(newProducerId: number, txnTimeoutMs: number, nowMs: number, recordLastEpoch: boolean): TxnTransitMetadata {
+    return this.prepareTransitionTo("Empty", {
+      producerId: newProducerId,
+      prevProducerId: this.producerId,
+      producerEpoch: 0,
+      lastProducerEpoch: recordLastEpoch ? this.producerEpoch : NO_PRODUCER_EPOCH,
+      txnTimeoutMs,
+      topicPartitions: [],
+      txnStartTimestamp: -1,
+      txnLastUpdateTimestamp: nowMs,
+      ghostTxn: null,
+    });
+  }
+
+  /** AddPartitionsToTxn (client path or TV2 implicit add): Ongoing with the union of partitions. */
+  prepareAddPartitions(partitions: readonly PartitionKey[], nowMs: number, clientTv: TransactionVersion, ghostTxn: string | null): TxnTransitMetadata {
+    const starting = this.state === "Empty" || isComplete(this.state);
+    const union = [...this.topicPartitions];
+    for (const p of partitions) if (!this.topicPartitions.has(p)) union.push(p);
+    return this.prepareTransitionTo("Ongoing", {
+      topicPartitions: union,
+      txnStartTimestamp: starting ? nowMs : this.txnStartTimestamp,
+      txnLastUpdateTimestamp: nowMs,
+      clientTransactionVersion: clientTv,
+      ghostTxn: starting ? ghostTxn : this.ghostTxn,
+    });
+  }
+
+  /**
+   * Coordinator-initiated abort (timeout, InitProducerId during Ongoing): mark PrepareEpochFence as
+   * pending and compute the epoch the abort will carry. Returns that epoch.
+   */
+  prepareFenceProducerEpoch(bumpHere: boolean, maxEpochRecovery: boolean): number {
+    if (this.producerEpoch === MAX_PRODUCER_EPOCH && !maxEpochRecovery) {
+      throw new IllegalStateException(`${this.transactionalId}: cannot fence producer at epoch ${MAX_PRODUCER_EPOCH}`);
+    }
+    const bump = bumpHere && !this.hasFailedEpochFence && this.producerEpoch < MAX_PRODUCER_EPOCH;
+    if (bump) this.producerEpoch += 1;
+    this.pendingState = "PrepareEpochFence";
+    return this.producerEpoch;
+  }
+
+  /** EndTxn: PrepareCommit/PrepareAbort, at epoch+1 under TV2 (with a pre-allocated id when exhausted). */
+  prepareAbortOrCommit(
+    target: "PrepareCommit" | "PrepareAbort",
+    clientTv: TransactionVersion,
+    bumpEpoch: boolean,
+    nextProducerId: number,
+    nowMs: number,
+    emptyAbort: boolean,
+  ): TxnTransitMetadata {
+    let epoch = this.producerEpoch;
+    let last = this.lastProducerEpoch;
+    if (bumpEpoch && epoch < MAX_PRODUCER_EPOCH) {
+      last = epoch;
+      epoch += 1;
+    }
+    return this.prepareTransitionTo(target, {
+      producerEpoch: epoch,
+      lastProducerEpoch: last,
+      nextProducerId,
+      clientTransactionVersion: clientTv,
+      txnStartTimestamp: emptyAbort ? nowMs : this.txnStartTimestamp,
+      txnLastUpdateTimestamp: nowMs,
+    });
+  }
+
+  /** After PrepareX: CompleteX (rotating to nextProducerId when the epoch was exhausted). */
+  prepareComplete(nowMs: number): TxnTransitMetadata {
+    const target = this.state === "PrepareCommit" ? "CompleteCommit" : "CompleteAbort";
+    const rotate = this.nextProducerId !== NO_PRODUCER_ID;
+    return this.prepareTransitionTo(target, {
+      producerId: rotate ? this.nextProducerId : this.producerId,
+      prevProducerId: this.producerId,
+      nextProducerId: NO_PRODUCER_ID,
+      producerEpoch: rotate ? 0 : this.producerEpoch,
+      lastProducerEpoch: rotate ? this.producerEpoch : this.lastProducerEpoch,
+      topicPartitions: [],
+      txnLastUpdateTimestamp: nowMs,
+    });
+  }
+
+  /** The log write failed: forget the pending transition. */
+  abortPendingTransition(): void {
+    this.pendingState = null;
+  }
+
+  /** The log write succeeded: check the transit against Kafka's rules and copy it in. */
+  completeTransitionTo(transit: TxnTransitMetadata): void {
+    if (this.pendingState !== transit.txnState) {
+      throw new IllegalStateException(`${this.transactionalId}: completing ${transit.txnState} but pending is ${this.pendingState}`);
+    }
+    const problem = this.transitionProblem(transit);
+    if (problem) throw new IllegalStateException(`${this.transactionalId}: ${this.state} -> ${transit.txnState}: ${problem}`);
+    this.producerId = transit.producerId;
+    this.prevProducerId = transit.prevProducerId;
+    this.nextProducerId = transit.nextProducerId;
+    this.producerEpoch = transit.producerEpoch;
+    this.lastProducerEpoch = transit.lastProducerEpoch;
+    this.txnTimeoutMs = transit.txnTimeoutMs;
+    this.topicPartitions = new Set(transit.topicPartitions);
+    this.txnStartTimestamp = transit.txnStartTimestamp;
+    this.txnLastUpdateTimestamp = transit.txnLastUpdateTimestamp;
+    this.clientTransactionVersion = transit.clientTransactionVersion;
+    this.ghostTxn = transit.ghostTxn;
+    this.state = transit.txnState;
+    this.pendingState = null;
+  }
+
+  private transitionProblem(t: TxnTransitMetadata): string | null {
+    switch (t.txnState) {
+      case "Empty": {
+        const ok =
+          (t.producerId === this.producerId && (t.producerEpoch === this.producerEpoch || t.producerEpoch === this.producerEpoch + 1)) ||
+          (t.producerId !== this.producerId && t.producerEpoch === 0);
+        if (!ok) return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
+        if (t.topicPartitions.length > 0 || t.txnStartTimestamp !== -1) return "Empty must have no partitions and no start";
+        return null;
+      }
+      case "Ongoing": {
+        if (t.producerId !== this.producerId || t.producerEpoch !== this.producerEpoch) return "pid/epoch changed";
+        for (const p of this.topicPartitions) if (!t.topicPartitions.includes(p)) return `partition ${p} removed`;
+        if (t.txnTimeoutMs !== this.txnTimeoutMs) return "timeout changed";
+        return null;
+      }
+      case "PrepareCommit":
+      case "PrepareAbort": {
+        if (t.producerId !== this.producerId) return "pid changed";
+        const bumped = t.producerEpoch === this.producerEpoch + 1 && t.lastProducerEpoch === this.producerEpoch;
+        if (!bumped && t.producerEpoch !== this.producerEpoch) return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
+        if (t.topicPartitions.length !== this.topicPartitions.size) return "partition set changed";
+        return null;
+      }
+      case "CompleteCommit":
+      case "CompleteAbort": {
+        const rotated = t.producerId !== this.producerId;
+        if (rotated) {
+          if (t.prevProducerId !== this.producerId || t.producerEpoch !== 0) return "rotation must start at epoch 0 from the current pid";
+        } else if (t.producerEpoch !== this.producerEpoch) {
+          return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
+        }
+        if (t.txnStartTimestamp === -1) return "complete without start timestamp";
+        return null;
+      }
+      default:
+        return `${t.txnState} is never completed`;
+    }
+  }
+
+  /** Snapshot for the log (the durable record) */
+  toRecord(): TxnTransitMetadata {
+    return {
+      producerId: this.producerId,
+      prevProducerId: this.prevProducerId,
+      nextProducerId: this.nextProducerId,
+      producerEpoch: this.producerEpoch,
+      lastProducerEpoch: this.lastProducerEpoch,
+      txnTimeoutMs: this.txnTimeoutMs,
+      txnState: this.state,
+      topicPartitions: [...this.topicPartitions],
+      txnStartTimestamp: this.txnStartTimestamp,
+      txnLastUpdateTimestamp: this.txnLastUpdateTimestamp,
+      clientTransactionVersion: this.clientTransactionVersion,
+      ghostTxn: this.ghostTxn,
+    };
+  }
+
+  /** Rebuild from a loaded log record: lastProducerEpoch is not persisted. */
+  static fromRecord(transactionalId: string, r: TxnTransitMetadata): TransactionMetadata {
+    const m = new TransactionMetadata(transactionalId, r.producerId, r.producerEpoch, r.txnTimeoutMs, r.txnLastUpdateTimestamp);
+    m.prevProducerId = r.prevProducerId;
+    m.nextProducerId = r.nextProducerId;
+    m.state = r.txnState;
+    m.topicPartitions = new Set(r.txnState === "Empty" ? [] : r.topicPartitions);
+    m.txnStartTimestamp = r.txnStartTimestamp;
+    m.clientTransactionVersion = r.clientTransactionVersion;
+    m.ghostTxn = r.ghostTxn;
+    return m;
+  }
+}

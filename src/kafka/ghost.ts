@@ -1,0 +1,93 @@
+import type { CompletedTxn, LogBatch, MarkerEpochRule } from "./broker/partition-log.js";
+import type { PartitionKey, TransactionResult, TransactionVersion } from "./common/types.js";
+import type { ReleaseName } from "./release.js";
+
+/**
+ * The narrow interface through which the oracle observes the model. Kafka has none of this: it is
+ * the ghost ledger's feed (which transaction attempt a batch or marker belongs to). Observers only
+ * record; they never change the model's behaviour.
+ */
+export interface GhostObserver {
+  txnBegun(e: { ghostTxn: string; producer: string; transactionalId: string; atMs: number }): void;
+  batchAppended(e: { broker: string; partition: PartitionKey; batch: LogBatch; atMs: number }): void;
+  txnDecided(e: TxnDecision): void;
+  txnCompleted(e: { ghostTxn: string | null; transactionalId: string; result: TransactionResult; coordinator: string; atMs: number }): void;
+  markerSent(e: MarkerSend): void;
+  markerApplied(e: MarkerOutcome): void;
+  markerRequestRefused(e: { broker: string; brokerRelease: ReleaseName; version: number; reason: string; markerIds: number[]; atMs: number }): void;
+  markerSendingAbandoned(e: { transactionalId: string; ghostTxn: string | null; coordinator: string; broker: string; errorCode: number; atMs: number }): void;
+  producerOutcome(e: { ghostTxn: string; producer: string; outcome: "committed" | "aborted" | "unknown"; detail: string; atMs: number }): void;
+}
+
+export interface TxnDecision {
+  ghostTxn: string | null;
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  result: TransactionResult;
+  coordinator: string;
+  coordinatorEpoch: number;
+  transactionVersion: TransactionVersion;
+  initiator: "client" | "coordinator";
+  partitions: PartitionKey[];
+  atMs: number;
+}
+
+export interface MarkerSend {
+  markerId: number;
+  resend: number;
+  ghostTxn: string | null;
+  transactionalId: string;
+  coordinator: string;
+  coordinatorRelease: ReleaseName;
+  coordinatorEpoch: number;
+  broker: string;
+  version: number;
+  transactionVersionField: number;
+  producerId: number;
+  producerEpoch: number;
+  result: TransactionResult;
+  partitions: PartitionKey[];
+  correlationId: number;
+  atMs: number;
+}
+
+export interface MarkerOutcome {
+  markerId: number;
+  resend: number;
+  ghostTxn: string | null;
+  transactionalId: string;
+  broker: string;
+  brokerRelease: ReleaseName;
+  partition: PartitionKey;
+  requestVersion: number;
+  /** Network correlation id of the request copy that carried it (same for a network duplicate). */
+  correlationId: number;
+  /** TransactionVersion as the leader read it (0 when the request was v1). */
+  transactionVersionSeen: number;
+  producerId: number;
+  markerEpoch: number;
+  storedEpochBefore: number;
+  coordinatorEpoch: number;
+  storedCoordinatorEpochBefore: number;
+  result: TransactionResult;
+  rule: MarkerEpochRule;
+  errorCode: number;
+  markerOffset: number | null;
+  completed: CompletedTxn | null;
+  /** Data batches of the producer that this marker closed (empty when nothing was open). */
+  closedBatches: LogBatch[];
+  atMs: number;
+}
+
+export const NO_GHOST: GhostObserver = {
+  txnBegun() {},
+  batchAppended() {},
+  txnDecided() {},
+  txnCompleted() {},
+  markerSent() {},
+  markerApplied() {},
+  markerRequestRefused() {},
+  markerSendingAbandoned() {},
+  producerOutcome() {},
+};

@@ -1,0 +1,166 @@
+import type { AbortedTxn, Isolation, LogBatch } from "./broker/partition-log.js";
+import type { PartitionKey, TransactionResult, TransactionVersion } from "./common/types.js";
+
+/**
+ * Requests and responses exchanged in the model. WriteTxnMarkers travels as real bytes (v1/v2); the
+ * other APIs are typed records with Kafka's field names (see README, model limits).
+ */
+export type KafkaRequest =
+  | InitProducerIdRequest
+  | AddPartitionsToTxnRequest
+  | EndTxnRequest
+  | ProduceRequest
+  | WriteTxnMarkersRequest
+  | ApiVersionsRequest
+  | FetchRequest;
+
+export type KafkaResponse =
+  | InitProducerIdResponse
+  | AddPartitionsToTxnResponse
+  | EndTxnResponse
+  | ProduceResponse
+  | WriteTxnMarkersResponse
+  | ApiVersionsResponse
+  | FetchResponse;
+
+export interface InitProducerIdRequest {
+  api: "InitProducerId";
+  transactionalId: string;
+  transactionTimeoutMs: number;
+  /** KIP-360: the producer's current id and epoch when re-initialising, else -1/-1. */
+  producerId: number;
+  producerEpoch: number;
+}
+
+export interface InitProducerIdResponse {
+  api: "InitProducerId";
+  errorCode: number;
+  producerId: number;
+  producerEpoch: number;
+}
+
+/**
+ * AddPartitionsToTxn. Client path (v<=3, TV0/1) or broker path (v4+): verifyOnly for KIP-890 part 1
+ * verification, !verifyOnly for the TV2 implicit add (request version > 4 => clientTV 2).
+ */
+export interface AddPartitionsToTxnRequest {
+  api: "AddPartitionsToTxn";
+  version: number;
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  partitions: PartitionKey[];
+  verifyOnly: boolean;
+  ghostTxn: string | null;
+}
+
+export interface AddPartitionsToTxnResponse {
+  api: "AddPartitionsToTxn";
+  /** Top-level error (applies to all partitions) or NONE with per-partition results. */
+  errorCode: number;
+  results: { partition: PartitionKey; errorCode: number }[];
+}
+
+/** EndTxn: v<5 is TV0/1, v5+ is TV2 (the response carries the new producer id and epoch). */
+export interface EndTxnRequest {
+  api: "EndTxn";
+  version: number;
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  committed: boolean;
+  ghostTxn: string | null;
+}
+
+export interface EndTxnResponse {
+  api: "EndTxn";
+  errorCode: number;
+  producerId: number;
+  producerEpoch: number;
+}
+
+/** Produce of one batch to one partition. v12+ (TV2) asks the leader to add the partition implicitly. */
+export interface ProduceRequest {
+  api: "Produce";
+  version: number;
+  transactionalId: string | null;
+  producerId: number;
+  producerEpoch: number;
+  partition: PartitionKey;
+  baseSequence: number;
+  values: string[];
+  ghostTxn: string | null;
+}
+
+export interface ProduceResponse {
+  api: "Produce";
+  errorCode: number;
+  baseOffset: number;
+  errorMessage: string | null;
+}
+
+/** Ghost side-car of one marker in a WriteTxnMarkers request (not on the wire). */
+export interface MarkerGhost {
+  ghostTxn: string | null;
+  transactionalId: string;
+  /** Identity of the TxnMarkerEntry (kept across re-sends). */
+  markerId: number;
+  /** How many times this entry was sent before (0 = first send). */
+  resend: number;
+}
+
+export interface WriteTxnMarkersRequest {
+  api: "WriteTxnMarkers";
+  /** Request header v2 + WriteTxnMarkersRequest body, exactly as Kafka encodes them. */
+  bytes: Uint8Array;
+  ghosts: MarkerGhost[];
+}
+
+export interface WriteTxnMarkersResponse {
+  api: "WriteTxnMarkers";
+  bytes: Uint8Array;
+}
+
+export interface ApiVersionsRequest {
+  api: "ApiVersions";
+}
+
+export interface ApiVersionsResponse {
+  api: "ApiVersions";
+  errorCode: number;
+  /** Max WriteTxnMarkers version the broker supports (the only API whose range matters here). */
+  writeTxnMarkersMaxVersion: number;
+}
+
+export interface FetchRequest {
+  api: "Fetch";
+  partition: PartitionKey;
+  fetchOffset: number;
+  isolation: Isolation;
+  maxBatches: number;
+}
+
+export interface FetchResponse {
+  api: "Fetch";
+  errorCode: number;
+  highWatermark: number;
+  lastStableOffset: number;
+  batches: LogBatch[];
+  abortedTransactions: AbortedTxn[];
+}
+
+export function labelOf(message: KafkaRequest | KafkaResponse): string {
+  return message.api;
+}
+
+export function resultOf(committed: boolean): TransactionResult {
+  return committed ? "COMMIT" : "ABORT";
+}
+
+export function endTxnVersionFor(tv: TransactionVersion): number {
+  return tv >= 2 ? 5 : 4;
+}
+
+export function produceVersionFor(tv: TransactionVersion): number {
+  return tv >= 2 ? 12 : 11;
+}

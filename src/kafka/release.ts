@@ -1,0 +1,127 @@
+/**
+ * A Kafka release is a set of behaviour flags. Scenarios pick a release per node and may override
+ * single flags; mutants (deliberately broken variants) are flag overrides too.
+ */
+export interface ReleaseFlags {
+  // ---- wire ----
+  /** Highest WriteTxnMarkers version this broker parses and this coordinator may send. */
+  maxWriteTxnMarkersVersion: 1 | 2;
+  /** Coordinator picks the version from the peer's ApiVersions (KAFKA-20322); off = always its max. */
+  markerVersionDiscovery: boolean;
+  /** Coordinator fills TransactionVersion from the transaction's clientTransactionVersion (KIP-1228 [2/3]). */
+  fillMarkerTransactionVersion: boolean;
+
+  // ---- partition leader ----
+  /** KIP-1228 [3/3]: a TV>=2 marker needs markerEpoch > producer epoch (legacy: >=). */
+  strictMarkerEpochForTv2: boolean;
+  /** KAFKA-19999: under the strict rule, an equal-epoch marker is accepted when no txn is open. */
+  equalEpochNoOpenTxnTolerance: boolean;
+  /** Reject markers whose coordinator epoch is below the stored one (TRANSACTION_COORDINATOR_FENCED). */
+  coordinatorEpochCheck: boolean;
+  /** Reject markers whose producer epoch fails the epoch rule (INVALID_PRODUCER_EPOCH). */
+  markerProducerEpochCheck: boolean;
+  /** Mutant switch: apply the strict (>) rule to legacy (TV<2) markers too. */
+  strictMarkerEpochForLegacy: boolean;
+  /** KIP-890 part 1: a transactional batch with no open txn is verified with the coordinator first. */
+  transactionPartitionVerification: boolean;
+  /** Duplicate produce batches (same epoch and sequence range as a retained batch) are not re-appended. */
+  produceDuplicateDetection: boolean;
+  /** The leader moves completed transactions out of the unstable set (so the LSO advances). */
+  advanceLsoOnCompletion: boolean;
+
+  // ---- transaction coordinator ----
+  /** Understands TV2: EndTxn v5 with an epoch bump per transaction, implicit add-partition on produce. */
+  supportsTransactionVersion2: boolean;
+  /** TV2 EndTxn writes PrepareCommit/PrepareAbort at epoch+1 (KIP-890 part 2). */
+  epochBumpOnEndTxn: boolean;
+  /** KAFKA-19367: a TV2 coordinator-initiated abort bumps the epoch once (was twice). */
+  singleEpochBumpOnCoordinatorAbort: boolean;
+  /** TV2 EndTxn recognises a retry (epoch == current - 1) instead of treating it as fenced/new. */
+  recognizeTv2EndTxnRetry: boolean;
+  /** CompleteCommit/CompleteAbort only after every partition acknowledged its marker. */
+  completeAfterAllMarkersAcked: boolean;
+  /** KAFKA-20090: epoch 32767 recovery; exhausted epoch also rotates the producer id in the fence path. */
+  maxEpochRecovery: boolean;
+  /** KAFKA-20785: TV2 EndTxn(COMMIT) retry in CompleteAbort gets PRODUCER_FENCED (else INVALID_TXN_STATE). */
+  commitRetryInCompleteAbortFenced: boolean;
+
+  // ---- client ----
+  /** The read_committed consumer drops batches of aborted transactions using the aborted index. */
+  consumerFiltersAborted: boolean;
+  /** The read_committed consumer stops at the last stable offset. */
+  consumerStopsAtLso: boolean;
+}
+
+export type FlagName = keyof ReleaseFlags;
+
+const kafka3x: ReleaseFlags = {
+  maxWriteTxnMarkersVersion: 1,
+  markerVersionDiscovery: false,
+  fillMarkerTransactionVersion: false,
+  strictMarkerEpochForTv2: false,
+  equalEpochNoOpenTxnTolerance: false,
+  coordinatorEpochCheck: true,
+  markerProducerEpochCheck: true,
+  strictMarkerEpochForLegacy: false,
+  transactionPartitionVerification: true,
+  produceDuplicateDetection: true,
+  advanceLsoOnCompletion: true,
+  supportsTransactionVersion2: false,
+  epochBumpOnEndTxn: false,
+  singleEpochBumpOnCoordinatorAbort: false,
+  recognizeTv2EndTxnRetry: true,
+  completeAfterAllMarkersAcked: true,
+  maxEpochRecovery: false,
+  commitRetryInCompleteAbortFenced: false,
+  consumerFiltersAborted: true,
+  consumerStopsAtLso: true,
+};
+
+/** 4.0: TV2-capable coordinator (epoch bump at EndTxn), WriteTxnMarkers max v1, legacy marker check. */
+const kafka40: ReleaseFlags = { ...kafka3x, supportsTransactionVersion2: true, epochBumpOnEndTxn: true };
+
+/** 4.1: as 4.0 plus KAFKA-19367 (single bump on coordinator-initiated TV2 aborts). */
+const kafka41: ReleaseFlags = { ...kafka40, singleEpochBumpOnCoordinatorAbort: true };
+
+/** 4.2.0: KIP-1228 (v2, strict TV2 check) without KAFKA-19999 and without version discovery. */
+const kafka420: ReleaseFlags = {
+  ...kafka41,
+  maxWriteTxnMarkersVersion: 2,
+  fillMarkerTransactionVersion: true,
+  strictMarkerEpochForTv2: true,
+};
+
+/** 4.2.1: KIP-1228 as intended: KAFKA-19999 tolerance, KAFKA-20322 discovery, KAFKA-20090 recovery. */
+const kafka421: ReleaseFlags = {
+  ...kafka420,
+  markerVersionDiscovery: true,
+  equalEpochNoOpenTxnTolerance: true,
+  maxEpochRecovery: true,
+};
+
+export const RELEASES = {
+  "3.x": kafka3x,
+  "4.0": kafka40,
+  "4.1": kafka41,
+  "4.2.0": kafka420,
+  "4.2.1": kafka421,
+} as const satisfies Record<string, ReleaseFlags>;
+
+export type ReleaseName = keyof typeof RELEASES;
+export const RELEASE_NAMES = Object.keys(RELEASES) as ReleaseName[];
+
+export function isReleaseName(name: string): name is ReleaseName {
+  return Object.hasOwn(RELEASES, name);
+}
+
+/** A node's release: its name for reports and its effective flags (release + overrides). */
+export interface ReleaseProfile {
+  readonly name: ReleaseName;
+  readonly flags: Readonly<ReleaseFlags>;
+}
+
+export function releaseProfile(name: ReleaseName, overrides: Partial<ReleaseFlags> = {}): ReleaseProfile {
+  return { name, flags: Object.freeze({ ...RELEASES[name], ...overrides }) };
+}
+
+export const FLAG_NAMES = Object.keys(kafka3x) as FlagName[];

@@ -1,0 +1,222 @@
+/** A primitive could not be read: the bytes end early or hold an impossible value. */
+export class WireFormatError extends Error {
+  override readonly name = "WireFormatError";
+}
+
+const TWO_32 = 0x1_0000_0000;
+
+/** Big-endian writer for Kafka's primitive types (flexible-version compact forms included). */
+export class ByteWriter {
+  private buffer = new Uint8Array(64);
+  private view = new DataView(this.buffer.buffer);
+  private length = 0;
+
+  private ensure(extra: number): void {
+    if (this.length + extra <= this.buffer.length) return;
+    let size = this.buffer.length * 2;
+    while (size < this.length + extra) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buffer.subarray(0, this.length));
+    this.buffer = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  int8(v: number): this {
+    this.ensure(1);
+    this.view.setInt8(this.length, v);
+    this.length += 1;
+    return this;
+  }
+
+  bool(v: boolean): this {
+    return this.int8(v ? 1 : 0);
+  }
+
+  int16(v: number): this {
+    this.ensure(2);
+    this.view.setInt16(this.length, v);
+    this.length += 2;
+    return this;
+  }
+
+  int32(v: number): this {
+    this.ensure(4);
+    this.view.setInt32(this.length, v);
+    this.length += 4;
+    return this;
+  }
+
+  /** int64 from a JS number (exact up to 2^53; producer ids stay far below). */
+  int64(v: number): this {
+    if (!Number.isSafeInteger(v)) throw new WireFormatError(`int64 out of safe range: ${v}`);
+    const hi = Math.floor(v / TWO_32);
+    const lo = v - hi * TWO_32;
+    this.ensure(8);
+    this.view.setInt32(this.length, hi);
+    this.view.setUint32(this.length + 4, lo);
+    this.length += 8;
+    return this;
+  }
+
+  uvarint(v: number): this {
+    if (!(v >= 0 && v <= 0xffffffff && Number.isInteger(v))) throw new WireFormatError(`uvarint out of range: ${v}`);
+    let x = v;
+    while (x >= 0x80) {
+      this.int8Unsigned((x & 0x7f) | 0x80);
+      x = Math.floor(x / 128);
+    }
+    return this.int8Unsigned(x);
+  }
+
+  private int8Unsigned(v: number): this {
+    this.ensure(1);
+    this.buffer[this.length++] = v;
+    return this;
+  }
+
+  /** COMPACT_STRING: uvarint(length + 1) then UTF-8 bytes. */
+  compactString(s: string): this {
+    const bytes = new TextEncoder().encode(s);
+    this.uvarint(bytes.length + 1);
+    this.ensure(bytes.length);
+    this.buffer.set(bytes, this.length);
+    this.length += bytes.length;
+    return this;
+  }
+
+  /** NULLABLE_STRING (non-compact, int16 length), used by request header v2's client id. */
+  nullableString(s: string | null): this {
+    if (s === null) return this.int16(-1);
+    const bytes = new TextEncoder().encode(s);
+    this.int16(bytes.length);
+    this.ensure(bytes.length);
+    this.buffer.set(bytes, this.length);
+    this.length += bytes.length;
+    return this;
+  }
+
+  /** COMPACT_ARRAY: uvarint(count + 1) then the elements. */
+  compactArray<T>(items: readonly T[], write: (item: T) => void): this {
+    this.uvarint(items.length + 1);
+    for (const item of items) write(item);
+    return this;
+  }
+
+  /** An empty tagged-field section (count 0). */
+  emptyTaggedFields(): this {
+    return this.uvarint(0);
+  }
+
+  bytes(): Uint8Array {
+    return this.buffer.slice(0, this.length);
+  }
+}
+
+/** Big-endian reader; every read checks bounds and throws WireFormatError instead of reading garbage. */
+export class ByteReader {
+  private offset = 0;
+  private readonly view: DataView;
+
+  constructor(private readonly data: Uint8Array) {
+    this.view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  get remaining(): number {
+    return this.data.length - this.offset;
+  }
+
+  private need(n: number, what: string): void {
+    if (this.offset + n > this.data.length) throw new WireFormatError(`${what}: needs ${n} bytes at offset ${this.offset}, ${this.remaining} left`);
+  }
+
+  int8(): number {
+    this.need(1, "int8");
+    return this.view.getInt8(this.offset++);
+  }
+
+  bool(): boolean {
+    const v = this.int8();
+    if (v !== 0 && v !== 1) throw new WireFormatError(`bool: invalid value ${v}`);
+    return v === 1;
+  }
+
+  int16(): number {
+    this.need(2, "int16");
+    const v = this.view.getInt16(this.offset);
+    this.offset += 2;
+    return v;
+  }
+
+  int32(): number {
+    this.need(4, "int32");
+    const v = this.view.getInt32(this.offset);
+    this.offset += 4;
+    return v;
+  }
+
+  int64(): number {
+    this.need(8, "int64");
+    const hi = this.view.getInt32(this.offset);
+    const lo = this.view.getUint32(this.offset + 4);
+    this.offset += 8;
+    const v = hi * TWO_32 + lo;
+    if (!Number.isSafeInteger(v)) throw new WireFormatError(`int64 beyond 2^53: hi=${hi}`);
+    return v;
+  }
+
+  uvarint(): number {
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < 5; i++) {
+      this.need(1, "uvarint");
+      const b = this.data[this.offset++] as number;
+      value += (b & 0x7f) * scale;
+      if ((b & 0x80) === 0) return value;
+      scale *= 128;
+    }
+    throw new WireFormatError("uvarint longer than 5 bytes");
+  }
+
+  compactString(): string {
+    const n = this.uvarint();
+    if (n === 0) throw new WireFormatError("compact string: null where a string is required");
+    this.need(n - 1, "compact string");
+    const s = new TextDecoder("utf-8", { fatal: true }).decode(this.data.subarray(this.offset, this.offset + n - 1));
+    this.offset += n - 1;
+    return s;
+  }
+
+  nullableString(): string | null {
+    const n = this.int16();
+    if (n < 0) return null;
+    this.need(n, "string");
+    const s = new TextDecoder("utf-8", { fatal: true }).decode(this.data.subarray(this.offset, this.offset + n));
+    this.offset += n;
+    return s;
+  }
+
+  /** COMPACT_ARRAY with a sanity bound so garbage cannot make us allocate millions of elements. */
+  compactArray<T>(read: () => T, maxItems = 100_000): T[] {
+    const n = this.uvarint();
+    if (n === 0) throw new WireFormatError("compact array: null where an array is required");
+    if (n - 1 > maxItems) throw new WireFormatError(`compact array: ${n - 1} items exceeds bound ${maxItems}`);
+    const items: T[] = [];
+    for (let i = 0; i < n - 1; i++) items.push(read());
+    return items;
+  }
+
+  /** Skip a tagged-field section: unknown tags are ignorable by definition. */
+  taggedFields(): void {
+    const count = this.uvarint();
+    for (let i = 0; i < count; i++) {
+      this.uvarint();
+      const size = this.uvarint();
+      this.need(size, "tagged field");
+      this.offset += size;
+    }
+  }
+
+  expectEnd(what: string): void {
+    if (this.remaining !== 0) throw new WireFormatError(`${what}: ${this.remaining} trailing bytes`);
+  }
+}

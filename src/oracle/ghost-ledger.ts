@@ -1,0 +1,147 @@
+import type { LogBatch } from "../kafka/broker/partition-log.js";
+import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
+import type { GhostObserver, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import type { ReleaseName } from "../kafka/release.js";
+import { explainOutcomeMismatch, explainStaleMarker } from "./explain-marker.js";
+import type { Violation } from "./violation.js";
+
+export interface AppendRecord {
+  broker: string;
+  partition: PartitionKey;
+  firstOffset: number;
+  lastOffset: number;
+  producerId: number;
+  producerEpoch: number;
+  atMs: number;
+}
+
+export interface RefusedRequest {
+  broker: string;
+  brokerRelease: ReleaseName;
+  version: number;
+  reason: string;
+  markerIds: number[];
+  atMs: number;
+}
+
+export interface AbandonedSending {
+  transactionalId: string;
+  ghostTxn: string | null;
+  coordinator: string;
+  broker: string;
+  errorCode: number;
+  atMs: number;
+}
+
+export interface ProducerOutcome {
+  outcome: "committed" | "aborted" | "unknown";
+  detail: string;
+  atMs: number;
+}
+
+/** Bound on violations kept per run: the first ones explain the run; the rest are counted. */
+export const MAX_VIOLATIONS_PER_RUN = 50;
+
+/**
+ * The ghost ledger: identities Kafka does not have. Every transaction attempt, every data batch
+ * and every marker is tied to the attempt it belongs to or was issued for; online checks run as
+ * markers are applied, and the history explains each violation.
+ */
+export class GhostLedger implements GhostObserver {
+  readonly begun = new Map<string, { producer: string; transactionalId: string; atMs: number }>();
+  readonly appends = new Map<string, AppendRecord[]>();
+  readonly decisions = new Map<string, TxnDecision[]>();
+  readonly completions = new Map<string, { result: TransactionResult; atMs: number; coordinator: string }>();
+  readonly markerSends = new Map<number, MarkerSend[]>();
+  readonly markerOutcomes = new Map<number, MarkerOutcome[]>();
+  readonly refused: RefusedRequest[] = [];
+  readonly abandoned: AbandonedSending[] = [];
+  readonly producerOutcomes = new Map<string, ProducerOutcome>();
+  readonly violations: Violation[] = [];
+  droppedViolations = 0;
+  markersApplied = 0;
+  markersRejected = 0;
+
+  report(v: Violation): void {
+    if (this.violations.length < MAX_VIOLATIONS_PER_RUN) this.violations.push(v);
+    else this.droppedViolations++;
+  }
+
+  txnBegun(e: { ghostTxn: string; producer: string; transactionalId: string; atMs: number }): void {
+    this.begun.set(e.ghostTxn, { producer: e.producer, transactionalId: e.transactionalId, atMs: e.atMs });
+  }
+
+  batchAppended(e: { broker: string; partition: PartitionKey; batch: LogBatch; atMs: number }): void {
+    const ghost = e.batch.ghostTxn;
+    if (ghost === null) return;
+    let list = this.appends.get(ghost);
+    if (!list) {
+      list = [];
+      this.appends.set(ghost, list);
+    }
+    list.push({
+      broker: e.broker,
+      partition: e.partition,
+      firstOffset: e.batch.baseOffset,
+      lastOffset: e.batch.lastOffset,
+      producerId: e.batch.producerId,
+      producerEpoch: e.batch.producerEpoch,
+      atMs: e.atMs,
+    });
+  }
+
+  txnDecided(e: TxnDecision): void {
+    if (e.ghostTxn === null) return;
+    const list = this.decisions.get(e.ghostTxn) ?? [];
+    list.push(e);
+    this.decisions.set(e.ghostTxn, list);
+  }
+
+  txnCompleted(e: { ghostTxn: string | null; transactionalId: string; result: TransactionResult; coordinator: string; atMs: number }): void {
+    if (e.ghostTxn !== null && !this.completions.has(e.ghostTxn)) this.completions.set(e.ghostTxn, { result: e.result, atMs: e.atMs, coordinator: e.coordinator });
+  }
+
+  markerSent(e: MarkerSend): void {
+    const list = this.markerSends.get(e.markerId) ?? [];
+    list.push(e);
+    this.markerSends.set(e.markerId, list);
+  }
+
+  markerApplied(e: MarkerOutcome): void {
+    const list = this.markerOutcomes.get(e.markerId) ?? [];
+    list.push(e);
+    this.markerOutcomes.set(e.markerId, list);
+    if (e.errorCode !== 0) {
+      this.markersRejected++;
+      return;
+    }
+    this.markersApplied++;
+    if (!e.completed) return;
+    const foreign = e.closedBatches.filter((b) => b.ghostTxn !== e.ghostTxn);
+    if (foreign.length > 0) {
+      this.report(explainStaleMarker(this, e, foreign));
+      return;
+    }
+    const decided = e.ghostTxn !== null ? this.decisions.get(e.ghostTxn) : undefined;
+    if (decided && !decided.some((d) => d.result === e.result)) this.report(explainOutcomeMismatch(this, e, decided));
+  }
+
+  markerRequestRefused(e: RefusedRequest): void {
+    this.refused.push(e);
+  }
+
+  markerSendingAbandoned(e: AbandonedSending): void {
+    this.abandoned.push(e);
+  }
+
+  producerOutcome(e: { ghostTxn: string; producer: string; outcome: "committed" | "aborted" | "unknown"; detail: string; atMs: number }): void {
+    this.producerOutcomes.set(e.ghostTxn, { outcome: e.outcome, detail: e.detail, atMs: e.atMs });
+  }
+
+  /** The marker sends of the transaction attempt `ghost`, oldest first. */
+  sendsFor(ghost: string | null): MarkerSend[] {
+    const out: MarkerSend[] = [];
+    for (const sends of this.markerSends.values()) for (const s of sends) if (s.ghostTxn === ghost) out.push(s);
+    return out.sort((a, b) => a.atMs - b.atMs);
+  }
+}

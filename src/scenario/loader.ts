@@ -1,0 +1,165 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from "yaml";
+import type { z } from "zod";
+import { InputError } from "./input-error.js";
+import { type Scenario, scenarioSchema } from "./schema.js";
+import { type SemanticProblem, semanticProblems } from "./semantic-checks.js";
+
+/** A validated scenario with where it came from and a hash of its content. */
+export interface LoadedScenario {
+  scenario: Scenario;
+  source: string;
+  contentHash: string;
+}
+
+/** The directory of built-in scenarios (scenarios/ at the package root). */
+export const BUILTIN_SCENARIO_DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
+
+/** Max size of a scenario file: anything bigger is not a scenario. */
+const MAX_SCENARIO_BYTES = 1_000_000;
+
+type Path = (string | number)[];
+
+function describeFound(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (typeof value === "string") return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  if (value === null) return "null";
+  if (typeof value === "object") return "a map";
+  return String(value);
+}
+
+function valueAt(data: unknown, path: Path): unknown {
+  let v: unknown = data;
+  for (const key of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<string | number, unknown>)[key];
+  }
+  return v;
+}
+
+/** file:line:col of the node at `path` (or of the deepest existing parent, or of an unknown key). */
+function positionOf(doc: Document, lines: LineCounter, path: Path, unknownKey?: string): { line: number; col: number } | null {
+  let node: unknown = null;
+  for (let depth = path.length; depth >= 0 && !node; depth--) node = doc.getIn(path.slice(0, depth), true);
+  if (unknownKey !== undefined && isMap(node)) {
+    const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === unknownKey);
+    if (pair && isNode(pair.key)) node = pair.key;
+  }
+  const range = isNode(node) ? node.range : null;
+  if (!range) return null;
+  return lines.linePos(range[0]);
+}
+
+function fieldName(path: Path): string {
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("") || "(top level)";
+}
+
+function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
+  const found = describeFound(valueAt(data, issue.path as Path));
+  switch (issue.code) {
+    case "invalid_type":
+      return `expected ${issue.expected}, found ${found}`;
+    case "invalid_value":
+      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(" | ")}, found ${found}`;
+    case "too_small":
+      return `expected ${issue.origin === "array" ? "at least " : ">= "}${String(issue.minimum)}${issue.origin === "array" ? " items" : ""}, found ${found}`;
+    case "too_big":
+      return `expected ${issue.origin === "array" ? "at most " : "<= "}${String(issue.maximum)}${issue.origin === "array" ? " items" : ""}, found ${found}`;
+    case "unrecognized_keys":
+      return `unknown field ${issue.keys.map((k) => `"${k}"`).join(", ")} (expected one of the documented fields)`;
+    case "invalid_union":
+      return `expected one of the allowed values, found ${found}`;
+    default:
+      return `${issue.message}, found ${found}`;
+  }
+}
+
+/** Parse and validate scenario text; every problem becomes one InputError line. */
+export function parseScenario(text: string, file: string): LoadedScenario {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const yamlError = doc.errors[0];
+  if (yamlError) {
+    const pos = yamlError.linePos?.[0] ?? null;
+    throw new InputError(file, "", `invalid YAML: ${yamlError.message.split("\n")[0]}`, pos ? { line: pos.line, col: pos.col } : null);
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    throw new InputError(file, "", `invalid YAML: ${(e as Error).message}`);
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new InputError(file, "", `expected a YAML map with name, cluster, workload, faults, expect; found ${describeFound(data)}`, { line: 1, col: 1 });
+  }
+  const parsed = scenarioSchema.safeParse(data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues;
+    const first = issues[0] as z.core.$ZodIssue;
+    const path = first.path as Path;
+    const unknownKey = first.code === "unrecognized_keys" ? first.keys[0] : undefined;
+    const more = issues.length > 1 ? ` (+${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
+    throw new InputError(file, fieldName(unknownKey ? [...path, unknownKey] : path), describeIssue(first, data) + more, positionOf(doc, lines, path, unknownKey));
+  }
+  const problems = semanticProblems(parsed.data);
+  if (problems.length > 0) {
+    const p = problems[0] as SemanticProblem;
+    const more = problems.length > 1 ? ` (+${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
+    throw new InputError(file, fieldName(p.path), p.message + more, positionOf(doc, lines, p.path));
+  }
+  return { scenario: parsed.data, source: file, contentHash: contentHash(parsed.data) };
+}
+
+/** Hash of the validated scenario (defaults filled, keys sorted): what a seed file pins. */
+export function contentHash(scenario: Scenario): string {
+  return createHash("sha256").update(canonicalJson(scenario)).digest("hex").slice(0, 16);
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.keys(value as object)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function loadScenarioFile(path: string): LoadedScenario {
+  let text: string;
+  try {
+    const buffer = readFileSync(path);
+    if (buffer.length > MAX_SCENARIO_BYTES) throw new InputError(path, "", `expected a scenario file under ${MAX_SCENARIO_BYTES} bytes, found ${buffer.length}`);
+    text = buffer.toString("utf8");
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(path, "", `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return parseScenario(text, path);
+}
+
+/** Names of the built-in scenarios (the YAML files in scenarios/), sorted. */
+export function builtinScenarioNames(dir = BUILTIN_SCENARIO_DIR): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml") || f.endsWith(".yml"))
+    .map((f) => basename(f).replace(/\.ya?ml$/, ""))
+    .sort();
+}
+
+/** `--scenario` takes a built-in name or a file path. */
+export function resolveScenario(nameOrPath: string, dir = BUILTIN_SCENARIO_DIR): LoadedScenario {
+  if (existsSync(nameOrPath) && !builtinScenarioNames(dir).includes(nameOrPath)) return loadScenarioFile(nameOrPath);
+  for (const ext of [".yaml", ".yml"]) {
+    const candidate = join(dir, nameOrPath + ext);
+    if (existsSync(candidate)) return loadScenarioFile(candidate);
+  }
+  if (/[/\\]|\.ya?ml$/.test(nameOrPath)) throw new InputError(nameOrPath, "", "cannot read the file (ENOENT)");
+  throw new InputError("--scenario", "", `expected a built-in scenario (${builtinScenarioNames(dir).join(", ")}) or a file path, found "${nameOrPath}"`);
+}

@@ -1,0 +1,133 @@
+import { z } from "zod";
+import { FLAG_NAMES, RELEASE_NAMES } from "../kafka/release.js";
+import { VIOLATION_KINDS } from "../oracle/violation.js";
+
+/** Upper bounds that keep one seed within what the tool can honestly run. */
+export const LIMITS = {
+  coordinators: 8,
+  brokers: 32,
+  topics: 16,
+  partitionsPerTopic: 64,
+  producers: 64,
+  transactionsPerProducer: 10_000,
+  recordsPerTxn: 1_000,
+  consumers: 8,
+  maxEvents: 20_000_000,
+  virtualTimeMs: 86_400_000,
+  seeds: 100_000_000,
+} as const;
+
+const ms = (max: number = LIMITS.virtualTimeMs) => z.int().min(0).max(max);
+const range = (max: number = LIMITS.virtualTimeMs) =>
+  z
+    .tuple([z.int().min(0).max(max), z.int().min(0).max(max)])
+    .refine(([a, b]) => a <= b, { message: "expected [min, max] with min <= max" });
+const probability = z.number().min(0).max(1);
+const nodeId = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, { message: "expected a node id such as broker-1 (lower case letters, digits, dashes)" });
+const release = z.enum(RELEASE_NAMES);
+
+const flagShape = Object.fromEntries(
+  FLAG_NAMES.map((name) => [name, name === "maxWriteTxnMarkersVersion" ? z.union([z.literal(1), z.literal(2)]).optional() : z.boolean().optional()]),
+) as Record<(typeof FLAG_NAMES)[number], z.ZodOptional<z.ZodBoolean>>;
+export const flagOverridesSchema = z.strictObject(flagShape);
+
+const node = z.strictObject({
+  id: nodeId,
+  release,
+  overrides: flagOverridesSchema.default({}),
+});
+
+const linkFaults = z.strictObject({
+  delayMs: range().default([1, 5]),
+  slow: z.strictObject({ probability: probability.default(0), delayMs: range().default([100, 1000]) }).default({ probability: 0, delayMs: [100, 1000] }),
+  drop: probability.default(0),
+  duplicate: probability.default(0),
+  reorder: probability.default(0),
+});
+
+const brokerConfig = z.strictObject({
+  requestTimeoutMs: ms().min(1).default(300),
+  reconnectBackoffMs: ms().default(50),
+  transactionMaxTimeoutMs: ms().min(1).default(900_000),
+  abortTimedOutTransactionCleanupIntervalMs: ms().min(1).default(500),
+  txnLogAppendDelayMs: range().default([2, 10]),
+  txnLogAppendFailureProbability: probability.default(0),
+  txnLogLoadDelayMs: ms().default(20),
+  replicationDelayMs: range().default([0, 3]),
+  txnLogAppendRetryBackoffMs: ms().min(1).default(20),
+});
+
+const tv = z.union([z.literal(0), z.literal(1), z.literal(2)]);
+
+const workload = z.strictObject({
+  producers: z.int().min(1).max(LIMITS.producers).default(2),
+  transactionVersion: tv.default(2),
+  transactions: z.int().min(1).max(LIMITS.transactionsPerProducer).default(8),
+  recordsPerTxn: range(LIMITS.recordsPerTxn).default([2, 4]),
+  partitionsPerTxn: range(LIMITS.partitionsPerTopic * LIMITS.topics).default([1, 2]),
+  abortRatio: probability.default(0.2),
+  thinkMs: range().default([0, 20]),
+  startMs: range().default([0, 10]),
+  transactionTimeoutMs: ms().min(1).default(2_000),
+  requestTimeoutMs: ms().min(1).default(1_000),
+  retryBackoffMs: ms().min(1).default(20),
+  maxAttempts: z.int().min(1).max(1_000).default(10),
+  initialProducerEpoch: z.int().min(0).max(32_766).nullable().default(null),
+  consumers: z.int().min(0).max(LIMITS.consumers).default(1),
+  consumerPollIntervalMs: ms().default(50),
+});
+
+const faults = z.strictObject({
+  windowMs: ms().default(20_000),
+  network: linkFaults.default({ delayMs: [1, 5], slow: { probability: 0, delayMs: [100, 1000] }, drop: 0, duplicate: 0, reorder: 0 }),
+  markerRequests: linkFaults.optional(),
+  nemesisTickMs: ms().default(100),
+  brokerStall: z.strictObject({ probability, durationMs: range() }).default({ probability: 0, durationMs: [100, 500] }),
+  linkPartition: z.strictObject({ probability, durationMs: range(), oneWayProbability: probability.default(0.5) }).default({ probability: 0, durationMs: [100, 500], oneWayProbability: 0.5 }),
+  coordinatorFailover: z.strictObject({ probability, resignDelayMs: range().default([0, 50]) }).default({ probability: 0, resignDelayMs: [0, 50] }),
+  producerPause: z.strictObject({ probability, durationMs: range() }).default({ probability: 0, durationMs: [100, 1000] }),
+  producerRestart: z.strictObject({ probability, zombiePauseMs: range().default([100, 2000]) }).default({ probability: 0, zombiePauseMs: [100, 2000] }),
+  upgrades: z.array(z.strictObject({ atMs: ms(), node: nodeId, release })).max(64).default([]),
+});
+
+const bounds = z.strictObject({
+  maxEvents: z.int().min(1).max(LIMITS.maxEvents).default(500_000),
+  workloadDeadlineMs: ms().min(1).default(30_000),
+  quietPeriodMs: ms().min(1).default(6_000),
+});
+
+const kind = z.enum(VIOLATION_KINDS);
+
+export const expectationSchema = z.strictObject({
+  /** No violation of any kind over the run. */
+  clean: z.boolean().optional(),
+  /** Kinds that must each be found within `within` seeds. */
+  find: z.array(kind).default([]),
+  within: z.int().min(1).max(LIMITS.seeds).optional(),
+  /** Kinds that may also appear (consequences of what is found) without failing the run. */
+  allow: z.array(kind).default([]),
+  /** Where found violations may be: anything found elsewhere is unexpected. */
+  where: z.strictObject({ brokerRelease: z.array(release).min(1) }).optional(),
+});
+
+export const scenarioSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, { message: "expected a name of lower case letters, digits, dots and dashes" }),
+  description: z.string().max(2_000).default(""),
+  cluster: z.strictObject({
+    coordinators: z.array(node).min(1).max(LIMITS.coordinators),
+    brokers: z.array(node).min(1).max(LIMITS.brokers),
+    topics: z.array(z.strictObject({ name: z.string().regex(/^[a-zA-Z0-9._]{1,64}$/, { message: "expected a topic name (letters, digits, . and _)" }), leaders: z.array(nodeId).min(1).max(LIMITS.partitionsPerTopic) })).min(1).max(LIMITS.topics),
+    transactionVersion: tv.default(2),
+    config: brokerConfig.default(brokerConfig.parse({})),
+  }),
+  workload: workload.default(workload.parse({})),
+  faults: faults.default(faults.parse({})),
+  bounds: bounds.default(bounds.parse({})),
+  /** Default number of seeds for `eosfuzz run` on this scenario. */
+  seeds: z.int().min(1).max(LIMITS.seeds).default(200),
+  expect: expectationSchema.default({ clean: true, find: [], allow: [] }),
+});
+
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+export type Scenario = z.output<typeof scenarioSchema>;
+export type Expectation = z.output<typeof expectationSchema>;

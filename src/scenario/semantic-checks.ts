@@ -1,0 +1,55 @@
+import { RELEASES } from "../kafka/release.js";
+import type { Scenario } from "./schema.js";
+
+export interface SemanticProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Checks that span fields (the schema checks each field alone). */
+export function semanticProblems(s: Scenario): SemanticProblem[] {
+  const problems: SemanticProblem[] = [];
+  const ids = new Map<string, (string | number)[]>();
+  const nodes = [
+    ...s.cluster.coordinators.map((n, i) => ({ n, path: ["cluster", "coordinators", i, "id"] })),
+    ...s.cluster.brokers.map((n, i) => ({ n, path: ["cluster", "brokers", i, "id"] })),
+  ];
+  for (const { n, path } of nodes) {
+    if (ids.has(n.id)) problems.push({ path, message: `expected a unique node id, found "${n.id}" twice` });
+    ids.set(n.id, path);
+  }
+  const brokerIds = new Set(s.cluster.brokers.map((b) => b.id));
+  const topicNames = new Set<string>();
+  s.cluster.topics.forEach((t, ti) => {
+    if (topicNames.has(t.name)) problems.push({ path: ["cluster", "topics", ti, "name"], message: `expected a unique topic name, found "${t.name}" twice` });
+    topicNames.add(t.name);
+    t.leaders.forEach((leader, pi) => {
+      if (!brokerIds.has(leader)) problems.push({ path: ["cluster", "topics", ti, "leaders", pi], message: `expected one of the brokers (${[...brokerIds].join(", ")}), found "${leader}"` });
+    });
+  });
+  s.faults.upgrades.forEach((u, i) => {
+    if (!ids.has(u.node)) problems.push({ path: ["faults", "upgrades", i, "node"], message: `expected a coordinator or broker id, found "${u.node}"` });
+  });
+  const totalPartitions = s.cluster.topics.reduce((n, t) => n + t.leaders.length, 0);
+  if (s.workload.partitionsPerTxn[0] > totalPartitions) {
+    problems.push({ path: ["workload", "partitionsPerTxn"], message: `expected at most ${totalPartitions} partitions (the cluster's total), found ${s.workload.partitionsPerTxn[0]}` });
+  }
+  if (s.workload.transactionVersion === 2) {
+    if (s.cluster.transactionVersion < 2) problems.push({ path: ["workload", "transactionVersion"], message: "expected <= cluster.transactionVersion: TV2 producers need transaction.version=2 finalized" });
+    s.cluster.coordinators.forEach((c, i) => {
+      if (!(c.overrides.supportsTransactionVersion2 ?? RELEASES[c.release].supportsTransactionVersion2)) {
+        problems.push({ path: ["cluster", "coordinators", i, "release"], message: `expected a TV2-capable release (4.0 or later) for TV2 producers, found "${c.release}"` });
+      }
+    });
+  }
+  const cfg = s.cluster.config;
+  const needed = s.workload.transactionTimeoutMs + 2 * cfg.abortTimedOutTransactionCleanupIntervalMs;
+  if (s.bounds.quietPeriodMs < needed) {
+    problems.push({ path: ["bounds", "quietPeriodMs"], message: `expected >= ${needed} (transactionTimeoutMs + 2 cleanup intervals) so abandoned transactions time out before the checks, found ${s.bounds.quietPeriodMs}` });
+  }
+  const e = s.expect;
+  if (e.clean && e.find.length > 0) problems.push({ path: ["expect", "clean"], message: "expected either clean: true or a find list, found both" });
+  if (e.where && e.find.length === 0) problems.push({ path: ["expect", "where"], message: "expected a find list for where to apply to" });
+  if (e.within !== undefined && e.find.length === 0) problems.push({ path: ["expect", "within"], message: "expected a find list for within to apply to" });
+  return problems;
+}

@@ -1,0 +1,266 @@
+import type { ChoiceSource } from "./choice-tape.js";
+import type { Simulation, Timer } from "./simulation.js";
+
+/** Latency of one message: usually [minMs, maxMs]; with probability slowPpm, [slowMinMs, slowMaxMs]. */
+export interface DelayProfile {
+  minMs: number;
+  maxMs: number;
+  slowPpm: number;
+  slowMinMs: number;
+  slowMaxMs: number;
+}
+
+/** Faults applied to each message on a directed link while faults are active. */
+export interface LinkFaults {
+  delay: DelayProfile;
+  dropPpm: number;
+  duplicatePpm: number;
+  /** Probability that a message may overtake earlier messages of its connection. */
+  reorderPpm: number;
+}
+
+export type RpcResult<Resp> =
+  | { kind: "response"; body: Resp }
+  | { kind: "disconnected"; reason: string };
+
+export interface InboundRequest<Req, Resp> {
+  readonly connectionId: number;
+  readonly from: string;
+  readonly correlationId: number;
+  readonly body: Req;
+  /** Send the response back on the same connection (dropped if the client closed it meanwhile). */
+  respond(body: Resp): void;
+  /** Close the connection from the server side without responding (e.g. an unparseable request). */
+  closeConnection(reason: string): void;
+}
+
+interface Pending<Resp> {
+  correlationId: number;
+  onResult: (result: RpcResult<Resp>) => void;
+  timer: Timer | null;
+}
+
+export interface Connection {
+  readonly id: number;
+  readonly client: string;
+  readonly server: string;
+  /** Client side state: a closed connection drops late responses; requests in flight still arrive. */
+  open: boolean;
+  lastRequestArrivalMs: number;
+  lastResponseArrivalMs: number;
+}
+
+/** Upper bound on requests in flight on one connection (Kafka clients use at most 5). */
+export const MAX_IN_FLIGHT_PER_CONNECTION = 16;
+
+/**
+ * Request/response connections between named nodes, with seeded delays, drops, duplicates,
+ * reorders, directed partitions and node stalls. Semantics follow TCP as seen by Kafka: messages
+ * of one connection arrive in order unless a reorder fault lets one overtake; closing a connection
+ * on the client drops responses that arrive later, but requests already sent still reach the server
+ * and are still processed (only their responses are lost).
+ */
+export class Network<Req, Resp> {
+  private readonly handlers = new Map<string, (request: InboundRequest<Req, Resp>) => void>();
+  private readonly connections = new Map<number, Connection>();
+  private readonly inFlight = new Map<number, Map<number, Pending<Resp>>>();
+  private readonly stalledUntil = new Map<string, number>();
+  private readonly blockedUntil = new Map<string, number>();
+  private nextConnectionId = 1;
+  private nextCorrelationId = 1;
+  /** When false, only base latency applies: no drops, duplicates, reorders or slow messages. */
+  faultsActive = true;
+
+  constructor(
+    private readonly sim: Simulation,
+    private readonly choices: ChoiceSource,
+    private readonly faultsFor: (from: string, to: string) => LinkFaults,
+    private readonly labelOf: (body: Req | Resp) => string,
+  ) {}
+
+  registerServer(node: string, handler: (request: InboundRequest<Req, Resp>) => void): void {
+    this.handlers.set(node, handler);
+  }
+
+  connect(client: string, server: string): Connection {
+    const connection: Connection = {
+      id: this.nextConnectionId++,
+      client,
+      server,
+      open: true,
+      lastRequestArrivalMs: 0,
+      lastResponseArrivalMs: 0,
+    };
+    this.connections.set(connection.id, connection);
+    this.inFlight.set(connection.id, new Map());
+    this.sim.emit(client, "net.connect", { conn: connection.id, to: server });
+    return connection;
+  }
+
+  inFlightCount(connection: Connection): number {
+    return this.inFlight.get(connection.id)?.size ?? 0;
+  }
+
+  /** Send a request; exactly one of response/disconnect is reported to onResult. */
+  request(
+    connection: Connection,
+    body: Req,
+    timeoutMs: number,
+    onResult: (result: RpcResult<Resp>) => void,
+  ): number {
+    if (!connection.open) throw new Error(`request on closed connection ${connection.id}`);
+    const pending = this.inFlight.get(connection.id) as Map<number, Pending<Resp>>;
+    if (pending.size >= MAX_IN_FLIGHT_PER_CONNECTION) throw new Error(`connection ${connection.id}: too many in flight`);
+    const correlationId = this.nextCorrelationId++;
+    const entry: Pending<Resp> = { correlationId, onResult, timer: null };
+    pending.set(correlationId, entry);
+    entry.timer = this.sim.schedule(timeoutMs, () => {
+      if (pending.get(correlationId) === entry) this.close(connection, `request ${correlationId} timed out after ${timeoutMs}ms`);
+    });
+    this.sim.emit(connection.client, "net.send", { conn: connection.id, corr: correlationId, to: connection.server, msg: this.labelOf(body) });
+    this.transmit(connection, connection.client, connection.server, "request", () => {
+      this.deliverRequest(connection, correlationId, body);
+    });
+    return correlationId;
+  }
+
+  /** Client-side close: every request in flight reports a disconnect now. */
+  close(connection: Connection, reason: string): void {
+    if (!connection.open) return;
+    connection.open = false;
+    this.sim.emit(connection.client, "net.close", { conn: connection.id, reason });
+    const pending = this.inFlight.get(connection.id) as Map<number, Pending<Resp>>;
+    const waiting = [...pending.values()];
+    pending.clear();
+    for (const p of waiting) {
+      p.timer?.cancel();
+      p.onResult({ kind: "disconnected", reason });
+    }
+  }
+
+  /** A server restarts: every open connection to it is closed; clients notice after one latency. */
+  resetConnectionsTo(server: string, reason: string): void {
+    for (const connection of this.connections.values()) {
+      if (connection.server !== server || !connection.open) continue;
+      const delayMs = this.drawDelay(`net:${server}>${connection.client}`, this.faultsFor(server, connection.client).delay, false);
+      this.sim.schedule(delayMs, () => this.close(connection, `${server} restarted: ${reason}`));
+    }
+  }
+
+  /** Stop delivering messages to `node` until `untilMs`; they are delivered in arrival order then. */
+  stall(node: string, untilMs: number): void {
+    this.stalledUntil.set(node, Math.max(untilMs, this.stalledUntil.get(node) ?? 0));
+    this.sim.emit(node, "fault.stall", { untilMs });
+  }
+
+  /** Drop every message sent from `from` to `to` until `untilMs` (call twice for both ways). */
+  block(from: string, to: string, untilMs: number): void {
+    const key = `${from}>${to}`;
+    this.blockedUntil.set(key, Math.max(untilMs, this.blockedUntil.get(key) ?? 0));
+    this.sim.emit(from, "fault.partition", { to, untilMs });
+  }
+
+  isStalled(node: string): boolean {
+    return (this.stalledUntil.get(node) ?? 0) > this.sim.nowMs;
+  }
+
+  private isBlocked(from: string, to: string): boolean {
+    return (this.blockedUntil.get(`${from}>${to}`) ?? 0) > this.sim.nowMs;
+  }
+
+  /** Apply link faults to one message and schedule its arrival (and maybe a duplicate's). */
+  private transmit(connection: Connection, from: string, to: string, direction: "request" | "response", arrive: () => void): void {
+    const stream = `net:${from}>${to}`;
+    if (this.isBlocked(from, to)) {
+      this.sim.emit(from, "net.drop", { conn: connection.id, cause: "partition", dir: direction });
+      return;
+    }
+    const faults = this.faultsFor(from, to);
+    const faulty = this.faultsActive;
+    if (faulty && this.choices.chance(stream, faults.dropPpm)) {
+      this.sim.emit(from, "net.drop", { conn: connection.id, cause: "loss", dir: direction });
+      return;
+    }
+    const copies = faulty && this.choices.chance(stream, faults.duplicatePpm) ? 2 : 1;
+    for (let copy = 0; copy < copies; copy++) {
+      let delayMs = this.drawDelay(stream, faults.delay, faulty);
+      const mayOvertake = faulty && this.choices.chance(stream, faults.reorderPpm);
+      const last = direction === "request" ? connection.lastRequestArrivalMs : connection.lastResponseArrivalMs;
+      let arrivalMs = this.sim.nowMs + delayMs;
+      if (!mayOvertake && arrivalMs < last) arrivalMs = last;
+      if (direction === "request") connection.lastRequestArrivalMs = Math.max(last, arrivalMs);
+      else connection.lastResponseArrivalMs = Math.max(last, arrivalMs);
+      delayMs = arrivalMs - this.sim.nowMs;
+      if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: connection.id, dir: direction, delayMs });
+      this.sim.schedule(delayMs, () => this.arriveAt(to, arrive));
+    }
+  }
+
+  private drawDelay(stream: string, delay: DelayProfile, faulty: boolean): number {
+    if (faulty && this.choices.chance(stream, delay.slowPpm)) return this.choices.between(stream, delay.slowMinMs, delay.slowMaxMs);
+    return this.choices.between(stream, delay.minMs, delay.maxMs);
+  }
+
+  /** A stalled node takes its messages when the stall ends, in arrival order. */
+  private arriveAt(node: string, arrive: () => void): void {
+    const until = this.stalledUntil.get(node) ?? 0;
+    if (until > this.sim.nowMs) this.sim.scheduleAt(until, () => this.arriveAt(node, arrive));
+    else arrive();
+  }
+
+  private deliverRequest(connection: Connection, correlationId: number, body: Req): void {
+    const handler = this.handlers.get(connection.server);
+    if (!handler) throw new Error(`no server registered as ${connection.server}`);
+    this.sim.emit(connection.server, "net.deliver", { conn: connection.id, corr: correlationId, from: connection.client, msg: this.labelOf(body) });
+    let answered = false;
+    handler({
+      connectionId: connection.id,
+      from: connection.client,
+      correlationId,
+      body,
+      respond: (response: Resp) => {
+        if (answered) throw new Error(`request ${correlationId} answered twice`);
+        answered = true;
+        this.transmit(connection, connection.server, connection.client, "response", () => this.deliverResponse(connection, correlationId, response));
+      },
+      closeConnection: (reason: string) => {
+        answered = true;
+        this.sim.emit(connection.server, "net.server-close", { conn: connection.id, reason });
+        // The client notices the FIN after one message latency.
+        const delayMs = this.drawDelay(`net:${connection.server}>${connection.client}`, this.faultsFor(connection.server, connection.client).delay, false);
+        this.sim.schedule(delayMs, () => this.close(connection, `closed by ${connection.server}: ${reason}`));
+      },
+    });
+  }
+
+  private deliverResponse(connection: Connection, correlationId: number, body: Resp): void {
+    const pending = this.inFlight.get(connection.id) as Map<number, Pending<Resp>>;
+    const entry = pending.get(correlationId);
+    if (!connection.open || !entry) {
+      this.sim.emit(connection.client, "net.late-response", { conn: connection.id, corr: correlationId, msg: this.labelOf(body) });
+      return;
+    }
+    pending.delete(correlationId);
+    entry.timer?.cancel();
+    this.sim.emit(connection.client, "net.response", { conn: connection.id, corr: correlationId, msg: this.labelOf(body) });
+    entry.onResult({ kind: "response", body });
+  }
+}
+
+/** One client's connections, reopened on demand after a close (what NetworkClient does per node). */
+export class ConnectionPool<Req, Resp> {
+  private readonly connections = new Map<string, Connection>();
+
+  constructor(
+    private readonly net: Network<Req, Resp>,
+    private readonly client: string,
+  ) {}
+
+  to(server: string): Connection {
+    const existing = this.connections.get(server);
+    if (existing?.open) return existing;
+    const fresh = this.net.connect(this.client, server);
+    this.connections.set(server, fresh);
+    return fresh;
+  }
+}

@@ -1,0 +1,37 @@
+import seedrandom from "seedrandom";
+
+export type RngState = seedrandom.State.Tychei;
+
+const TWO_32 = 0x1_0000_0000;
+
+/**
+ * The only source of randomness in a run. tychei: fast, small JSON state, no systematic BigCrush
+ * failures. Seeds are always explicit strings (seedrandom auto-seeds from entropy when given none).
+ */
+export class Rng {
+  private constructor(private readonly prng: seedrandom.StatefulPRNG<RngState>) {}
+
+  static fromSeed(root: number | string, stream = "main"): Rng {
+    return new Rng(seedrandom.tychei(`eosfuzz:${root}:${stream}`, { state: true }));
+  }
+
+  static fromState(state: RngState): Rng {
+    return new Rng(seedrandom.tychei("", { state }));
+  }
+
+  state(): RngState {
+    return this.prng.state();
+  }
+
+  /** Unbiased integer in [0, n), n <= 2^32, by rejection sampling on the 32-bit output. */
+  intBelow(n: number): number {
+    if (!(n >= 1 && n <= TWO_32 && Number.isInteger(n))) throw new RangeError(`intBelow(${n})`);
+    const limit = TWO_32 - (TWO_32 % n);
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const x = this.prng.int32() >>> 0;
+      if (x < limit) return x % n;
+    }
+    // 64 rejections in a row has probability < 2^-64; fall back to a biased draw rather than loop.
+    return (this.prng.int32() >>> 0) % n;
+  }
+}

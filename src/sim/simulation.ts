@@ -1,0 +1,87 @@
+import { EventQueue, type ScheduledEvent } from "./event-queue.js";
+import type { Trace } from "./trace.js";
+
+export interface RunBounds {
+  /** Hard cap on fired events (a run that needs more is reported, never looped forever). */
+  maxEvents: number;
+  /** Virtual time at which the loop stops even if events remain. */
+  maxTimeMs: number;
+}
+
+export type StopReason = "drained" | "max-events" | "max-time" | "stopped";
+
+/** A handle to cancel a scheduled action (request timeouts, backoffs). */
+export interface Timer {
+  cancel(): void;
+}
+
+/**
+ * The discrete-event kernel: integer virtual time in milliseconds, a queue ordered by (time, seq),
+ * and a bounded run loop. Nothing here knows about Kafka.
+ */
+export class Simulation {
+  private readonly queue = new EventQueue();
+  private seq = 0;
+  private time = 0;
+  private fired = 0;
+  readonly trace: Trace;
+
+  constructor(trace: Trace) {
+    this.trace = trace;
+  }
+
+  get nowMs(): number {
+    return this.time;
+  }
+
+  get eventsFired(): number {
+    return this.fired;
+  }
+
+  get pending(): number {
+    return this.queue.size;
+  }
+
+  schedule(delayMs: number, action: () => void): Timer {
+    if (!(delayMs >= 0) || !Number.isInteger(delayMs)) throw new RangeError(`schedule: bad delay ${delayMs}`);
+    return this.enqueue(this.time + delayMs, action);
+  }
+
+  scheduleAt(timeMs: number, action: () => void): Timer {
+    return this.enqueue(Math.max(timeMs, this.time), action);
+  }
+
+  private enqueue(timeMs: number, action: () => void): Timer {
+    const event: ScheduledEvent = { timeMs, seq: this.seq++, action, cancelled: false };
+    this.queue.push(event);
+    return {
+      cancel() {
+        event.cancelled = true;
+      },
+    };
+  }
+
+  /** Record a model event at the current virtual time. */
+  emit(node: string, kind: string, fields: Record<string, number | string | boolean | null>): void {
+    this.trace.emit(this.time, node, kind, fields);
+  }
+
+  /** Fire events in order until the queue drains, a bound is hit, or `stop()` returns true. */
+  run(bounds: RunBounds, stop?: () => boolean): StopReason {
+    for (;;) {
+      if (stop?.()) return "stopped";
+      const next = this.queue.peek();
+      if (!next) return "drained";
+      if (next.timeMs > bounds.maxTimeMs) {
+        this.time = bounds.maxTimeMs;
+        return "max-time";
+      }
+      if (this.fired >= bounds.maxEvents) return "max-events";
+      this.queue.pop();
+      if (next.cancelled) continue;
+      this.time = next.timeMs;
+      this.fired++;
+      next.action();
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/** A value a trace event may carry. Numbers must be integers (they are hashed as integers). */
+export type TraceValue = number | string | boolean | null;
+export type TraceFields = Readonly<Record<string, TraceValue>>;
+
+export interface TraceEvent {
+  /** Position in the trace, from 0. */
+  index: number;
+  timeMs: number;
+  node: string;
+  kind: string;
+  fields: TraceFields;
+  /** Rolling hash of the trace up to and including this event. */
+  hash: string;
+}
+
+const stringHashes = new Map<string, number>();
+
+/** FNV-1a over UTF-16 code units; cached because kinds and node names repeat constantly. */
+function hashString(s: string): number {
+  let h = stringHashes.get(s);
+  if (h !== undefined) return h;
+  h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  if (stringHashes.size < 100_000) stringHashes.set(s, h);
+  return h;
+}
+
+export function hex64(hi: number, lo: number): string {
+  return (hi >>> 0).toString(16).padStart(8, "0") + (lo >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * The trace of a run: a 64-bit rolling hash (two 32-bit lanes) over every event, and optionally the
+ * full list of events. Fuzz runs keep only the hash and the count; replays keep everything.
+ */
+export class Trace {
+  private hi = 0x6a09e667 | 0;
+  private lo = 0xbb67ae85 | 0;
+  private eventCount = 0;
+  readonly events: TraceEvent[] | null;
+
+  constructor(options: { record?: boolean; maxRecorded?: number } = {}) {
+    this.events = options.record ? [] : null;
+    this.maxRecorded = options.maxRecorded ?? 1_000_000;
+  }
+
+  private readonly maxRecorded: number;
+
+  get count(): number {
+    return this.eventCount;
+  }
+
+  get recording(): boolean {
+    return this.events !== null;
+  }
+
+  hash(): string {
+    return hex64(this.hi, this.lo);
+  }
+
+  private absorb(word: number): void {
+    const w = word | 0;
+    this.lo = Math.imul(this.lo ^ w, 0x01000193);
+    this.hi = Math.imul(this.hi ^ ((w + 0x9e3779b9) | 0) ^ (this.lo >>> 15), 0x5bd1e995);
+  }
+
+  private absorbValue(v: TraceValue): void {
+    if (typeof v === "number") {
+      this.absorb(v);
+      if (v > 0x7fffffff || v < -0x80000000) this.absorb(Math.floor(v / 0x1_0000_0000));
+    } else if (typeof v === "string") {
+      this.absorb(hashString(v));
+    } else if (typeof v === "boolean") {
+      this.absorb(v ? 0x7f4a7c15 : 0x2545f491);
+    } else {
+      this.absorb(0x1b873593);
+    }
+  }
+
+  /** Add one event to the hash (and to the record when recording). */
+  emit(timeMs: number, node: string, kind: string, fields: TraceFields): void {
+    this.absorb(timeMs);
+    this.absorb(hashString(node));
+    this.absorb(hashString(kind));
+    for (const key in fields) this.absorbValue(fields[key] as TraceValue);
+    const index = this.eventCount++;
+    if (this.events && index < this.maxRecorded) {
+      this.events.push({ index, timeMs, node, kind, fields, hash: hex64(this.hi, this.lo) });
+    }
+  }
+}
