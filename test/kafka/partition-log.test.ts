@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { type MarkerInput, PartitionLog } from "../../src/kafka/broker/partition-log.js";
+import { filterReadCommitted } from "../../src/kafka/client/read-committed-consumer.js";
+import { Errors } from "../../src/kafka/common/errors.js";
+import { type ReleaseName, releaseProfile } from "../../src/kafka/release.js";
+
+const PID = 1000;
+
+function logOn(release: ReleaseName): PartitionLog {
+  const profile = releaseProfile(release);
+  return new PartitionLog("orders-0", () => profile.flags);
+}
+
+/** Open a transaction of PID at `epoch` (verification is simulated by presenting the guard). */
+function write(log: PartitionLog, epoch: number, seq: number, value = `v${seq}`, ghost = "t1") {
+  const guard = log.maybeStartTransactionVerification(PID, seq, epoch, true);
+  return log.appendData({ producerId: PID, producerEpoch: epoch, baseSequence: seq, isTransactional: true, values: [value], ghostTxn: ghost, verificationGuard: guard });
+}
+
+const marker = (epoch: number, tv: number, result: "COMMIT" | "ABORT" = "COMMIT", coordinatorEpoch = 7): MarkerInput => ({
+  producerId: PID,
+  producerEpoch: epoch,
+  result,
+  coordinatorEpoch,
+  transactionVersion: tv,
+  ghostTxn: "t1",
+});
+
+describe("PartitionLog marker checks (ProducerAppendInfo order)", () => {
+  it("4.1 (legacy) accepts a TV2 marker whose epoch equals the producer epoch while a txn is open", () => {
+    const log = logOn("4.1");
+    write(log, 4, 0);
+    const r = log.appendMarker(marker(4, 0));
+    expect(r.kind).toBe("appended");
+    if (r.kind === "appended") expect(r.completed).toMatchObject({ firstOffset: 0, lastOffset: 1, isAborted: false });
+  });
+
+  it("4.2.1 (strict TV2) rejects an equal-epoch TV2 marker while a txn is open", () => {
+    const log = logOn("4.2.1");
+    write(log, 4, 0);
+    const r = log.appendMarker(marker(4, 2));
+    expect(r).toMatchObject({ kind: "error", errorCode: Errors.INVALID_PRODUCER_EPOCH, rule: "strict-tv2" });
+    expect(log.logEndOffset).toBe(1);
+  });
+
+  it("4.2.1 accepts an equal-epoch TV2 marker when no txn is open (KAFKA-19999) without completing anything", () => {
+    const log = logOn("4.2.1");
+    write(log, 3, 0);
+    expect(log.appendMarker(marker(4, 2)).kind).toBe("appended");
+    const dup = log.appendMarker(marker(4, 2));
+    expect(dup).toMatchObject({ kind: "appended", completed: null, rule: "kafka-19999-equal-epoch" });
+  });
+
+  it("4.2.0 (no KAFKA-19999) rejects even that harmless duplicate", () => {
+    const log = logOn("4.2.0");
+    write(log, 3, 0);
+    log.appendMarker(marker(4, 2));
+    expect(log.appendMarker(marker(4, 2))).toMatchObject({ kind: "error", errorCode: Errors.INVALID_PRODUCER_EPOCH });
+  });
+
+  it("4.2.1 judges a v1 marker (TransactionVersion 0) by the legacy rule", () => {
+    const log = logOn("4.2.1");
+    write(log, 4, 0);
+    expect(log.appendMarker(marker(4, 0))).toMatchObject({ kind: "appended", rule: "legacy" });
+  });
+
+  it("every release rejects a marker below the producer epoch", () => {
+    for (const release of ["3.x", "4.1", "4.2.0", "4.2.1"] as const) {
+      const log = logOn(release);
+      write(log, 5, 0);
+      expect(log.appendMarker(marker(4, 0)).kind).toBe("error");
+    }
+  });
+
+  it("checks the producer epoch before the coordinator epoch, then fences old coordinators", () => {
+    const log = logOn("4.2.1");
+    write(log, 4, 0);
+    log.appendMarker(marker(5, 2, "COMMIT", 8));
+    // Both checks fail: the producer-epoch check comes first.
+    expect(log.appendMarker(marker(4, 2, "COMMIT", 7))).toMatchObject({ errorCode: Errors.INVALID_PRODUCER_EPOCH });
+    write(log, 5, 0, "x", "t2");
+    expect(log.appendMarker(marker(6, 2, "COMMIT", 7))).toMatchObject({ kind: "error", errorCode: Errors.TRANSACTION_COORDINATOR_FENCED });
+    expect(log.appendMarker(marker(6, 2, "COMMIT", 8)).kind).toBe("appended");
+  });
+});
+
+describe("PartitionLog data checks", () => {
+  it("returns the original offsets for a duplicate batch instead of appending it", () => {
+    const log = logOn("4.2.1");
+    write(log, 4, 0);
+    expect(write(log, 4, 0)).toEqual({ kind: "duplicate", firstOffset: 0, lastOffset: 0 });
+    expect(log.logEndOffset).toBe(1);
+  });
+
+  it("rejects a batch from an older epoch and an out-of-order sequence", () => {
+    const log = logOn("4.2.1");
+    write(log, 4, 0);
+    expect(write(log, 3, 0)).toMatchObject({ kind: "error", errorCode: Errors.INVALID_PRODUCER_EPOCH });
+    expect(write(log, 4, 5)).toMatchObject({ kind: "error", errorCode: Errors.OUT_OF_ORDER_SEQUENCE_NUMBER });
+  });
+
+  it("after a marker bumped the epoch, the next batch must start at sequence 0", () => {
+    const log = logOn("4.2.1");
+    write(log, 4, 0);
+    log.appendMarker(marker(5, 2));
+    expect(write(log, 5, 1)).toMatchObject({ kind: "error", errorCode: Errors.OUT_OF_ORDER_SEQUENCE_NUMBER });
+    expect(write(log, 5, 0).kind).toBe("appended");
+  });
+
+  it("without verification a transactional batch needs the coordinator's guard", () => {
+    const log = logOn("4.2.1");
+    const r = log.appendData({ producerId: PID, producerEpoch: 1, baseSequence: 0, isTransactional: true, values: ["x"], ghostTxn: "t", verificationGuard: 0 });
+    expect(r).toMatchObject({ kind: "error", errorCode: Errors.INVALID_TXN_STATE });
+  });
+});
+
+describe("last stable offset, aborted index and read_committed", () => {
+  it("holds the LSO at an open transaction and releases it once the marker is replicated", () => {
+    const log = logOn("4.2.1");
+    write(log, 4, 0);
+    write(log, 4, 1);
+    log.onHighWatermarkUpdated(2);
+    expect(log.lastStableOffset()).toBe(0);
+    log.appendMarker(marker(5, 2, "ABORT"));
+    expect(log.lastStableOffset()).toBe(0);
+    log.onHighWatermarkUpdated(3);
+    expect(log.lastStableOffset()).toBe(3);
+    expect(log.abortedTxns).toEqual([{ producerId: PID, firstOffset: 0, lastOffset: 2, lastStableOffset: 3 }]);
+  });
+
+  it("a read_committed consumer drops aborted records and keeps committed ones", () => {
+    const log = logOn("4.2.1");
+    write(log, 4, 0, "aborted-1");
+    log.appendMarker(marker(5, 2, "ABORT"));
+    write(log, 5, 0, "committed-1", "t2");
+    log.appendMarker(marker(6, 2, "COMMIT"));
+    log.onHighWatermarkUpdated(log.logEndOffset);
+    const read = log.read(0, "READ_COMMITTED", 100);
+    expect(filterReadCommitted("orders-0", read.batches, read.abortedTransactions).map((r) => r.value)).toEqual(["committed-1"]);
+    expect(filterReadCommitted("orders-0", read.batches, read.abortedTransactions, false).map((r) => r.value)).toEqual(["aborted-1", "committed-1"]);
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { ChoiceSource } from "../../src/sim/choice-tape.js";
+import { Rng } from "../../src/sim/rng.js";
+
+function draw(source: ChoiceSource): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    out.push(source.pick("a", 7));
+    out.push(source.chance("b", 300_000) ? 1 : 0);
+    out.push(source.between("c", 10, 20));
+  }
+  return out;
+}
+
+describe("ChoiceSource", () => {
+  it("gives the same choices for the same seed and different ones for another seed", () => {
+    expect(draw(ChoiceSource.seeded(1))).toEqual(draw(ChoiceSource.seeded(1)));
+    expect(draw(ChoiceSource.seeded(1))).not.toEqual(draw(ChoiceSource.seeded(2)));
+  });
+
+  it("records a tape that replays to the same choices", () => {
+    const seeded = ChoiceSource.seeded(7, { record: true });
+    const values = draw(seeded);
+    const replay = ChoiceSource.replaying(seeded.tape());
+    expect(draw(replay)).toEqual(values);
+  });
+
+  it("reads past the end of a tape as 0, the simplest choice", () => {
+    const replay = ChoiceSource.replaying([3]);
+    expect(replay.pick("x", 5)).toBe(3);
+    expect(replay.pick("x", 5)).toBe(0);
+    expect(replay.chance("x", 999_999)).toBe(false);
+    expect(replay.between("x", 4, 9)).toBe(4);
+  });
+
+  it("reduces an out-of-range tape value modulo the option count", () => {
+    expect(ChoiceSource.replaying([12]).pick("x", 5)).toBe(2);
+  });
+
+  it("keeps named streams independent: a new stream does not shift another's draws", () => {
+    const a = ChoiceSource.seeded(3);
+    const b = ChoiceSource.seeded(3);
+    const fromA = [a.pick("net", 1000), a.pick("net", 1000)];
+    b.pick("other", 1000);
+    expect([b.pick("net", 1000), b.pick("net", 1000)]).toEqual(fromA);
+  });
+
+  it("never consumes a draw for a certain outcome (ppm 0, n <= 1, empty range)", () => {
+    const s = ChoiceSource.seeded(1);
+    s.chance("x", 0);
+    s.pick("x", 1);
+    s.between("x", 5, 5);
+    expect(s.count).toBe(0);
+  });
+});
+
+describe("Rng", () => {
+  it("is unbiased enough: 60k draws of intBelow(6) are near uniform", () => {
+    const rng = Rng.fromSeed("uniform");
+    const counts = [0, 0, 0, 0, 0, 0];
+    for (let i = 0; i < 60_000; i++) counts[rng.intBelow(6)]!++;
+    for (const c of counts) expect(Math.abs(c - 10_000)).toBeLessThan(500);
+  });
+
+  it("exports and restores its state", () => {
+    const a = Rng.fromSeed("s");
+    a.intBelow(10);
+    const b = Rng.fromState(JSON.parse(JSON.stringify(a.state())));
+    expect([a.intBelow(1e9), a.intBelow(1e9)]).toEqual([b.intBelow(1e9), b.intBelow(1e9)]);
+  });
+});
