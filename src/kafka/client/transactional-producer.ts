@@ -44,6 +44,9 @@ const RETRY_PRODUCE = new Set<number>([Errors.NOT_ENOUGH_REPLICAS, Errors.NOT_EN
 /** Errors that end this producer instance (ProducerFencedException and friends). */
 const FATAL = new Set<number>([Errors.PRODUCER_FENCED, Errors.INVALID_PRODUCER_EPOCH, Errors.INVALID_PRODUCER_ID_MAPPING, Errors.TRANSACTION_COORDINATOR_FENCED]);
 
+/** A choice that seeded runs always take (ppm 1e6) but a shrunk tape can turn off (option 0). */
+const ALWAYS = 1_000_000;
+
 export type ProducerPhase = "starting" | "idle" | "in-transaction" | "ending" | "closed" | "finished";
 
 /**
@@ -88,6 +91,11 @@ export class TransactionalProducer {
   /** A restarted instance continues the workload count of the instance it replaces. */
   inheritProgress(previous: TransactionalProducer): void {
     this.started = previous.started;
+  }
+
+  /** Never started (a shrunk run without this producer). */
+  skip(): void {
+    this.phase = "finished";
   }
 
   start(delayMs: number): void {
@@ -173,6 +181,8 @@ export class TransactionalProducer {
     this.ctx.sim.schedule(thinkMs, () => {
       if (this.stopping) return this.finish("closed");
       if (this.started >= this.workload.transactions) return this.finish("finished");
+      // Always true in seeded runs; a shrinker that zeroes this choice ends the workload early.
+      if (this.started > 0 && !this.ctx.choices.chance(`workload:${this.config.name}`, ALWAYS)) return this.finish("finished");
       this.started++;
       const ghost = `${this.config.name}.t${this.started}`;
       this.current = { ghost, records: this.drawRecords(ghost), next: 0, added: new Set(), commit: true, abortable: null };
