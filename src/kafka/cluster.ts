@@ -169,29 +169,30 @@ export class Cluster {
   }
 
   /** Workload phase (faults on), then a quiet phase (faults off, producers stopped). */
-  run(): ClusterRunOutcome {
+  /** `abort` is polled between events: true ends the run at once (no quiet phase, no final checks). */
+  run(abort: () => boolean = () => false): ClusterRunOutcome {
     const { sim, spec } = this;
     const coordinator = this.coordinators.get(this.log.leader) as TransactionCoordinator;
     coordinator.onElection(this.log.elect(this.log.leader));
     const startRange = spec.producers.startMs;
     this.producers.forEach((p, i) => {
       // Producers after the first are always started in seeded runs; a shrunk tape can drop them.
-      if (i > 0 && !this.choices.chance("workload:start", 1_000_000)) return p.skip();
-      p.start(this.choices.between("workload:start", startRange.min, startRange.max));
+      if (i > 0 && !this.choices.chance("workload:start", 1_000_000)) p.skip();
+      else p.start(this.choices.between("workload:start", startRange.min, startRange.max));
     });
     for (const c of this.consumers) c.start();
     this.nemesis.start();
     sim.scheduleAt(spec.faults.windowMs, () => this.endFaults());
     const producersDone = () => this.producers.every((p) => p.isDone);
     const bounds = { maxEvents: spec.bounds.maxEvents, maxTimeMs: spec.bounds.workloadDeadlineMs };
-    let stop = sim.run(bounds, producersDone);
+    let stop = sim.run(bounds, () => producersDone() || abort());
     const workloadEndMs = sim.nowMs;
     const done = producersDone();
-    if (stop === "max-events") return { stop, workloadEndMs, producersDone: done };
+    if (stop === "max-events" || abort()) return { stop: abort() ? "stopped" : stop, workloadEndMs, producersDone: done };
     this.endFaults();
     for (const p of this.producers) p.stop();
     sim.emit("cluster", "quiet-period", { untilMs: sim.nowMs + spec.bounds.quietPeriodMs });
-    stop = sim.run({ maxEvents: spec.bounds.maxEvents, maxTimeMs: sim.nowMs + spec.bounds.quietPeriodMs });
+    stop = sim.run({ maxEvents: spec.bounds.maxEvents, maxTimeMs: sim.nowMs + spec.bounds.quietPeriodMs }, abort);
     for (const c of this.consumers) c.stop();
     return { stop, workloadEndMs, producersDone: done };
   }

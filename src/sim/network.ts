@@ -1,4 +1,4 @@
-import type { ChoiceSource } from "./choice-tape.js";
+import type { ChoiceSource, Stream } from "./choice-tape.js";
 import type { Simulation, Timer } from "./simulation.js";
 
 /** Latency of one message: usually [minMs, maxMs]; with probability slowPpm, [slowMinMs, slowMaxMs]. */
@@ -48,6 +48,9 @@ export interface Connection {
   open: boolean;
   lastRequestArrivalMs: number;
   lastResponseArrivalMs: number;
+  /** Choice streams of the two directions (one per directed link, shared by its connections). */
+  readonly requestStream: Stream;
+  readonly responseStream: Stream;
 }
 
 /** Upper bound on requests in flight on one connection (Kafka clients use at most 5). */
@@ -90,6 +93,8 @@ export class Network<Req, Resp> {
       open: true,
       lastRequestArrivalMs: 0,
       lastResponseArrivalMs: 0,
+      requestStream: this.choices.stream(`net:${client}>${server}`),
+      responseStream: this.choices.stream(`net:${server}>${client}`),
     };
     this.connections.set(connection.id, connection);
     this.inFlight.set(connection.id, new Map());
@@ -118,7 +123,7 @@ export class Network<Req, Resp> {
       if (pending.get(correlationId) === entry) this.close(connection, `request ${correlationId} timed out after ${timeoutMs}ms`);
     });
     this.sim.emit(connection.client, "net.send", { conn: connection.id, corr: correlationId, to: connection.server, msg: this.labelOf(body) });
-    this.transmit(connection, connection.client, connection.server, "request", () => {
+    this.transmit(connection, "request", () => {
       this.deliverRequest(connection, correlationId, body);
     });
     return correlationId;
@@ -142,7 +147,7 @@ export class Network<Req, Resp> {
   resetConnectionsTo(server: string, reason: string): void {
     for (const connection of this.connections.values()) {
       if (connection.server !== server || !connection.open) continue;
-      const delayMs = this.drawDelay(`net:${server}>${connection.client}`, this.faultsFor(server, connection.client).delay, false);
+      const delayMs = this.baseDelay(connection.responseStream, this.faultsFor(server, connection.client).delay);
       this.sim.schedule(delayMs, () => this.close(connection, `${server} restarted: ${reason}`));
     }
   }
@@ -169,26 +174,31 @@ export class Network<Req, Resp> {
   }
 
   /** Apply link faults to one message and schedule its arrival (and maybe a duplicate's). */
-  private transmit(connection: Connection, from: string, to: string, direction: "request" | "response", arrive: () => void): void {
-    const stream = `net:${from}>${to}`;
+  private transmit(connection: Connection, direction: "request" | "response", arrive: () => void): void {
+    const toServer = direction === "request";
+    const from = toServer ? connection.client : connection.server;
+    const to = toServer ? connection.server : connection.client;
+    const stream = toServer ? connection.requestStream : connection.responseStream;
     if (this.isBlocked(from, to)) {
       this.sim.emit(from, "net.drop", { conn: connection.id, cause: "partition", dir: direction });
       return;
     }
     const faults = this.faultsFor(from, to);
     const faulty = this.faultsActive;
-    if (faulty && this.choices.chance(stream, faults.dropPpm)) {
+    if (faulty && stream.chance(faults.dropPpm)) {
       this.sim.emit(from, "net.drop", { conn: connection.id, cause: "loss", dir: direction });
       return;
     }
-    const copies = faulty && this.choices.chance(stream, faults.duplicatePpm) ? 2 : 1;
+    const copies = faulty && stream.chance(faults.duplicatePpm) ? 2 : 1;
     for (let copy = 0; copy < copies; copy++) {
-      let delayMs = this.drawDelay(stream, faults.delay, faulty);
-      const mayOvertake = faulty && this.choices.chance(stream, faults.reorderPpm);
-      const last = direction === "request" ? connection.lastRequestArrivalMs : connection.lastResponseArrivalMs;
+      const slow = faulty && stream.chance(faults.delay.slowPpm);
+      let delayMs = slow ? stream.between(faults.delay.slowMinMs, faults.delay.slowMaxMs) : stream.between(faults.delay.minMs, faults.delay.maxMs);
+      if (slow) this.sim.emit(from, "net.slow", { conn: connection.id, dir: direction, delayMs });
+      const mayOvertake = faulty && stream.chance(faults.reorderPpm);
+      const last = toServer ? connection.lastRequestArrivalMs : connection.lastResponseArrivalMs;
       let arrivalMs = this.sim.nowMs + delayMs;
       if (!mayOvertake && arrivalMs < last) arrivalMs = last;
-      if (direction === "request") connection.lastRequestArrivalMs = Math.max(last, arrivalMs);
+      if (toServer) connection.lastRequestArrivalMs = Math.max(last, arrivalMs);
       else connection.lastResponseArrivalMs = Math.max(last, arrivalMs);
       delayMs = arrivalMs - this.sim.nowMs;
       if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: connection.id, dir: direction, delayMs });
@@ -196,9 +206,9 @@ export class Network<Req, Resp> {
     }
   }
 
-  private drawDelay(stream: string, delay: DelayProfile, faulty: boolean): number {
-    if (faulty && this.choices.chance(stream, delay.slowPpm)) return this.choices.between(stream, delay.slowMinMs, delay.slowMaxMs);
-    return this.choices.between(stream, delay.minMs, delay.maxMs);
+  /** Base latency of one message on a stream (used for connection closes, never faulty). */
+  private baseDelay(stream: Stream, delay: DelayProfile): number {
+    return stream.between(delay.minMs, delay.maxMs);
   }
 
   /** A stalled node takes its messages when the stall ends, in arrival order. */
@@ -221,13 +231,13 @@ export class Network<Req, Resp> {
       respond: (response: Resp) => {
         if (answered) throw new Error(`request ${correlationId} answered twice`);
         answered = true;
-        this.transmit(connection, connection.server, connection.client, "response", () => this.deliverResponse(connection, correlationId, response));
+        this.transmit(connection, "response", () => this.deliverResponse(connection, correlationId, response));
       },
       closeConnection: (reason: string) => {
         answered = true;
         this.sim.emit(connection.server, "net.server-close", { conn: connection.id, reason });
         // The client notices the FIN after one message latency.
-        const delayMs = this.drawDelay(`net:${connection.server}>${connection.client}`, this.faultsFor(connection.server, connection.client).delay, false);
+        const delayMs = this.baseDelay(connection.responseStream, this.faultsFor(connection.server, connection.client).delay);
         this.sim.schedule(delayMs, () => this.close(connection, `closed by ${connection.server}: ${reason}`));
       },
     });

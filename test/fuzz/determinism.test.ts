@@ -30,7 +30,7 @@ describe("determinism", () => {
     const config = runConfigFor(resolveScenario("kip-1228-gap"));
     for (const seed of [3, 27]) {
       const recorded = runSeed(config, { seed }, { recordTape: true });
-      const replayed = runSeed(config, { tape: recorded.tape as number[] });
+      const replayed = runSeed(config, { tape: recorded.tape! });
       expect(replayed.traceHash).toBe(recorded.traceHash);
       expect(replayed.violations).toEqual(recorded.violations);
     }

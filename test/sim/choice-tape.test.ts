@@ -25,16 +25,36 @@ describe("ChoiceSource", () => {
     expect(draw(replay)).toEqual(values);
   });
 
-  it("reads past the end of a tape as 0, the simplest choice", () => {
-    const replay = ChoiceSource.replaying([3]);
+  it("reads past the end of a stream as 0, the simplest choice", () => {
+    const replay = ChoiceSource.replaying({ x: [3] });
     expect(replay.pick("x", 5)).toBe(3);
     expect(replay.pick("x", 5)).toBe(0);
     expect(replay.chance("x", 999_999)).toBe(false);
     expect(replay.between("x", 4, 9)).toBe(4);
+    expect(replay.pick("never-recorded", 9)).toBe(0);
   });
 
   it("reduces an out-of-range tape value modulo the option count", () => {
-    expect(ChoiceSource.replaying([12]).pick("x", 5)).toBe(2);
+    expect(ChoiceSource.replaying({ x: [12] }).pick("x", 5)).toBe(2);
+  });
+
+  it("keeps each stream's tape separate: changing one stream does not shift another", () => {
+    const seeded = ChoiceSource.seeded(11, { record: true });
+    const a = [seeded.pick("a", 100), seeded.pick("b", 100), seeded.pick("a", 100), seeded.pick("b", 100)];
+    const tape = seeded.tape();
+    expect(Object.keys(tape)).toEqual(["a", "b"]);
+    const edited = ChoiceSource.replaying({ ...tape, a: [0] });
+    const b = [edited.pick("a", 100), edited.pick("b", 100), edited.pick("a", 100), edited.pick("b", 100)];
+    expect([b[1], b[3]]).toEqual([a[1], a[3]]);
+    expect([b[0], b[2]]).toEqual([0, 0]);
+  });
+
+  it("reports per-stream positions (a tape cut there replays to the same point)", () => {
+    const s = ChoiceSource.seeded(1);
+    s.pick("a", 3);
+    s.pick("b", 3);
+    s.pick("a", 3);
+    expect(s.positions()).toEqual({ a: 2, b: 1 });
   });
 
   it("keeps named streams independent: a new stream does not shift another's draws", () => {

@@ -1,3 +1,4 @@
+import type { Stream } from "../../sim/choice-tape.js";
 import { ConnectionPool } from "../../sim/network.js";
 import type { AbortedTxn, LogBatch } from "../broker/partition-log.js";
 import { Errors } from "../common/errors.js";
@@ -65,6 +66,7 @@ export class ReadCommittedConsumer {
   private readonly connections: ConnectionPool<KafkaRequest, KafkaResponse>;
   readonly observations: Observation[] = [];
   private stopped = false;
+  private readonly pollStream: Stream;
 
   constructor(
     private readonly ctx: ClusterContext,
@@ -77,6 +79,7 @@ export class ReadCommittedConsumer {
   ) {
     for (const p of partitions) this.positions.set(p, 0);
     this.connections = new ConnectionPool(ctx.net, name);
+    this.pollStream = ctx.choices.stream(`consumer:${name}`);
   }
 
   start(): void {
@@ -89,7 +92,8 @@ export class ReadCommittedConsumer {
   }
 
   private pollAll(): void {
-    if (this.stopped) return;
+    // Always true in seeded runs; a shrunk tape that ends here stops the polling.
+    if (this.stopped || !this.pollStream.chance(1_000_000)) return;
     for (const p of this.partitions) this.fetch(p);
     this.ctx.sim.schedule(this.pollIntervalMs, () => this.pollAll());
   }
