@@ -4,7 +4,7 @@ import type { ClusterSpec } from "../kafka/cluster-spec.js";
 import { GhostLedger } from "../oracle/ghost-ledger.js";
 import { checkLiveness } from "../oracle/liveness.js";
 import type { Violation } from "../oracle/violation.js";
-import { ChoiceSource } from "../sim/choice-tape.js";
+import { ChoiceSource, type Tape } from "../sim/choice-tape.js";
 import { Simulation } from "../sim/simulation.js";
 import { Trace, type TraceEvent } from "../sim/trace.js";
 
@@ -14,13 +14,18 @@ export interface RunConfig {
   spec: ClusterSpec;
 }
 
-export type RunInput = { seed: number } | { tape: readonly number[] };
+export type RunInput = { seed: number } | { tape: Readonly<Tape> };
 
 export interface RunOptions {
   /** Keep the choice tape (for saving and shrinking). */
   recordTape?: boolean;
   /** Keep every trace event (for replay and explanations). */
   recordTrace?: boolean;
+  /**
+   * End the run at the first violation this accepts (no quiet phase, no final checks). The result's
+   * `stoppedAt` holds each stream's position by then: a tape cut there replays to the same point.
+   */
+  stopWhen?: (v: Violation) => boolean;
 }
 
 export interface RunStats {
@@ -41,8 +46,10 @@ export interface RunResult {
   traceHash: string;
   violations: Violation[];
   stats: RunStats;
-  tape: number[] | null;
+  tape: Tape | null;
   trace: TraceEvent[] | null;
+  /** With `stopWhen`: each stream's position when the accepted violation was reported (else null). */
+  stoppedAt: Record<string, number> | null;
 }
 
 /**
@@ -56,11 +63,20 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   const ledger = new GhostLedger();
   let cluster: Cluster | null = null;
   let stop = "error";
+  let stoppedAt: Record<string, number> | null = null;
+  if (options.stopWhen) {
+    const accept = options.stopWhen;
+    ledger.onReport = (v) => {
+      if (stoppedAt === null && accept(v)) stoppedAt = choices.positions();
+    };
+  }
   try {
     cluster = new Cluster(config.spec, sim, choices, ledger);
-    const outcome = cluster.run();
+    const outcome = cluster.run(() => stoppedAt !== null);
     stop = outcome.stop;
-    if (outcome.stop === "max-events") {
+    if (stoppedAt !== null) {
+      // Stopped at the accepted violation: the run is incomplete by design, no final checks.
+    } else if (outcome.stop === "max-events") {
       ledger.report(modelError(`the run exceeded ${config.spec.bounds.maxEvents} events (bound of the scenario)`, sim.nowMs, []));
     } else {
       for (const v of checkLiveness(ledger, cluster.snapshot(), sim.nowMs)) ledger.report(v);
@@ -88,6 +104,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     },
     tape: options.recordTape ? choices.tape() : null,
     trace: trace.events,
+    stoppedAt,
   };
 }
 

@@ -62,9 +62,13 @@ export class GhostLedger implements GhostObserver {
   markersApplied = 0;
   markersRejected = 0;
 
+  /** Called with every reported violation (run-seed uses it to stop early and note the tape position). */
+  onReport: ((v: Violation) => void) | null = null;
+
   report(v: Violation): void {
     if (this.violations.length < MAX_VIOLATIONS_PER_RUN) this.violations.push(v);
     else this.droppedViolations++;
+    this.onReport?.(v);
   }
 
   txnBegun(e: { ghostTxn: string; producer: string; transactionalId: string; atMs: number }): void {
