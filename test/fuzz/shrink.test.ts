@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { runConfigFor } from "../../src/fuzz/campaign.js";
+import { checkDeterminism, describeDivergence } from "../../src/fuzz/determinism-check.js";
+import { runSeed } from "../../src/fuzz/run-seed.js";
+import { normalizeTape, shrinkFailure, shrinkTape, targetOf } from "../../src/fuzz/shrink.js";
+import { toClusterSpec } from "../../src/scenario/to-cluster-spec.js";
+import { Rng } from "../../src/sim/rng.js";
+import { resolveScenario } from "../../src/scenario/loader.js";
+import { tapeLength } from "../../src/sim/choice-tape.js";
+
+function firstFailure(name: string, kind = "stale-marker") {
+  const loaded = resolveScenario(name);
+  const config = runConfigFor(loaded);
+  for (let seed = 0; seed < 500; seed++) {
+    const r = runSeed(config, { seed }, { recordTape: true });
+    const v = r.violations.find((x) => x.kind === kind);
+    if (v) return { loaded, config, seed, run: r, violation: v };
+  }
+  throw new Error(`no ${kind} in 500 seeds of ${name}`);
+}
+
+/** Producer of a ghost transaction id such as p0.t3 or p0#2.t5. */
+const producerOf = (ghost: string | undefined) => ghost?.split(".t")[0];
+const txnIndex = (ghost: string | undefined) => Number(ghost?.split(".t")[1]);
+
+describe("shrinking a stale-marker failure", () => {
+  it.each(["kip-1228-gap", "tv1-legacy"])("%s: at most a quarter of the events, two transactions of one producer, one stale marker", (name) => {
+    const { loaded, run, violation } = firstFailure(name);
+    const result = shrinkFailure(loaded.scenario, {}, run.tape!, targetOf(violation), { budgetMs: 60_000 });
+    expect(result.stoppedBy).toBe("fixpoint");
+    expect(result.after.events).toBeLessThanOrEqual(result.original.events / 4);
+    expect(result.after.faults).toBeLessThan(result.original.faults);
+    expect(result.after.transactions).toBeLessThanOrEqual(2);
+    expect(result.after.producers).toBe(1);
+    expect(result.after.violations).toBe(1);
+    const config = { scenario: result.scenario.name, spec: toClusterSpec(result.scenario) };
+    const v = result.violation;
+    expect(v.kind).toBe("stale-marker");
+    expect(v.broker).toBe(violation.broker);
+    expect(producerOf(v.markerIssuedFor)).toBe(producerOf(v.transaction));
+    expect(txnIndex(v.transaction) - txnIndex(v.markerIssuedFor)).toBe(1);
+    expect(txnIndex(v.transaction)).toBeLessThanOrEqual(2);
+    // The shrunk tape stands alone: it replays to the same violation and trace hash.
+    const replayed = runSeed(config, { tape: result.tape });
+    expect(replayed.traceHash).toBe(result.traceHash);
+    expect(replayed.violations.some((x) => x.kind === "stale-marker" && x.broker === violation.broker)).toBe(true);
+  });
+
+  it("returns an already-minimal tape unchanged", () => {
+    const { config, run, violation } = firstFailure("kip-1228-gap");
+    const once = shrinkTape(config, run.tape!, targetOf(violation), { budgetMs: 60_000 });
+    expect(once.stoppedBy).toBe("fixpoint");
+    const twice = shrinkTape(config, once.tape, targetOf(violation), { budgetMs: 60_000 });
+    expect(twice.tape).toEqual(once.tape);
+    expect(twice.stoppedBy).toBe("fixpoint");
+  });
+
+  it("stops at its budget and keeps the best tape found so far", () => {
+    const { config, run, violation } = firstFailure("kip-1228-gap");
+    let clock = 0;
+    const result = shrinkTape(config, run.tape!, targetOf(violation), { budgetMs: 20, nowMs: () => (clock += 1) });
+    expect(result.stoppedBy).toBe("budget");
+    expect(tapeLength(result.tape)).toBeLessThanOrEqual(tapeLength(normalizeTape(run.tape!)));
+    expect(runSeed(config, { tape: result.tape }).violations.some((x) => x.kind === "stale-marker")).toBe(true);
+  });
+
+  it("refuses a tape that does not show the target", () => {
+    const config = runConfigFor(resolveScenario("kip-1228"));
+    const run = runSeed(config, { seed: 1 }, { recordTape: true });
+    expect(() => shrinkTape(config, run.tape!, { kind: "stale-marker" }, { budgetMs: 1_000 })).toThrow(/does not show stale-marker/);
+  });
+});
+
+describe("determinism self-check", () => {
+  it("passes on built-in scenarios", () => {
+    for (const name of ["kip-1228-gap", "tv1-legacy", "kip-1228-4.2.0"]) {
+      const config = runConfigFor(resolveScenario(name));
+      for (const seed of [0, 7]) expect(checkDeterminism(config, { seed }).deterministic).toBe(true);
+    }
+  });
+
+  it("catches a planted nondeterminism and names the first divergent event", () => {
+    const config = runConfigFor(resolveScenario("kip-1228-gap"));
+    // The planted bug: a copy of the random-number component whose 300th draw differs on the
+    // second run, as a leftover Math.random or a wall-clock read would.
+    let calls = 0;
+    const original = Rng.prototype.intBelow;
+    const runner = (c: typeof config, input: { seed: number } | { tape: Record<string, number[]> }) => {
+      calls++;
+      const planted = calls === 2;
+      let draws = 0;
+      Rng.prototype.intBelow = function (this: Rng, n: number) {
+        const v = original.call(this, n);
+        // From the 300th draw on, small ranges (delays, picks) come out one higher.
+        return planted && ++draws >= 300 && n <= 1_000 ? (v + 1) % n : v;
+      };
+      try {
+        return runSeed(c, input, { recordTrace: true });
+      } finally {
+        Rng.prototype.intBelow = original;
+      }
+    };
+    const verdict = checkDeterminism(config, { seed: 3 }, runner);
+    expect(verdict.deterministic).toBe(false);
+    if (verdict.deterministic) return;
+    expect(verdict.index).toBeGreaterThan(0);
+    expect(verdict.first).not.toEqual(verdict.second);
+    const lines = describeDivergence(verdict);
+    expect(lines[0]).toMatch(/diverge at trace event #\d+/);
+    expect(lines[1]).toMatch(/first run: +#\d+ t=\d+ms/);
+  });
+});
