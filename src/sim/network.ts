@@ -191,9 +191,10 @@ export class Network<Req, Resp> {
     }
     const copies = faulty && stream.chance(faults.duplicatePpm) ? 2 : 1;
     for (let copy = 0; copy < copies; copy++) {
+      if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: connection.id, dir: direction });
       const slow = faulty && stream.chance(faults.delay.slowPpm);
       let delayMs = slow ? stream.between(faults.delay.slowMinMs, faults.delay.slowMaxMs) : stream.between(faults.delay.minMs, faults.delay.maxMs);
-      if (slow) this.sim.emit(from, "net.slow", { conn: connection.id, dir: direction, delayMs });
+      if (slow) this.sim.emit(from, "net.slow", { conn: connection.id, dir: direction, copy, delayMs });
       const mayOvertake = faulty && stream.chance(faults.reorderPpm);
       const last = toServer ? connection.lastRequestArrivalMs : connection.lastResponseArrivalMs;
       let arrivalMs = this.sim.nowMs + delayMs;
@@ -201,7 +202,6 @@ export class Network<Req, Resp> {
       if (toServer) connection.lastRequestArrivalMs = Math.max(last, arrivalMs);
       else connection.lastResponseArrivalMs = Math.max(last, arrivalMs);
       delayMs = arrivalMs - this.sim.nowMs;
-      if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: connection.id, dir: direction, delayMs });
       this.sim.schedule(delayMs, () => this.arriveAt(to, arrive));
     }
   }

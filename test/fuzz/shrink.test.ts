@@ -110,3 +110,36 @@ describe("determinism self-check", () => {
     expect(lines[1]).toMatch(/first run: +#\d+ t=\d+ms/);
   });
 });
+
+describe("the minimal story", () => {
+  it("tells the KIP-1228 gap as KAFKA.md 6(b) does, step for step", async () => {
+    const { renderStory } = await import("../../src/report/story.js");
+    const { loaded, run, violation } = firstFailure("kip-1228-gap");
+    const shrunk = shrinkFailure(loaded.scenario, {}, run.tape!, targetOf(violation), { budgetMs: 60_000 });
+    const replay = runSeed({ scenario: "kip-1228-gap", spec: toClusterSpec(shrunk.scenario) }, { tape: shrunk.tape }, { recordTrace: true });
+    const v = replay.violations.find((x) => x.kind === "stale-marker")!;
+    const story = renderStory(replay.trace!, v);
+    expect(story.length).toBeLessThanOrEqual(30);
+    const [t1, t2] = [v.markerIssuedFor!, v.transaction!];
+    // 6(b): T1 writes; EndTxn -> PrepareCommit/Abort at epoch+1 (TV2); the marker goes out as v1;
+    // a copy is duplicated or delayed; the other copy completes T1; T2 writes at the same
+    // partition at the new epoch; the stale copy passes the legacy rule and closes T2's records.
+    const steps = [
+      new RegExp(`appends ${t1}'s record at ${v.partition}`),
+      new RegExp(`writes Prepare(Commit|Abort) for ${t1} at epoch \\d+ \\(bumped from \\d+: TV2`),
+      /sends marker #\d+ to broker-2: WriteTxnMarkers v1/,
+      /fault: /,
+      new RegExp(`accepts ${t1}'s (COMMIT|ABORT) marker at ${v.partition} .*closing`),
+      new RegExp(`writes Complete(Commit|Abort) for ${t1}`),
+      new RegExp(`appends ${t2}'s record at ${v.partition}`),
+      new RegExp(`accepts ${t1}'s (?:COMMIT|ABORT) marker at ${v.partition} \\(TransactionVersion 0 read, legacy rule (\\d+) >= \\1\\).*closing`),
+      /=> stale-marker/,
+    ];
+    let at = 0;
+    for (const step of steps) {
+      const found = story.findIndex((line, i) => i >= at && step.test(line));
+      expect(found, `step ${step} in\n${story.join("\n")}`).toBeGreaterThanOrEqual(at);
+      at = found + 1;
+    }
+  });
+});

@@ -226,6 +226,9 @@ export class TransactionMarkerChannelManager {
     }));
     const ghosts: MarkerGhost[] = batch.map(({ entry }) => ({ ghostTxn: entry.ghostTxn, transactionalId: entry.transactionalId, markerId: entry.markerId, resend: entry.resend }));
     const bytes = encodeWriteTxnMarkersRequest({ apiVersion: version, correlationId: this.nextCorrelationId++, clientId: `${this.self}-txn-marker-sender` }, markers);
+    for (const { entry } of batch) {
+      this.ctx.sim.emit(this.self, "markers.send", { broker: channel.broker, marker: entry.markerId, resend: entry.resend, v: version, pid: entry.producerId, epoch: entry.producerEpoch, result: entry.result, ce: entry.coordinatorEpoch, txn: entry.ghostTxn });
+    }
     channel.inFlight = true;
     const correlationId = this.ctx.net.request(connection, { api: "WriteTxnMarkers", bytes, ghosts }, this.ctx.config.requestTimeoutMs, (result) =>
       this.onMarkersResult(channel, version, batch, result),
@@ -250,7 +253,6 @@ export class TransactionMarkerChannelManager {
         correlationId,
         atMs: this.ctx.sim.nowMs,
       });
-      this.ctx.sim.emit(this.self, "markers.send", { broker: channel.broker, marker: entry.markerId, resend: entry.resend, v: version, pid: entry.producerId, epoch: entry.producerEpoch, result: entry.result, ce: entry.coordinatorEpoch, txn: entry.ghostTxn });
       entry.resend++;
     });
   }
