@@ -3,13 +3,17 @@ import chalk from "chalk";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { TOOL_VERSION } from "../version.js";
+import { reportBuilder, reportCommand } from "./commands/report.js";
 import { runBuilder, runCommand } from "./commands/run.js";
 import { EXIT, reportFatal } from "./errors.js";
 
-process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-  if (e.code === "EPIPE") process.exit(EXIT.ok);
-  throw e;
-});
+// A reader that goes away (`eosfuzz run --json | head -c 100`) is not an error: stop quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(EXIT.ok);
+    throw e;
+  });
+}
 
 const argv = hideBin(process.argv);
 if ((process.env.NO_COLOR && !process.env.FORCE_COLOR) || argv.includes("--json")) chalk.level = 0;
@@ -30,7 +34,13 @@ async function main(): Promise<void> {
       (y) => runBuilder(y),
       (args) => exitWith(runCommand(args)),
     )
-    .demandCommand(1, "expected a command: run")
+    .command(
+      "report <file>",
+      "render a saved run report (run.json, e.g. merged from shards) as HTML, JUnit and ShiViz logs",
+      (y) => reportBuilder(y),
+      (args) => exitWith(reportCommand(args)),
+    )
+    .demandCommand(1, "expected a command: run, report")
     .recommendCommands()
     .fail((message, error) => {
       if (error) throw error;

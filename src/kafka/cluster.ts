@@ -13,7 +13,7 @@ import { TransactionLog } from "./coordinator/transaction-log.js";
 import type { TransactionStateName } from "./coordinator/transaction-state.js";
 import type { GhostObserver } from "./ghost.js";
 import { Nemesis } from "./nemesis.js";
-import { type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
+import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
 import { type ReleaseName, releaseProfile } from "./release.js";
 
 /** First producer id handed out (ProducerIdManager blocks start elsewhere in Kafka; any value works). */
@@ -77,7 +77,7 @@ export class Cluster {
       });
     }
     const coordinatorIds = new Set(spec.coordinators.map((c) => c.id));
-    this.net = new Network<KafkaRequest, KafkaResponse>(sim, choices, (from, to) => this.linkFaults(coordinatorIds, from, to), labelOf);
+    this.net = new Network<KafkaRequest, KafkaResponse>(sim, choices, (from, to) => this.linkFaults(coordinatorIds, from, to), labelOf, describeMessage);
     const first = spec.coordinators[0];
     if (!first) throw new Error("a cluster needs a coordinator");
     const metadata: MetadataCache = {

@@ -19,6 +19,17 @@ export interface ReportedViolation {
   transaction?: string;
   markerIssuedFor?: string;
   replay: string;
+  /** Not allowed by the scenario's expectation: a failing result (JUnit, annotations, exit code). */
+  unexpected: boolean;
+}
+
+/** One clause of the expectation, judged: a test case in junit.xml. */
+export interface ExpectationCheck {
+  /** find: an expected kind was found in budget; nothing-unexpected: no violation outside the expectation; other. */
+  clause: "find" | "nothing-unexpected" | "other";
+  name: string;
+  met: boolean;
+  detail: string;
 }
 
 /** The `--json` object and run.json: stable keys, violations sorted by seed. */
@@ -37,20 +48,33 @@ export interface RunReport {
   expectation: Expectation;
   expectationMet: boolean;
   expectationReasons: string[];
+  expectationChecks: ExpectationCheck[];
   violationsByKind: Record<string, number>;
   failingSeeds: number[];
   violations: ReportedViolation[];
-  /** Wall-clock figures: the only non-deterministic part of the report. */
+  /** Wall-clock figures: the only non-deterministic part of the report (see WALL_CLOCK_FIELDS). */
   wallMs: number;
   eventsPerSecond: number;
   seedsPerSecond: number;
+  /** When the run started (ISO 8601, UTC). */
+  startedAt: string;
+}
+
+/** Top-level fields that depend on the wall clock; everything else is a pure function of the run. */
+export const WALL_CLOCK_FIELDS = ["wallMs", "eventsPerSecond", "seedsPerSecond", "startedAt"] as const;
+
+/** The report without its wall-clock fields: equal for equal runs, whatever the machine or the day. */
+export function deterministicPart(report: RunReport): Omit<RunReport, (typeof WALL_CLOCK_FIELDS)[number]> {
+  const copy: Record<string, unknown> = { ...report };
+  for (const field of WALL_CLOCK_FIELDS) delete copy[field];
+  return copy as Omit<RunReport, (typeof WALL_CLOCK_FIELDS)[number]>;
 }
 
 export function replayCommand(scenario: string, seed: number, mutant: string | null): string {
   return `eosfuzz run --scenario ${scenario} --seed-start ${seed} --seeds 1${mutant ? ` --mutant ${mutant}` : ""}`;
 }
 
-function reportViolation(v: SeededViolation, scenario: string, mutant: string | null): ReportedViolation {
+function reportViolation(v: SeededViolation, scenario: string, mutant: string | null, unexpected: boolean): ReportedViolation {
   const out: ReportedViolation = {
     kind: v.kind,
     seed: v.seed,
@@ -60,6 +84,7 @@ function reportViolation(v: SeededViolation, scenario: string, mutant: string | 
     steps: v.explanation,
     atMs: v.atMs,
     replay: replayCommand(scenario, v.seed, mutant),
+    unexpected,
   };
   if (v.partition !== undefined) out.partition = v.partition;
   if (v.broker !== undefined) out.broker = v.broker;
@@ -69,8 +94,39 @@ function reportViolation(v: SeededViolation, scenario: string, mutant: string | 
   return out;
 }
 
-export function buildRunReport(result: CampaignResult, wallMs: number, mutant: string | null = null): RunReport {
+/**
+ * The expectation clause by clause: each expected kind found in budget, and nothing unexpected.
+ * Reasons the clauses do not cover (an interrupted run, goals added later) become failing checks.
+ */
+export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
+  const expect = result.scenario.scenario.expect;
+  const { verdict, seedStart } = result;
+  const checks: ExpectationCheck[] = [];
+  const where = expect.where ? ` at brokers on ${expect.where.brokerRelease.join("/")}` : "";
+  for (const kind of expect.clean ? [] : expect.find) {
+    const budget = expect.within ?? result.seedsRun;
+    const first = verdict.found[kind] ?? null;
+    const met = first !== null && first - seedStart < budget;
+    const detail = first === null ? `not found in ${result.seedsRun} seeds` : `first found at seed ${first} (${first - seedStart + 1} seeds in)`;
+    checks.push({ clause: "find", name: `finds ${kind} within ${budget} seeds${where}`, met, detail });
+  }
+  const unexpected = verdict.unexpected.length;
+  const kinds = [...new Set(verdict.unexpected.map((v) => v.kind))].join(", ");
+  checks.push({
+    clause: "nothing-unexpected",
+    name: expect.clean || expect.find.length === 0 ? "no violation of any kind" : "no violation the expectation does not allow",
+    met: unexpected === 0,
+    detail: unexpected === 0 ? `none in ${result.seedsRun} seeds` : `${unexpected} unexpected (${kinds}), first at seed ${verdict.unexpected[0]?.seed}`,
+  });
+  const covered = (reason: string) => reason.startsWith("expected ") || reason.startsWith("unexpected ");
+  for (const reason of verdict.reasons.filter((r) => !covered(r))) checks.push({ clause: "other", name: reason, met: false, detail: reason });
+  if (result.interrupted) checks.push({ clause: "other", name: "runs its whole seed budget", met: false, detail: `interrupted after ${result.seedsRun} seeds` });
+  return checks;
+}
+
+export function buildRunReport(result: CampaignResult, wallMs: number, mutant: string | null = null, startedAt: Date = new Date(Date.now() - wallMs)): RunReport {
   const name = result.scenario.scenario.name;
+  const unexpected = new Set(result.verdict.unexpected);
   const byKind: Record<string, number> = {};
   for (const v of result.violations) byKind[v.kind] = (byKind[v.kind] ?? 0) + 1;
   const seconds = Math.max(wallMs, 1) / 1000;
@@ -89,11 +145,13 @@ export function buildRunReport(result: CampaignResult, wallMs: number, mutant: s
     expectation: result.scenario.scenario.expect,
     expectationMet: result.verdict.met && !result.interrupted,
     expectationReasons: result.interrupted ? ["interrupted before the seed budget was run", ...result.verdict.reasons] : result.verdict.reasons,
+    expectationChecks: expectationChecks(result),
     violationsByKind: Object.fromEntries(Object.entries(byKind).sort(([a], [b]) => a.localeCompare(b))),
     failingSeeds: result.failingSeeds,
-    violations: [...result.violations].sort((a, b) => a.seed - b.seed).map((v) => reportViolation(v, name, mutant)),
+    violations: [...result.violations].sort((a, b) => a.seed - b.seed).map((v) => reportViolation(v, name, mutant, unexpected.has(v))),
     wallMs: Math.round(wallMs),
     eventsPerSecond: Math.round(result.events / seconds),
     seedsPerSecond: Math.round((result.seedsRun / seconds) * 10) / 10,
+    startedAt: startedAt.toISOString(),
   };
 }

@@ -1,4 +1,5 @@
 import chalk from "chalk";
+import Table from "cli-table3";
 import type { Expectation } from "../scenario/schema.js";
 import type { ReportedViolation, RunReport } from "./run-report.js";
 
@@ -15,6 +16,24 @@ function whereOf(v: ReportedViolation): string {
   return v.broker ? `${v.broker} (${v.brokerRelease ?? "?"})` : "coordinator";
 }
 
+/** Violations grouped by kind: count, seeds, places, first seed, and whether the expectation allows them. */
+export function violationTable(r: RunReport): string {
+  const table = new Table({
+    head: ["kind", "violations", "seeds", "where", "first seed", "expected"],
+    style: { head: [], border: [] },
+    colAligns: ["left", "right", "right", "left", "right", "left"],
+  });
+  for (const kind of Object.keys(r.violationsByKind)) {
+    const of = r.violations.filter((v) => v.kind === kind);
+    const places = new Map<string, number>();
+    for (const v of of) places.set(whereOf(v), (places.get(whereOf(v)) ?? 0) + 1);
+    const placeText = [...places].map(([p, c]) => `${p} x${c}`).join(", ");
+    const unexpected = of.some((v) => v.unexpected);
+    table.push([chalk.yellow(kind), n(r.violationsByKind[kind] ?? 0), n(new Set(of.map((v) => v.seed)).size), placeText, String(of[0]?.seed ?? ""), unexpected ? chalk.red("no") : chalk.green("yes")]);
+  }
+  return table.toString();
+}
+
 /** The human summary of a run: throughput, violations by kind and place, the verdict, one example per kind. */
 export function renderRunReport(r: RunReport, options: { examples?: number } = {}): string {
   const out: string[] = [];
@@ -22,20 +41,8 @@ export function renderRunReport(r: RunReport, options: { examples?: number } = {
   out.push(chalk.bold(`eosfuzz run ${r.scenario}`) + chalk.dim(`  seeds ${r.seedStart}..${last}${r.mutant ? `  mutant ${r.mutant}` : ""}${r.interrupted ? "  (interrupted)" : ""}`));
   out.push(`  ${n(r.seedsRun)} seeds, ${n(r.events)} events in ${(r.wallMs / 1000).toFixed(1)} s (${n(r.eventsPerSecond)} events/s, ${r.seedsPerSecond} seeds/s)`);
   out.push("");
-  const kinds = Object.keys(r.violationsByKind);
-  if (kinds.length === 0) {
-    out.push(`  ${chalk.green("no violations")}`);
-  } else {
-    out.push("  violations");
-    for (const kind of kinds) {
-      const of = r.violations.filter((v) => v.kind === kind);
-      const seeds = new Set(of.map((v) => v.seed)).size;
-      const places = new Map<string, number>();
-      for (const v of of) places.set(whereOf(v), (places.get(whereOf(v)) ?? 0) + 1);
-      const placeText = [...places].map(([p, c]) => `${p} x${c}`).join(", ");
-      out.push(`    ${chalk.yellow(kind.padEnd(20))} ${String(r.violationsByKind[kind]).padStart(5)} in ${seeds} seed${seeds > 1 ? "s" : ""}   at ${placeText}`);
-    }
-  }
+  if (Object.keys(r.violationsByKind).length === 0) out.push(`  ${chalk.green("no violations")}`);
+  else out.push(violationTable(r).replace(/^/gm, "  "));
   out.push("");
   out.push(`  expectation: ${describeExpectation(r.expectation)}`);
   if (r.expectationMet) out.push(`  ${chalk.green.bold("MET")}`);

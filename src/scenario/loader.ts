@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
-import { InputError } from "./input-error.js";
+import { describeFound, InputError, readInputFile } from "./input-error.js";
 import { type Scenario, scenarioSchema } from "./schema.js";
 import { type SemanticProblem, semanticProblems } from "./semantic-checks.js";
 
@@ -22,15 +22,6 @@ export const BUILTIN_SCENARIO_DIR = fileURLToPath(new URL("../../scenarios/", im
 const MAX_SCENARIO_BYTES = 1_000_000;
 
 type Path = (string | number)[];
-
-function describeFound(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (typeof value === "string") return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
-  if (Array.isArray(value)) return `a list of ${value.length}`;
-  if (value === null) return "null";
-  if (typeof value === "object") return "a map";
-  return String(value);
-}
 
 function valueAt(data: unknown, path: Path): unknown {
   let v: unknown = data;
@@ -132,16 +123,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function loadScenarioFile(path: string): LoadedScenario {
-  let text: string;
-  try {
-    const buffer = readFileSync(path);
-    if (buffer.length > MAX_SCENARIO_BYTES) throw new InputError(path, "", `expected a scenario file under ${MAX_SCENARIO_BYTES} bytes, found ${buffer.length}`);
-    text = buffer.toString("utf8");
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-    throw new InputError(path, "", `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  return parseScenario(text, path);
+  return parseScenario(readInputFile(path, MAX_SCENARIO_BYTES, "a scenario file"), path);
 }
 
 /** Names of the built-in scenarios (the YAML files in scenarios/), sorted. */

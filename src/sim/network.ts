@@ -70,7 +70,7 @@ export class Network<Req, Resp> {
   private readonly stalledUntil = new Map<string, number>();
   private readonly blockedUntil = new Map<string, number>();
   private nextConnectionId = 1;
-  private nextCorrelationId = 1;
+  private nextCorrelationIdValue = 1;
   /** When false, only base latency applies: no drops, duplicates, reorders or slow messages. */
   faultsActive = true;
 
@@ -79,7 +79,14 @@ export class Network<Req, Resp> {
     private readonly choices: ChoiceSource,
     private readonly faultsFor: (from: string, to: string) => LinkFaults,
     private readonly labelOf: (body: Req | Resp) => string,
+    /** The message's key fields as short text: a recorded, unhashed annotation for diagrams. */
+    private readonly detailOf: (body: Req | Resp) => string = () => "",
   ) {}
+
+  /** The correlation id the next request will get (lets a sender name it in its own events first). */
+  get nextCorrelationId(): number {
+    return this.nextCorrelationIdValue;
+  }
 
   registerServer(node: string, handler: (request: InboundRequest<Req, Resp>) => void): void {
     this.handlers.set(node, handler);
@@ -116,14 +123,14 @@ export class Network<Req, Resp> {
     if (!connection.open) throw new Error(`request on closed connection ${connection.id}`);
     const pending = this.inFlight.get(connection.id) as Map<number, Pending<Resp>>;
     if (pending.size >= MAX_IN_FLIGHT_PER_CONNECTION) throw new Error(`connection ${connection.id}: too many in flight`);
-    const correlationId = this.nextCorrelationId++;
+    const correlationId = this.nextCorrelationIdValue++;
     const entry: Pending<Resp> = { correlationId, onResult, timer: null };
     pending.set(correlationId, entry);
     entry.timer = this.sim.schedule(timeoutMs, () => {
       if (pending.get(correlationId) === entry) this.close(connection, `request ${correlationId} timed out after ${timeoutMs}ms`);
     });
-    this.sim.emit(connection.client, "net.send", { conn: connection.id, corr: correlationId, to: connection.server, msg: this.labelOf(body) });
-    this.transmit(connection, "request", () => {
+    this.sim.emit(connection.client, "net.send", { conn: connection.id, corr: correlationId, to: connection.server, msg: this.labelOf(body) }, () => ({ detail: this.detailOf(body) }));
+    this.transmit(connection, correlationId, "request", () => {
       this.deliverRequest(connection, correlationId, body);
     });
     return correlationId;
@@ -174,33 +181,34 @@ export class Network<Req, Resp> {
   }
 
   /** Apply link faults to one message and schedule its arrival (and maybe a duplicate's). */
-  private transmit(connection: Connection, direction: "request" | "response", arrive: () => void): void {
+  private transmit(connection: Connection, correlationId: number, direction: "request" | "response", arrive: () => void): void {
     const toServer = direction === "request";
     const from = toServer ? connection.client : connection.server;
     const to = toServer ? connection.server : connection.client;
     const stream = toServer ? connection.requestStream : connection.responseStream;
     if (this.isBlocked(from, to)) {
-      this.sim.emit(from, "net.drop", { conn: connection.id, cause: "partition", dir: direction });
+      this.sim.emit(from, "net.drop", { conn: connection.id, corr: correlationId, cause: "partition", dir: direction });
       return;
     }
     const faults = this.faultsFor(from, to);
     const faulty = this.faultsActive;
     if (faulty && stream.chance(faults.dropPpm)) {
-      this.sim.emit(from, "net.drop", { conn: connection.id, cause: "loss", dir: direction });
+      this.sim.emit(from, "net.drop", { conn: connection.id, corr: correlationId, cause: "loss", dir: direction });
       return;
     }
     const copies = faulty && stream.chance(faults.duplicatePpm) ? 2 : 1;
     for (let copy = 0; copy < copies; copy++) {
-      if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: connection.id, dir: direction });
+      if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: connection.id, corr: correlationId, dir: direction });
       const slow = faulty && stream.chance(faults.delay.slowPpm);
       let delayMs = slow ? stream.between(faults.delay.slowMinMs, faults.delay.slowMaxMs) : stream.between(faults.delay.minMs, faults.delay.maxMs);
-      if (slow) this.sim.emit(from, "net.slow", { conn: connection.id, dir: direction, copy, delayMs });
+      if (slow) this.sim.emit(from, "net.slow", { conn: connection.id, corr: correlationId, dir: direction, copy, delayMs });
       const mayOvertake = faulty && stream.chance(faults.reorderPpm);
       const last = toServer ? connection.lastRequestArrivalMs : connection.lastResponseArrivalMs;
       let arrivalMs = this.sim.nowMs + delayMs;
       if (!mayOvertake && arrivalMs < last) arrivalMs = last;
       if (toServer) connection.lastRequestArrivalMs = Math.max(last, arrivalMs);
       else connection.lastResponseArrivalMs = Math.max(last, arrivalMs);
+      if (arrivalMs < last) this.sim.emit(from, "net.overtake", { conn: connection.id, corr: correlationId, dir: direction, copy, delayMs: arrivalMs - this.sim.nowMs });
       delayMs = arrivalMs - this.sim.nowMs;
       this.sim.schedule(delayMs, () => this.arriveAt(to, arrive));
     }
@@ -231,7 +239,9 @@ export class Network<Req, Resp> {
       respond: (response: Resp) => {
         if (answered) throw new Error(`request ${correlationId} answered twice`);
         answered = true;
-        this.transmit(connection, "response", () => this.deliverResponse(connection, correlationId, response));
+        // The server side of the response, so that a trace pairs every arrow with both of its ends.
+        this.sim.emit(connection.server, "net.reply", { conn: connection.id, corr: correlationId, to: connection.client, msg: this.labelOf(response) }, () => ({ detail: this.detailOf(response) }));
+        this.transmit(connection, correlationId, "response", () => this.deliverResponse(connection, correlationId, response));
       },
       closeConnection: (reason: string) => {
         answered = true;

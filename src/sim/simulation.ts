@@ -1,5 +1,5 @@
 import { EventQueue, type ScheduledEvent } from "./event-queue.js";
-import type { Trace } from "./trace.js";
+import type { Trace, TraceFields } from "./trace.js";
 
 export interface RunBounds {
   /** Hard cap on fired events (a run that needs more is reported, never looped forever). */
@@ -61,9 +61,12 @@ export class Simulation {
     };
   }
 
-  /** Record a model event at the current virtual time. */
-  emit(node: string, kind: string, fields: Record<string, number | string | boolean | null>): void {
-    this.trace.emit(this.time, node, kind, fields);
+  /**
+   * Record a model event at the current virtual time. `annotate` adds display-only fields (labels
+   * for diagrams): called only when the full trace is recorded, never hashed.
+   */
+  emit(node: string, kind: string, fields: Record<string, number | string | boolean | null>, annotate?: () => TraceFields): void {
+    this.trace.emit(this.time, node, kind, fields, annotate);
   }
 
   /** Fire events in order until the queue drains, a bound is hit, or `stop()` returns true. */

@@ -77,15 +77,21 @@ export class Trace {
     }
   }
 
-  /** Add one event to the hash (and to the record when recording). */
-  emit(timeMs: number, node: string, kind: string, fields: TraceFields): void {
+  /**
+   * Add one event to the hash (and to the record when recording). Fields from `annotate` are
+   * recorded after the hashed ones but never hashed: they are display text derived from hashed
+   * state (a message's key fields), so formatting changes do not change trace hashes, and a fuzz run
+   * that records nothing never builds them.
+   */
+  emit(timeMs: number, node: string, kind: string, fields: TraceFields, annotate?: () => TraceFields): void {
     this.absorb(timeMs);
     this.absorb(hashString(node));
     this.absorb(hashString(kind));
     for (const key in fields) this.absorbValue(fields[key] as TraceValue);
     const index = this.eventCount++;
     if (this.events && index < this.maxRecorded) {
-      this.events.push({ index, timeMs, node, kind, fields, hash: hex64(this.hi, this.lo) });
+      const recorded = annotate ? { ...fields, ...annotate() } : fields;
+      this.events.push({ index, timeMs, node, kind, fields: recorded, hash: hex64(this.hi, this.lo) });
     }
   }
 }

@@ -1,13 +1,15 @@
-import { join } from "node:path";
 import type { Argv } from "yargs";
 import { runCampaign } from "../../fuzz/campaign.js";
-import { buildRunReport } from "../../report/run-report.js";
+import { emitGithubActions } from "../../report/github-actions.js";
+import { createProgress } from "../../report/progress.js";
+import { defaultReportDir, writeReportDir } from "../../report/report-dir.js";
+import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { renderRunReport } from "../../report/terminal.js";
-import { writeJsonAtomic } from "../../report/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
-import { resolveScenario } from "../../scenario/loader.js";
+import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
 import { LIMITS } from "../../scenario/schema.js";
 import { EXIT } from "../errors.js";
+import { traceReport } from "../report-output.js";
 
 export interface RunArgs {
   scenario: string;
@@ -15,6 +17,7 @@ export interface RunArgs {
   "seed-start": number;
   json: boolean;
   out?: string;
+  progress: boolean;
 }
 
 export function runBuilder(y: Argv): Argv<RunArgs> {
@@ -23,7 +26,8 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
     .option("seeds", { type: "number", describe: "number of seeds (default: the scenario's seeds)" })
     .option("seed-start", { type: "number", default: 0, describe: "first seed" })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
-    .option("out", { type: "string", describe: "write the report (run.json) into this directory" }) as unknown as Argv<RunArgs>;
+    .option("out", { type: "string", describe: "write the report (run.json, index.html, junit.xml, ShiViz logs) into DIR; bare --out: reports/<scenario>-<run id>" })
+    .option("progress", { type: "boolean", default: true, describe: "progress bar on a terminal, heartbeat line otherwise (--no-progress: neither)" }) as unknown as Argv<RunArgs>;
 }
 
 function checkCount(flag: string, value: number | undefined, min: number, max: number): void {
@@ -47,28 +51,40 @@ export function runCommand(args: RunArgs): number {
   };
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
-  const progress = !args.json && process.stderr.isTTY;
+  const progress = createProgress({ scenario: loaded.scenario.name, total: seeds, enabled: args.progress, heartbeatMs: heartbeatMs() });
+  const startedAt = new Date();
   const started = performance.now();
-  let lastProgress = started;
+  let violations = 0;
   const result = runCampaign(loaded, {
     seeds,
     seedStart: args["seed-start"],
     shouldStop: () => interrupted,
-    onSeed: (_r, done) => {
-      if (!progress) return;
-      const now = performance.now();
-      if (now - lastProgress < 200 && done !== seeds) return;
-      lastProgress = now;
-      process.stderr.write(`\r  ${done}/${seeds} seeds`);
-      if (done === seeds) process.stderr.write("\r\x1b[K");
+    onSeed: (r, done) => {
+      violations += r.violations.length;
+      progress.update(done, violations);
     },
   });
+  progress.stop();
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
-  const report = buildRunReport(result, performance.now() - started);
-  if (args.out) writeJsonAtomic(join(args.out, "run.json"), report);
+  const report = buildRunReport(result, performance.now() - started, null, startedAt);
+  const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out);
   if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else process.stdout.write(`${renderRunReport(report)}\n`);
+  else process.stdout.write(`${renderRunReport(report)}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
+  emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));
   if (result.interrupted) return EXIT.interrupted;
   return report.expectationMet ? EXIT.ok : EXIT.unexpected;
+}
+
+/** Heartbeat interval: EOSFUZZ_HEARTBEAT_SECONDS, else the default (10 s). */
+function heartbeatMs(): number | undefined {
+  const seconds = Number(process.env.EOSFUZZ_HEARTBEAT_SECONDS);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+}
+
+/** The --out directory: the run's failures traced again, then every report file. Returns the directory. */
+function writeRunReport(report: RunReport, loaded: LoadedScenario, out: string): string {
+  const dir = out === "" ? defaultReportDir(report) : out;
+  writeReportDir(dir, traceReport(report, loaded));
+  return dir;
 }

@@ -131,7 +131,7 @@ export class KafkaBroker {
       );
     }
     const batch = result.batch;
-    this.ctx.sim.emit(this.id, "produce.append", { partition: body.partition, pid: body.producerId, epoch: body.producerEpoch, seq: body.baseSequence, offset: batch.baseOffset, txn: body.ghostTxn });
+    this.ctx.sim.emit(this.id, "produce.append", { partition: body.partition, pid: body.producerId, epoch: body.producerEpoch, seq: body.baseSequence, offset: batch.baseOffset, txn: body.ghostTxn, corr: request.correlationId });
     this.ctx.ghost.batchAppended({ broker: this.id, partition: body.partition, batch, atMs: now });
     this.replicate(body.partition, batch.lastOffset + 1, () =>
       request.respond({ api: "Produce", errorCode: Errors.NONE, baseOffset: batch.baseOffset, errorMessage: null }),
@@ -259,7 +259,7 @@ export class KafkaBroker {
       ghostTxn: ghost.ghostTxn,
     });
     if (outcome.kind === "error") {
-      this.ctx.sim.emit(this.id, "marker.rejected", { partition, pid: marker.producerId, epoch: marker.producerEpoch, stored: outcome.storedEpochBefore, ce: marker.coordinatorEpoch, tv: marker.transactionVersion, rule: outcome.rule, error: outcome.errorCode });
+      this.ctx.sim.emit(this.id, "marker.rejected", { partition, pid: marker.producerId, epoch: marker.producerEpoch, stored: outcome.storedEpochBefore, ce: marker.coordinatorEpoch, tv: marker.transactionVersion, rule: outcome.rule, error: outcome.errorCode, txn: ghost.ghostTxn, marker: ghost.markerId, resend: ghost.resend, v: version, corr: correlationId });
       this.ctx.ghost.markerApplied({
         ...common,
         storedEpochBefore: outcome.storedEpochBefore,
@@ -285,6 +285,10 @@ export class KafkaBroker {
       offset: outcome.batch.baseOffset,
       closedFrom: completed ? completed.firstOffset : -1,
       txn: ghost.ghostTxn,
+      marker: ghost.markerId,
+      resend: ghost.resend,
+      v: version,
+      corr: correlationId,
     });
     this.ctx.ghost.markerApplied({
       ...common,

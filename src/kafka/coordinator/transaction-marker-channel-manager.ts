@@ -226,8 +226,10 @@ export class TransactionMarkerChannelManager {
     }));
     const ghosts: MarkerGhost[] = batch.map(({ entry }) => ({ ghostTxn: entry.ghostTxn, transactionalId: entry.transactionalId, markerId: entry.markerId, resend: entry.resend }));
     const bytes = encodeWriteTxnMarkersRequest({ apiVersion: version, correlationId: this.nextCorrelationId++, clientId: `${this.self}-txn-marker-sender` }, markers);
+    // corr ties each marker to its request's arrow; tv is the transaction's version, which only a v2 request carries.
+    const corr = this.ctx.net.nextCorrelationId;
     for (const { entry } of batch) {
-      this.ctx.sim.emit(this.self, "markers.send", { broker: channel.broker, marker: entry.markerId, resend: entry.resend, v: version, pid: entry.producerId, epoch: entry.producerEpoch, result: entry.result, ce: entry.coordinatorEpoch, txn: entry.ghostTxn });
+      this.ctx.sim.emit(this.self, "markers.send", { broker: channel.broker, marker: entry.markerId, resend: entry.resend, v: version, pid: entry.producerId, epoch: entry.producerEpoch, result: entry.result, ce: entry.coordinatorEpoch, tv: entry.transactionVersion, partitions: entry.partitions.join(","), txn: entry.ghostTxn, corr });
     }
     channel.inFlight = true;
     const correlationId = this.ctx.net.request(connection, { api: "WriteTxnMarkers", bytes, ghosts }, this.ctx.config.requestTimeoutMs, (result) =>

@@ -1,0 +1,38 @@
+import type { Argv } from "yargs";
+import { emitGithubActions } from "../../report/github-actions.js";
+import { readRunReport } from "../../report/read-run-report.js";
+import { writeReportDir, writeReportHtml } from "../../report/report-dir.js";
+import { renderRunReport } from "../../report/terminal.js";
+import { EXIT } from "../errors.js";
+import { scenarioOfReport, traceReport } from "../report-output.js";
+
+export interface ReportArgs {
+  file: string;
+  html?: string;
+  out?: string;
+}
+
+export function reportBuilder(y: Argv): Argv<ReportArgs> {
+  return y
+    .positional("file", { type: "string", demandOption: true, describe: "a run report: run.json, or what run --json printed (a merged report too)" })
+    .option("html", { type: "string", requiresArg: true, describe: "write the HTML report (one self-contained file) to FILE" })
+    .option("out", { type: "string", requiresArg: true, describe: "write the whole report directory (run.json, index.html, junit.xml, ShiViz logs) into DIR" }) as unknown as Argv<ReportArgs>;
+}
+
+/**
+ * `eosfuzz report RUN.json`: render an existing run again, e.g. one merged from shards. The
+ * failing seeds are run again to draw them. Exit 0 when the run met its expectation, 1 when not.
+ */
+export function reportCommand(args: ReportArgs): number {
+  const report = readRunReport(args.file);
+  const needsTraces = args.html !== undefined || args.out !== undefined;
+  const scenario = needsTraces ? scenarioOfReport(report) : { loaded: null, why: "" };
+  const content = needsTraces ? traceReport(report, scenario.loaded, {}, scenario.why) : { report, traces: [], notes: [] };
+  if (args.html) writeReportHtml(args.html, content);
+  if (args.out) writeReportDir(args.out, content);
+  for (const note of content.notes) process.stderr.write(`eosfuzz: ${note}\n`);
+  const where = [args.html, args.out ? `${args.out}/index.html` : undefined].filter(Boolean).join(", ");
+  process.stdout.write(`${renderRunReport(report)}\n${where ? `\n  report: ${where}\n` : ""}`);
+  emitGithubActions(report, (line) => process.stdout.write(line));
+  return report.expectationMet ? EXIT.ok : EXIT.unexpected;
+}

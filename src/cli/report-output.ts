@@ -1,0 +1,45 @@
+import { existsSync } from "node:fs";
+import { traceFailures } from "../fuzz/failure-traces.js";
+import type { ReleaseFlags } from "../kafka/release.js";
+import { reportedFailures } from "../report/failure-selection.js";
+import type { ReportContent } from "../report/report-dir.js";
+import type { RunReport } from "../report/run-report.js";
+import { InputError } from "../scenario/input-error.js";
+import { type LoadedScenario, loadScenarioFile, resolveScenario } from "../scenario/loader.js";
+
+/**
+ * Trace the report's failures again (one run per distinct seed) so that the page can draw them.
+ * A seed whose trace hash differs from the one the run recorded is still drawn, with a note: the
+ * picture is of today's model, not of the recorded run.
+ */
+export function traceReport(report: RunReport, loaded: LoadedScenario | null, overrides: Partial<ReleaseFlags> = {}, whyNoScenario = ""): ReportContent {
+  const failures = reportedFailures(report);
+  if (failures.length === 0) return { report, traces: [], notes: [] };
+  if (!loaded) return { report, traces: [], notes: [`No diagrams: ${whyNoScenario}`] };
+  const seen = new Set<number>();
+  const wanted = failures.filter((v) => !seen.has(v.seed) && seen.add(v.seed));
+  const traces = traceFailures(loaded, wanted, overrides);
+  const notes = traces
+    .filter((t) => t.recordedTraceHash !== null && t.recordedTraceHash !== t.traceHash)
+    .map((t) => `Seed ${t.seed} ran with trace hash ${t.traceHash}, not ${t.recordedTraceHash} as recorded: the model changed since the run, so its diagram shows the run as eosfuzz runs it today.`);
+  return { report, traces, notes };
+}
+
+/**
+ * The scenario a saved report ran: its source file if it still has the same content hash, else the
+ * built-in scenario of the same name with that hash (a report made on another machine), else none.
+ */
+export function scenarioOfReport(report: RunReport): { loaded: LoadedScenario | null; why: string } {
+  const candidates: (() => LoadedScenario)[] = [];
+  if (existsSync(report.scenarioSource)) candidates.push(() => loadScenarioFile(report.scenarioSource));
+  candidates.push(() => resolveScenario(report.scenario));
+  for (const load of candidates) {
+    try {
+      const loaded = load();
+      if (loaded.contentHash === report.scenarioHash) return { loaded, why: "" };
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+    }
+  }
+  return { loaded: null, why: `scenario ${report.scenario} with content hash ${report.scenarioHash} was not found (neither ${report.scenarioSource} nor a built-in scenario has that content), so the failing seeds cannot be run again.` };
+}

@@ -1,0 +1,55 @@
+import type { ReleaseFlags } from "../kafka/release.js";
+import type { Violation } from "../oracle/violation.js";
+import type { LoadedScenario } from "../scenario/loader.js";
+import type { TraceEvent } from "../sim/trace.js";
+import { runConfigFor } from "./campaign.js";
+import { type RunConfig, runSeed } from "./run-seed.js";
+
+/** A server node of the cluster and the release it starts on (lanes of a diagram). */
+export interface ServerNode {
+  id: string;
+  role: "coordinator" | "broker";
+  release: string;
+}
+
+/** One seed run again with its full trace: what diagrams and ShiViz logs are drawn from. */
+export interface SeedTrace {
+  scenario: string;
+  seed: number;
+  traceHash: string;
+  /** The hash the run being rendered recorded for this seed (null: none was recorded). */
+  recordedTraceHash: string | null;
+  events: TraceEvent[];
+  /** Events the run emitted; more than events.length when the trace hit its recording bound. */
+  eventCount: number;
+  violations: Violation[];
+  servers: ServerNode[];
+}
+
+export function serversOf(config: RunConfig): ServerNode[] {
+  return [
+    ...config.spec.coordinators.map((n) => ({ id: n.id, role: "coordinator" as const, release: n.release })),
+    ...config.spec.brokers.map((n) => ({ id: n.id, role: "broker" as const, release: n.release })),
+  ];
+}
+
+/** Run one seed again, recording every event. Pure: the same seed gives the same trace. */
+export function traceSeed(config: RunConfig, seed: number, recordedTraceHash: string | null = null): SeedTrace {
+  const result = runSeed(config, { seed }, { recordTrace: true });
+  return {
+    scenario: config.scenario,
+    seed,
+    traceHash: result.traceHash,
+    recordedTraceHash,
+    events: result.trace ?? [],
+    eventCount: result.stats.traceEvents,
+    violations: result.violations,
+    servers: serversOf(config),
+  };
+}
+
+/** Trace the given failing seeds of a scenario (each with the hash its run recorded). */
+export function traceFailures(loaded: LoadedScenario, failures: readonly { seed: number; traceHash: string }[], overrides: Partial<ReleaseFlags> = {}): SeedTrace[] {
+  const config = runConfigFor(loaded, overrides);
+  return failures.map((f) => traceSeed(config, f.seed, f.traceHash));
+}

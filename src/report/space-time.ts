@@ -1,0 +1,369 @@
+import type { SeedTrace, ServerNode } from "../fuzz/failure-traces.js";
+import { errorName } from "../kafka/common/errors.js";
+import type { Violation } from "../oracle/violation.js";
+import type { TraceEvent, TraceFields } from "../sim/trace.js";
+import { describeEventLine } from "./shiviz.js";
+import { linkMessages, type MessageLink } from "./trace-links.js";
+
+/**
+ * The space-time diagram of one run as data: lanes (one per node), events on them, messages as
+ * arrows between them, fault periods as bands, and what the violation makes stand out. The SVG
+ * renderer (svg-diagram.ts) and the page script draw from this; tests inspect it directly.
+ */
+export type LaneRole = "coordinator" | "broker" | "producer" | "consumer";
+
+export interface Lane {
+  id: string;
+  role: LaneRole;
+  /** Release of a server node (after upgrades, the one it started with). */
+  release: string | null;
+}
+
+/** What draws attention: the stale marker, the records it wrongly closed, other related events. */
+export type Emphasis = "stale" | "victim" | "related" | null;
+
+export type EventCategory = "net" | "marker" | "produce" | "txn" | "client" | "fault" | "log" | "other";
+
+export interface DiagramEvent {
+  index: number;
+  timeMs: number;
+  lane: string;
+  kind: string;
+  category: EventCategory;
+  /** Short label drawn next to key events ("" = only on hover). */
+  label: string;
+  /** One full line: time, kind, every field. */
+  text: string;
+  emphasis: Emphasis;
+}
+
+export interface Arrow {
+  from: string;
+  to: string;
+  conn: number;
+  corr: number;
+  direction: "request" | "response";
+  api: string;
+  label: string;
+  sendIndex: number;
+  sendMs: number;
+  arriveIndex: number | null;
+  arriveMs: number | null;
+  fate: MessageLink["fate"];
+  duplicate: boolean;
+  /** Always labelled (WriteTxnMarkers), not only on hover. */
+  key: boolean;
+  emphasis: Emphasis;
+  /** A network fault that delayed this message ("slow network: delayed 856 ms"), or null. */
+  delay: string | null;
+}
+
+export type BandKind = "stall" | "partition" | "slow" | "failover" | "pause" | "restart" | "upgrade" | "quiet";
+
+export interface Band {
+  kind: BandKind;
+  /** Lanes covered; empty = every lane. */
+  lanes: string[];
+  fromMs: number;
+  toMs: number;
+  label: string;
+  index: number;
+}
+
+export interface SpaceTime {
+  title: string;
+  seed: number;
+  traceHash: string;
+  lanes: Lane[];
+  events: DiagramEvent[];
+  arrows: Arrow[];
+  bands: Band[];
+  violation: { kind: string; summary: string; atMs: number; steps: string[]; index: number | null } | null;
+  /** Trace indices shown: [first, last] of `total` events (a window when the trace is very long). */
+  window: { first: number; last: number; total: number };
+  endMs: number;
+}
+
+/** Bound on the events drawn: beyond it the diagram shows a window that ends after the violation. */
+export const MAX_DIAGRAM_EVENTS = 12_000;
+
+const ROLE_ORDER: Record<LaneRole, number> = { coordinator: 0, broker: 1, producer: 2, consumer: 3 };
+
+function roleOf(node: string, servers: readonly ServerNode[]): LaneRole | null {
+  const server = servers.find((s) => s.id === node);
+  if (server) return server.role;
+  if (/^p\d/.test(node)) return "producer";
+  if (/^c\d/.test(node)) return "consumer";
+  return null;
+}
+
+/** Natural order: p2 before p10, p0 before p0#2. */
+const natural = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
+
+export function lanesOf(events: readonly TraceEvent[], servers: readonly ServerNode[]): Lane[] {
+  const ids = new Set<string>(servers.map((s) => s.id));
+  for (const e of events) ids.add(e.node);
+  const lanes: Lane[] = [];
+  for (const id of ids) {
+    const role = roleOf(id, servers);
+    if (role) lanes.push({ id, role, release: servers.find((s) => s.id === id)?.release ?? null });
+  }
+  const serverRank = (id: string) => servers.findIndex((s) => s.id === id);
+  return lanes.sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || serverRank(a.id) - serverRank(b.id) || natural(a.id, b.id));
+}
+
+const f = (fields: TraceFields, k: string) => fields[k];
+const s = (fields: TraceFields, k: string) => String(fields[k] ?? "");
+
+function categoryOf(kind: string): EventCategory {
+  if (kind.startsWith("net.")) return "net";
+  if (kind.startsWith("marker")) return "marker";
+  if (kind.startsWith("produce.")) return "produce";
+  if (kind.startsWith("txn") || kind.startsWith("coordinator.")) return "txn";
+  if (kind.startsWith("producer.") || kind.startsWith("consumer.")) return "client";
+  if (kind.startsWith("fault.") || kind === "broker.upgrade") return "fault";
+  if (kind.startsWith("log.")) return "log";
+  return "other";
+}
+
+const tvText = (tv: unknown) => (typeof tv === "number" && tv > 0 ? `TV${tv}` : "TV0");
+
+/** The WriteTxnMarkers request as its key fields, from the coordinator's markers.send events. */
+function markerSendLabel(sends: readonly TraceEvent[]): string {
+  return sends
+    .map(({ fields: x }) => {
+      const tv = Number(f(x, "v")) >= 2 ? tvText(f(x, "tv")) : `${tvText(f(x, "tv"))} dropped (v1)`;
+      return `#${s(x, "marker")}.${Number(f(x, "resend")) + 1} ${s(x, "result")} ${s(x, "txn")} pid ${s(x, "pid")} e${s(x, "epoch")} ce${s(x, "ce")} ${tv}`;
+    })
+    .join("; ");
+}
+
+/** The leader's answer per partition, from its marker.append / marker.rejected events. */
+function markerResultLabel(results: readonly TraceEvent[]): string {
+  return results
+    .map(({ kind, fields: x }) => (kind === "marker.append" ? `${s(x, "partition")} OK @${s(x, "offset")}` : `${s(x, "partition")} ${errorName(Number(f(x, "error")))}`))
+    .join(", ");
+}
+
+/** Short labels for the events a reader follows; the rest are shown on hover. */
+function eventLabel(e: TraceEvent): string {
+  const x = e.fields;
+  switch (e.kind) {
+    case "markers.send":
+      return `send #${s(x, "marker")}.${Number(f(x, "resend")) + 1} ${s(x, "result")} ${s(x, "txn")} -> ${s(x, "broker")} (v${s(x, "v")})`;
+    case "marker.append": {
+      const closed = Number(f(x, "closedFrom")) >= 0 ? ` closes ${s(x, "closedFrom")}..${Number(f(x, "offset")) - 1}` : "";
+      return `${s(x, "result")} ${s(x, "txn")} @${s(x, "offset")} ${s(x, "partition")}${closed} (${s(x, "rule")})`;
+    }
+    case "marker.rejected":
+      return `reject ${s(x, "txn")} ${s(x, "partition")}: ${errorName(Number(f(x, "error")))} (${s(x, "rule")})`;
+    case "produce.append":
+      return `${s(x, "txn")} @${s(x, "offset")} ${s(x, "partition")}`;
+    case "txn.prepare":
+    case "txn.complete":
+      return `${s(x, "state")} ${s(x, "txn")}`;
+    case "coordinator.elected":
+      return `elected (ce ${s(x, "ce")})`;
+    case "producer.begin":
+      return `begin ${s(x, "txn")}`;
+    case "producer.outcome":
+      return `${s(x, "txn")} ${s(x, "outcome")}`;
+    case "producer.fatal":
+    case "producer.give-up":
+      return `${e.kind.slice(9)}: ${s(x, "reason")}`;
+    default:
+      return "";
+  }
+}
+
+/** Which trace events the violation is about. */
+interface Focus {
+  stale: Set<number>;
+  victims: Set<number>;
+  related: Set<number>;
+  /** Request correlation ids of the stale marker and of the victims' produce requests. */
+  staleCorr: Set<number>;
+  victimCorr: Set<number>;
+  index: number | null;
+}
+
+function focusOf(events: readonly TraceEvent[], v: Violation | null): Focus {
+  const focus: Focus = { stale: new Set(), victims: new Set(), related: new Set(), staleCorr: new Set(), victimCorr: new Set(), index: null };
+  if (!v) return focus;
+  // The event that shows the violation: the marker append for a stale marker, else the first
+  // event of the affected transaction at or before the time of detection.
+  const applied = events.find((e) => e.kind === "marker.append" && e.node === v.broker && e.fields.partition === v.partition && e.fields.txn === v.markerIssuedFor && e.timeMs === v.atMs);
+  if (applied && v.kind === "stale-marker") {
+    focus.stale.add(applied.index);
+    focus.index = applied.index;
+    focus.staleCorr.add(Number(applied.fields.corr));
+    const closedFrom = Number(applied.fields.closedFrom);
+    const markerOffset = Number(applied.fields.offset);
+    for (const e of events) {
+      if (e.kind === "markers.send" && focus.staleCorr.has(Number(e.fields.corr)) && e.fields.txn === v.markerIssuedFor) focus.stale.add(e.index);
+      if (e.kind === "produce.append" && e.node === v.broker && e.fields.partition === v.partition && e.fields.txn === v.transaction) {
+        const offset = Number(e.fields.offset);
+        if (offset >= closedFrom && offset < markerOffset) {
+          focus.victims.add(e.index);
+          focus.victimCorr.add(Number(e.fields.corr));
+        }
+      }
+    }
+  }
+  const txns = new Set([v.transaction, v.markerIssuedFor].filter((t): t is string => t !== undefined));
+  for (const e of events) {
+    if (focus.stale.has(e.index) || focus.victims.has(e.index)) continue;
+    if (typeof e.fields.txn === "string" && txns.has(e.fields.txn)) focus.related.add(e.index);
+  }
+  if (focus.index === null) focus.index = [...focus.related].filter((i) => (events[i - (events[0]?.index ?? 0)]?.timeMs ?? 0) <= v.atMs).pop() ?? null;
+  return focus;
+}
+
+function emphasisOf(focus: Focus, index: number): Emphasis {
+  if (focus.stale.has(index)) return "stale";
+  if (focus.victims.has(index)) return "victim";
+  if (focus.related.has(index)) return "related";
+  return null;
+}
+
+/** Fault periods and cluster-wide moments as bands on the time axis. */
+function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: number): Band[] {
+  const bands: Band[] = [];
+  const laneIds = new Set(lanes.map((l) => l.id));
+  const until = (x: TraceFields) => Math.min(Number(x.untilMs), endMs);
+  for (const e of events) {
+    const x = e.fields;
+    const at = { fromMs: e.timeMs, index: e.index };
+    switch (e.kind) {
+      case "fault.stall":
+        bands.push({ kind: "stall", lanes: [e.node], ...at, toMs: until(x), label: `${e.node} stalled` });
+        break;
+      case "fault.partition":
+        bands.push({ kind: "partition", lanes: [e.node, s(x, "to")].filter((l) => laneIds.has(l)), ...at, toMs: until(x), label: `link ${e.node} -> ${s(x, "to")} cut` });
+        break;
+      case "producer.pause":
+        bands.push({ kind: "pause", lanes: [e.node], ...at, toMs: until(x), label: `${e.node} paused (zombie)` });
+        break;
+      case "fault.failover":
+        bands.push({ kind: "failover", lanes: [], ...at, toMs: e.timeMs, label: `failover ${s(x, "from")} -> ${s(x, "to")} (coordinator epoch ${s(x, "ce")})` });
+        break;
+      case "fault.producer-restart":
+        bands.push({ kind: "restart", lanes: [s(x, "old"), s(x, "fresh")].filter((l) => laneIds.has(l)), ...at, toMs: e.timeMs, label: `restart: ${s(x, "fresh")} replaces ${s(x, "old")}` });
+        break;
+      case "broker.upgrade":
+      case "coordinator.upgrade":
+        bands.push({ kind: "upgrade", lanes: [e.node], ...at, toMs: e.timeMs, label: `${e.node} upgraded ${s(x, "from")} -> ${s(x, "to")}` });
+        break;
+      case "quiet-period":
+        bands.push({ kind: "quiet", lanes: [], ...at, toMs: until(x), label: "quiet period: no faults, no new transactions" });
+        break;
+    }
+  }
+  return bands;
+}
+
+/**
+ * Messages a network fault slowed down (or let overtake another) are marked on their arrows; for
+ * the arrows the violation is about, the time they spent in the network is also a band along their
+ * path (for all of them, the bands would cover the diagram: a few percent of messages are slow).
+ */
+function markDelays(events: readonly TraceEvent[], arrows: readonly Arrow[]): Band[] {
+  const byKey = new Map<string, Arrow>();
+  for (const a of arrows) byKey.set(`${a.direction}:${a.conn}:${a.corr}:${a.duplicate ? 1 : 0}`, a);
+  const bands: Band[] = [];
+  for (const e of events) {
+    if (e.kind !== "net.slow" && e.kind !== "net.overtake") continue;
+    const arrow = byKey.get(`${s(e.fields, "dir")}:${s(e.fields, "conn")}:${s(e.fields, "corr")}:${Number(e.fields.copy) === 1 ? 1 : 0}`);
+    if (!arrow) continue;
+    const delayMs = Number(e.fields.delayMs);
+    const what = e.kind === "net.slow" ? `slow network: delayed ${delayMs} ms` : "overtook an earlier message";
+    arrow.delay = what;
+    const toMs = arrow.arriveMs ?? e.timeMs + delayMs;
+    if (arrow.emphasis !== null) bands.push({ kind: "slow", lanes: [arrow.from, arrow.to], fromMs: e.timeMs, toMs, label: `${arrow.api} ${arrow.direction}: ${what}`, index: e.index });
+  }
+  return bands;
+}
+
+/** The window of trace positions drawn: everything, or MAX_DIAGRAM_EVENTS ending a little after the focus. */
+function windowOf(count: number, focusPosition: number | null): { start: number; end: number } {
+  if (count <= MAX_DIAGRAM_EVENTS) return { start: 0, end: count };
+  const end = Math.min(count, (focusPosition ?? count) + Math.floor(MAX_DIAGRAM_EVENTS / 10));
+  return { start: Math.max(0, end - MAX_DIAGRAM_EVENTS), end };
+}
+
+function arrowLabel(link: MessageLink, byCorr: Map<number, TraceEvent[]>, detail: string): string {
+  if (link.close) return "connection closed by the server";
+  const related = byCorr.get(link.corr) ?? [];
+  if (link.api === "WriteTxnMarkers") {
+    const text = link.direction === "request" ? markerSendLabel(related.filter((e) => e.kind === "markers.send")) : markerResultLabel(related.filter((e) => e.kind === "marker.append" || e.kind === "marker.rejected"));
+    if (text) return `WriteTxnMarkers ${text}`;
+  }
+  return `${link.api}${detail ? ` ${detail}` : ""}`;
+}
+
+/** Build the diagram of one traced seed, centred on its first violation (or the one given). */
+export function buildSpaceTime(trace: SeedTrace, violation: Violation | null = trace.violations[0] ?? null): SpaceTime {
+  const all = trace.events;
+  const firstIndex = all[0]?.index ?? 0;
+  const fullFocus = focusOf(all, violation);
+  const win = windowOf(all.length, fullFocus.index === null ? null : fullFocus.index - firstIndex);
+  const events = all.slice(win.start, win.end);
+  const focus = win.start === 0 && win.end === all.length ? fullFocus : focusOf(events, violation);
+  const lanes = lanesOf(events, trace.servers);
+  const laneIds = new Set(lanes.map((l) => l.id));
+  const endMs = events.at(-1)?.timeMs ?? 0;
+  const byCorr = new Map<number, TraceEvent[]>();
+  const details = new Map<number, string>();
+  for (const e of events) {
+    if (typeof e.fields.corr === "number" && !e.kind.startsWith("net.")) {
+      const list = byCorr.get(e.fields.corr) ?? [];
+      list.push(e);
+      byCorr.set(e.fields.corr, list);
+    }
+    if (typeof e.fields.detail === "string") details.set(e.index, e.fields.detail);
+  }
+  const arrows: Arrow[] = linkMessages(events)
+    .filter((l) => laneIds.has(l.from) && laneIds.has(l.to))
+    .map((l) => {
+      const stale = l.api === "WriteTxnMarkers" && focus.staleCorr.has(l.corr);
+      const victim = l.api === "Produce" && focus.victimCorr.has(l.corr);
+      return {
+        from: l.from,
+        to: l.to,
+        conn: l.conn,
+        corr: l.corr,
+        direction: l.direction,
+        api: l.api,
+        label: arrowLabel(l, byCorr, details.get(l.sendIndex) ?? ""),
+        sendIndex: l.sendIndex,
+        sendMs: l.sendMs,
+        arriveIndex: l.arriveIndex,
+        arriveMs: l.arriveMs,
+        fate: l.fate,
+        duplicate: l.duplicate,
+        key: l.api === "WriteTxnMarkers",
+        emphasis: stale ? "stale" : victim ? "victim" : null,
+        delay: null,
+      };
+    });
+  // The stale copy is the one whose arrival applied the marker: mark only that arrival, not a twin.
+  const staleArrival = [...focus.stale].map((i) => events[i - (events[0]?.index ?? 0)]).find((e) => e?.kind === "marker.append");
+  for (const a of arrows) {
+    if (a.emphasis === "stale" && a.direction === "request" && staleArrival && a.arriveMs !== staleArrival.timeMs) a.emphasis = "related";
+  }
+  const diagramEvents: DiagramEvent[] = events
+    .filter((e) => laneIds.has(e.node))
+    .map((e) => ({ index: e.index, timeMs: e.timeMs, lane: e.node, kind: e.kind, category: categoryOf(e.kind), label: eventLabel(e), text: describeEventLine(e), emphasis: emphasisOf(focus, e.index) }));
+  return {
+    title: `${trace.scenario} seed ${trace.seed}`,
+    seed: trace.seed,
+    traceHash: trace.traceHash,
+    lanes,
+    events: diagramEvents,
+    arrows,
+    bands: [...bandsOf(events, lanes, endMs), ...markDelays(events, arrows)].sort((a, b) => a.index - b.index),
+    violation: violation ? { kind: violation.kind, summary: violation.summary, atMs: violation.atMs, steps: violation.explanation, index: focus.index } : null,
+    window: { first: events[0]?.index ?? 0, last: events.at(-1)?.index ?? 0, total: trace.eventCount },
+    endMs,
+  };
+}
