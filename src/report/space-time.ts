@@ -268,14 +268,20 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
  * path (for all of them, the bands would cover the diagram: a few percent of messages are slow).
  */
 function markDelays(events: readonly TraceEvent[], arrows: readonly Arrow[]): Band[] {
-  const byKey = new Map<string, Arrow>();
-  for (const a of arrows) byKey.set(`${a.direction}:${a.conn}:${a.corr}:${a.duplicate ? 1 : 0}`, a);
+  const byKey = new Map<string, Arrow[]>();
+  for (const a of arrows) {
+    const key = `${a.direction}:${a.conn}:${a.corr}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), a]);
+  }
   const bands: Band[] = [];
   for (const e of events) {
     if (e.kind !== "net.slow" && e.kind !== "net.overtake") continue;
-    const arrow = byKey.get(`${s(e.fields, "dir")}:${s(e.fields, "conn")}:${s(e.fields, "corr")}:${Number(e.fields.copy) === 1 ? 1 : 0}`);
-    if (!arrow) continue;
     const delayMs = Number(e.fields.delayMs);
+    // Of a duplicated message's two copies, the delayed one arrives closest to send + delay.
+    const candidates = byKey.get(`${s(e.fields, "dir")}:${s(e.fields, "conn")}:${s(e.fields, "corr")}`) ?? [];
+    const gap = (a: Arrow) => (a.arriveMs === null ? Number.MAX_SAFE_INTEGER - 1 : Math.abs(a.arriveMs - (e.timeMs + delayMs)));
+    const arrow = candidates.reduce<Arrow | null>((best, a) => (best === null || gap(a) < gap(best) ? a : best), null);
+    if (!arrow) continue;
     const what = e.kind === "net.slow" ? `slow network: delayed ${delayMs} ms` : "overtook an earlier message";
     arrow.delay = what;
     const toMs = arrow.arriveMs ?? e.timeMs + delayMs;
