@@ -2,6 +2,7 @@ import type { Violation } from "../oracle/violation.js";
 import type { LoadedScenario } from "../scenario/loader.js";
 import { toClusterSpec } from "../scenario/to-cluster-spec.js";
 import type { ReleaseFlags } from "../kafka/release.js";
+import type { StepRecord } from "../scenario/script-driver.js";
 import { evaluateExpectation, type ExpectationVerdict } from "./expectation.js";
 import { type RunConfig, type RunResult, runSeed } from "./run-seed.js";
 
@@ -33,10 +34,12 @@ export interface CampaignResult {
   failingSeeds: number[];
   verdict: ExpectationVerdict;
   interrupted: boolean;
+  /** Scripted scenarios: the step log of the first seed whose script failed, else of the first seed. */
+  scriptSteps: StepRecord[] | null;
 }
 
 export function runConfigFor(loaded: LoadedScenario, overrides: Partial<ReleaseFlags> = {}): RunConfig {
-  return { scenario: loaded.scenario.name, spec: toClusterSpec(loaded.scenario, overrides) };
+  return { scenario: loaded.scenario.name, spec: toClusterSpec(loaded.scenario, overrides), script: loaded.scenario.script ?? null };
 }
 
 /** Run seeds seedStart .. seedStart+seeds-1 one after another and judge the expectation. */
@@ -48,6 +51,8 @@ export function runCampaign(loaded: LoadedScenario, options: CampaignOptions): C
   let virtualTimeMs = 0;
   let seedsRun = 0;
   let interrupted = false;
+  let scriptSteps: StepRecord[] | null = null;
+  let scriptFailed = false;
   for (let i = 0; i < options.seeds; i++) {
     if (options.shouldStop?.()) {
       interrupted = true;
@@ -60,8 +65,12 @@ export function runCampaign(loaded: LoadedScenario, options: CampaignOptions): C
     virtualTimeMs += result.stats.virtualTimeMs;
     if (result.violations.length > 0) failingSeeds.push(seed);
     for (const v of result.violations) violations.push({ ...v, seed, traceHash: result.traceHash });
+    if (result.script && !scriptFailed && (scriptSteps === null || !result.script.completed)) {
+      scriptSteps = result.script.steps;
+      scriptFailed = !result.script.completed;
+    }
     options.onSeed?.(result, seedsRun);
   }
   const verdict = evaluateExpectation(loaded.scenario.expect, violations, options.seedStart, seedsRun);
-  return { scenario: loaded, seedStart: options.seedStart, seedsRun, events, virtualTimeMs, violations, failingSeeds, verdict, interrupted };
+  return { scenario: loaded, seedStart: options.seedStart, seedsRun, events, virtualTimeMs, violations, failingSeeds, verdict, interrupted, scriptSteps };
 }

@@ -15,7 +15,8 @@ export interface ExpectationVerdict {
 /**
  * Does a campaign's outcome match the scenario's declared expectation? `clean` allows nothing;
  * otherwise every `find` kind must show up within `within` seeds of the start, and anything not in
- * `find` or `allow` (or found outside `where`) is unexpected. model-error is never allowed.
+ * `find` or `allow` (or found outside `where`) is unexpected. model-error and step-mismatch (a
+ * scripted step that did not have its expected outcome) are never allowed.
  */
 export function evaluateExpectation(expect: Expectation, violations: readonly SeededViolation[], seedStart: number, seedsRun: number): ExpectationVerdict {
   const reasons: string[] = [];
@@ -23,7 +24,7 @@ export function evaluateExpectation(expect: Expectation, violations: readonly Se
   const allowed = new Set<ViolationKind>([...expect.find, ...expect.allow]);
   const places = expect.where ? new Set<string>(expect.where.brokerRelease) : null;
   const unexpected = violations.filter((v) => {
-    if (v.kind === "model-error") return true;
+    if (v.kind === "model-error" || v.kind === "step-mismatch") return true;
     if (expect.clean || !allowed.has(v.kind)) return true;
     return places !== null && expect.find.includes(v.kind) && !places.has(v.brokerRelease ?? "");
   });

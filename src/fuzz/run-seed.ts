@@ -4,14 +4,18 @@ import type { ClusterSpec } from "../kafka/cluster-spec.js";
 import { GhostLedger } from "../oracle/ghost-ledger.js";
 import { checkLiveness } from "../oracle/liveness.js";
 import type { Violation } from "../oracle/violation.js";
+import { runScript, type ScriptRun } from "../scenario/script-driver.js";
+import type { Script } from "../scenario/script-schema.js";
 import { ChoiceSource, type Tape } from "../sim/choice-tape.js";
 import { Simulation } from "../sim/simulation.js";
 import { Trace, type TraceEvent } from "../sim/trace.js";
 
-/** What one run needs: the scenario's name (for reports) and the cluster it builds. */
+/** What one run needs: the scenario's name (for reports), the cluster it builds, and its script if scripted. */
 export interface RunConfig {
   scenario: string;
   spec: ClusterSpec;
+  /** A scripted scenario's steps (instead of the fuzzed workload). */
+  script?: Script | null;
 }
 
 export type RunInput = { seed: number } | { tape: Readonly<Tape> };
@@ -50,6 +54,8 @@ export interface RunResult {
   trace: TraceEvent[] | null;
   /** With `stopWhen`: each stream's position when the accepted violation was reported (else null). */
   stoppedAt: Record<string, number> | null;
+  /** The step log of a scripted scenario (null for a fuzzed one). */
+  script: ScriptRun | null;
 }
 
 /**
@@ -70,15 +76,24 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
       if (stoppedAt === null && accept(v)) stoppedAt = choices.positions();
     };
   }
+  let script: ScriptRun | null = null;
   try {
     cluster = new Cluster(config.spec, sim, choices, ledger);
-    const outcome = cluster.run(() => stoppedAt !== null);
-    stop = outcome.stop;
+    // A script that stopped at a failed step skips the final checks: its cluster was left mid-race.
+    let checkFinalState = true;
+    const abort = () => stoppedAt !== null;
+    if (config.script) {
+      script = runScript(cluster, ledger, config.script, abort);
+      stop = script.stop;
+      checkFinalState = script.completed;
+    } else {
+      stop = cluster.run(abort).stop;
+    }
     if (stoppedAt !== null) {
       // Stopped at the accepted violation: the run is incomplete by design, no final checks.
-    } else if (outcome.stop === "max-events") {
+    } else if (stop === "max-events") {
       ledger.report(modelError(`the run exceeded ${config.spec.bounds.maxEvents} events (bound of the scenario)`, sim.nowMs, []));
-    } else {
+    } else if (checkFinalState) {
       for (const v of checkLiveness(ledger, cluster.snapshot(), sim.nowMs)) ledger.report(v);
     }
   } catch (e) {
@@ -105,6 +120,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     tape: options.recordTape ? choices.tape() : null,
     trace: trace.events,
     stoppedAt,
+    script,
   };
 }
 

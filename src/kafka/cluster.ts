@@ -168,12 +168,33 @@ export class Cluster {
     }
   }
 
+  /** The first coordinator takes __transaction_state (coordinator epoch 1) and starts loading it. */
+  electFirstCoordinator(): void {
+    const coordinator = this.coordinators.get(this.log.leader) as TransactionCoordinator;
+    coordinator.onElection(this.log.elect(this.log.leader));
+  }
+
+  /** The node that owns __transaction_state, once it has loaded it (null while loading). */
+  get servingCoordinator(): TransactionCoordinator | null {
+    const coordinator = this.coordinators.get(this.log.leader) as TransactionCoordinator;
+    return coordinator.state.isServing(this.log.epoch) ? coordinator : null;
+  }
+
+  /** Move __transaction_state to the next coordinator node (what the nemesis does; scripts call it too). */
+  failover(): void {
+    this.nemesis.failover();
+  }
+
+  /** Restart a node on another release (rolling upgrade). */
+  upgrade(node: string, release: ReleaseName): void {
+    this.nemesis.upgrade(node, release);
+  }
+
   /** Workload phase (faults on), then a quiet phase (faults off, producers stopped). */
   /** `abort` is polled between events: true ends the run at once (no quiet phase, no final checks). */
   run(abort: () => boolean = () => false): ClusterRunOutcome {
     const { sim, spec } = this;
-    const coordinator = this.coordinators.get(this.log.leader) as TransactionCoordinator;
-    coordinator.onElection(this.log.elect(this.log.leader));
+    this.electFirstCoordinator();
     const startRange = spec.producers.startMs;
     this.producers.forEach((p, i) => {
       // Producers after the first are always started in seeded runs; a shrunk tape can drop them.

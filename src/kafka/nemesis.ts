@@ -103,7 +103,7 @@ export class Nemesis {
     fresh.start(0);
   }
 
-  private upgrade(node: string, release: Parameters<Cluster["profileOf"]>[1]): void {
+  upgrade(node: string, release: Parameters<Cluster["profileOf"]>[1]): void {
     const broker = this.cluster.brokers.get(node);
     const spec = [...this.cluster.spec.brokers, ...this.cluster.spec.coordinators].find((n) => n.id === node);
     if (!spec || !release) throw new Error(`upgrade of unknown node ${node}`);

@@ -10,6 +10,7 @@ export const VIOLATION_KINDS = [
   "duplicate",
   "non-monotonic",
   "model-error",
+  "step-mismatch",
 ] as const;
 
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];

@@ -1,5 +1,6 @@
 import type { CampaignResult, SeededViolation } from "../fuzz/campaign.js";
 import type { Expectation } from "../scenario/schema.js";
+import type { StepRecord } from "../scenario/script-driver.js";
 import { TOOL_NAME, TOOL_VERSION } from "../version.js";
 
 export const RUN_REPORT_SCHEMA_VERSION = 1;
@@ -52,6 +53,8 @@ export interface RunReport {
   violationsByKind: Record<string, number>;
   failingSeeds: number[];
   violations: ReportedViolation[];
+  /** Scripted scenarios: the step log (of the first seed whose script failed, else of the first seed). */
+  scriptSteps: StepRecord[] | null;
   /** Wall-clock figures: the only non-deterministic part of the report (see WALL_CLOCK_FIELDS). */
   wallMs: number;
   eventsPerSecond: number;
@@ -149,6 +152,7 @@ export function buildRunReport(result: CampaignResult, wallMs: number, mutant: s
     violationsByKind: Object.fromEntries(Object.entries(byKind).sort(([a], [b]) => a.localeCompare(b))),
     failingSeeds: result.failingSeeds,
     violations: [...result.violations].sort((a, b) => a.seed - b.seed).map((v) => reportViolation(v, name, mutant, unexpected.has(v))),
+    scriptSteps: result.scriptSteps,
     wallMs: Math.round(wallMs),
     eventsPerSecond: Math.round(result.events / seconds),
     seedsPerSecond: Math.round((result.seedsRun / seconds) * 10) / 10,

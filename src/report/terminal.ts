@@ -6,6 +6,7 @@ import type { ReportedViolation, RunReport } from "./run-report.js";
 const n = (x: number) => x.toLocaleString("en-US");
 
 export function describeExpectation(e: Expectation): string {
+  if (e.find.length === 0 && e.allow.length > 0 && !e.clean) return `no violation except ${e.allow.join(", ")} (allowed)`;
   if (e.clean || e.find.length === 0) return "clean (no violation of any kind)";
   const where = e.where ? `, only at brokers on ${e.where.brokerRelease.join("/")}` : "";
   const allow = e.allow.length > 0 ? `; also allowed: ${e.allow.join(", ")}` : "";
@@ -35,12 +36,13 @@ export function violationTable(r: RunReport): string {
 }
 
 /** The human summary of a run: throughput, violations by kind and place, the verdict, one example per kind. */
-export function renderRunReport(r: RunReport, options: { examples?: number } = {}): string {
+export function renderRunReport(r: RunReport, options: { examples?: number; afterHeader?: string } = {}): string {
   const out: string[] = [];
   const last = r.seedStart + r.seedsRun - 1;
   out.push(chalk.bold(`eosfuzz run ${r.scenario}`) + chalk.dim(`  seeds ${r.seedStart}..${last}${r.mutant ? `  mutant ${r.mutant}` : ""}${r.interrupted ? "  (interrupted)" : ""}`));
   out.push(`  ${n(r.seedsRun)} seeds, ${n(r.events)} events in ${(r.wallMs / 1000).toFixed(1)} s (${n(r.eventsPerSecond)} events/s, ${r.seedsPerSecond} seeds/s)`);
   out.push("");
+  if (options.afterHeader) out.push(options.afterHeader, "");
   if (Object.keys(r.violationsByKind).length === 0) out.push(`  ${chalk.green("no violations")}`);
   else out.push(violationTable(r).replace(/^/gm, "  "));
   out.push("");

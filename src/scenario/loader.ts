@@ -96,7 +96,7 @@ export function parseScenario(text: string, file: string): LoadedScenario {
     const more = issues.length > 1 ? ` (+${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
     throw new InputError(file, fieldName(unknownKey ? [...path, unknownKey] : path), describeIssue(first, data) + more, positionOf(doc, lines, path, unknownKey));
   }
-  const problems = semanticProblems(parsed.data);
+  const problems = semanticProblems(parsed.data, data as Record<string, unknown>);
   if (problems.length > 0) {
     const p = problems[0] as SemanticProblem;
     const more = problems.length > 1 ? ` (+${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { FLAG_NAMES, RELEASE_NAMES } from "../kafka/release.js";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
+import { scriptSchema } from "./script-schema.js";
 
 /** Upper bounds that keep one seed within what the tool can honestly run. */
 export const LIMITS = {
@@ -123,6 +124,8 @@ export const scenarioSchema = z.strictObject({
   workload: workload.default(workload.parse({})),
   faults: faults.default(faults.parse({})),
   bounds: bounds.default(bounds.parse({})),
+  /** A scripted scenario: exact steps with expected outcomes instead of the fuzzed workload. */
+  script: scriptSchema.optional(),
   /** Default number of seeds for `eosfuzz run` on this scenario. */
   seeds: z.int().min(1).max(LIMITS.seeds).default(200),
   expect: expectationSchema.default({ clean: true, find: [], allow: [] }),

@@ -1,13 +1,17 @@
 import { RELEASES } from "../kafka/release.js";
 import type { Scenario } from "./schema.js";
+import { scriptProblems } from "./script-checks.js";
 
 export interface SemanticProblem {
   path: (string | number)[];
   message: string;
 }
 
-/** Checks that span fields (the schema checks each field alone). */
-export function semanticProblems(s: Scenario): SemanticProblem[] {
+/**
+ * Checks that span fields (the schema checks each field alone). `given` is the scenario as written
+ * (before defaults), to tell a field the author wrote from one the schema filled in.
+ */
+export function semanticProblems(s: Scenario, given: Record<string, unknown> = {}): SemanticProblem[] {
   const problems: SemanticProblem[] = [];
   const ids = new Map<string, (string | number)[]>();
   const nodes = [
@@ -30,6 +34,10 @@ export function semanticProblems(s: Scenario): SemanticProblem[] {
   s.faults.upgrades.forEach((u, i) => {
     if (!ids.has(u.node)) problems.push({ path: ["faults", "upgrades", i, "node"], message: `expected a coordinator or broker id, found "${u.node}"` });
   });
+  if (s.script) {
+    problems.push(...scriptProblems(s, s.script, given));
+    return problems.concat(expectationProblems(s));
+  }
   const totalPartitions = s.cluster.topics.reduce((n, t) => n + t.leaders.length, 0);
   if (s.workload.partitionsPerTxn[0] > totalPartitions) {
     problems.push({ path: ["workload", "partitionsPerTxn"], message: `expected at most ${totalPartitions} partitions (the cluster's total), found ${s.workload.partitionsPerTxn[0]}` });
@@ -47,6 +55,11 @@ export function semanticProblems(s: Scenario): SemanticProblem[] {
   if (s.bounds.quietPeriodMs < needed) {
     problems.push({ path: ["bounds", "quietPeriodMs"], message: `expected >= ${needed} (transactionTimeoutMs + 2 cleanup intervals) so abandoned transactions time out before the checks, found ${s.bounds.quietPeriodMs}` });
   }
+  return problems.concat(expectationProblems(s));
+}
+
+function expectationProblems(s: Scenario): SemanticProblem[] {
+  const problems: SemanticProblem[] = [];
   const e = s.expect;
   if (e.clean && e.find.length > 0) problems.push({ path: ["expect", "clean"], message: "expected either clean: true or a find list, found both" });
   if (e.where && e.find.length === 0) problems.push({ path: ["expect", "where"], message: "expected a find list for where to apply to" });

@@ -43,7 +43,8 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       txnLogAppendRetryBackoffMs: c.txnLogAppendRetryBackoffMs,
     },
     producers: {
-      count: w.producers,
+      // A scripted scenario brings its own producers (script.producers); the fuzzed workload is off.
+      count: s.script ? 0 : w.producers,
       transactionVersion: w.transactionVersion,
       transactions: w.transactions,
       recordsPerTxn: range(w.recordsPerTxn),
@@ -57,7 +58,7 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       maxAttempts: w.maxAttempts,
       initialProducerEpoch: w.initialProducerEpoch,
     },
-    consumers: { count: w.consumers, pollIntervalMs: w.consumerPollIntervalMs, requestTimeoutMs: w.requestTimeoutMs },
+    consumers: { count: s.script ? 0 : w.consumers, pollIntervalMs: w.consumerPollIntervalMs, requestTimeoutMs: w.requestTimeoutMs },
     faults: {
       windowMs: f.windowMs,
       network: linkFaults(f.network),

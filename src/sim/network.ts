@@ -53,6 +53,46 @@ export interface Connection {
   readonly responseStream: Stream;
 }
 
+/** A message about to travel, as an interceptor sees it. */
+export interface InterceptedMessage<Req, Resp> {
+  readonly from: string;
+  readonly to: string;
+  readonly direction: "request" | "response";
+  readonly connectionId: number;
+  readonly correlationId: number;
+  readonly label: string;
+  readonly body: Req | Resp;
+}
+
+/**
+ * A message taken out of the network by an interceptor. It stays out until it is released,
+ * delivered as a copy (the original stays held) or dropped. Its connection's timers keep running,
+ * so the sender may time out meanwhile, exactly as when a real packet is delayed.
+ */
+export interface HeldMessage<Req, Resp> {
+  readonly id: number;
+  readonly message: InterceptedMessage<Req, Resp>;
+  readonly heldAtMs: number;
+  /** How many copies were delivered so far. */
+  readonly deliveries: number;
+  readonly state: "held" | "released" | "dropped";
+}
+
+/** Sees every message before it travels and may hold it. */
+export interface Interceptor<Req, Resp> {
+  /** True: take the message out of the network (it is then handed to `onHeld`). */
+  inspect(message: InterceptedMessage<Req, Resp>): boolean;
+  onHeld(held: HeldMessage<Req, Resp>): void;
+}
+
+/** Upper bound on messages held at once (a script that holds more is looping). */
+export const MAX_HELD_MESSAGES = 1_000;
+
+interface HeldEntry<Req, Resp> {
+  held: { id: number; message: InterceptedMessage<Req, Resp>; heldAtMs: number; deliveries: number; state: HeldMessage<Req, Resp>["state"] };
+  arrive: () => void;
+}
+
 /** Upper bound on requests in flight on one connection (Kafka clients use at most 5). */
 export const MAX_IN_FLIGHT_PER_CONNECTION = 16;
 
@@ -71,6 +111,9 @@ export class Network<Req, Resp> {
   private readonly blockedUntil = new Map<string, number>();
   private nextConnectionId = 1;
   private nextCorrelationIdValue = 1;
+  private interceptor: Interceptor<Req, Resp> | null = null;
+  private readonly held = new Map<number, HeldEntry<Req, Resp>>();
+  private nextHeldId = 1;
   /** When false, only base latency applies: no drops, duplicates, reorders or slow messages. */
   faultsActive = true;
 
@@ -130,9 +173,7 @@ export class Network<Req, Resp> {
       if (pending.get(correlationId) === entry) this.close(connection, `request ${correlationId} timed out after ${timeoutMs}ms`);
     });
     this.sim.emit(connection.client, "net.send", { conn: connection.id, corr: correlationId, to: connection.server, msg: this.labelOf(body) }, () => ({ detail: this.detailOf(body) }));
-    this.transmit(connection, correlationId, "request", () => {
-      this.deliverRequest(connection, correlationId, body);
-    });
+    this.transmit(connection, correlationId, "request", () => this.deliverRequest(connection, correlationId, body), body);
     return correlationId;
   }
 
@@ -180,11 +221,63 @@ export class Network<Req, Resp> {
     return (this.blockedUntil.get(`${from}>${to}`) ?? 0) > this.sim.nowMs;
   }
 
+  // ------------------------------------------------------------------ interception (scripts)
+
+  /**
+   * Let `interceptor` see every message before it travels and hold the ones it wants (scripted
+   * scenarios use this to delay one WriteTxnMarkers request). Null removes it; when none is set
+   * the network pays one null check per message.
+   */
+  setInterceptor(interceptor: Interceptor<Req, Resp> | null): void {
+    this.interceptor = interceptor;
+  }
+
+  /** Deliver a held message now. `keepHeld`: deliver a copy and keep holding the original (a duplicate). */
+  deliverHeld(held: HeldMessage<Req, Resp>, options: { keepHeld: boolean }): void {
+    const entry = this.held.get(held.id);
+    if (!entry) throw new Error(`message ${held.id} is not held`);
+    const m = entry.held.message;
+    entry.held.deliveries++;
+    if (!options.keepHeld) {
+      entry.held.state = "released";
+      this.held.delete(held.id);
+    }
+    this.sim.emit(m.from, options.keepHeld ? "net.held-copy" : "net.release", { held: held.id, conn: m.connectionId, corr: m.correlationId, dir: m.direction, msg: m.label });
+    this.arriveAt(m.to, entry.arrive);
+  }
+
+  /** Never deliver a held message. */
+  dropHeld(held: HeldMessage<Req, Resp>): void {
+    const entry = this.held.get(held.id);
+    if (!entry) throw new Error(`message ${held.id} is not held`);
+    entry.held.state = "dropped";
+    this.held.delete(held.id);
+    this.sim.emit(entry.held.message.from, "net.drop-held", { held: held.id, conn: entry.held.message.connectionId, corr: entry.held.message.correlationId });
+  }
+
+  get heldCount(): number {
+    return this.held.size;
+  }
+
+  /** Ask the interceptor; true when it took the message out of the network. */
+  private intercepted(connection: Connection, from: string, to: string, direction: "request" | "response", arrive: () => void, correlationId: number, body: Req | Resp): boolean {
+    const interceptor = this.interceptor as Interceptor<Req, Resp>;
+    const message: InterceptedMessage<Req, Resp> = { from, to, direction, connectionId: connection.id, correlationId, label: this.labelOf(body), body };
+    if (!interceptor.inspect(message)) return false;
+    if (this.held.size >= MAX_HELD_MESSAGES) throw new Error(`more than ${MAX_HELD_MESSAGES} messages held`);
+    const held = { id: this.nextHeldId++, message, heldAtMs: this.sim.nowMs, deliveries: 0, state: "held" as const };
+    this.held.set(held.id, { held, arrive });
+    this.sim.emit(from, "net.hold", { held: held.id, conn: connection.id, corr: correlationId, dir: direction, to, msg: message.label });
+    interceptor.onHeld(held);
+    return true;
+  }
+
   /** Apply link faults to one message and schedule its arrival (and maybe a duplicate's). */
-  private transmit(connection: Connection, correlationId: number, direction: "request" | "response", arrive: () => void): void {
+  private transmit(connection: Connection, correlationId: number, direction: "request" | "response", arrive: () => void, body: Req | Resp): void {
     const toServer = direction === "request";
     const from = toServer ? connection.client : connection.server;
     const to = toServer ? connection.server : connection.client;
+    if (this.interceptor !== null && this.intercepted(connection, from, to, direction, arrive, correlationId, body)) return;
     const stream = toServer ? connection.requestStream : connection.responseStream;
     if (this.isBlocked(from, to)) {
       this.sim.emit(from, "net.drop", { conn: connection.id, corr: correlationId, cause: "partition", dir: direction });
@@ -241,7 +334,7 @@ export class Network<Req, Resp> {
         answered = true;
         // The server side of the response, so that a trace pairs every arrow with both of its ends.
         this.sim.emit(connection.server, "net.reply", { conn: connection.id, corr: correlationId, to: connection.client, msg: this.labelOf(response) }, () => ({ detail: this.detailOf(response) }));
-        this.transmit(connection, correlationId, "response", () => this.deliverResponse(connection, correlationId, response));
+        this.transmit(connection, correlationId, "response", () => this.deliverResponse(connection, correlationId, response), response);
       },
       closeConnection: (reason: string) => {
         answered = true;

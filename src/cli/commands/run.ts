@@ -4,6 +4,7 @@ import { emitGithubActions } from "../../report/github-actions.js";
 import { createProgress } from "../../report/progress.js";
 import { defaultReportDir, writeReportDir } from "../../report/report-dir.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
+import { renderScriptSteps } from "../../report/script-steps.js";
 import { renderRunReport } from "../../report/terminal.js";
 import { InputError } from "../../scenario/input-error.js";
 import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
@@ -70,7 +71,10 @@ export function runCommand(args: RunArgs): number {
   const report = buildRunReport(result, performance.now() - started, null, startedAt);
   const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out);
   if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else process.stdout.write(`${renderRunReport(report)}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
+  else {
+    const steps = result.scriptSteps ? renderScriptSteps(result.scriptSteps, loaded.scenario.script?.steps.length ?? 0) : undefined;
+    process.stdout.write(`${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
+  }
   emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));
   if (result.interrupted) return EXIT.interrupted;
   return report.expectationMet ? EXIT.ok : EXIT.unexpected;
