@@ -3,6 +3,8 @@ import chalk from "chalk";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { TOOL_VERSION } from "../version.js";
+import { regressBuilder, regressCommand } from "./commands/regress.js";
+import { replayBuilder, replayCommand } from "./commands/replay.js";
 import { reportBuilder, reportCommand } from "./commands/report.js";
 import { runBuilder, runCommand } from "./commands/run.js";
 import { EXIT, reportFatal } from "./errors.js";
@@ -40,7 +42,19 @@ async function main(): Promise<void> {
       (y) => reportBuilder(y),
       (args) => exitWith(reportCommand(args)),
     )
-    .demandCommand(1, "expected a command: run, report")
+    .command(
+      "replay <file>",
+      "re-run a saved seed file, check its trace hash and explain it",
+      (y) => replayBuilder(y),
+      (args) => exitWith(replayCommand(args)),
+    )
+    .command(
+      "regress",
+      "check every scenario against its expectation and replay every saved seed (for CI)",
+      (y) => regressBuilder(y),
+      (args) => exitWith(regressCommand(args)),
+    )
+    .demandCommand(1, "expected a command: run, replay, regress or report")
     .recommendCommands()
     .fail((message, error) => {
       if (error) throw error;

@@ -55,6 +55,8 @@ export interface RunReport {
   violations: ReportedViolation[];
   /** Scripted scenarios: the step log (of the first seed whose script failed, else of the first seed). */
   scriptSteps: StepRecord[] | null;
+  /** Seed files written by --save-failures (absent without it). */
+  seedFiles?: string[];
   /** Wall-clock figures: the only non-deterministic part of the report (see WALL_CLOCK_FIELDS). */
   wallMs: number;
   eventsPerSecond: number;

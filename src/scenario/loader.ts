@@ -62,11 +62,27 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
       return `expected ${issue.origin === "array" ? "at most " : "<= "}${String(issue.maximum)}${issue.origin === "array" ? " items" : ""}, found ${found}`;
     case "unrecognized_keys":
       return `unknown field ${issue.keys.map((k) => `"${k}"`).join(", ")} (expected one of the documented fields)`;
-    case "invalid_union":
+    case "invalid_union": {
+      const options = (issue as { options?: unknown[] }).options;
+      if (Array.isArray(options) && options.length > 0) return `expected one of ${options.map((o) => JSON.stringify(o)).join(" | ")}, found ${found}`;
       return `expected one of the allowed values, found ${found}`;
+    }
     default:
       return `${issue.message}, found ${found}`;
   }
+}
+
+/**
+ * The first schema problem as one InputError line (`file:line:col field: expected ..., found ...`),
+ * with a count of the others. `positions` parses the text for line numbers only when needed.
+ */
+export function validationError(file: string, data: unknown, issues: readonly z.core.$ZodIssue[], positions: () => { doc: Document; lines: LineCounter }): InputError {
+  const first = issues[0] as z.core.$ZodIssue;
+  const path = first.path as Path;
+  const unknownKey = first.code === "unrecognized_keys" ? first.keys[0] : undefined;
+  const more = issues.length > 1 ? ` (+${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
+  const { doc, lines } = positions();
+  return new InputError(file, fieldName(unknownKey ? [...path, unknownKey] : path), describeIssue(first, data) + more, positionOf(doc, lines, path, unknownKey));
 }
 
 /** Parse and validate scenario text; every problem becomes one InputError line. */
@@ -88,14 +104,7 @@ export function parseScenario(text: string, file: string): LoadedScenario {
     throw new InputError(file, "", `expected a YAML map with name, cluster, workload, faults, expect; found ${describeFound(data)}`, { line: 1, col: 1 });
   }
   const parsed = scenarioSchema.safeParse(data);
-  if (!parsed.success) {
-    const issues = parsed.error.issues;
-    const first = issues[0] as z.core.$ZodIssue;
-    const path = first.path as Path;
-    const unknownKey = first.code === "unrecognized_keys" ? first.keys[0] : undefined;
-    const more = issues.length > 1 ? ` (+${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
-    throw new InputError(file, fieldName(unknownKey ? [...path, unknownKey] : path), describeIssue(first, data) + more, positionOf(doc, lines, path, unknownKey));
-  }
+  if (!parsed.success) throw validationError(file, data, parsed.error.issues, () => ({ doc, lines }));
   const problems = semanticProblems(parsed.data, data as Record<string, unknown>);
   if (problems.length > 0) {
     const p = problems[0] as SemanticProblem;

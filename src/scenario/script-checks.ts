@@ -112,18 +112,18 @@ function stepProblems(step: ScriptStep, n: Names): { field: (string | number)[];
       else need(n.coordinators.has(step.to) || step.to === SCRIPT_NODE_NAMES.coordinator, ["to"], oneOf(`a coordinator for ${step.body.api}`, [SCRIPT_NODE_NAMES.coordinator, ...n.coordinators], step.to));
       const body = step.body;
       if (body.api === "WriteTxnMarkers") {
-        body.markers.forEach((m, mi) =>
-          m.partitions.forEach((p, pi) => need(n.partitions.has(p), ["body", "markers", mi, "partitions", pi], oneOf("a partition of the cluster", n.partitions, p))),
-        );
+        for (const [mi, m] of body.markers.entries()) {
+          for (const [pi, p] of m.partitions.entries()) need(n.partitions.has(p), ["body", "markers", mi, "partitions", pi], oneOf("a partition of the cluster", n.partitions, p));
+        }
       } else if (body.api === "AddPartitionsToTxn") {
-        body.partitions.forEach((p, pi) => need(n.partitions.has(p), ["body", "partitions", pi], oneOf("a partition of the cluster", n.partitions, p)));
+        for (const [pi, p] of body.partitions.entries()) need(n.partitions.has(p), ["body", "partitions", pi], oneOf("a partition of the cluster", n.partitions, p));
       } else if (body.api === "Produce") {
         need(n.partitions.has(body.partition), ["body", "partition"], oneOf("a partition of the cluster", n.partitions, body.partition));
       }
       break;
     }
     case "checkTransaction":
-      (step.expect.partitions ?? []).forEach((p, pi) => need(n.partitions.has(p), ["expect", "partitions", pi], oneOf("a partition of the cluster", n.partitions, p)));
+      for (const [pi, p] of (step.expect.partitions ?? []).entries()) need(n.partitions.has(p), ["expect", "partitions", pi], oneOf("a partition of the cluster", n.partitions, p));
       break;
     case "checkPartition":
       need(step.producer !== undefined || (step.expect.openTransaction === undefined && step.expect.producerEpoch === undefined), ["expect"], "expected a producer for openTransaction or producerEpoch (whose state at the partition?)");

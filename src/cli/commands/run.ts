@@ -1,11 +1,13 @@
 import type { Argv } from "yargs";
 import { runCampaign } from "../../fuzz/campaign.js";
+import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { emitGithubActions } from "../../report/github-actions.js";
 import { createProgress } from "../../report/progress.js";
 import { defaultReportDir, writeReportDir } from "../../report/report-dir.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { renderScriptSteps } from "../../report/script-steps.js";
 import { renderRunReport } from "../../report/terminal.js";
+import { writeFileAtomic } from "../../report/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
 import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
 import { LIMITS } from "../../scenario/schema.js";
@@ -19,6 +21,7 @@ export interface RunArgs {
   json: boolean;
   out?: string;
   progress: boolean;
+  "save-failures"?: string;
 }
 
 export function runBuilder(y: Argv): Argv<RunArgs> {
@@ -28,7 +31,8 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
     .option("seed-start", { type: "number", default: 0, describe: "first seed" })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
     .option("out", { type: "string", describe: "write the report (run.json, index.html, junit.xml, ShiViz logs) into DIR; bare --out: reports/<scenario>-<run id>" })
-    .option("progress", { type: "boolean", default: true, describe: "progress bar on a terminal, heartbeat line otherwise (--no-progress: neither)" }) as unknown as Argv<RunArgs>;
+    .option("progress", { type: "boolean", default: true, describe: "progress bar on a terminal, heartbeat line otherwise (--no-progress: neither)" })
+    .option("save-failures", { type: "string", describe: "write one seed file per failing seed into DIR (default seeds/)" }) as unknown as Argv<RunArgs>;
 }
 
 function checkCount(flag: string, value: number | undefined, min: number, max: number): void {
@@ -36,6 +40,16 @@ function checkCount(flag: string, value: number | undefined, min: number, max: n
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new InputError(`--${flag}`, "", `expected an integer in [${min}, ${max}], found ${Number.isNaN(value) ? "not a number" : value}`);
   }
+}
+
+/** Where --save-failures writes when given no directory (what `eosfuzz regress` reads by default). */
+export const DEFAULT_SEED_DIR = "seeds";
+
+/** --save-failures: one seed file per failing seed, each written atomically. */
+function saveFailures(result: Parameters<typeof failingSeedFiles>[0], dir: string): string[] {
+  const files = failingSeedFiles(result, dir);
+  for (const f of files) writeFileAtomic(f.path, f.content);
+  return files.map((f) => f.path);
 }
 
 /** `eosfuzz run`: a campaign over seeds, judged against the scenario's expectation. */
@@ -69,11 +83,13 @@ export function runCommand(args: RunArgs): number {
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
   const report = buildRunReport(result, performance.now() - started, null, startedAt);
+  if (args["save-failures"] !== undefined) report.seedFiles = saveFailures(result, args["save-failures"] || DEFAULT_SEED_DIR);
   const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out);
   if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     const steps = result.scriptSteps ? renderScriptSteps(result.scriptSteps, loaded.scenario.script?.steps.length ?? 0) : undefined;
     process.stdout.write(`${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
+    if (report.seedFiles) process.stdout.write(`\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`);
   }
   emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));
   if (result.interrupted) return EXIT.interrupted;

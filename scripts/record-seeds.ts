@@ -1,0 +1,30 @@
+// Re-records seeds/ (npm run seeds): for every scenario in scenarios/ that expects a violation,
+// the first failing seed within its budget that shows an expected kind, as a seed file. Run it
+// after a change to the model alters trace hashes (`eosfuzz regress` then reports "trace changed").
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { runCampaign } from "../src/fuzz/campaign.js";
+import { failingSeedFiles } from "../src/fuzz/save-failures.js";
+import { BUILTIN_SCENARIO_DIR, builtinScenarioNames, resolveScenario } from "../src/scenario/loader.js";
+import { writeFileAtomic } from "../src/report/write-files.js";
+
+const root = join(import.meta.dirname, "..");
+process.chdir(root);
+const dir = "seeds";
+for (const name of builtinScenarioNames(BUILTIN_SCENARIO_DIR)) {
+  const loaded = resolveScenario(name);
+  const expect = loaded.scenario.expect;
+  if (expect.find.length === 0) continue;
+  const result = runCampaign(loaded, { seeds: expect.within ?? loaded.scenario.seeds, seedStart: 0 });
+  const seed = result.violations.find((v) => expect.find.includes(v.kind))?.seed;
+  if (seed === undefined) {
+    process.stderr.write(`${name}: no failing seed within its budget; left its seed files alone\n`);
+    continue;
+  }
+  for (const old of readdirSync(dir).filter((f) => f.startsWith(`${name}.seed-`))) rmSync(join(dir, old));
+  const single = { ...result, failingSeeds: [seed] };
+  for (const f of failingSeedFiles(single, dir)) {
+    writeFileAtomic(f.path, f.content);
+    process.stdout.write(`${f.path}: ${f.kinds.join(", ")}\n`);
+  }
+}

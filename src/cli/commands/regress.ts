@@ -1,0 +1,53 @@
+import { existsSync } from "node:fs";
+import type { Argv } from "yargs";
+import { regress } from "../../fuzz/regress.js";
+import { renderRegressJunit } from "../../report/regress-junit.js";
+import { renderRegressTable } from "../../report/regress-table.js";
+import { writeFileAtomic } from "../../report/write-files.js";
+import { BUILTIN_SCENARIO_DIR } from "../../scenario/loader.js";
+import { EXIT } from "../errors.js";
+import { DEFAULT_SEED_DIR } from "./run.js";
+
+export interface RegressArgs {
+  scenarios?: string;
+  seeds?: string;
+  junit?: string;
+  json: boolean;
+  "accept-changed-trace": boolean;
+}
+
+export function regressBuilder(y: Argv): Argv<RegressArgs> {
+  return y
+    .option("scenarios", { type: "string", describe: "directory of scenario files (default: the built-in scenarios)" })
+    .option("seeds", { type: "string", describe: `directory of saved seed files (default: ${DEFAULT_SEED_DIR}/ if it exists)` })
+    .option("junit", { type: "string", describe: "also write the results as JUnit XML to FILE" })
+    .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
+    .option("accept-changed-trace", { type: "boolean", default: false, describe: "count a seed whose violation reproduces with a changed trace as passing" }) as unknown as Argv<RegressArgs>;
+}
+
+/** `eosfuzz regress`: exit 0 when every scenario meets its expectation and every seed reproduces. */
+export function regressCommand(args: RegressArgs): number {
+  const seedsDir = args.seeds ?? (existsSync(DEFAULT_SEED_DIR) ? DEFAULT_SEED_DIR : null);
+  const progress = !args.json && process.stderr.isTTY;
+  const result = regress({
+    scenariosDir: args.scenarios ?? BUILTIN_SCENARIO_DIR,
+    seedsDir,
+    acceptChangedTrace: args["accept-changed-trace"],
+    onRow: (row) => {
+      if (progress) process.stderr.write(`\r\x1b[K  ${row.result} ${row.name}`);
+    },
+  });
+  if (progress) process.stderr.write("\r\x1b[K");
+  if (args.junit) writeFileAtomic(args.junit, renderRegressJunit(result));
+  if (args.json) process.stdout.write(`${JSON.stringify({ ...result, seedsDir, exitCode: exitCodeOf(result) })}\n`);
+  else {
+    process.stdout.write(`${renderRegressTable(result)}\n`);
+    if (seedsDir === null) process.stdout.write(`  (no ${DEFAULT_SEED_DIR}/ directory here: no saved seeds replayed)\n`);
+  }
+  return exitCodeOf(result);
+}
+
+function exitCodeOf(result: { failed: number; errors: number }): number {
+  if (result.errors > 0) return EXIT.usage;
+  return result.failed > 0 ? EXIT.unexpected : EXIT.ok;
+}

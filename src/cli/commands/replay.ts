@@ -1,0 +1,63 @@
+import type { Argv } from "yargs";
+import { replay, type ReplayResult } from "../../fuzz/replay.js";
+import { type EventRange, renderReplay } from "../../report/replay-render.js";
+import { InputError } from "../../scenario/input-error.js";
+import { EXIT } from "../errors.js";
+
+export interface ReplayArgs {
+  file: string;
+  trace: boolean;
+  "from-event"?: number;
+  "to-event"?: number;
+  json: boolean;
+  "accept-changed-trace": boolean;
+}
+
+export function replayBuilder(y: Argv): Argv<ReplayArgs> {
+  return y
+    .positional("file", { type: "string", demandOption: true, describe: "a seed file (written by run --save-failures)" })
+    .option("trace", { type: "boolean", default: false, describe: "print the event list, one column per node" })
+    .option("from-event", { type: "number", describe: "first event of the trace to print" })
+    .option("to-event", { type: "number", describe: "last event of the trace to print" })
+    .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
+    .option("accept-changed-trace", { type: "boolean", default: false, describe: "exit 0 when the violation reproduces though the trace hash changed" }) as unknown as Argv<ReplayArgs>;
+}
+
+function eventIndex(flag: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0) throw new InputError(`--${flag}`, "", `expected an event index (an integer >= 0), found ${Number.isNaN(value) ? "not a number" : value}`);
+  return value;
+}
+
+/** The event range to print, or null when no trace was asked for (--from-event/--to-event imply --trace). */
+function traceRange(args: ReplayArgs, events: number): EventRange | null {
+  const from = eventIndex("from-event", args["from-event"]);
+  const to = eventIndex("to-event", args["to-event"]);
+  if (!args.trace && from === undefined && to === undefined) return null;
+  const range = { from: from ?? 0, to: Math.min(to ?? events - 1, events - 1) };
+  if (range.from > range.to) throw new InputError("--from-event", "", `expected an event range within 0..${events - 1} with from <= to, found ${range.from}..${to ?? range.to}`);
+  return range;
+}
+
+/** Exit 0 when the seed reproduces as recorded (or its trace changed and that is accepted), else 1. */
+export function replayExitCode(r: ReplayResult, acceptChangedTrace: boolean): number {
+  if (r.status === "reproduced") return EXIT.ok;
+  if (r.status === "trace-changed" && acceptChangedTrace) return EXIT.ok;
+  return EXIT.unexpected;
+}
+
+/** `eosfuzz replay FILE`: re-run a saved seed, check its trace hash, explain it. */
+export function replayCommand(args: ReplayArgs): number {
+  eventIndex("from-event", args["from-event"]);
+  eventIndex("to-event", args["to-event"]);
+  const result = replay(args.file);
+  const range = traceRange(args, result.trace.length);
+  if (args.json) {
+    const { trace, ...rest } = result;
+    const out = range ? { ...rest, trace: trace.slice(range.from, range.to + 1) } : rest;
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  } else {
+    process.stdout.write(`${renderReplay(result, { trace: range })}\n`);
+  }
+  return replayExitCode(result, args["accept-changed-trace"]);
+}

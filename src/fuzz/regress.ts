@@ -1,0 +1,131 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { InputError } from "../scenario/input-error.js";
+import { type LoadedScenario, loadScenarioFile } from "../scenario/loader.js";
+import type { Expectation } from "../scenario/schema.js";
+import { runCampaign } from "./campaign.js";
+import { replaySeed } from "./replay.js";
+import { readSeedFile } from "./seed-file.js";
+
+/** One line of the regression table: a scenario against its expectation, or a saved seed replayed. */
+export interface RegressRow {
+  kind: "scenario" | "seed";
+  /** Scenario name, or the seed file's name. */
+  name: string;
+  file: string;
+  /** What must hold. */
+  expectation: string;
+  result: "pass" | "fail" | "error";
+  /** One line: what was found, or why it failed. */
+  detail: string;
+  seeds: number;
+  wallMs: number;
+}
+
+export interface RegressResult {
+  rows: RegressRow[];
+  passed: number;
+  failed: number;
+  /** Unreadable or invalid files (bad input). */
+  errors: number;
+}
+
+export interface RegressOptions {
+  scenariosDir: string;
+  /** null: no seed directory to replay. */
+  seedsDir: string | null;
+  acceptChangedTrace?: boolean;
+  /** Called as each row is done (progress). */
+  onRow?: (row: RegressRow) => void;
+}
+
+/** Files of a directory with one of the extensions, sorted by name. */
+export function filesIn(dir: string, extensions: readonly string[]): string[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(dir, "", "expected a directory, found none");
+  return readdirSync(dir)
+    .filter((f) => extensions.some((ext) => f.endsWith(ext)))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+function expectationText(e: Expectation, seeds: number): string {
+  if (e.find.length > 0) return `find ${e.find.join(", ")} within ${e.within ?? seeds}${e.where ? ` at ${e.where.brokerRelease.join("/")}` : ""}`;
+  if (!e.clean && e.allow.length > 0) return `nothing but ${e.allow.join(", ")}`;
+  return "clean";
+}
+
+function timed<T>(work: () => T): { value: T; wallMs: number } {
+  const started = performance.now();
+  const value = work();
+  return { value, wallMs: Math.round(performance.now() - started) };
+}
+
+function scenarioRow(file: string): { row: RegressRow; loaded: LoadedScenario | null } {
+  let loaded: LoadedScenario;
+  try {
+    loaded = loadScenarioFile(file);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return { row: { kind: "scenario", name: file, file, expectation: "-", result: "error", detail: e.message, seeds: 0, wallMs: 0 }, loaded: null };
+  }
+  const s = loaded.scenario;
+  const { value: result, wallMs } = timed(() => runCampaign(loaded, { seeds: s.seeds, seedStart: 0 }));
+  const found = Object.entries(result.verdict.found)
+    .map(([kind, seed]) => `${kind} at seed ${seed}`)
+    .join(", ");
+  const detail = result.verdict.met ? found || (result.scriptSteps ? `${result.scriptSteps.length} steps as expected` : `no violation in ${result.seedsRun} seeds`) : (result.verdict.reasons[0] ?? "not met");
+  return {
+    row: { kind: "scenario", name: s.name, file, expectation: expectationText(s.expect, s.seeds), result: result.verdict.met ? "pass" : "fail", detail, seeds: result.seedsRun, wallMs },
+    loaded,
+  };
+}
+
+function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptChangedTrace: boolean): RegressRow {
+  const name = file.split(/[/\\]/).pop() ?? file;
+  try {
+    const loaded = readSeedFile(file);
+    const kinds = [...new Set(loaded.seedFile.violations.map((v) => v.kind))].join(", ");
+    const { value: r, wallMs } = timed(() => replaySeed(loaded));
+    const pass = r.status === "reproduced" || (r.status === "trace-changed" && acceptChangedTrace);
+    let detail: string;
+    if (r.status === "reproduced") detail = `reproduced, trace ${r.traceHash}`;
+    else {
+      const d = r.divergence;
+      const where = d ? (d.eventIndex !== null ? ` at event #${d.eventIndex}` : ` between events #${d.fromEvent} and #${d.toEvent}`) : "";
+      detail = `${r.status === "trace-changed" ? "violation reproduced, trace changed" : "diverged"}${where}: trace ${r.traceHash}, recorded ${r.recordedTraceHash}`;
+    }
+    const current = scenarios.get(r.scenario);
+    if (current && current.contentHash !== r.recordedScenarioHash) detail += ` (note: ${current.source} changed since this seed was saved; the seed replays its inline copy)`;
+    return { kind: "seed", name, file, expectation: `${kinds} as recorded`, result: pass ? "pass" : "fail", detail, seeds: 1, wallMs };
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return { kind: "seed", name, file, expectation: "-", result: "error", detail: e.message, seeds: 0, wallMs: 0 };
+  }
+}
+
+/**
+ * `eosfuzz regress`: every scenario in a directory against its declared expectation (over its
+ * own seed budget, from seed 0), then every saved seed file replayed against what it recorded.
+ */
+export function regress(options: RegressOptions): RegressResult {
+  const rows: RegressRow[] = [];
+  const push = (row: RegressRow) => {
+    rows.push(row);
+    options.onRow?.(row);
+  };
+  const scenarios = new Map<string, LoadedScenario>();
+  for (const file of filesIn(options.scenariosDir, [".yaml", ".yml"])) {
+    const { row, loaded } = scenarioRow(file);
+    if (loaded) scenarios.set(loaded.scenario.name, loaded);
+    push(row);
+  }
+  if (options.seedsDir !== null) {
+    for (const file of filesIn(options.seedsDir, [".json"])) push(seedRow(file, scenarios, options.acceptChangedTrace ?? false));
+  }
+  return {
+    rows,
+    passed: rows.filter((r) => r.result === "pass").length,
+    failed: rows.filter((r) => r.result === "fail").length,
+    errors: rows.filter((r) => r.result === "error").length,
+  };
+}

@@ -1,0 +1,215 @@
+import { isAbsolute, relative } from "node:path";
+import { LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+import { flagOverridesSchema, scenarioSchema } from "../scenario/schema.js";
+import { contentHash, type LoadedScenario, validationError } from "../scenario/loader.js";
+import { InputError, readInputFile } from "../scenario/input-error.js";
+import { semanticProblems } from "../scenario/semantic-checks.js";
+import { MAX_TAPE_LENGTH } from "../sim/choice-tape.js";
+import type { TraceEvent } from "../sim/trace.js";
+import { VIOLATION_KINDS } from "../oracle/violation.js";
+import { TOOL_NAME, TOOL_VERSION } from "../version.js";
+import type { ReleaseFlags } from "../kafka/release.js";
+import type { RunResult } from "./run-seed.js";
+
+/**
+ * A seed file: one failing run that stands alone. It holds the scenario inline (with the name and
+ * content hash it was run under), the seed and the choice tape (the tape is what replays; a shrunk
+ * seed has a tape and no seed), the violations with where they happened, the trace hash and
+ * fingerprints of the trace (to name the first event where a replay parts from it), the tool
+ * version, and the command that replays it.
+ */
+export const SEED_FILE_FORMAT = "eosfuzz-seed";
+export const SEED_FILE_VERSION = 1;
+
+/** At most this many trace fingerprints per file (longer traces get one per N events). */
+export const MAX_FINGERPRINTS = 16_384;
+
+const MAX_SEED_FILE_BYTES = 50_000_000;
+
+const hex16 = z.string().regex(/^[0-9a-f]{16}$/, { message: "expected 16 hex digits" });
+
+const recordedViolation = z.strictObject({
+  kind: z.enum(VIOLATION_KINDS),
+  summary: z.string().max(10_000),
+  atMs: z.int().min(0),
+  partition: z.string().max(200).optional(),
+  broker: z.string().max(200).optional(),
+  brokerRelease: z.string().max(50).optional(),
+  transaction: z.string().max(200).optional(),
+  markerIssuedFor: z.string().max(200).optional(),
+});
+
+export const seedFileSchema = z.strictObject({
+  format: z.literal(SEED_FILE_FORMAT),
+  formatVersion: z.literal(SEED_FILE_VERSION),
+  tool: z.strictObject({ name: z.string().max(100), version: z.string().max(100) }),
+  scenario: z.strictObject({
+    name: z.string().max(100),
+    contentHash: hex16,
+    source: z.string().max(4_096),
+    definition: z.record(z.string(), z.unknown()),
+  }),
+  mutant: z.string().max(100).nullable(),
+  overrides: flagOverridesSchema,
+  seed: z.int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
+  tape: z.array(z.int().min(0).max(2_147_483_647)).max(MAX_TAPE_LENGTH),
+  traceHash: hex16,
+  traceEvents: z.int().min(0),
+  fingerprints: z.strictObject({
+    every: z.int().min(1),
+    data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, { message: "expected base64" }),
+  }),
+  violations: z.array(recordedViolation).min(1).max(1_000),
+  replay: z.string().max(4_096),
+});
+
+export type SeedFile = z.output<typeof seedFileSchema>;
+export type RecordedViolation = z.output<typeof recordedViolation>;
+
+/** A seed file read back, with its inline scenario validated. */
+export interface LoadedSeedFile {
+  file: string;
+  seedFile: SeedFile;
+  scenario: LoadedScenario;
+}
+
+/** The hash fingerprint kept per checkpoint: the low 16 bits of the rolling hash there. */
+function fingerprintOf(event: TraceEvent): number {
+  return Number.parseInt(event.hash.slice(12), 16);
+}
+
+/** Fingerprints of a recorded trace: one per `every` events, at the last event of each group. */
+export function traceFingerprints(events: readonly TraceEvent[], traceEvents: number): { every: number; values: number[] } {
+  const every = Math.max(1, Math.ceil(traceEvents / MAX_FINGERPRINTS));
+  const values: number[] = [];
+  for (let i = every - 1; i < events.length; i += every) values.push(fingerprintOf(events[i] as TraceEvent));
+  return { every, values };
+}
+
+export function encodeFingerprints(values: readonly number[]): string {
+  const bytes = Buffer.alloc(values.length * 2);
+  for (const [i, v] of values.entries()) bytes.writeUInt16BE(v, i * 2);
+  return bytes.toString("base64");
+}
+
+export function decodeFingerprints(data: string): number[] {
+  const bytes = Buffer.from(data, "base64");
+  const out: number[] = [];
+  for (let i = 0; i + 1 < bytes.length; i += 2) out.push(bytes.readUInt16BE(i));
+  return out;
+}
+
+export function seedFileName(scenario: string, seed: number | null, mutant: string | null, traceHash: string): string {
+  const who = seed !== null ? `seed-${seed}` : `tape-${traceHash}`;
+  return `${scenario}${mutant ? `.${mutant}` : ""}.${who}.json`;
+}
+
+export interface SeedFileInput {
+  loaded: LoadedScenario;
+  overrides: Partial<ReleaseFlags>;
+  mutant: string | null;
+  seed: number | null;
+  /** A run recorded with recordTape and recordTrace. */
+  run: RunResult;
+  /** Where the file will be written (for the replay command). */
+  path: string;
+}
+
+export function buildSeedFile(input: SeedFileInput): SeedFile {
+  const { run } = input;
+  if (!run.tape || !run.trace) throw new Error("a seed file needs a run recorded with its tape and trace");
+  const { every, values } = traceFingerprints(run.trace, run.stats.traceEvents);
+  return {
+    format: SEED_FILE_FORMAT,
+    formatVersion: SEED_FILE_VERSION,
+    tool: { name: TOOL_NAME, version: TOOL_VERSION },
+    scenario: {
+      name: input.loaded.scenario.name,
+      contentHash: input.loaded.contentHash,
+      source: portablePath(input.loaded.source),
+      definition: input.loaded.scenario as unknown as Record<string, unknown>,
+    },
+    mutant: input.mutant,
+    overrides: input.overrides as SeedFile["overrides"],
+    seed: input.seed,
+    tape: run.tape,
+    traceHash: run.traceHash,
+    traceEvents: run.stats.traceEvents,
+    fingerprints: { every, data: encodeFingerprints(values) },
+    violations: run.violations.map((v) => {
+      const out: RecordedViolation = { kind: v.kind, summary: v.summary, atMs: v.atMs };
+      for (const key of ["partition", "broker", "brokerRelease", "transaction", "markerIssuedFor"] as const) if (v[key] !== undefined) out[key] = v[key];
+      return out;
+    }),
+    replay: `eosfuzz replay ${input.path}`,
+  };
+}
+
+/** JSON with two-space indent, but arrays of numbers (the tape) on one line. */
+export function renderSeedFile(seedFile: SeedFile): string {
+  const placeholder = "\u0000tape\u0000";
+  const text = JSON.stringify({ ...seedFile, tape: placeholder }, null, 2);
+  return `${text.replace(JSON.stringify(placeholder), `[${seedFile.tape.join(",")}]`)}\n`;
+}
+
+/** Parse and validate a seed file's text; any problem is one InputError line (exit 2). */
+export function parseSeedFile(text: string, file: string): LoadedSeedFile {
+  if (text.trim() === "") throw new InputError(file, "", "expected a JSON seed file, found an empty file");
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    const message = (e as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const position = at ? lineColOf(text, Number(at[1])) : lineColOf(text, text.length);
+    const truncated = !at || /end of (JSON )?input|Unterminated/.test(message);
+    throw new InputError(file, "", `expected a complete JSON seed file, found ${truncated ? "it cut short (truncated?)" : "invalid JSON"}: ${message.split("\n")[0]}`, position);
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data) || (data as { format?: unknown }).format !== SEED_FILE_FORMAT) {
+    throw new InputError(file, "format", `expected "${SEED_FILE_FORMAT}" (an eosfuzz seed file), found ${JSON.stringify((data as { format?: unknown } | null)?.format ?? null)}`, { line: 1, col: 1 });
+  }
+  const parsed = seedFileSchema.safeParse(data);
+  const positions = () => {
+    const lines = new LineCounter();
+    return { doc: parseDocument(text, { lineCounter: lines }), lines };
+  };
+  if (!parsed.success) throw validationError(file, data, parsed.error.issues, positions);
+  const seedFile = parsed.data;
+  const definition = scenarioSchema.safeParse(seedFile.scenario.definition);
+  if (!definition.success) {
+    const issues = definition.error.issues.map((i) => ({ ...i, path: ["scenario", "definition", ...i.path] }));
+    throw validationError(file, data, issues as typeof definition.error.issues, positions);
+  }
+  const problems = semanticProblems(definition.data);
+  if (problems[0]) throw new InputError(file, `scenario.definition.${problems[0].path.join(".")}`, problems[0].message);
+  if (seedFile.tape.length === 0 && seedFile.seed === null) throw new InputError(file, "tape", "expected a choice tape or a seed, found neither");
+  const scenario: LoadedScenario = { scenario: definition.data, source: `${file} (inline)`, contentHash: contentHash(definition.data) };
+  return { file, seedFile, scenario };
+}
+
+export function readSeedFile(file: string): LoadedSeedFile {
+  return parseSeedFile(readInputFile(file, MAX_SEED_FILE_BYTES, "a seed file"), file);
+}
+
+/** A path relative to the working directory when it lies below it (committed seed files name no home directories). */
+function portablePath(path: string): string {
+  if (!isAbsolute(path)) return path;
+  const rel = relative(process.cwd(), path);
+  return rel.startsWith("..") || isAbsolute(rel) ? path : rel;
+}
+
+function lineColOf(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let col = 1;
+  for (let i = 0; i < Math.min(offset, text.length); i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      col = 1;
+    } else {
+      col++;
+    }
+  }
+  return { line, col };
+}
+

@@ -1,0 +1,53 @@
+/**
+ * eosfuzz as a library, for people's own test suites:
+ *
+ *   import { loadScenario, runSeed, runCampaign, replay } from "eosfuzz";
+ *
+ * Every run is a pure function of (scenario, seed | tape). Bad input throws InputError (one line).
+ */
+import { type CampaignOptions, type CampaignResult, runCampaign as runCampaignOf, runConfigFor } from "./fuzz/campaign.js";
+import { type RunConfig, type RunInput, type RunOptions, type RunResult, runSeed as runSeedOf } from "./fuzz/run-seed.js";
+import { InputError } from "./scenario/input-error.js";
+import { type LoadedScenario, parseScenario, resolveScenario } from "./scenario/loader.js";
+
+export { TOOL_VERSION } from "./version.js";
+export { InputError } from "./scenario/input-error.js";
+export { VIOLATION_KINDS, type Violation, type ViolationKind } from "./oracle/violation.js";
+export { RELEASE_NAMES, type ReleaseFlags, type ReleaseName } from "./kafka/release.js";
+export type { Scenario, Expectation } from "./scenario/schema.js";
+export type { Script, ScriptStep } from "./scenario/script-schema.js";
+export type { StepRecord, ScriptRun } from "./scenario/script-driver.js";
+export type { LoadedScenario } from "./scenario/loader.js";
+export type { CampaignOptions, CampaignResult, SeededViolation } from "./fuzz/campaign.js";
+export type { RunConfig, RunInput, RunOptions, RunResult } from "./fuzz/run-seed.js";
+export type { ExpectationVerdict } from "./fuzz/expectation.js";
+export { replay, replaySeed, type ReplayResult, type ReplayStatus, type Divergence } from "./fuzz/replay.js";
+export { readSeedFile, parseSeedFile, buildSeedFile, renderSeedFile, type SeedFile, type LoadedSeedFile } from "./fuzz/seed-file.js";
+export { failingSeedFiles, type SeedFileToWrite } from "./fuzz/save-failures.js";
+export { regress, type RegressResult, type RegressRow, type RegressOptions } from "./fuzz/regress.js";
+export { builtinScenarioNames, parseScenario, contentHash } from "./scenario/loader.js";
+export { runConfigFor } from "./fuzz/campaign.js";
+
+/** A built-in scenario by name (see `eosfuzz run --scenario`), a scenario file path, or scenario YAML text. */
+export function loadScenario(nameOrPathOrYaml: string): LoadedScenario {
+  if (nameOrPathOrYaml.includes("\n")) return parseScenario(nameOrPathOrYaml, "(inline scenario)");
+  return resolveScenario(nameOrPathOrYaml);
+}
+
+function scenarioOf(scenario: LoadedScenario | string): LoadedScenario {
+  return typeof scenario === "string" ? loadScenario(scenario) : scenario;
+}
+
+/** One run of a scenario: from a seed number, or from a recorded choice tape. */
+export function runSeed(scenario: LoadedScenario | string | RunConfig, input: RunInput, options: RunOptions = {}): RunResult {
+  const config = typeof scenario === "object" && "spec" in scenario ? scenario : runConfigFor(scenarioOf(scenario));
+  return runSeedOf(config, input, options);
+}
+
+/** Seeds seedStart .. seedStart+seeds-1 (default: the scenario's own budget from 0), judged against the scenario's expectation. */
+export function runCampaign(scenario: LoadedScenario | string, options: Partial<CampaignOptions> = {}): CampaignResult {
+  const loaded = scenarioOf(scenario);
+  const seeds = options.seeds ?? loaded.scenario.seeds;
+  if (!Number.isInteger(seeds) || seeds < 1) throw new InputError("seeds", "", `expected an integer >= 1, found ${seeds}`);
+  return runCampaignOf(loaded, { ...options, seeds, seedStart: options.seedStart ?? 0 });
+}
