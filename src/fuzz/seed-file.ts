@@ -163,7 +163,7 @@ export function parseSeedFile(text: string, file: string): LoadedSeedFile {
     const message = (e as Error).message;
     const at = /position (\d+)/.exec(message);
     const position = at ? lineColOf(text, Number(at[1])) : lineColOf(text, text.length);
-    const truncated = !at || /end of (JSON )?input|Unterminated/.test(message);
+    const truncated = !at || Number(at[1]) >= text.trimEnd().length || /end of (JSON )?input|Unterminated/.test(message);
     throw new InputError(file, "", `expected a complete JSON seed file, found ${truncated ? "it cut short (truncated?)" : "invalid JSON"}: ${message.split("\n")[0]}`, position);
   }
   if (data === null || typeof data !== "object" || Array.isArray(data) || (data as { format?: unknown }).format !== SEED_FILE_FORMAT) {

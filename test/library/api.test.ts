@@ -1,0 +1,64 @@
+// Uses eosfuzz exactly as a team's own test suite would: by package name, from the built package.
+import { join } from "node:path";
+import { loadScenario, replay, runCampaign, runSeed, TOOL_VERSION, VIOLATION_KINDS } from "eosfuzz";
+import { expectScenario, expectSeedReproduces, testSeedFiles } from "eosfuzz/vitest";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "../..");
+
+describe("the eosfuzz library API", () => {
+  it("loadScenario takes a built-in name; runSeed is a pure function of (scenario, seed)", () => {
+    const scenario = loadScenario("kip-1228-gap");
+    expect(scenario.scenario.name).toBe("kip-1228-gap");
+    const a = runSeed(scenario, { seed: 27 }, { recordTape: true });
+    const b = runSeed("kip-1228-gap", { seed: 27 });
+    expect(b.traceHash).toBe(a.traceHash);
+    expect(a.violations.map((v) => v.kind)).toContain("stale-marker");
+    // The recorded tape replays the same run.
+    expect(runSeed(scenario, { tape: a.tape as number[] }).traceHash).toBe(a.traceHash);
+    expect(VIOLATION_KINDS).toContain("stale-marker");
+    expect(TOOL_VERSION).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("loadScenario also takes YAML text; runCampaign judges the expectation", () => {
+    const yaml = `name: inline-check
+cluster:
+  coordinators: [{ id: tc-0, release: "4.2.1" }]
+  brokers: [{ id: broker-1, release: "4.2.1" }]
+  topics: [{ name: orders, leaders: [broker-1] }]
+workload: { producers: 1, transactions: 3 }
+seeds: 3
+`;
+    const result = runCampaign(loadScenario(yaml));
+    expect(result.seedsRun).toBe(3);
+    expect(result.verdict.met).toBe(true);
+    expect(() => loadScenario(yaml.replace("producers: 1", "producers: 0"))).toThrow(/\(inline scenario\):6:\d+ workload\.producers: expected >= 1, found 0/);
+  });
+
+  it("replay reproduces a committed seed file", () => {
+    const r = replay(join(ROOT, "seeds", "kip-1228-race.seed-0.json"));
+    expect(r).toMatchObject({ reproduced: true, status: "reproduced", scenario: "kip-1228-race" });
+    expect(r.traceHash).toBe(r.recordedTraceHash);
+    expect(r.scriptSteps?.every((s) => s.ok)).toBe(true);
+  });
+});
+
+describe("the vitest helper (eosfuzz/vitest)", () => {
+  it("expectScenario passes when the expectation holds", () => {
+    const result = expectScenario("kafka-17754-tv2");
+    expect(result.verdict.met).toBe(true);
+  });
+
+  it("expectScenario fails with the causal chain when it does not", () => {
+    const broken = loadScenario("kip-1228-race");
+    broken.scenario.expect = { clean: true, find: [], allow: [] };
+    expect(() => expectScenario(broken)).toThrow(/did not meet its expectation[\s\S]*unexpected stale-marker[\s\S]*legacy rule/);
+  });
+
+  it("expectSeedReproduces checks one seed file", () => {
+    expect(expectSeedReproduces(join(ROOT, "seeds", "tv1-race.seed-0.json")).reproduced).toBe(true);
+  });
+
+  // One test per committed seed file, registered by the helper.
+  testSeedFiles(join(ROOT, "seeds"));
+});

@@ -1,0 +1,96 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCampaign } from "../../src/fuzz/campaign.js";
+import { BUILTIN_SCENARIO_DIR, parseScenario, resolveScenario } from "../../src/scenario/loader.js";
+import type { StepRecord } from "../../src/scenario/script-driver.js";
+
+const SCRIPTED = ["kip-1228-race", "tv1-race", "kafka-17754-race", "kafka-17754-tv2", "failover-race", "kip-1228-upgrade"];
+
+function stepOf(steps: readonly StepRecord[] | null, action: string): StepRecord {
+  const step = steps?.find((s) => s.action === action);
+  if (!step) throw new Error(`no step ${action}`);
+  return step;
+}
+
+/** The built-in script's text with one edit, validated as a scenario of its own. */
+function edited(name: string, from: string, to: string) {
+  const file = join(BUILTIN_SCENARIO_DIR, `${name}.yaml`);
+  const text = readFileSync(file, "utf8");
+  expect(text).toContain(from);
+  return parseScenario(text.replace(from, to), `${name}-edited.yaml`);
+}
+
+describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
+  it.each(SCRIPTED)("%s: every step has its expected outcome and the end expectation holds, over 5 seeds of timing", (name) => {
+    const loaded = resolveScenario(name);
+    const result = runCampaign(loaded, { seeds: 5, seedStart: 0 });
+    expect(result.verdict.reasons).toEqual([]);
+    expect(result.scriptSteps?.length).toBe(loaded.scenario.script?.steps.length);
+    expect(result.scriptSteps?.filter((s) => !s.ok)).toEqual([]);
+  });
+
+  it("kip-1228-race: the 4.2.1 leader rejects the stale copy with INVALID_PRODUCER_EPOCH, the 4.1 leader accepts it", () => {
+    const result = runCampaign(resolveScenario("kip-1228-race"), { seeds: 1, seedStart: 0 });
+    const rejected = stepOf(result.scriptSteps, "release stale-new");
+    expect(rejected.outcome).toMatch(/orders-0 on broker-1 \(4\.2\.1\): INVALID_PRODUCER_EPOCH \(v2, TransactionVersion 2, KIP-1228 strict TV2 rule/);
+    const accepted = stepOf(result.scriptSteps, "release stale-old");
+    expect(accepted.outcome).toMatch(/orders-1 on broker-2 \(4\.1\): NONE \(v1, TransactionVersion 0, legacy rule .*marker epoch 1, producer epoch 1, closed offsets/);
+    const stale = result.violations.filter((v) => v.kind === "stale-marker");
+    expect(stale).toHaveLength(1);
+    expect(stale[0]).toMatchObject({ broker: "broker-2", brokerRelease: "4.1", partition: "orders-1", markerIssuedFor: "p0.t1", transaction: "p0.t2" });
+    // The failure explanation is the oracle's causal chain.
+    expect(stale[0]?.explanation.join("\n")).toMatch(/a KIP-1228 leader on v2 would have rejected this copy with INVALID_PRODUCER_EPOCH/);
+  });
+
+  it("the same KIP-1228 script against a 4.1 leader: the copy is accepted, so the step's expectation fails", () => {
+    const result = runCampaign(edited("kip-1228-race", '{ id: broker-1, release: "4.2.1" }', '{ id: broker-1, release: "4.1" }'), { seeds: 1, seedStart: 0 });
+    const step = stepOf(result.scriptSteps, "release stale-new");
+    expect(step.ok).toBe(false);
+    expect(step.problems).toEqual(["expected error INVALID_PRODUCER_EPOCH, found NONE"]);
+    expect(step.outcome).toMatch(/broker-1 \(4\.1\): NONE \(v1, TransactionVersion 0, legacy rule/);
+    expect(result.verdict.met).toBe(false);
+    expect(result.violations.map((v) => v.kind).sort()).toEqual(["stale-marker", "step-mismatch"]);
+    const mismatch = result.violations.find((v) => v.kind === "step-mismatch");
+    expect(mismatch?.summary).toBe("step 17 (release stale-new): expected error INVALID_PRODUCER_EPOCH, found NONE");
+    // Later steps did not run.
+    expect(result.scriptSteps?.length).toBe(17);
+  });
+
+  it("and the same script with both leaders on 4.2.1 rejects both copies: the expected stale-marker is not found", () => {
+    const result = runCampaign(edited("kip-1228-race", '{ id: broker-2, release: "4.1" }', '{ id: broker-2, release: "4.2.1" }'), { seeds: 1, seedStart: 0 });
+    expect(stepOf(result.scriptSteps, "release stale-old").problems).toEqual(["expected error NONE, found INVALID_PRODUCER_EPOCH"]);
+    expect(result.violations.filter((v) => v.kind === "stale-marker")).toEqual([]);
+  });
+
+  it("tv1-race: the late duplicate commits T2's first record; T2's abort only aborts the record after it", () => {
+    const result = runCampaign(resolveScenario("tv1-race"), { seeds: 1, seedStart: 0 });
+    expect(stepOf(result.scriptSteps, "duplicate r1").outcome).toMatch(/delivered a copy of r1 .*NONE/);
+    const stale = result.violations.find((v) => v.kind === "stale-marker");
+    expect(stale?.explanation.join("\n")).toMatch(/a duplicate delivery of request \d+ \(the network delivered it twice\)/);
+    const reads = result.scriptSteps?.filter((s) => s.action === "read orders-0").map((s) => s.outcome);
+    expect(reads?.at(-1)).toMatch(/\[d1, d2\]$/);
+  });
+
+  it("kafka-17754: under TV1 the late EndTxn commits T2; under TV2 it is fenced", () => {
+    const tv1 = runCampaign(resolveScenario("kafka-17754-race"), { seeds: 1, seedStart: 0 });
+    expect(stepOf(tv1.scriptSteps, "release x1").outcome).toMatch(/EndTxn NONE/);
+    expect(stepOf(tv1.scriptSteps, "abortTransaction p0").outcome).toMatch(/INVALID_TXN_STATE/);
+    const tv2 = runCampaign(resolveScenario("kafka-17754-tv2"), { seeds: 1, seedStart: 0 });
+    expect(stepOf(tv2.scriptSteps, "release x1").outcome).toMatch(/EndTxn PRODUCER_FENCED/);
+  });
+
+  it("failover-race: the old coordinator's copy passes the legacy epoch check but is fenced by coordinator epoch", () => {
+    const result = runCampaign(resolveScenario("failover-race"), { seeds: 1, seedStart: 0 });
+    expect(stepOf(result.scriptSteps, "failover").outcome).toMatch(/from tc-0 to tc-1 \(coordinatorEpoch 2\)/);
+    expect(stepOf(result.scriptSteps, "release r1").outcome).toMatch(/TRANSACTION_COORDINATOR_FENCED \(v1, TransactionVersion 0, legacy rule .*marker epoch 1, producer epoch 1\)/);
+  });
+
+  it("a step that waits for something that never comes fails after the step timeout, in virtual time", () => {
+    const loaded = edited("tv1-race", "    - { do: waitFor, transactionalId: txn-0, state: CompleteCommit }\n", "    - { do: waitFor, transactionalId: txn-0, state: CompleteAbort, timeoutMs: 700 }\n");
+    const result = runCampaign(loaded, { seeds: 1, seedStart: 0 });
+    const step = stepOf(result.scriptSteps, "waitFor txn-0 CompleteAbort");
+    expect(step.endMs - step.startMs).toBe(700);
+    expect(step.problems).toEqual(["expected txn-0 to reach CompleteAbort (nothing pending) in time, found CompleteCommit"]);
+  });
+});
