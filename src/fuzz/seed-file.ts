@@ -5,7 +5,7 @@ import { flagOverridesSchema, scenarioSchema } from "../scenario/schema.js";
 import { contentHash, type LoadedScenario, validationError } from "../scenario/loader.js";
 import { InputError, readInputFile } from "../scenario/input-error.js";
 import { semanticProblems } from "../scenario/semantic-checks.js";
-import { MAX_TAPE_LENGTH } from "../sim/choice-tape.js";
+import { MAX_TAPE_LENGTH, tapeLength } from "../sim/choice-tape.js";
 import type { TraceEvent } from "../sim/trace.js";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
 import { TOOL_NAME, TOOL_VERSION } from "../version.js";
@@ -53,7 +53,10 @@ export const seedFileSchema = z.strictObject({
   mutant: z.string().max(100).nullable(),
   overrides: flagOverridesSchema,
   seed: z.int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
-  tape: z.array(z.int().min(0).max(2_147_483_647)).max(MAX_TAPE_LENGTH),
+  /** The choice tape: for every stream, the options chosen in order (what replays). */
+  tape: z
+    .record(z.string().min(1).max(300), z.array(z.int().min(0).max(2_147_483_647)).max(MAX_TAPE_LENGTH))
+    .refine((t) => tapeLength(t) <= MAX_TAPE_LENGTH, { message: `expected at most ${MAX_TAPE_LENGTH} choices in all` }),
   traceHash: hex16,
   traceEvents: z.int().min(0),
   fingerprints: z.strictObject({
@@ -146,11 +149,13 @@ export function buildSeedFile(input: SeedFileInput): SeedFile {
   };
 }
 
-/** JSON with two-space indent, but arrays of numbers (the tape) on one line. */
+/** JSON with two-space indent, but each tape stream's choices on one line. */
 export function renderSeedFile(seedFile: SeedFile): string {
   const placeholder = "\u0000tape\u0000";
   const text = JSON.stringify({ ...seedFile, tape: placeholder }, null, 2);
-  return `${text.replace(JSON.stringify(placeholder), `[${seedFile.tape.join(",")}]`)}\n`;
+  const streams = Object.entries(seedFile.tape).map(([name, choices]) => `    ${JSON.stringify(name)}: [${choices.join(",")}]`);
+  const tape = streams.length > 0 ? `{\n${streams.join(",\n")}\n  }` : "{}";
+  return `${text.replace(JSON.stringify(placeholder), tape)}\n`;
 }
 
 /** Parse and validate a seed file's text; any problem is one InputError line (exit 2). */
@@ -183,7 +188,7 @@ export function parseSeedFile(text: string, file: string): LoadedSeedFile {
   }
   const problems = semanticProblems(definition.data);
   if (problems[0]) throw new InputError(file, `scenario.definition.${problems[0].path.join(".")}`, problems[0].message);
-  if (seedFile.tape.length === 0 && seedFile.seed === null) throw new InputError(file, "tape", "expected a choice tape or a seed, found neither");
+  if (tapeLength(seedFile.tape) === 0 && seedFile.seed === null) throw new InputError(file, "tape", "expected a choice tape or a seed, found neither");
   const scenario: LoadedScenario = { scenario: definition.data, source: `${file} (inline)`, contentHash: contentHash(definition.data) };
   return { file, seedFile, scenario };
 }

@@ -14,9 +14,9 @@ function variant(file: string, change: (text: string) => string): string {
   return out;
 }
 
-/** Change one byte of the tape: its first entry, one digit up. */
+/** Change one byte of the tape: the first choice of its first stream, one digit up. */
 function bumpFirstTapeByte(text: string): string {
-  const at = text.indexOf('"tape": [') + '"tape": ['.length;
+  const at = text.indexOf("[", text.indexOf('"tape": {')) + 1;
   const digit = Number(text[at]);
   return text.slice(0, at) + String((digit + 1) % 10) + text.slice(at + 1);
 }
@@ -46,7 +46,8 @@ describe("run --save-failures, seed files and replay", () => {
       traceHash: expect.stringMatching(/^[0-9a-f]{16}$/),
       replay: `eosfuzz replay ${files[0]}`,
     });
-    expect(seed.tape.length).toBeGreaterThan(1000);
+    expect(Object.values(seed.tape).flat().length).toBeGreaterThan(1000);
+    expect(Object.keys(seed.tape)).toContain("workload:start");
     expect(seed.violations[0]).toMatchObject({ kind: "stale-marker", partition: expect.any(String), broker: expect.any(String), brokerRelease: "3.x" });
     expect(report.failingSeeds).toContain(seed.seed);
   });
@@ -125,12 +126,17 @@ describe("run --save-failures, seed files and replay", () => {
     const file = files[0] as string;
     const original: SeedFile = JSON.parse(readFileSync(file, "utf8"));
     let changed: string | null = null;
-    for (let back = 1; back <= 40 && changed === null; back++) {
-      const tape = [...original.tape];
-      const i = tape.length - back;
-      tape[i] = (tape[i] as number) + 1;
-      const text = renderSeedFile({ ...original, tape });
-      if (replaySeed(parseSeedFile(text, "x.json")).status === "trace-changed") changed = variant(file, () => text);
+    const candidates = Object.keys(original.tape).flatMap((stream) => [1, 2, 3].map((back) => ({ stream, back })));
+    for (const { stream, back } of candidates) {
+      const choices = [...(original.tape[stream] as number[])];
+      const i = choices.length - back;
+      if (i < 0) continue;
+      choices[i] = (choices[i] as number) + 1;
+      const text = renderSeedFile({ ...original, tape: { ...original.tape, [stream]: choices } });
+      if (replaySeed(parseSeedFile(text, "x.json")).status === "trace-changed") {
+        changed = variant(file, () => text);
+        break;
+      }
     }
     expect(changed).not.toBeNull();
     const r = eosfuzz(["replay", changed as string]);

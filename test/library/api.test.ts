@@ -10,12 +10,12 @@ describe("the eosfuzz library API", () => {
   it("loadScenario takes a built-in name; runSeed is a pure function of (scenario, seed)", () => {
     const scenario = loadScenario("kip-1228-gap");
     expect(scenario.scenario.name).toBe("kip-1228-gap");
-    const a = runSeed(scenario, { seed: 27 }, { recordTape: true });
-    const b = runSeed("kip-1228-gap", { seed: 27 });
+    const a = runSeed(scenario, { seed: 4 }, { recordTape: true });
+    const b = runSeed("kip-1228-gap", { seed: 4 });
     expect(b.traceHash).toBe(a.traceHash);
     expect(a.violations.map((v) => v.kind)).toContain("stale-marker");
     // The recorded tape replays the same run.
-    expect(runSeed(scenario, { tape: a.tape as number[] }).traceHash).toBe(a.traceHash);
+    expect(runSeed(scenario, { tape: a.tape as Record<string, number[]> }).traceHash).toBe(a.traceHash);
     expect(VIOLATION_KINDS).toContain("stale-marker");
     expect(TOOL_VERSION).toMatch(/^\d+\.\d+\.\d+/);
   });
