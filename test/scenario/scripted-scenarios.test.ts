@@ -94,3 +94,47 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
     expect(step.problems).toEqual(["expected txn-0 to reach CompleteAbort (nothing pending) in time, found CompleteCommit"]);
   });
 });
+
+describe("script steps beyond the races", () => {
+  const SCRIPT = `name: harness-steps
+cluster:
+  coordinators: [{ id: tc-0, release: "4.2.1" }]
+  brokers: [{ id: broker-2, release: "4.1" }]
+  topics: [{ name: orders, leaders: [broker-2] }]
+bounds: { quietPeriodMs: 11000 }
+script:
+  producers: [{ name: p0, transactionalId: txn-0, transactionTimeoutMs: 10000, requestTimeoutMs: 300 }]
+  steps:
+    - { do: initTransactions, producer: p0, expect: { producerId: 1000, producerEpoch: 0 } }
+    - { do: beginTransaction, producer: p0 }
+    - { do: send, producer: p0, partition: orders-0, value: a, expect: { error: NONE } }
+    - do: request
+      to: broker-2
+      note: a v2 request to a broker that only knows v1 closes the connection
+      body: { api: WriteTxnMarkers, version: 2, markers: [{ producerId: 1000, producerEpoch: 0, result: COMMIT, coordinatorEpoch: 1, transactionVersion: 2, partitions: [orders-0] }] }
+      expect: { error: NETWORK_EXCEPTION }
+    - do: request
+      to: broker-2
+      body: { api: WriteTxnMarkers, version: 1, markers: [{ producerId: 1000, producerEpoch: 0, result: ABORT, coordinatorEpoch: 1, partitions: [orders-0], forTransaction: p0.t0 }] }
+      expect: { error: NONE }
+    - { do: checkPartition, partition: orders-0, producer: p0, expect: { openTransaction: false } }
+    - { do: hold, api: EndTxn, from: coordinator, to: p0, direction: response, as: answer }
+    - { do: commitTransaction, producer: p0, expect: { error: NETWORK_EXCEPTION } }
+    - { do: waitFor, transactionalId: txn-0, state: CompleteCommit }
+    - { do: release, held: answer, expect: { error: NONE, producerEpoch: 1 } }
+seeds: 1
+expect:
+  find: [stale-marker]
+`;
+
+  it("direct requests with explicit fields, a held response, and the oracle on a harness marker", () => {
+    const result = runCampaign(parseScenario(SCRIPT, "harness-steps.yaml"), { seeds: 1, seedStart: 0 });
+    expect(result.scriptSteps?.filter((s) => !s.ok)).toEqual([]);
+    expect(result.verdict.reasons).toEqual([]);
+    expect(stepOf(result.scriptSteps, "request WriteTxnMarkers -> broker-2").outcome).toMatch(/disconnected \(closed by broker-2: WriteTxnMarkers v2 is not supported \(max v1\)\)/);
+    // The harness marker says it was meant for p0.t0, so aborting p0.t1's record is a stale marker.
+    const stale = result.violations.find((v) => v.kind === "stale-marker");
+    expect(stale).toMatchObject({ markerIssuedFor: "p0.t0", transaction: "p0.t1", broker: "broker-2" });
+    expect(stepOf(result.scriptSteps, "release answer").outcome).toMatch(/delivered answer .* to p0: EndTxn NONE, producerId 1000, producerEpoch 1/);
+  });
+});
