@@ -333,7 +333,7 @@ function reducedWorkloads(s: Scenario, target: ShrinkTarget): Scenario[] {
 export function reduceScenario(scenario: Scenario, overrides: Partial<ReleaseFlags>, target: ShrinkTarget, budgetMs: number, now: () => number): { scenario: Scenario; tape: Tape; reduction: ScenarioReduction } | null {
   const deadline = now() + budgetMs;
   for (const candidate of reducedWorkloads(scenario, target)) {
-    const config: RunConfig = { scenario: candidate.name, spec: toClusterSpec(candidate, overrides) };
+    const config: RunConfig = { scenario: candidate.name, spec: toClusterSpec(candidate, overrides), script: candidate.script ?? null };
     for (let seed = 0; seed < REDUCTION_SEEDS && now() < deadline; seed++) {
       const r = runSeed(config, { seed }, { recordTape: true, stopWhen: (v) => matchesTarget(v, target) });
       if (r.stoppedAt === null) continue;
@@ -361,7 +361,7 @@ export function reduceScenario(scenario: Scenario, overrides: Partial<ReleaseFla
 export function shrinkFailure(scenario: Scenario, overrides: Partial<ReleaseFlags>, tape: Readonly<Tape>, target: ShrinkTarget, options: ShrinkOptions): ShrinkFailureResult {
   const now = options.nowMs ?? (() => performance.now());
   const started = now();
-  const originalConfig: RunConfig = { scenario: scenario.name, spec: toClusterSpec(scenario, overrides) };
+  const originalConfig: RunConfig = { scenario: scenario.name, spec: toClusterSpec(scenario, overrides), script: scenario.script ?? null };
   const originalRun = runSeed(originalConfig, { tape }, { recordTrace: true });
   if (!originalRun.violations.some((v) => matchesTarget(v, target))) {
     throw new Error(`the tape does not show ${target.kind}${target.broker ? ` at ${target.broker}` : ""}`);
@@ -369,7 +369,7 @@ export function shrinkFailure(scenario: Scenario, overrides: Partial<ReleaseFlag
   const original = measureRun(originalRun, normalizeTape(tape));
   const reduced = reduceScenario(scenario, overrides, target, options.budgetMs * REDUCTION_BUDGET_SHARE, now);
   const chosen = reduced ?? { scenario, tape, reduction: null };
-  const config: RunConfig = { scenario: chosen.scenario.name, spec: toClusterSpec(chosen.scenario, overrides) };
+  const config: RunConfig = { scenario: chosen.scenario.name, spec: toClusterSpec(chosen.scenario, overrides), script: chosen.scenario.script ?? null };
   const remaining = Math.max(1, options.budgetMs - (now() - started));
   const result = shrinkTape(config, chosen.tape, target, { ...options, budgetMs: remaining, nowMs: now });
   return { ...result, scenario: chosen.scenario, reduction: chosen.reduction, original, timeMs: Math.round(now() - started) };

@@ -47,6 +47,11 @@ export const runReportSchema = z
     violationsByKind: z.record(z.string(), z.int().min(0)),
     failingSeeds: z.array(z.int().min(0)),
     violations: z.array(violationSchema).describe("sorted by seed"),
+    scriptSteps: z
+      .array(z.object({ index: z.int().min(1), action: z.string(), note: z.string().nullable(), startMs: z.int().min(0), endMs: z.int().min(0), outcome: z.string(), ok: z.boolean(), problems: z.array(z.string()) }))
+      .nullable()
+      .describe("scripted scenarios: the step log of the first seed whose script failed, else of the first seed (null for fuzzed scenarios)"),
+    seedFiles: z.array(z.string()).optional().describe("seed files written by run --save-failures"),
     wallMs: z.number().min(0).describe("wall clock (not deterministic)"),
     eventsPerSecond: z.number().min(0).describe("wall clock (not deterministic)"),
     seedsPerSecond: z.number().min(0).describe("wall clock (not deterministic)"),

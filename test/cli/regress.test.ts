@@ -1,6 +1,7 @@
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_SCENARIO_DIR, builtinScenarioNames } from "../../src/scenario/loader.js";
 import { eosfuzz, ROOT } from "./cli-helpers.js";
@@ -21,6 +22,7 @@ describe("eosfuzz regress", () => {
     expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="eosfuzz regress"/);
     expect(xml.match(/<testcase /g)).toHaveLength(scenarios.length + seeds.length);
     expect(xml).not.toMatch(/<failure|<error/);
+    expect(XMLValidator.validate(xml)).toBe(true);
   });
 
   it("exits 1 when a scenario's expectation is edited to something false, and names it", () => {
