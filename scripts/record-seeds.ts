@@ -1,10 +1,12 @@
 // Re-records seeds/ (npm run seeds): for every scenario in scenarios/ that expects a violation,
-// the first failing seed within its budget that shows an expected kind, as a seed file. Run it
+// the first failing seed within its budget that shows an expected kind, as a seed file, and the
+// same failure shrunk to its minimal schedule (a tape-only seed file; fuzzed scenarios only). Run it
 // after a change to the model alters trace hashes (`eosfuzz regress` then reports "trace changed").
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { runCampaign } from "../src/fuzz/campaign.js";
 import { failingSeedFiles } from "../src/fuzz/save-failures.js";
+import { shrinkFirstFailure } from "../src/cli/shrink-first-failure.js";
 import { BUILTIN_SCENARIO_DIR, builtinScenarioNames, resolveScenario } from "../src/scenario/loader.js";
 import { writeFileAtomic } from "../src/report/write-files.js";
 
@@ -21,10 +23,13 @@ for (const name of builtinScenarioNames(BUILTIN_SCENARIO_DIR)) {
     process.stderr.write(`${name}: no failing seed within its budget; left its seed files alone\n`);
     continue;
   }
-  for (const old of readdirSync(dir).filter((f) => f.startsWith(`${name}.seed-`))) rmSync(join(dir, old));
-  const single = { ...result, failingSeeds: [seed] };
+  for (const old of readdirSync(dir).filter((f) => f.startsWith(`${name}.seed-`) || f.startsWith(`${name}.tape-`))) rmSync(join(dir, old));
+  const single = { ...result, failingSeeds: [seed], violations: result.violations.filter((v) => v.seed === seed) };
   for (const f of failingSeedFiles(single, dir)) {
     writeFileAtomic(f.path, f.content);
     process.stdout.write(`${f.path}: ${f.kinds.join(", ")}\n`);
   }
+  if (loaded.scenario.script) continue; // a script is its own minimal schedule
+  const shrunk = shrinkFirstFailure(single, { budgetMs: 60_000, saveDir: dir });
+  if (shrunk?.savedTo) process.stdout.write(`${shrunk.savedTo}: ${shrunk.summary.kind} shrunk from ${shrunk.summary.before.events} to ${shrunk.summary.after.events} events\n`);
 }

@@ -7,6 +7,7 @@ import { regressBuilder, regressCommand } from "./commands/regress.js";
 import { replayBuilder, replayCommand } from "./commands/replay.js";
 import { reportBuilder, reportCommand } from "./commands/report.js";
 import { runBuilder, runCommand } from "./commands/run.js";
+import { shrinkBuilder, shrinkCommand } from "./commands/shrink.js";
 import { EXIT, reportFatal } from "./errors.js";
 
 // A reader that goes away (`eosfuzz run --json | head -c 100`) is not an error: stop quietly.
@@ -49,12 +50,18 @@ async function main(): Promise<void> {
       (args) => exitWith(replayCommand(args)),
     )
     .command(
+      "shrink <file>",
+      "shrink a saved failure to its minimal schedule and save it as a seed file",
+      (y) => shrinkBuilder(y),
+      (args) => exitWith(shrinkCommand(args)),
+    )
+    .command(
       "regress",
       "check every scenario against its expectation and replay every saved seed (for CI)",
       (y) => regressBuilder(y),
       (args) => exitWith(regressCommand(args)),
     )
-    .demandCommand(1, "expected a command: run, replay, regress or report")
+    .demandCommand(1, "expected a command: run, replay, shrink, regress or report")
     .recommendCommands()
     .fail((message, error) => {
       if (error) throw error;

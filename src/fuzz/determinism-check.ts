@@ -50,3 +50,43 @@ export function describeEvent(e: TraceEvent | null): string {
 export function describeDivergence(v: Extract<DeterminismVerdict, { deterministic: false }>): string[] {
   return [`runs diverge at trace event #${v.index} (trace hashes ${v.traceHashes[0]} vs ${v.traceHashes[1]})`, `  first run:  ${describeEvent(v.first)}`, `  second run: ${describeEvent(v.second)}`];
 }
+
+/** What --check-determinism adds to a run report. */
+export interface DeterminismReport {
+  checked: number;
+  mismatches: { seed: number; lines: string[] }[];
+}
+
+/** Bound on mismatches kept (the first ones say it all). */
+const MAX_MISMATCHES = 10;
+
+/**
+ * --check-determinism: every seed of a campaign runs a second time (in this thread, whatever ran it
+ * the first time) and must give the same trace hash. A mismatch is run twice more with full traces
+ * to name the first divergent event.
+ */
+export class DeterminismWatch {
+  private checked = 0;
+  private readonly mismatches: DeterminismReport["mismatches"] = [];
+
+  constructor(private readonly config: RunConfig) {}
+
+  check(first: RunResult): void {
+    if (first.seed === null) return;
+    this.checked++;
+    const again = runSeed(this.config, { seed: first.seed });
+    if (again.traceHash === first.traceHash || this.mismatches.length >= MAX_MISMATCHES) return;
+    const verdict = checkDeterminism(this.config, { seed: first.seed });
+    const lines = verdict.deterministic
+      ? [`seed ${first.seed}: trace ${first.traceHash} in the campaign, ${again.traceHash} when run again (two further runs agreed with each other)`]
+      : describeDivergence(verdict);
+    this.mismatches.push({ seed: first.seed, lines });
+  }
+
+  addTo(report: { determinism?: DeterminismReport; expectationMet: boolean; expectationReasons: string[] }): void {
+    report.determinism = { checked: this.checked, mismatches: this.mismatches };
+    if (this.mismatches.length === 0) return;
+    report.expectationMet = false;
+    report.expectationReasons.push(`nondeterminism: ${this.mismatches.length} seed(s) gave a different trace when run again (first: seed ${this.mismatches[0]?.seed})`);
+  }
+}

@@ -15,7 +15,8 @@ export interface ServerNode {
 /** One seed run again with its full trace: what diagrams and ShiViz logs are drawn from. */
 export interface SeedTrace {
   scenario: string;
-  seed: number;
+  /** null for a tape without a seed (a shrunk failure). */
+  seed: number | null;
   traceHash: string;
   /** The hash the run being rendered recorded for this seed (null: none was recorded). */
   recordedTraceHash: string | null;
@@ -24,6 +25,11 @@ export interface SeedTrace {
   eventCount: number;
   violations: Violation[];
   servers: ServerNode[];
+}
+
+/** "seed 7", or "shrunk tape" for a run replayed from a tape alone. */
+export function seedLabel(seed: number | null): string {
+  return seed === null ? "shrunk tape" : `seed ${seed}`;
 }
 
 export function serversOf(config: RunConfig): ServerNode[] {

@@ -306,6 +306,8 @@ const CLIENT_VISIBLE = new Set<ViolationKind>(["aborted-read", "lost-write", "to
 
 /** Smaller workloads to try, smallest first: one producer with two transactions, and so on. */
 function reducedWorkloads(s: Scenario, target: ShrinkTarget): Scenario[] {
+  // A script names its producers and steps: making the workload smaller would break it.
+  if (s.script) return [];
   const w = s.workload;
   const consumers = CLIENT_VISIBLE.has(target.kind) ? Math.min(1, w.consumers) : 0;
   const shapes: [number, number][] = [

@@ -7,6 +7,7 @@ import { ReadCommittedConsumer } from "./client/read-committed-consumer.js";
 import { TransactionalProducer } from "./client/transactional-producer.js";
 import type { ClusterContext, MetadataCache } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
+import { IdSequence } from "./common/id-sequence.js";
 import { NO_PRODUCER_ID, type PartitionKey, partitionKey } from "./common/types.js";
 import { ProducerIdManager, TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
 import { TransactionLog } from "./coordinator/transaction-log.js";
@@ -87,8 +88,9 @@ export class Cluster {
     this.ctx = { sim, net: this.net, choices, ghost, metadata, config: spec.broker };
     this.log = new TransactionLog(this.ctx, first.id, 0);
     const producerIds = new ProducerIdManager(FIRST_PRODUCER_ID);
+    const markerIds = new IdSequence(1);
     for (const c of spec.coordinators) {
-      this.coordinators.set(c.id, new TransactionCoordinator(this.ctx, c.id, this.profileOf(c), this.log, producerIds));
+      this.coordinators.set(c.id, new TransactionCoordinator(this.ctx, c.id, this.profileOf(c), this.log, producerIds, markerIds));
     }
     for (const b of spec.brokers) {
       const led = this.partitions.filter((p) => this.leaders.get(p) === b.id);

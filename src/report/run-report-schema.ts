@@ -25,6 +25,48 @@ const violationSchema = z.object({
   unexpected: z.boolean().describe("not allowed by the scenario's expectation"),
 });
 
+const runSizeSchema = z.object({
+  events: z.int().min(0),
+  traceEvents: z.int().min(0),
+  tapeLength: z.int().min(0),
+  nonZeroChoices: z.int().min(0),
+  faults: z.int().min(0),
+  messages: z.int().min(0),
+  transactions: z.int().min(0),
+  producers: z.int().min(0),
+  violations: z.int().min(0),
+});
+
+const shrunkSchema = z.object({
+  kind: z.string(),
+  broker: z.string().nullable(),
+  seed: z.int().min(0).nullable().describe("the failing seed that was shrunk"),
+  before: runSizeSchema,
+  after: runSizeSchema,
+  reduction: z
+    .object({
+      producers: z.tuple([z.int(), z.int()]),
+      transactions: z.tuple([z.int(), z.int()]),
+      consumers: z.tuple([z.int(), z.int()]),
+      seed: z.int().min(0),
+      seedsSearched: z.int().min(0),
+    })
+    .nullable()
+    .describe("how the scenario was made smaller before the tape was shrunk (null: not reduced)"),
+  runs: z.int().min(0).describe("candidate runs"),
+  stoppedBy: z.enum(["fixpoint", "budget"]),
+  timeMs: z.number().min(0).describe("wall clock (not deterministic)"),
+  traceHash: z.string().regex(/^[0-9a-f]{16}$/),
+  tape: z.record(z.string(), z.array(z.int().min(0))).describe("the shrunk choice tape (replays on its own)"),
+  violation: z.object({ summary: z.string(), partition: z.string().optional(), broker: z.string().optional(), transaction: z.string().optional(), markerIssuedFor: z.string().optional() }),
+  story: z.array(z.string()).describe("the minimal counterexample as numbered protocol steps"),
+  deterministic: z.boolean(),
+  determinismProblem: z.array(z.string()),
+  scenario: z.string(),
+  scenarioHash: z.string(),
+  savedTo: z.string().nullable(),
+});
+
 const checkSchema = z.object({ clause: z.enum(["find", "nothing-unexpected", "other"]), name: z.string(), met: z.boolean(), detail: z.string() });
 
 export const runReportSchema = z
@@ -52,6 +94,11 @@ export const runReportSchema = z
       .nullable()
       .describe("scripted scenarios: the step log of the first seed whose script failed, else of the first seed (null for fuzzed scenarios)"),
     seedFiles: z.array(z.string()).optional().describe("seed files written by run --save-failures"),
+    shrunk: shrunkSchema.optional().describe("the run's first failure shrunk to its minimal schedule (absent with --no-shrink or without failures)"),
+    determinism: z
+      .object({ checked: z.int().min(0), mismatches: z.array(z.object({ seed: z.int().min(0), lines: z.array(z.string()) })) })
+      .optional()
+      .describe("--check-determinism: seeds run a second time, and those whose trace differed"),
     wallMs: z.number().min(0).describe("wall clock (not deterministic)"),
     eventsPerSecond: z.number().min(0).describe("wall clock (not deterministic)"),
     seedsPerSecond: z.number().min(0).describe("wall clock (not deterministic)"),

@@ -1,3 +1,5 @@
+import type { DeterminismReport } from "../fuzz/determinism-check.js";
+import type { ShrinkSummary } from "../fuzz/shrink-seed.js";
 import type { CampaignResult, SeededViolation } from "../fuzz/campaign.js";
 import type { Expectation } from "../scenario/schema.js";
 import type { StepRecord } from "../scenario/script-driver.js";
@@ -34,6 +36,9 @@ export interface ExpectationCheck {
 }
 
 /** The `--json` object and run.json: stable keys, violations sorted by seed. */
+/** A shrink as the report carries it (sizes, story, tape); timeMs is its only wall-clock field. */
+export type ShrunkReport = Omit<ShrinkSummary, "scenario"> & { scenario: string; scenarioHash: string; savedTo: string | null };
+
 export interface RunReport {
   schemaVersion: number;
   tool: { name: string; version: string };
@@ -57,6 +62,10 @@ export interface RunReport {
   scriptSteps: StepRecord[] | null;
   /** Seed files written by --save-failures (absent without it). */
   seedFiles?: string[];
+  /** The run's first failure shrunk to its minimal schedule (absent with --no-shrink or no failure). */
+  shrunk?: ShrunkReport;
+  /** --check-determinism: seeds run twice and any whose traces differed. */
+  determinism?: DeterminismReport;
   /** Wall-clock figures: the only non-deterministic part of the report (see WALL_CLOCK_FIELDS). */
   wallMs: number;
   eventsPerSecond: number;
@@ -72,6 +81,7 @@ export const WALL_CLOCK_FIELDS = ["wallMs", "eventsPerSecond", "seedsPerSecond",
 export function deterministicPart(report: RunReport): Omit<RunReport, (typeof WALL_CLOCK_FIELDS)[number]> {
   const copy: Record<string, unknown> = { ...report };
   for (const field of WALL_CLOCK_FIELDS) delete copy[field];
+  if (report.shrunk) copy.shrunk = { ...report.shrunk, timeMs: 0 };
   return copy as Omit<RunReport, (typeof WALL_CLOCK_FIELDS)[number]>;
 }
 

@@ -1,4 +1,4 @@
-import type { SeedTrace, ServerNode } from "../fuzz/failure-traces.js";
+import { type SeedTrace, type ServerNode, seedLabel } from "../fuzz/failure-traces.js";
 import { errorName } from "../kafka/common/errors.js";
 import type { Violation } from "../oracle/violation.js";
 import type { TraceEvent, TraceFields } from "../sim/trace.js";
@@ -72,7 +72,7 @@ export interface Band {
 
 export interface SpaceTime {
   title: string;
-  seed: number;
+  seed: number | null;
   traceHash: string;
   lanes: Lane[];
   events: DiagramEvent[];
@@ -361,7 +361,7 @@ export function buildSpaceTime(trace: SeedTrace, violation: Violation | null = t
     .filter((e) => laneIds.has(e.node))
     .map((e) => ({ index: e.index, timeMs: e.timeMs, lane: e.node, kind: e.kind, category: categoryOf(e.kind), label: eventLabel(e), text: describeEventLine(e), emphasis: emphasisOf(focus, e.index) }));
   return {
-    title: `${trace.scenario} seed ${trace.seed}`,
+    title: `${trace.scenario} ${seedLabel(trace.seed)}`,
     seed: trace.seed,
     traceHash: trace.traceHash,
     lanes,

@@ -24,7 +24,7 @@ function bumpFirstTapeByte(text: string): string {
 describe("run --save-failures, seed files and replay", () => {
   const dir = join(mkdtempSync(join(tmpdir(), "eosfuzz-seeds-")), "saved");
   let files: string[] = [];
-  let report: { failingSeeds: number[]; seedFiles: string[] };
+  let report: { failingSeeds: number[]; seedFiles: string[]; shrunk?: { savedTo: string } };
 
   beforeAll(() => {
     const r = eosfuzz(["run", "--scenario", "tv1-legacy", "--seeds", "500", "--save-failures", dir, "--json"]);
@@ -35,9 +35,11 @@ describe("run --save-failures, seed files and replay", () => {
 
   it("writes one seed file per distinct failing seed, each standing alone", () => {
     expect(report.failingSeeds.length).toBeGreaterThan(5);
-    expect(files).toHaveLength(report.failingSeeds.length);
+    // One per failing seed, plus the shrunk first failure (a tape-only file).
+    expect(report.shrunk?.savedTo).toMatch(/tv1-legacy\.tape-[0-9a-f]{16}\.json$/);
+    expect(files).toHaveLength(report.failingSeeds.length + 1);
     expect([...report.seedFiles].sort()).toEqual(files);
-    const seed: SeedFile = JSON.parse(readFileSync(files[0] as string, "utf8"));
+    const seed: SeedFile = JSON.parse(readFileSync(files.find((f) => f.includes(".seed-")) as string, "utf8"));
     expect(seed).toMatchObject({
       format: "eosfuzz-seed",
       tool: { name: "eosfuzz", version: expect.any(String) },

@@ -1,5 +1,12 @@
 import type { Argv } from "yargs";
-import { replay, type ReplayResult } from "../../fuzz/replay.js";
+import { serversOf } from "../../fuzz/failure-traces.js";
+import { runConfigFor } from "../../fuzz/campaign.js";
+import { type ReplayResult, replaySeed } from "../../fuzz/replay.js";
+import { type LoadedSeedFile, readSeedFile } from "../../fuzz/seed-file.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { ReplayView } from "../../report/html/page.js";
+import { writeReplayHtml } from "../../report/report-dir.js";
+import { renderStory } from "../../report/story.js";
 import { type EventRange, renderReplay } from "../../report/replay-render.js";
 import { InputError } from "../../scenario/input-error.js";
 import { EXIT } from "../errors.js";
@@ -11,6 +18,7 @@ export interface ReplayArgs {
   "to-event"?: number;
   json: boolean;
   "accept-changed-trace": boolean;
+  html?: string;
 }
 
 export function replayBuilder(y: Argv): Argv<ReplayArgs> {
@@ -20,7 +28,8 @@ export function replayBuilder(y: Argv): Argv<ReplayArgs> {
     .option("from-event", { type: "number", describe: "first event of the trace to print" })
     .option("to-event", { type: "number", describe: "last event of the trace to print" })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
-    .option("accept-changed-trace", { type: "boolean", default: false, describe: "exit 0 when the violation reproduces though the trace hash changed" }) as unknown as Argv<ReplayArgs>;
+    .option("accept-changed-trace", { type: "boolean", default: false, describe: "exit 0 when the violation reproduces though the trace hash changed" })
+    .option("html", { type: "string", describe: "also write a self-contained HTML page (space-time diagram, fault bands, step slider) to this file" }) as unknown as Argv<ReplayArgs>;
 }
 
 function eventIndex(flag: string, value: number | undefined): number | undefined {
@@ -50,7 +59,10 @@ export function replayExitCode(r: ReplayResult, acceptChangedTrace: boolean): nu
 export function replayCommand(args: ReplayArgs): number {
   eventIndex("from-event", args["from-event"]);
   eventIndex("to-event", args["to-event"]);
-  const result = replay(args.file);
+  if (args.html === "") throw new InputError("--html", "", "expected a file name for the HTML page, found nothing");
+  const loaded = readSeedFile(args.file);
+  const result = replaySeed(loaded);
+  if (args.html) writeReplayHtml(args.html, replayView(loaded, result));
   const range = traceRange(args, result.trace.length);
   if (args.json) {
     const { trace, ...rest } = result;
@@ -58,6 +70,28 @@ export function replayCommand(args: ReplayArgs): number {
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
     process.stdout.write(`${renderReplay(result, { trace: range })}\n`);
+    const first = result.violations[0];
+    if (first) process.stdout.write(`\n  the story (numbered protocol steps)\n${renderStory(result.trace, first).map((l) => `    ${l}`).join("\n")}\n`);
+    if (args.html) process.stdout.write(`\n  page: ${args.html}\n`);
   }
   return replayExitCode(result, args["accept-changed-trace"]);
+}
+
+/** What the HTML page of a replay needs: the replayed trace, the cluster's servers, the command. */
+function replayView(loaded: LoadedSeedFile, r: ReplayResult): ReplayView {
+  const config = runConfigFor(loaded.scenario, loaded.seedFile.overrides as Partial<ReleaseFlags>);
+  return {
+    trace: {
+      scenario: r.scenario,
+      seed: r.seed,
+      traceHash: r.traceHash,
+      recordedTraceHash: r.recordedTraceHash,
+      events: r.trace,
+      eventCount: r.events,
+      violations: r.violations,
+      servers: serversOf(config),
+    },
+    violation: r.violations[0] ?? null,
+    replayCommand: `eosfuzz replay ${loaded.file}`,
+  };
 }

@@ -1,5 +1,9 @@
 import type { Argv } from "yargs";
 import { runCampaign } from "../../fuzz/campaign.js";
+import { DeterminismWatch } from "../../fuzz/determinism-check.js";
+import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
+import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
+import { shrinkFirstFailure } from "../shrink-first-failure.js";
 import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { emitGithubActions } from "../../report/github-actions.js";
 import { createProgress } from "../../report/progress.js";
@@ -10,6 +14,7 @@ import { renderRunReport } from "../../report/terminal.js";
 import { writeFileAtomic } from "../../report/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
 import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
+import { runConfigFor } from "../../fuzz/campaign.js";
 import { LIMITS } from "../../scenario/schema.js";
 import { EXIT } from "../errors.js";
 import { traceReport } from "../report-output.js";
@@ -22,6 +27,9 @@ export interface RunArgs {
   out?: string;
   progress: boolean;
   "save-failures"?: string;
+  shrink: boolean;
+  "shrink-budget-ms": number;
+  "check-determinism": boolean;
 }
 
 export function runBuilder(y: Argv): Argv<RunArgs> {
@@ -32,7 +40,10 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
     .option("out", { type: "string", describe: "write the report (run.json, index.html, junit.xml, ShiViz logs) into DIR; bare --out: reports/<scenario>-<run id>" })
     .option("progress", { type: "boolean", default: true, describe: "progress bar on a terminal, heartbeat line otherwise (--no-progress: neither)" })
-    .option("save-failures", { type: "string", describe: "write one seed file per failing seed into DIR (default seeds/)" }) as unknown as Argv<RunArgs>;
+    .option("save-failures", { type: "string", describe: "write one seed file per failing seed into DIR (default seeds/)" })
+    .option("shrink", { type: "boolean", default: true, describe: "shrink the run's first failure to its minimal schedule (--no-shrink: don't)" })
+    .option("shrink-budget-ms", { type: "number", default: DEFAULT_SHRINK_BUDGET_MS, describe: "wall-clock budget of that shrink" })
+    .option("check-determinism", { type: "boolean", default: false, describe: "run every seed a second time and compare trace hashes; name the first divergent event" }) as unknown as Argv<RunArgs>;
 }
 
 function checkCount(flag: string, value: number | undefined, min: number, max: number): void {
@@ -56,6 +67,7 @@ function saveFailures(result: Parameters<typeof failingSeedFiles>[0], dir: strin
 export function runCommand(args: RunArgs): number {
   checkCount("seeds", args.seeds, 1, LIMITS.seeds);
   checkCount("seed-start", args["seed-start"], 0, Number.MAX_SAFE_INTEGER - LIMITS.seeds);
+  checkCount("shrink-budget-ms", args["shrink-budget-ms"], 1, 86_400_000);
   const loaded = resolveScenario(args.scenario);
   const seeds = args.seeds ?? loaded.scenario.seeds;
   let interrupted = false;
@@ -70,12 +82,14 @@ export function runCommand(args: RunArgs): number {
   const startedAt = new Date();
   const started = performance.now();
   let violations = 0;
+  const determinism = args["check-determinism"] ? new DeterminismWatch(runConfigFor(loaded)) : null;
   const result = runCampaign(loaded, {
     seeds,
     seedStart: args["seed-start"],
     shouldStop: () => interrupted,
     onSeed: (r, done) => {
       violations += r.violations.length;
+      determinism?.check(r);
       progress.update(done, violations);
     },
   });
@@ -83,12 +97,20 @@ export function runCommand(args: RunArgs): number {
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
   const report = buildRunReport(result, performance.now() - started, null, startedAt);
-  if (args["save-failures"] !== undefined) report.seedFiles = saveFailures(result, args["save-failures"] || DEFAULT_SEED_DIR);
+  if (determinism) determinism.addTo(report);
+  const shrunk = args.shrink && !result.interrupted ? shrinkFirstFailure(result, { budgetMs: args["shrink-budget-ms"], saveDir: args["save-failures"] === undefined ? null : args["save-failures"] || DEFAULT_SEED_DIR }) : null;
+  if (shrunk) report.shrunk = shrunk.report;
+  if (args["save-failures"] !== undefined) {
+    report.seedFiles = saveFailures(result, args["save-failures"] || DEFAULT_SEED_DIR);
+    if (shrunk?.savedTo) report.seedFiles.push(shrunk.savedTo);
+  }
   const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out);
   if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     const steps = result.scriptSteps ? renderScriptSteps(result.scriptSteps, loaded.scenario.script?.steps.length ?? 0) : undefined;
     process.stdout.write(`${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
+    if (shrunk) process.stdout.write(`\n${renderShrink(shrunk.summary, { savedTo: shrunk.savedTo })}\n`);
+    if (report.determinism) process.stdout.write(`\n${renderDeterminism(report.determinism)}\n`);
     if (report.seedFiles) process.stdout.write(`\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`);
   }
   emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));

@@ -1,5 +1,6 @@
 import type { InboundRequest } from "../../sim/network.js";
 import { Errors, errorName, IllegalStateException } from "../common/errors.js";
+import { IdSequence } from "../common/id-sequence.js";
 import { isEpochExhausted, MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type TransactionResult, type TransactionVersion } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
 import type { AddPartitionsToTxnRequest, EndTxnRequest, InitProducerIdRequest, KafkaRequest, KafkaResponse } from "../protocol.js";
@@ -51,10 +52,11 @@ export class TransactionCoordinator {
     release: ReleaseProfile,
     log: TransactionLog,
     private readonly producerIds: ProducerIdManager,
+    markerIds: IdSequence = new IdSequence(1),
   ) {
     this.release = release;
     this.state = new TransactionStateManager(ctx, id, log);
-    this.markers = new TransactionMarkerChannelManager(ctx, id, () => this.release, this.state);
+    this.markers = new TransactionMarkerChannelManager(ctx, id, () => this.release, this.state, markerIds);
     ctx.net.registerServer(id, (request) => this.handle(request));
   }
 

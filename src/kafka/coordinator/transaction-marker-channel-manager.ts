@@ -1,5 +1,6 @@
 import type { Connection, RpcResult } from "../../sim/network.js";
 import { Errors, errorName, IllegalStateException } from "../common/errors.js";
+import type { IdSequence } from "../common/id-sequence.js";
 import { type PartitionKey, parsePartitionKey, type TransactionResult } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
 import type { KafkaResponse, MarkerGhost } from "../protocol.js";
@@ -73,7 +74,6 @@ export class TransactionMarkerChannelManager {
   private readonly completionRetries: PendingCompleteTxn[] = [];
   private wakeupScheduled = false;
   private completionRetryTimerSet = false;
-  private nextMarkerId = 1;
   private nextCorrelationId = 1;
 
   constructor(
@@ -81,6 +81,8 @@ export class TransactionMarkerChannelManager {
     private readonly self: string,
     private readonly release: () => ReleaseProfile,
     private readonly state: TransactionStateManager,
+    /** Shared by every coordinator of the cluster, so ids stay unique across failovers (ghost only). */
+    private readonly markerIds: IdSequence,
   ) {}
 
   get pendingCount(): number {
@@ -132,7 +134,7 @@ export class TransactionMarkerChannelManager {
     for (const [broker, list] of byBroker) {
       const entry: TxnMarkerEntry = resendOf && sameSet(resendOf.partitions, list)
         ? resendOf
-        : { ...fields, markerId: resendOf?.markerId ?? this.nextMarkerId++, partitions: list, resend: resendOf?.resend ?? 0 };
+        : { ...fields, markerId: resendOf?.markerId ?? this.markerIds.next(), partitions: list, resend: resendOf?.resend ?? 0 };
       const channel = this.channel(broker);
       if (channel.queue.length >= MAX_QUEUED_PER_BROKER) throw new Error(`marker queue to ${broker} exceeded ${MAX_QUEUED_PER_BROKER}`);
       channel.queue.push({ pending, entry });

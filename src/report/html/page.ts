@@ -1,4 +1,4 @@
-import type { SeedTrace } from "../../fuzz/failure-traces.js";
+import { type SeedTrace, seedLabel } from "../../fuzz/failure-traces.js";
 import type { Violation } from "../../oracle/violation.js";
 import { reportedFailures, shivizFileName } from "../failure-selection.js";
 import type { RunReport } from "../run-report.js";
@@ -90,10 +90,10 @@ export function renderReplayHtml(view: ReplayView): string {
         ? ` <span class="pill ok">reproduced: trace hash matches the recording</span>`
         : ` <span class="pill bad">trace differs from the recording (${escapeXml(trace.recordedTraceHash)})</span>`;
   const others = trace.violations.length > 1 ? `<p class="muted">${trace.violations.length} violations in this run; the diagram centres on the first.</p>` : "";
-  const body = `<header class="top"><h1>eosfuzz · ${escapeXml(trace.scenario)} · seed ${trace.seed}</h1>
+  const body = `<header class="top"><h1>eosfuzz · ${escapeXml(trace.scenario)} · ${seedLabel(trace.seed)}</h1>
 <div class="muted">trace <code>${escapeXml(trace.traceHash)}</code>, ${trace.eventCount} events${hashNote}${view.replayCommand ? ` · replay: <code>${escapeXml(view.replayCommand)}</code>` : ""}</div></header>
-<main>${others}${renderDiagramSection(st, `seed-${trace.seed}`)}</main>`;
-  return page(`eosfuzz ${trace.scenario} seed ${trace.seed}`, body);
+<main>${others}${renderDiagramSection(st, trace.seed === null ? "tape" : `seed-${trace.seed}`)}</main>`;
+  return page(`eosfuzz ${trace.scenario} ${seedLabel(trace.seed)}`, body);
 }
 
 export interface RunPageInput {

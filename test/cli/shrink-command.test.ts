@@ -1,0 +1,68 @@
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { eosfuzz, ROOT } from "./cli-helpers.js";
+
+const GAP_SEED = join(ROOT, "seeds/kip-1228-gap.seed-4.json");
+
+describe("eosfuzz shrink", () => {
+  it("shrinks a saved failure, prints before/after and the story, and saves a seed file that replays", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eosfuzz-shrink-"));
+    const input = join(dir, "gap.json");
+    copyFileSync(GAP_SEED, input);
+    const out = join(dir, "gap.min.json");
+    const r = eosfuzz(["shrink", input, "--out", out, "--budget-ms", "30000"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/shrunk stale-marker at broker-2/);
+    expect(r.stdout).toMatch(/simulation events +\d+ +\d+/);
+    expect(r.stdout).toMatch(/minimal counterexample/);
+    expect(r.stdout).toMatch(/=> stale-marker/);
+    const saved = JSON.parse(readFileSync(out, "utf8"));
+    expect(saved.seed).toBeNull();
+    const replay = eosfuzz(["replay", out, "--json"]);
+    expect(replay.code).toBe(0);
+    const result = JSON.parse(replay.stdout);
+    expect(result.reproduced).toBe(true);
+    expect(result.violations.some((v: { kind: string }) => v.kind === "stale-marker")).toBe(true);
+  });
+
+  it("a truncated seed file is one line and exit 2", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eosfuzz-shrink-bad-"));
+    const bad = join(dir, "cut.json");
+    const text = readFileSync(GAP_SEED, "utf8");
+    writeFileSync(bad, text.slice(0, text.length >> 1));
+    const r = eosfuzz(["shrink", bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/cut\.json/);
+  });
+});
+
+describe("eosfuzz run: automatic shrink and determinism check", () => {
+  it("shrinks the first failure by default and reports it in --json; --check-determinism runs every seed twice", () => {
+    const r = eosfuzz(["run", "--scenario", "kip-1228-gap", "--seeds", "10", "--seed-start", "4", "--check-determinism", "--json"]);
+    expect(r.code).toBe(0); // the expected stale marker is found at seed 4, within the budget
+    const report = JSON.parse(r.stdout);
+    expect(report.determinism).toEqual({ checked: 10, mismatches: [] });
+    expect(report.shrunk.kind).toBe("stale-marker");
+    expect(report.shrunk.after.events).toBeLessThan(report.shrunk.before.events / 4);
+    expect(report.shrunk.story.at(-1)).toMatch(/=> stale-marker/);
+  });
+
+  it("--no-shrink leaves the report without a shrink", () => {
+    const r = eosfuzz(["run", "--scenario", "kip-1228-gap", "--seeds", "3", "--seed-start", "4", "--no-shrink", "--json"]);
+    expect(JSON.parse(r.stdout).shrunk).toBeUndefined();
+  });
+
+  it("replay --html writes a self-contained page", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eosfuzz-replay-html-"));
+    const page = join(dir, "replay.html");
+    const r = eosfuzz(["replay", GAP_SEED, "--html", page]);
+    expect(r.code).toBe(0);
+    const html = readFileSync(page, "utf8");
+    expect(html).toMatch(/<svg/);
+    expect(html).not.toMatch(/<script[^>]+src=/);
+    expect(r.stdout).toMatch(/the story/);
+  });
+});
