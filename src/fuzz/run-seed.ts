@@ -2,6 +2,7 @@ import { IllegalStateException } from "../kafka/common/errors.js";
 import { Cluster } from "../kafka/cluster.js";
 import type { ClusterSpec } from "../kafka/cluster-spec.js";
 import { GhostLedger } from "../oracle/ghost-ledger.js";
+import { checkClientView } from "../oracle/client/client-checks.js";
 import { checkLiveness } from "../oracle/liveness.js";
 import type { Violation } from "../oracle/violation.js";
 import { runScript, type ScriptRun } from "../scenario/script-driver.js";
@@ -95,6 +96,8 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
       ledger.report(modelError(`the run exceeded ${config.spec.bounds.maxEvents} events (bound of the scenario)`, sim.nowMs, []));
     } else if (checkFinalState) {
       for (const v of checkLiveness(ledger, cluster.snapshot(), sim.nowMs)) ledger.report(v);
+      const view = { finalReads: cluster.finalReads(), consumers: cluster.consumerObservations(), endMs: sim.nowMs };
+      for (const v of checkClientView(ledger, view)) ledger.report(v);
     }
   } catch (e) {
     const error = e as Error;

@@ -3,7 +3,7 @@ import { type LinkFaults, Network } from "../sim/network.js";
 import type { Simulation, StopReason } from "../sim/simulation.js";
 import { KafkaBroker } from "./broker/kafka-broker.js";
 import type { LogBatch } from "./broker/partition-log.js";
-import { ReadCommittedConsumer } from "./client/read-committed-consumer.js";
+import { type ConsumedRecord, type Observation, ReadCommittedConsumer, readPartition } from "./client/read-committed-consumer.js";
 import { TransactionalProducer } from "./client/transactional-producer.js";
 import type { ClusterContext, MetadataCache } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
@@ -43,6 +43,17 @@ export interface ClusterSnapshot {
     batches: readonly LogBatch[];
     abortedTxns: { producerId: number; firstOffset: number; lastOffset: number }[];
   }[];
+}
+
+/** What a read_committed consumer sees of one partition at the end (the oracle's final read). */
+export interface FinalPartitionRead {
+  partition: PartitionKey;
+  broker: string;
+  brokerRelease: ReleaseName;
+  /** Offsets at or above this were not returned (the LSO, or the high watermark for a broken consumer). */
+  readBound: number;
+  highWatermark: number;
+  records: ConsumedRecord[];
 }
 
 export interface ClusterRunOutcome {
@@ -225,6 +236,24 @@ export class Cluster {
     this.net.faultsActive = false;
     this.nemesis.stop();
     this.sim.emit("cluster", "faults-off", {});
+  }
+
+  /** Every partition as the cluster's consumers read it now (default read_committed if there are none). */
+  finalReads(): FinalPartitionRead[] {
+    const consumer = this.consumers[0];
+    return this.partitions.map((partition) => {
+      const brokerId = this.leaders.get(partition) as string;
+      const broker = this.brokers.get(brokerId) as KafkaBroker;
+      const log = broker.logs.get(partition);
+      if (!log) throw new Error(`${brokerId} does not hold ${partition}`);
+      const { records, readBound } = consumer ? consumer.readAll(log) : readPartition(log);
+      return { partition, broker: brokerId, brokerRelease: broker.releaseName, readBound, highWatermark: log.highWatermark, records };
+    });
+  }
+
+  /** What each consumer polled during the run, in poll order. */
+  consumerObservations(): { consumer: string; observations: readonly Observation[] }[] {
+    return this.consumers.map((c) => ({ consumer: c.name, observations: c.observations }));
   }
 
   snapshot(): ClusterSnapshot {

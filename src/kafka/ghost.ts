@@ -29,6 +29,11 @@ export interface TxnDecision {
   coordinatorEpoch: number;
   transactionVersion: TransactionVersion;
   initiator: "client" | "coordinator";
+  /**
+   * The client transaction whose EndTxn caused this decision (null when coordinator-initiated).
+   * It differs from ghostTxn when a delayed EndTxn of an earlier transaction ends a newer one (KAFKA-17754).
+   */
+  requestedFor: string | null;
   partitions: PartitionKey[];
   atMs: number;
 }
@@ -68,6 +73,8 @@ export interface MarkerOutcome {
   producerId: number;
   markerEpoch: number;
   storedEpochBefore: number;
+  /** Whether a transaction of this producer was open at the partition when the marker arrived. */
+  openTxnBefore: boolean;
   coordinatorEpoch: number;
   storedCoordinatorEpochBefore: number;
   result: TransactionResult;
@@ -78,6 +85,15 @@ export interface MarkerOutcome {
   /** Data batches of the producer that this marker closed (empty when nothing was open). */
   closedBatches: LogBatch[];
   atMs: number;
+}
+
+/**
+ * Ghost transaction names are `${producerInstance}.t${n}`, where n counts the transactions of one
+ * transactional.id across its producer instances. Returns n (0 for a name without it).
+ */
+export function ghostTxnNumber(ghostTxn: string): number {
+  const m = /\.t(\d+)$/.exec(ghostTxn);
+  return m ? Number(m[1]) : 0;
 }
 
 export const NO_GHOST: GhostObserver = {

@@ -12,6 +12,9 @@ export interface AppendRecord {
   lastOffset: number;
   producerId: number;
   producerEpoch: number;
+  baseSequence: number;
+  /** The record values of the batch (unique per record: `${ghostTxn}/${index}`). */
+  values: readonly string[];
   atMs: number;
 }
 
@@ -51,6 +54,8 @@ export class GhostLedger implements GhostObserver {
   readonly begun = new Map<string, { producer: string; transactionalId: string; atMs: number }>();
   readonly appends = new Map<string, AppendRecord[]>();
   readonly decisions = new Map<string, TxnDecision[]>();
+  /** Every PrepareCommit/PrepareAbort made durable, in order (including those without a ghost). */
+  readonly decisionLog: TxnDecision[] = [];
   readonly completions = new Map<string, { result: TransactionResult; atMs: number; coordinator: string }>();
   readonly markerSends = new Map<number, MarkerSend[]>();
   readonly markerOutcomes = new Map<number, MarkerOutcome[]>();
@@ -90,11 +95,14 @@ export class GhostLedger implements GhostObserver {
       lastOffset: e.batch.lastOffset,
       producerId: e.batch.producerId,
       producerEpoch: e.batch.producerEpoch,
+      baseSequence: e.batch.baseSequence,
+      values: e.batch.values,
       atMs: e.atMs,
     });
   }
 
   txnDecided(e: TxnDecision): void {
+    this.decisionLog.push(e);
     if (e.ghostTxn === null) return;
     const list = this.decisions.get(e.ghostTxn) ?? [];
     list.push(e);

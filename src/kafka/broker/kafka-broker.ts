@@ -247,7 +247,7 @@ export class KafkaBroker {
     } as const;
     if (!log) {
       const errorCode = this.ctx.metadata.leaderOf(partition) === null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.NOT_LEADER_OR_FOLLOWER;
-      this.ctx.ghost.markerApplied({ ...common, storedEpochBefore: -1, storedCoordinatorEpochBefore: -1, rule: "unchecked", errorCode, markerOffset: null, completed: null, closedBatches: [] });
+      this.ctx.ghost.markerApplied({ ...common, storedEpochBefore: -1, storedCoordinatorEpochBefore: -1, openTxnBefore: false, rule: "unchecked", errorCode, markerOffset: null, completed: null, closedBatches: [] });
       return errorCode;
     }
     const outcome = log.appendMarker({
@@ -264,6 +264,7 @@ export class KafkaBroker {
         ...common,
         storedEpochBefore: outcome.storedEpochBefore,
         storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
+        openTxnBefore: outcome.openTxnBefore,
         rule: outcome.rule,
         errorCode: outcome.errorCode,
         markerOffset: null,
@@ -294,6 +295,7 @@ export class KafkaBroker {
       ...common,
       storedEpochBefore: outcome.storedEpochBefore,
       storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
+      openTxnBefore: outcome.openTxnBefore,
       rule: outcome.rule,
       errorCode: Errors.NONE,
       markerOffset: outcome.batch.baseOffset,

@@ -71,8 +71,9 @@ export type MarkerAppendResult =
       rule: MarkerEpochRule;
       storedEpochBefore: number;
       storedCoordinatorEpochBefore: number;
+      openTxnBefore: boolean;
     }
-  | { kind: "error"; errorCode: number; rule: MarkerEpochRule; storedEpochBefore: number; storedCoordinatorEpochBefore: number; reason: string };
+  | { kind: "error"; errorCode: number; rule: MarkerEpochRule; storedEpochBefore: number; storedCoordinatorEpochBefore: number; openTxnBefore: boolean; reason: string };
 
 export function describeRule(rule: MarkerEpochRule): string {
   switch (rule) {
@@ -223,6 +224,7 @@ export class PartitionLog {
       rule,
       storedEpochBefore: storedEpoch,
       storedCoordinatorEpochBefore: storedCe,
+      openTxnBefore: openTxn,
       reason,
     });
     if (!valid) return fail(Errors.INVALID_PRODUCER_EPOCH, `marker epoch ${input.producerEpoch} vs producer epoch ${storedEpoch} under ${describeRule(rule)}`);
@@ -256,7 +258,7 @@ export class PartitionLog {
     const v = this.verificationStates.get(input.producerId);
     const keepVerification = !!v && input.transactionVersion >= 2 && v.supportsEpochBump && v.epoch === input.producerEpoch;
     if (v && !keepVerification) this.verificationStates.delete(input.producerId);
-    return { kind: "appended", batch, completed, rule, storedEpochBefore: storedEpoch, storedCoordinatorEpochBefore: storedCe };
+    return { kind: "appended", batch, completed, rule, storedEpochBefore: storedEpoch, storedCoordinatorEpochBefore: storedCe, openTxnBefore: openTxn };
   }
 
   private completeTxn(txn: CompletedTxn): void {

@@ -1,6 +1,6 @@
 import type { Stream } from "../../sim/choice-tape.js";
 import { ConnectionPool } from "../../sim/network.js";
-import type { AbortedTxn, LogBatch } from "../broker/partition-log.js";
+import type { AbortedTxn, LogBatch, PartitionLog } from "../broker/partition-log.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
@@ -49,6 +49,12 @@ export function filterReadCommitted(
   return out;
 }
 
+/** One Fetch from offset 0 with no batch limit, filtered as CompletedFetch does. */
+export function readPartition(log: PartitionLog, filterAborted = true, readUncommittedBound = false): { records: ConsumedRecord[]; readBound: number } {
+  const read = log.read(0, readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED", Number.MAX_SAFE_INTEGER);
+  return { records: filterReadCommitted(log.partition, read.batches, read.abortedTransactions, filterAborted), readBound: read.upperBound };
+}
+
 /** A record as a consumer saw it during the run, with the virtual time of the poll. */
 export interface Observation extends ConsumedRecord {
   atMs: number;
@@ -89,6 +95,14 @@ export class ReadCommittedConsumer {
 
   stop(): void {
     this.stopped = true;
+  }
+
+  /**
+   * The oracle's final read (after the quiet period): everything this consumer's Fetch would return
+   * from offset 0, read straight from the leader's log instead of through the network.
+   */
+  readAll(log: PartitionLog): { records: ConsumedRecord[]; readBound: number } {
+    return readPartition(log, this.filterAborted, this.readUncommittedBound);
   }
 
   private pollAll(): void {

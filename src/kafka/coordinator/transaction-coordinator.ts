@@ -29,6 +29,8 @@ interface EndTxnParams {
   result: TransactionResult;
   isFromClient: boolean;
   clientTransactionVersion: TransactionVersion;
+  /** Ghost (not Kafka): the client transaction the EndTxn was sent for (null when coordinator-initiated). */
+  requestGhostTxn: string | null;
 }
 
 type EndTxnCallback = (errorCode: number, producerId: number, producerEpoch: number) => void;
@@ -188,7 +190,10 @@ export class TransactionCoordinator {
     if (metadata.producerId !== req.producerId) return all(Errors.INVALID_PRODUCER_ID_MAPPING);
     if (metadata.producerEpoch !== req.producerEpoch) return all(Errors.PRODUCER_FENCED);
     if (isPrepare(metadata.state)) return all(Errors.CONCURRENT_TRANSACTIONS);
-    if (metadata.state === "Ongoing" && req.partitions.every((p) => metadata.topicPartitions.has(p))) return all(Errors.NONE);
+    if (metadata.state === "Ongoing" && req.partitions.every((p) => metadata.topicPartitions.has(p))) {
+      metadata.creditGhost(req.ghostTxn);
+      return all(Errors.NONE);
+    }
     const clientTv: TransactionVersion = req.version > 4 ? 2 : 0;
     const transit = metadata.prepareAddPartitions(req.partitions, this.ctx.sim.nowMs, clientTv, req.ghostTxn);
     this.state.appendTransactionToLog(metadata, lookup.coordinatorEpoch, transit, (errorCode) => {
@@ -213,6 +218,7 @@ export class TransactionCoordinator {
         result: req.committed ? "COMMIT" : "ABORT",
         isFromClient: true,
         clientTransactionVersion: tv,
+        requestGhostTxn: req.ghostTxn,
       },
       mapped,
     );
@@ -239,6 +245,7 @@ export class TransactionCoordinator {
     switch (metadata.state) {
       case "Ongoing": {
         if (fence) this.clearFence(metadata, params.producerEpoch);
+        if (params.isFromClient) metadata.creditGhost(params.requestGhostTxn);
         const target = commit ? "PrepareCommit" : "PrepareAbort";
         const transit = metadata.prepareAbortOrCommit(target, 0, false, NO_PRODUCER_ID, this.ctx.sim.nowMs, false);
         return this.writePrepare(params, metadata, coordinatorEpoch, transit, fence, false, respond);
@@ -272,11 +279,12 @@ export class TransactionCoordinator {
     if (action.kind === "error") return respond(action.errorCode, -1, -1);
     if (action.kind === "none") return respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
     if (fence) this.clearFence(metadata, params.producerEpoch);
+    if (params.isFromClient) metadata.creditGhost(params.requestGhostTxn);
     const bump = this.flags.epochBumpOnEndTxn;
     const exhaustedBump = bump && isEpochExhausted(metadata.producerEpoch) && (params.isFromClient || this.flags.maxEpochRecovery);
     const nextProducerId = exhaustedBump ? this.producerIds.generateProducerId() : NO_PRODUCER_ID;
     const noBumpAtMax = this.flags.maxEpochRecovery && metadata.producerEpoch === MAX_PRODUCER_EPOCH && action.target === "PrepareAbort";
-    const transit = metadata.prepareAbortOrCommit(action.target, 2, bump && !noBumpAtMax, nextProducerId, this.ctx.sim.nowMs, action.emptyAbort);
+    const transit = metadata.prepareAbortOrCommit(action.target, 2, bump && !noBumpAtMax, nextProducerId, this.ctx.sim.nowMs, action.emptyAbort, params.requestGhostTxn);
     this.writePrepare(params, metadata, coordinatorEpoch, transit, fence, true, respond);
   }
 
@@ -358,6 +366,7 @@ export class TransactionCoordinator {
         coordinatorEpoch,
         transactionVersion: transit.clientTransactionVersion,
         initiator: params.isFromClient ? "client" : "coordinator",
+        requestedFor: params.requestGhostTxn,
         partitions: [...transit.topicPartitions],
         atMs: this.ctx.sim.nowMs,
       });
@@ -397,6 +406,7 @@ export class TransactionCoordinator {
         result: "ABORT",
         isFromClient: false,
         clientTransactionVersion: tv2 ? 2 : 0,
+        requestGhostTxn: null,
       },
       (errorCode) => {
         if (metadata.pendingState === "PrepareEpochFence") metadata.pendingState = null; // rejected before the write

@@ -1,5 +1,6 @@
 import { IllegalStateException } from "../common/errors.js";
 import { MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "../common/types.js";
+import { ghostTxnNumber } from "../ghost.js";
 import { isComplete, type TransactionStateName, VALID_PREVIOUS_STATES } from "./transaction-state.js";
 
 /** The target of one state change: what will be written to the log and then copied in. */
@@ -131,6 +132,24 @@ export class TransactionMetadata {
     });
   }
 
+  /**
+   * Ghost (not Kafka): which client transaction this coordinator transaction belongs to. An Ongoing
+   * one is credited to the newest client transaction that used it: a newer one joins it when a
+   * delayed AddPartitionsToTxn of the previous transaction reopened it after CompleteX, or when a
+   * TV0/1 client gave up on a transaction whose AddPartitionsToTxn had in fact succeeded (nothing
+   * written, no EndTxn sent); Kafka merges them. An older requester (a delayed request) changes nothing.
+   */
+  private creditedGhost(requester: string | null, starting: boolean): string | null {
+    if (starting || this.ghostTxn === null) return requester;
+    if (requester !== null && ghostTxnNumber(requester) > ghostTxnNumber(this.ghostTxn)) return requester;
+    return this.ghostTxn;
+  }
+
+  /** A request of `requester` used this Ongoing transaction without a state change (see creditedGhost). */
+  creditGhost(requester: string | null): void {
+    if (this.state === "Ongoing") this.ghostTxn = this.creditedGhost(requester, false);
+  }
+
   /** AddPartitionsToTxn (client path or TV2 implicit add): Ongoing with the union of partitions. */
   prepareAddPartitions(partitions: readonly PartitionKey[], nowMs: number, clientTv: TransactionVersion, ghostTxn: string | null): TxnTransitMetadata {
     const starting = this.state === "Empty" || isComplete(this.state);
@@ -141,7 +160,7 @@ export class TransactionMetadata {
       txnStartTimestamp: starting ? nowMs : this.txnStartTimestamp,
       txnLastUpdateTimestamp: nowMs,
       clientTransactionVersion: clientTv,
-      ghostTxn: starting ? ghostTxn : this.ghostTxn,
+      ghostTxn: this.creditedGhost(ghostTxn, starting),
     });
   }
 
@@ -159,7 +178,11 @@ export class TransactionMetadata {
     return this.producerEpoch;
   }
 
-  /** EndTxn: PrepareCommit/PrepareAbort, at epoch+1 under TV2 (with a pre-allocated id when exhausted). */
+  /**
+   * EndTxn: PrepareCommit/PrepareAbort, at epoch+1 under TV2 (with a pre-allocated id when exhausted).
+   * A TV2 empty abort (from Empty/CompleteX) belongs to the client transaction that asked for it,
+   * `emptyAbortGhost`, not to the transaction that completed before.
+   */
   prepareAbortOrCommit(
     target: "PrepareCommit" | "PrepareAbort",
     clientTv: TransactionVersion,
@@ -167,6 +190,7 @@ export class TransactionMetadata {
     nextProducerId: number,
     nowMs: number,
     emptyAbort: boolean,
+    emptyAbortGhost: string | null = null,
   ): TxnTransitMetadata {
     let epoch = this.producerEpoch;
     let last = this.lastProducerEpoch;
@@ -181,6 +205,7 @@ export class TransactionMetadata {
       clientTransactionVersion: clientTv,
       txnStartTimestamp: emptyAbort ? nowMs : this.txnStartTimestamp,
       txnLastUpdateTimestamp: nowMs,
+      ghostTxn: emptyAbort ? emptyAbortGhost : this.ghostTxn,
     });
   }
 

@@ -1,0 +1,40 @@
+import type { Violation } from "../violation.js";
+import { type ClientCheckContext, clientViolation, visiblePlaces } from "./check-context.js";
+import { describePlaces } from "./client-view.js";
+import { renderSteps, step } from "./explain-client.js";
+import { missingRecords } from "./txn-facts.js";
+
+/**
+ * torn-transaction: in the final read, part of a transaction is visible and part is not (both parts
+ * below their partitions' last stable offsets). Atomicity, whatever the outcome was.
+ */
+export function checkTornTransactions(ctx: ClientCheckContext): Violation[] {
+  const out: Violation[] = [];
+  for (const f of ctx.facts.values()) {
+    const visible = visiblePlaces(f);
+    const missing = missingRecords(f).flatMap((m) => m.copies);
+    const shown = visible[0];
+    const hidden = missing[0];
+    if (!shown || !hidden) continue;
+    const outcome = f.expected
+      ? step(f.expected.atMs, f.expected.why)
+      : step(f.outcome?.atMs ?? ctx.endMs, `${f.instance} does not know the outcome${f.outcome ? ` (${f.outcome.detail})` : ""}: all of ${f.ghostTxn} or none of it may be visible`);
+    const steps = [
+      ...ctx.explain.writeSteps(f),
+      outcome,
+      ...ctx.explain.markerSteps(shown, f),
+      ...ctx.explain.markerSteps(hidden, f),
+      step(ctx.endMs, `final read: ${describePlaces(visible)} visible; ${describePlaces(missing)} missing (below the last stable offset)`),
+    ];
+    out.push(
+      clientViolation(ctx, "torn-transaction", {
+        summary: `${f.ghostTxn} is partly visible: ${describePlaces(visible)} visible, ${describePlaces(missing)} not`,
+        explanation: renderSteps(steps),
+        atMs: ctx.endMs,
+        place: hidden,
+        transaction: f.ghostTxn,
+      }),
+    );
+  }
+  return out;
+}
