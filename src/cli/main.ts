@@ -3,6 +3,7 @@ import chalk from "chalk";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { TOOL_VERSION } from "../version.js";
+import { mutantsBuilder, mutantsCommand } from "./commands/mutants.js";
 import { regressBuilder, regressCommand } from "./commands/regress.js";
 import { replayBuilder, replayCommand } from "./commands/replay.js";
 import { reportBuilder, reportCommand } from "./commands/report.js";
@@ -61,7 +62,13 @@ async function main(): Promise<void> {
       (y) => regressBuilder(y),
       (args) => exitWith(regressCommand(args)),
     )
-    .demandCommand(1, "expected a command: run, replay, shrink, regress or report")
+    .command(
+      "mutants",
+      "list the deliberately broken variants of the model the oracle must catch",
+      (y) => mutantsBuilder(y),
+      (args) => exitWith(mutantsCommand(args)),
+    )
+    .demandCommand(1, "expected a command: run, replay, shrink, regress, report or mutants")
     .recommendCommands()
     .fail((message, error) => {
       if (error) throw error;

@@ -21,6 +21,8 @@ export interface CampaignOptions {
   onSeed?: (result: RunResult, done: number) => void;
   /** Checked between seeds: true stops the campaign early (interrupt, time budget). */
   shouldStop?: () => boolean;
+  /** Checked after each seed: true ends the campaign there, done rather than interrupted (a killed mutant). */
+  doneAfter?: (result: RunResult) => boolean;
 }
 
 export interface CampaignResult {
@@ -70,6 +72,7 @@ export function runCampaign(loaded: LoadedScenario, options: CampaignOptions): C
       scriptFailed = !result.script.completed;
     }
     options.onSeed?.(result, seedsRun);
+    if (options.doneAfter?.(result)) break;
   }
   const verdict = evaluateExpectation(loaded.scenario.expect, violations, options.seedStart, seedsRun);
   return { scenario: loaded, seedStart: options.seedStart, seedsRun, events, virtualTimeMs, violations, failingSeeds, verdict, interrupted, scriptSteps };

@@ -16,6 +16,8 @@ export interface ReleaseFlags {
   strictMarkerEpochForTv2: boolean;
   /** KAFKA-19999: under the strict rule, an equal-epoch marker is accepted when no txn is open. */
   equalEpochNoOpenTxnTolerance: boolean;
+  /** Mutant switch: the KAFKA-19999 tolerance also accepts an equal epoch while a txn is open. */
+  equalEpochToleranceIgnoresOpenTxn: boolean;
   /** Reject markers whose coordinator epoch is below the stored one (TRANSACTION_COORDINATOR_FENCED). */
   coordinatorEpochCheck: boolean;
   /** Reject markers whose producer epoch fails the epoch rule (INVALID_PRODUCER_EPOCH). */
@@ -26,6 +28,8 @@ export interface ReleaseFlags {
   transactionPartitionVerification: boolean;
   /** Duplicate produce batches (same epoch and sequence range as a retained batch) are not re-appended. */
   produceDuplicateDetection: boolean;
+  /** Produce sequence numbers are validated (OUT_OF_ORDER_SEQUENCE_NUMBER on a gap or a repeat). */
+  produceSequenceCheck: boolean;
   /** The leader moves completed transactions out of the unstable set (so the LSO advances). */
   advanceLsoOnCompletion: boolean;
 
@@ -38,6 +42,8 @@ export interface ReleaseFlags {
   singleEpochBumpOnCoordinatorAbort: boolean;
   /** TV2 EndTxn recognises a retry (epoch == current - 1) instead of treating it as fenced/new. */
   recognizeTv2EndTxnRetry: boolean;
+  /** TV2 EndTxn on an Ongoing/Empty transaction must carry the current epoch (off: one behind is taken as current). */
+  endTxnEpochCheck: boolean;
   /** CompleteCommit/CompleteAbort only after every partition acknowledged its marker. */
   completeAfterAllMarkersAcked: boolean;
   /** KAFKA-20090: epoch 32767 recovery; exhausted epoch also rotates the producer id in the fence path. */
@@ -60,16 +66,19 @@ const kafka3x: ReleaseFlags = {
   fillMarkerTransactionVersion: false,
   strictMarkerEpochForTv2: false,
   equalEpochNoOpenTxnTolerance: false,
+  equalEpochToleranceIgnoresOpenTxn: false,
   coordinatorEpochCheck: true,
   markerProducerEpochCheck: true,
   strictMarkerEpochForLegacy: false,
   transactionPartitionVerification: true,
   produceDuplicateDetection: true,
+  produceSequenceCheck: true,
   advanceLsoOnCompletion: true,
   supportsTransactionVersion2: false,
   epochBumpOnEndTxn: false,
   singleEpochBumpOnCoordinatorAbort: false,
   recognizeTv2EndTxnRetry: true,
+  endTxnEpochCheck: true,
   completeAfterAllMarkersAcked: true,
   maxEpochRecovery: false,
   commitRetryInCompleteAbortFenced: false,

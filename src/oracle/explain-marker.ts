@@ -1,5 +1,6 @@
 import { describeRule, type LogBatch } from "../kafka/broker/partition-log.js";
 import type { MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import { RELEASES } from "../kafka/release.js";
 import { at, offsetRange, pastTense } from "./format.js";
 import type { GhostLedger } from "./ghost-ledger.js";
 import type { Violation } from "./violation.js";
@@ -22,12 +23,19 @@ function originOfCopy(ledger: GhostLedger, e: MarkerOutcome): string {
   return `copy ${e.resend + 1} of marker #${e.markerId} [request ${e.correlationId}]`;
 }
 
-function whatKip1228Would(e: MarkerOutcome, victimOpen: boolean): string {
+function whatKip1228Would(ledger: GhostLedger, e: MarkerOutcome, victimOpen: boolean): string {
   if (e.rule === "strict-tv2") return "the strict KIP-1228 rule accepted it: the marker epoch was above the producer epoch";
-  const tv2Txn = e.markerEpoch > 0 && e.transactionVersionSeen === 0;
+  const reject = `a KIP-1228 leader on v2 would have rejected this copy with INVALID_PRODUCER_EPOCH (${e.markerEpoch} <= ${e.storedEpochBefore}${victimOpen ? " with a transaction open" : ""})`;
+  const tv2Txn = (ledger.decisions.get(e.ghostTxn ?? "") ?? []).some((d) => d.transactionVersion >= 2);
   if (e.rule === "legacy" && e.requestVersion < 2 && tv2Txn) {
-    return `${e.broker} runs ${e.brokerRelease}, which takes only WriteTxnMarkers v1, so the TransactionVersion never reached it; a KIP-1228 leader on v2 would have rejected this copy with INVALID_PRODUCER_EPOCH (${e.markerEpoch} <= ${e.storedEpochBefore}${victimOpen ? " with a transaction open" : ""})`;
+    const v1Only = RELEASES[e.brokerRelease].maxWriteTxnMarkersVersion < 2 ? `${e.broker} runs ${e.brokerRelease}, which takes only WriteTxnMarkers v1, so` : "the request was WriteTxnMarkers v1, so";
+    return `${v1Only} the TransactionVersion never reached it; ${reject}`;
   }
+  if (e.rule === "legacy" && e.requestVersion >= 2 && e.transactionVersionSeen >= 2) {
+    return `the request was v2 with TransactionVersion ${e.transactionVersionSeen}, yet ${e.broker} judged it by the legacy rule (its strict KIP-1228 check is off); ${reject}`;
+  }
+  if (e.rule === "kafka-19999-equal-epoch") return `the KAFKA-19999 tolerance let an equal epoch through although a transaction was open; ${reject}`;
+  if (e.rule === "unchecked") return `${e.broker} did not check the producer epoch at all`;
   if (e.rule === "legacy" && e.requestVersion >= 2 && e.transactionVersionSeen < 2) {
     return "the request was v2 but carried TransactionVersion 0 (a TV0/TV1 transaction, or the coordinator did not fill the field), so the legacy rule applied";
   }
@@ -65,7 +73,7 @@ export function explainStaleMarker(ledger: GhostLedger, e: MarkerOutcome, foreig
   );
   const completed = e.completed as NonNullable<MarkerOutcome["completed"]>;
   lines.push(`${" ".repeat(10)} -> ${e.result} marker at offset ${e.markerOffset} closed ${offsetRange(completed.firstOffset, completed.lastOffset)}: ${victims.join(", ")}'s records were ${pastTense(e.result)} by ${issuedFor}'s marker`);
-  lines.push(`${" ".repeat(10)} why: ${whatKip1228Would(e, true)}`);
+  lines.push(`${" ".repeat(10)} why: ${whatKip1228Would(ledger, e, true)}`);
   return {
     kind: "stale-marker",
     summary: `stale ${e.result} marker for ${issuedFor} ${pastTense(e.result)} ${victims.join(", ")}'s records at ${e.partition} ${offsetRange(first.baseOffset, last.lastOffset)} on ${e.broker} (${e.brokerRelease}, WriteTxnMarkers v${e.requestVersion}, ${e.rule} rule)`,

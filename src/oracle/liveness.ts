@@ -1,16 +1,22 @@
-import { errorName } from "../kafka/common/errors.js";
 import type { ClusterSnapshot } from "../kafka/cluster.js";
+import { Errors, errorName } from "../kafka/common/errors.js";
 import { isPrepare } from "../kafka/coordinator/transaction-state.js";
+import type { MarkerOutcome, MarkerSend } from "../kafka/ghost.js";
 import { at } from "./format.js";
-import type { GhostLedger } from "./ghost-ledger.js";
+import type { AbandonedSending, GhostLedger, RefusedRequest } from "./ghost-ledger.js";
 import type { Violation } from "./violation.js";
 
 type SnapshotTxn = ClusterSnapshot["transactions"][number];
 type SnapshotPartition = ClusterSnapshot["partitions"][number];
 
+const INDENT = " ".repeat(10);
+
 /**
  * After faults stop and a quiet period: no transaction may stay in PrepareCommit/PrepareAbort and
- * no partition's last stable offset may stay behind an open transaction. Each finding names its cause.
+ * no partition's last stable offset may stay below its high watermark. Each finding names its
+ * cause, and tells apart the two ways KIP-1228 rollouts hang: a broker that never understood the
+ * WriteTxnMarkers version it was sent (no ApiVersions discovery, KAFKA-20322) and a marker the
+ * leader rejected, after which the coordinator gave up on the transaction (KAFKA-19999).
  */
 export function checkLiveness(ledger: GhostLedger, snapshot: ClusterSnapshot, endMs: number): Violation[] {
   const out: Violation[] = [];
@@ -24,10 +30,18 @@ export function checkLiveness(ledger: GhostLedger, snapshot: ClusterSnapshot, en
   for (const p of snapshot.partitions) {
     for (const open of p.openTransactions) {
       if (open.ghostTxns.every((g) => explainedGhosts.has(g))) continue;
-      out.push(stuckAtPartition(ledger, p, open, endMs));
+      out.push(stuckAtPartition(ledger, snapshot, p, open, endMs));
     }
+    if (p.openTransactions.length === 0 && p.lastStableOffset < p.highWatermark) out.push(lsoStuckWithoutOpenTxn(p, endMs));
   }
   return out;
+}
+
+/** Why a transaction is stuck in PrepareX, with the violation's place. */
+interface HangCause {
+  summary: string;
+  lines: string[];
+  place: { broker: string; brokerRelease: string; partition: string } | null;
 }
 
 function stuckAtCoordinator(ledger: GhostLedger, snapshot: ClusterSnapshot, txn: SnapshotTxn, endMs: number): Violation {
@@ -37,52 +51,102 @@ function stuckAtCoordinator(ledger: GhostLedger, snapshot: ClusterSnapshot, txn:
   if (decision) lines.push(`${at(decision.atMs)} ${decision.coordinator} wrote ${txn.state} for ${ghost} (producerId ${decision.producerId}, epoch ${decision.producerEpoch}, TV${decision.transactionVersion})`);
   const sends = ledger.sendsFor(txn.ghostTxn);
   const markerIds = new Set(sends.map((s) => s.markerId));
-  const refused = ledger.refused.filter((r) => r.markerIds.some((id) => markerIds.has(id)));
   const abandoned = ledger.abandoned.filter((a) => a.transactionalId === txn.transactionalId && a.ghostTxn === txn.ghostTxn);
-  let cause: string;
-  let broker: string | undefined;
-  let brokerRelease: string | undefined;
-  if (refused.length > 0) {
-    const r = refused[0] as (typeof refused)[number];
-    const coordinatorSend = sends.find((s) => s.broker === r.broker);
-    broker = r.broker;
-    brokerRelease = r.brokerRelease;
-    lines.push(`${at(r.atMs)} ${r.broker} (${r.brokerRelease}) could not take WriteTxnMarkers v${r.version} (${r.reason}) and closed the connection without a response`);
-    lines.push(`${" ".repeat(10)} the coordinator${coordinatorSend ? ` (${coordinatorSend.coordinatorRelease})` : ""} saw a disconnect and re-sent the same v${r.version} request ${refused.length} times: it never asks ${r.broker} which versions it supports`);
-    cause = `${r.broker} (${r.brokerRelease}) never understood the request: the coordinator sends WriteTxnMarkers v${r.version} without ApiVersions discovery (KAFKA-20322 missing)`;
-  } else if (abandoned.length > 0) {
-    const a = abandoned[0] as (typeof abandoned)[number];
-    const rejected = [...(ledger.markerOutcomes.values())].flat().find((o) => o.ghostTxn === txn.ghostTxn && o.broker === a.broker && o.errorCode === a.errorCode);
-    broker = a.broker;
-    brokerRelease = rejected?.brokerRelease;
-    if (rejected) {
-      lines.push(`${at(rejected.atMs)} ${rejected.broker} (${rejected.brokerRelease}) rejected marker #${rejected.markerId} copy ${rejected.resend + 1} at ${rejected.partition} with ${errorName(rejected.errorCode)} (marker epoch ${rejected.markerEpoch}, producer epoch ${rejected.storedEpochBefore}, ${rejected.rule} rule, no transaction open there)`);
-    }
-    lines.push(`${at(a.atMs)} ${a.coordinator} stopped sending markers for ${ghost} on ${errorName(a.errorCode)}: CompleteX is never written and every request for ${txn.transactionalId} gets CONCURRENT_TRANSACTIONS`);
-    cause = `a marker was rejected with ${errorName(a.errorCode)} and the coordinator gave up${rejected?.rule === "strict-tv2" ? " (a harmless duplicate refused by the strict rule without the KAFKA-19999 tolerance)" : ""}`;
-  } else {
-    cause = sends.length > 0 ? `its markers were still being re-sent (${sends.length} sends)` : "no marker was ever sent";
-  }
+  const refused = ledger.refused.filter((r) => r.markerIds.some((id) => markerIds.has(id)));
+  const firstAbandon = abandoned[0];
+  const firstRefusal = refused[0];
+  let cause: HangCause;
+  if (firstAbandon) cause = rejectedAndAbandoned(ledger, txn, firstAbandon);
+  else if (firstRefusal) cause = neverUnderstood(sends, refused, firstRefusal);
+  else cause = { summary: sends.length > 0 ? `its markers were still being re-sent (${sends.length} sends) when the run ended` : "no marker was ever sent for it", lines: [], place: null };
+  lines.push(...cause.lines);
   lines.push(`${at(endMs)} after the quiet period ${ghost} is still ${txn.state} (pending ${txn.pendingState ?? "none"}) at coordinator ${snapshot.coordinator}`);
   return {
     kind: "hanging-transaction",
-    summary: `${ghost} hangs in ${txn.state} at ${snapshot.coordinator}: ${cause}`,
+    summary: `${ghost} hangs in ${txn.state} at ${snapshot.coordinator}: ${cause.summary}`,
     explanation: lines,
     atMs: endMs,
-    ...(broker ? { broker } : {}),
-    ...(brokerRelease ? { brokerRelease } : {}),
-    ...(broker ? { partition: txn.partitions.find(() => true) ?? undefined } : {}),
+    ...(cause.place ?? {}),
     transaction: ghost,
-  } as Violation;
+  };
 }
 
-function stuckAtPartition(ledger: GhostLedger, p: SnapshotPartition, open: SnapshotPartition["openTransactions"][number], endMs: number): Violation {
+/**
+ * 4.2.0's marker sender skips ApiVersions and sends v2; a broker that only knows v1 cannot parse the
+ * header's version and closes the connection, the coordinator sees a disconnect and re-sends, forever.
+ */
+function neverUnderstood(sends: MarkerSend[], refused: RefusedRequest[], r: RefusedRequest): HangCause {
+  const send = sends.find((s) => s.broker === r.broker);
+  const by = send ? `${send.coordinator} (${send.coordinatorRelease})` : "the coordinator";
+  return {
+    summary: `${r.broker} (${r.brokerRelease}) never understood the request: ${by} sends WriteTxnMarkers v${r.version} without ApiVersions discovery (KAFKA-20322 missing), and ${r.broker} cannot parse v${r.version}`,
+    lines: [
+      `${at(r.atMs)} ${r.broker} (${r.brokerRelease}) could not take WriteTxnMarkers v${r.version} (${r.reason}) and closed the connection without a response`,
+      `${INDENT} ${by} saw a disconnect and re-sent the same v${r.version} request ${refused.length} times: it never asked ${r.broker} which versions it supports, so it never fell back to v1; no marker was rejected, none was applied there`,
+    ],
+    place: { broker: r.broker, brokerRelease: r.brokerRelease, partition: send?.partitions[0] ?? "" },
+  };
+}
+
+/** The rejection that made the coordinator abandon the transaction's markers, judged precisely. */
+function rejectedAndAbandoned(ledger: GhostLedger, txn: SnapshotTxn, a: AbandonedSending): HangCause {
+  const outcomes = [...ledger.markerOutcomes.values()].flat();
+  const rejected = outcomes.find((o) => o.ghostTxn === txn.ghostTxn && o.broker === a.broker && o.errorCode === a.errorCode && o.atMs <= a.atMs);
+  const lines: string[] = [];
+  let why = "";
+  if (rejected) {
+    const earlier = outcomes.find((o) => o !== rejected && o.markerId === rejected.markerId && o.partition === rejected.partition && o.errorCode === Errors.NONE && o.atMs <= rejected.atMs);
+    if (earlier) lines.push(`${at(earlier.atMs)} ${earlier.broker} applied marker #${earlier.markerId} copy ${earlier.resend + 1} at ${earlier.partition} (offset ${earlier.markerOffset})`);
+    const open = rejected.openTxnBefore ? "a transaction of this producer was open there" : "no transaction was open there";
+    lines.push(
+      `${at(rejected.atMs)} ${rejected.broker} (${rejected.brokerRelease}) rejected ${describeCopy(rejected, earlier)} at ${rejected.partition} with ${errorName(rejected.errorCode)} (marker epoch ${rejected.markerEpoch}, producer epoch ${rejected.storedEpochBefore}, coordinator epoch ${rejected.coordinatorEpoch} vs stored ${rejected.storedCoordinatorEpochBefore}, ${rejected.rule} rule; ${open})`,
+    );
+    why = rejectionReason(rejected, earlier);
+    if (why) lines.push(`${INDENT} ${why}`);
+  }
+  lines.push(`${at(a.atMs)} ${a.coordinator} stopped sending markers for ${txn.ghostTxn ?? "it"} on ${errorName(a.errorCode)}: CompleteX is never written and every request for ${txn.transactionalId} gets CONCURRENT_TRANSACTIONS until a coordinator reload`);
+  const where = rejected ? ` at ${rejected.partition}` : "";
+  const harmless = rejected && isHarmlessDuplicate(rejected) ? " (a harmless duplicate refused by the strict rule without the KAFKA-19999 tolerance)" : "";
+  return {
+    summary: `${a.broker}${rejected ? ` (${rejected.brokerRelease})` : ""} rejected its marker${where} with ${errorName(a.errorCode)} and the coordinator gave up${harmless}`,
+    lines,
+    place: rejected ? { broker: rejected.broker, brokerRelease: rejected.brokerRelease, partition: rejected.partition } : null,
+  };
+}
+
+/** Equal epoch, nothing open, refused by the strict rule: what KAFKA-19999 lets through. */
+function isHarmlessDuplicate(o: MarkerOutcome): boolean {
+  return o.errorCode === Errors.INVALID_PRODUCER_EPOCH && o.rule === "strict-tv2" && o.markerEpoch === o.storedEpochBefore && !o.openTxnBefore;
+}
+
+function describeCopy(o: MarkerOutcome, earlier: MarkerOutcome | undefined): string {
+  if (earlier && earlier.correlationId === o.correlationId) return `a second delivery of the same request (the network duplicated request ${o.correlationId}) of marker #${o.markerId}`;
+  return `marker #${o.markerId} copy ${o.resend + 1}`;
+}
+
+function rejectionReason(o: MarkerOutcome, earlier: MarkerOutcome | undefined): string {
+  if (isHarmlessDuplicate(o)) {
+    const dup = earlier ? "it duplicated a marker already applied there, so refusing it protected nothing; " : "";
+    return `${dup}the strict KIP-1228 rule (marker epoch > producer epoch) refuses an equal epoch even with no transaction open; a leader with KAFKA-19999 (4.2.1) accepts it as an idempotent duplicate`;
+  }
+  if (o.errorCode === Errors.TRANSACTION_COORDINATOR_FENCED) return `the leader had stored coordinator epoch ${o.storedCoordinatorEpochBefore} from a newer coordinator`;
+  if (o.errorCode === Errors.INVALID_PRODUCER_EPOCH) return `the ${o.rule} rule refused marker epoch ${o.markerEpoch} against producer epoch ${o.storedEpochBefore}`;
+  return "";
+}
+
+function stuckAtPartition(ledger: GhostLedger, snapshot: ClusterSnapshot, p: SnapshotPartition, open: SnapshotPartition["openTransactions"][number], endMs: number): Violation {
   const ghosts = open.ghostTxns.join(", ");
   const lines = open.ghostTxns.map((g) => {
     const first = (ledger.appends.get(g) ?? []).find((a) => a.partition === p.partition);
-    return first ? `${at(first.atMs)} ${g} wrote offset ${first.firstOffset} at ${p.partition} (producerId ${first.producerId}, epoch ${first.producerEpoch})` : `${g} has records at ${p.partition}`;
+    return first ? `${at(first.atMs)} ${g} wrote offset ${first.firstOffset} at ${p.partition} (producerId ${first.producerId}, epoch ${first.producerEpoch})` : `${INDENT} ${g} has records at ${p.partition}`;
   });
-  lines.push(`${at(endMs)} no marker ever closed them: LSO of ${p.partition} is stuck at ${p.lastStableOffset} (high watermark ${p.highWatermark})`);
+  const owner = snapshot.transactions.find((t) => t.producerId === open.producerId || (t.ghostTxn !== null && open.ghostTxns.includes(t.ghostTxn)));
+  let cause = "no marker ever closed them";
+  if (owner) {
+    const includes = owner.partitions.includes(p.partition);
+    cause = `the coordinator's transaction for ${owner.transactionalId} (producerId ${owner.producerId}, epoch ${owner.producerEpoch}) is ${owner.state}${includes ? "" : ` and does not include ${p.partition}`}, so no marker will ever close them`;
+  }
+  lines.push(`${at(endMs)} ${cause}: LSO of ${p.partition} is stuck at ${p.lastStableOffset} (high watermark ${p.highWatermark})`);
   return {
     kind: "hanging-transaction",
     summary: `${p.partition} on ${p.broker} (${p.brokerRelease}): LSO stuck at ${p.lastStableOffset} behind the open transaction of producer ${open.producerId} (${ghosts})`,
@@ -92,5 +156,24 @@ function stuckAtPartition(ledger: GhostLedger, p: SnapshotPartition, open: Snaps
     broker: p.broker,
     brokerRelease: p.brokerRelease,
     transaction: open.ghostTxns[0] ?? "(unknown)",
+  };
+}
+
+/** Every transaction at the partition is closed, yet the LSO stays below the high watermark. */
+function lsoStuckWithoutOpenTxn(p: SnapshotPartition, endMs: number): Violation {
+  const batch = p.batches.find((b) => b.baseOffset <= p.lastStableOffset && p.lastStableOffset <= b.lastOffset);
+  const ghost = batch?.ghostTxn ?? "(unknown)";
+  return {
+    kind: "hanging-transaction",
+    summary: `${p.partition} on ${p.broker} (${p.brokerRelease}): LSO stuck at ${p.lastStableOffset} below the high watermark ${p.highWatermark} though no transaction is open there`,
+    explanation: [
+      `${INDENT} offset ${p.lastStableOffset} holds a record of ${ghost} (producerId ${batch?.producerId ?? "?"}), whose transaction a marker has closed`,
+      `${at(endMs)} the leader never moved the completed transaction out of its unstable set: read_committed consumers stop at offset ${p.lastStableOffset} for ever`,
+    ],
+    atMs: endMs,
+    partition: p.partition,
+    broker: p.broker,
+    brokerRelease: p.brokerRelease,
+    transaction: ghost,
   };
 }

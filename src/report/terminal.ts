@@ -1,16 +1,23 @@
 import chalk from "chalk";
 import Table from "cli-table3";
+import { VIOLATION_KINDS } from "../oracle/violation.js";
 import type { Expectation } from "../scenario/schema.js";
 import type { ReportedViolation, RunReport } from "./run-report.js";
 
 const n = (x: number) => x.toLocaleString("en-US");
 
+/** Kinds no expectation can allow (evaluateExpectation): failures of the model or of a script. */
+const NEVER_ALLOWED: readonly string[] = ["model-error", "step-mismatch"];
+
 export function describeExpectation(e: Expectation): string {
-  if (e.find.length === 0 && e.allow.length > 0 && !e.clean) return `no violation except ${e.allow.join(", ")} (allowed)`;
-  if (e.clean || e.find.length === 0) return "clean (no violation of any kind)";
+  const seeks = e.find.length + e.findAny.length > 0;
+  if (!seeks && e.allow.length > 0 && !e.clean) return `no violation except ${e.allow.join(", ")} (allowed)`;
+  if (e.clean || !seeks) return "clean (no violation of any kind)";
   const where = e.where ? `, only at brokers on ${e.where.brokerRelease.join("/")}` : "";
-  const allow = e.allow.length > 0 ? `; also allowed: ${e.allow.join(", ")}` : "";
-  return `find ${e.find.join(", ")}${e.within ? ` within ${e.within} seeds` : ""}${where}${allow}`;
+  const allowsAll = VIOLATION_KINDS.every((k) => NEVER_ALLOWED.includes(k) || e.allow.includes(k));
+  const allow = allowsAll ? `; any other kind allowed but ${NEVER_ALLOWED.join(" and ")}` : e.allow.length > 0 ? `; also allowed: ${e.allow.join(", ")}` : "";
+  const seek = [e.find.length > 0 ? e.find.join(", ") : "", e.findAny.length > 0 ? `any of ${e.findAny.join(", ")}` : ""].filter(Boolean).join(" and ");
+  return `find ${seek}${e.within ? ` within ${e.within} seeds` : ""}${where}${allow}`;
 }
 
 function whereOf(v: ReportedViolation): string {

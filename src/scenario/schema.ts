@@ -104,6 +104,8 @@ export const expectationSchema = z.strictObject({
   clean: z.boolean().optional(),
   /** Kinds that must each be found within `within` seeds. */
   find: z.array(kind).default([]),
+  /** Kinds of which at least one must be found within `within` seeds (e.g. a mutant's symptoms). */
+  findAny: z.array(kind).default([]),
   within: z.int().min(1).max(LIMITS.seeds).optional(),
   /** Kinds that may also appear (consequences of what is found) without failing the run. */
   allow: z.array(kind).default([]),
@@ -128,7 +130,7 @@ export const scenarioSchema = z.strictObject({
   script: scriptSchema.optional(),
   /** Default number of seeds for `eosfuzz run` on this scenario. */
   seeds: z.int().min(1).max(LIMITS.seeds).default(200),
-  expect: expectationSchema.default({ clean: true, find: [], allow: [] }),
+  expect: expectationSchema.default({ clean: true, find: [], findAny: [], allow: [] }),
 });
 
 export type ScenarioInput = z.input<typeof scenarioSchema>;

@@ -61,8 +61,9 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
 function expectationProblems(s: Scenario): SemanticProblem[] {
   const problems: SemanticProblem[] = [];
   const e = s.expect;
-  if (e.clean && e.find.length > 0) problems.push({ path: ["expect", "clean"], message: "expected either clean: true or a find list, found both" });
-  if (e.where && e.find.length === 0) problems.push({ path: ["expect", "where"], message: "expected a find list for where to apply to" });
-  if (e.within !== undefined && e.find.length === 0) problems.push({ path: ["expect", "within"], message: "expected a find list for within to apply to" });
+  const finds = e.find.length + e.findAny.length;
+  if (e.clean && finds > 0) problems.push({ path: ["expect", "clean"], message: "expected either clean: true or a find/findAny list, found both" });
+  if (e.where && finds === 0) problems.push({ path: ["expect", "where"], message: "expected a find or findAny list for where to apply to" });
+  if (e.within !== undefined && finds === 0) problems.push({ path: ["expect", "within"], message: "expected a find or findAny list for within to apply to" });
   return problems;
 }

@@ -46,6 +46,8 @@ export interface Connection {
   readonly server: string;
   /** Client side state: a closed connection drops late responses; requests in flight still arrive. */
   open: boolean;
+  /** The server's incarnation when the connection was made: a restart of the server kills it. */
+  readonly serverIncarnation: number;
   lastRequestArrivalMs: number;
   lastResponseArrivalMs: number;
   /** Choice streams of the two directions (one per directed link, shared by its connections). */
@@ -109,6 +111,8 @@ export class Network<Req, Resp> {
   private readonly inFlight = new Map<number, Map<number, Pending<Resp>>>();
   private readonly stalledUntil = new Map<string, number>();
   private readonly blockedUntil = new Map<string, number>();
+  /** Restarts per server: requests still travelling on a connection to an earlier incarnation are lost. */
+  private readonly incarnations = new Map<string, number>();
   private nextConnectionId = 1;
   private nextCorrelationIdValue = 1;
   private interceptor: Interceptor<Req, Resp> | null = null;
@@ -141,6 +145,7 @@ export class Network<Req, Resp> {
       client,
       server,
       open: true,
+      serverIncarnation: this.incarnations.get(server) ?? 0,
       lastRequestArrivalMs: 0,
       lastResponseArrivalMs: 0,
       requestStream: this.choices.stream(`net:${client}>${server}`),
@@ -191,8 +196,12 @@ export class Network<Req, Resp> {
     }
   }
 
-  /** A server restarts: every open connection to it is closed; clients notice after one latency. */
+  /**
+   * A server restarts: every connection to it dies. Requests still travelling on them are lost (the
+   * process that would have read them is gone); clients notice the reset after one latency.
+   */
   resetConnectionsTo(server: string, reason: string): void {
+    this.incarnations.set(server, (this.incarnations.get(server) ?? 0) + 1);
     for (const connection of this.connections.values()) {
       if (connection.server !== server || !connection.open) continue;
       const delayMs = this.baseDelay(connection.responseStream, this.faultsFor(server, connection.client).delay);
@@ -320,6 +329,10 @@ export class Network<Req, Resp> {
   }
 
   private deliverRequest(connection: Connection, correlationId: number, body: Req): void {
+    if (connection.serverIncarnation !== (this.incarnations.get(connection.server) ?? 0)) {
+      this.sim.emit(connection.server, "net.drop", { conn: connection.id, cause: "server-restarted", dir: "request" });
+      return;
+    }
     const handler = this.handlers.get(connection.server);
     if (!handler) throw new Error(`no server registered as ${connection.server}`);
     this.sim.emit(connection.server, "net.deliver", { conn: connection.id, corr: correlationId, from: connection.client, msg: this.labelOf(body) });

@@ -4,6 +4,7 @@ import { readRunReport } from "../../report/read-run-report.js";
 import { writeReportDir, writeReportHtml } from "../../report/report-dir.js";
 import { renderRunReport } from "../../report/terminal.js";
 import { EXIT } from "../errors.js";
+import { findMutant } from "../../fuzz/mutants.js";
 import { scenarioOfReport, traceReport } from "../report-output.js";
 
 export interface ReportArgs {
@@ -27,7 +28,7 @@ export function reportCommand(args: ReportArgs): number {
   const report = readRunReport(args.file);
   const needsTraces = args.html !== undefined || args.out !== undefined;
   const scenario = needsTraces ? scenarioOfReport(report) : { loaded: null, why: "" };
-  const content = needsTraces ? traceReport(report, scenario.loaded, {}, scenario.why) : { report, traces: [], notes: [] };
+  const content = needsTraces ? traceReport(report, scenario.loaded, (report.mutant ? findMutant(report.mutant)?.overrides : undefined) ?? {}, scenario.why) : { report, traces: [], notes: [] };
   if (args.html) writeReportHtml(args.html, content);
   if (args.out) writeReportDir(args.out, content);
   for (const note of content.notes) process.stderr.write(`eosfuzz: ${note}\n`);

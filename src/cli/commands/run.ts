@@ -1,10 +1,12 @@
 import type { Argv } from "yargs";
 import { runCampaign } from "../../fuzz/campaign.js";
 import { DeterminismWatch } from "../../fuzz/determinism-check.js";
+import { findMutant, killsMutant, MUTANTS, type Mutant, withMutant } from "../../fuzz/mutants.js";
+import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
 import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
 import { shrinkFirstFailure } from "../shrink-first-failure.js";
-import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { emitGithubActions } from "../../report/github-actions.js";
 import { createProgress } from "../../report/progress.js";
 import { defaultReportDir, writeReportDir } from "../../report/report-dir.js";
@@ -20,7 +22,8 @@ import { EXIT } from "../errors.js";
 import { traceReport } from "../report-output.js";
 
 export interface RunArgs {
-  scenario: string;
+  scenario?: string;
+  mutant?: string;
   seeds?: number;
   "seed-start": number;
   json: boolean;
@@ -34,7 +37,8 @@ export interface RunArgs {
 
 export function runBuilder(y: Argv): Argv<RunArgs> {
   return y
-    .option("scenario", { type: "string", default: "kip-1228-gap", describe: "built-in scenario name or a scenario file" })
+    .option("scenario", { type: "string", describe: `built-in scenario name or a scenario file (default: ${DEFAULT_SCENARIO}, or the mutant's scenario)` })
+    .option("mutant", { type: "string", describe: "run with a deliberately broken variant of the model (see eosfuzz mutants); stops at the first seed that catches it" })
     .option("seeds", { type: "number", describe: "number of seeds (default: the scenario's seeds)" })
     .option("seed-start", { type: "number", default: 0, describe: "first seed" })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
@@ -44,6 +48,15 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
     .option("shrink", { type: "boolean", default: true, describe: "shrink the run's first failure to its minimal schedule (--no-shrink: don't)" })
     .option("shrink-budget-ms", { type: "number", default: DEFAULT_SHRINK_BUDGET_MS, describe: "wall-clock budget of that shrink" })
     .option("check-determinism", { type: "boolean", default: false, describe: "run every seed a second time and compare trace hashes; name the first divergent event" }) as unknown as Argv<RunArgs>;
+}
+
+const DEFAULT_SCENARIO = "kip-1228-gap";
+
+function resolveMutant(name: string | undefined): Mutant | null {
+  if (name === undefined) return null;
+  const m = findMutant(name);
+  if (!m) throw new InputError("--mutant", "", `expected one of ${MUTANTS.map((x) => x.name).join(", ")}, found "${name}"`);
+  return m;
 }
 
 function checkCount(flag: string, value: number | undefined, min: number, max: number): void {
@@ -57,8 +70,8 @@ function checkCount(flag: string, value: number | undefined, min: number, max: n
 export const DEFAULT_SEED_DIR = "seeds";
 
 /** --save-failures: one seed file per failing seed, each written atomically. */
-function saveFailures(result: Parameters<typeof failingSeedFiles>[0], dir: string): string[] {
-  const files = failingSeedFiles(result, dir);
+function saveFailures(result: Parameters<typeof failingSeedFiles>[0], dir: string, overrides: Partial<ReleaseFlags>, mutant: string | null): string[] {
+  const files = failingSeedFiles(result, dir, { overrides, mutant });
   for (const f of files) writeFileAtomic(f.path, f.content);
   return files.map((f) => f.path);
 }
@@ -68,8 +81,11 @@ export function runCommand(args: RunArgs): number {
   checkCount("seeds", args.seeds, 1, LIMITS.seeds);
   checkCount("seed-start", args["seed-start"], 0, Number.MAX_SAFE_INTEGER - LIMITS.seeds);
   checkCount("shrink-budget-ms", args["shrink-budget-ms"], 1, 86_400_000);
-  const loaded = resolveScenario(args.scenario);
-  const seeds = args.seeds ?? loaded.scenario.seeds;
+  const mutant = resolveMutant(args.mutant);
+  const scenario = resolveScenario(args.scenario ?? mutant?.scenario ?? DEFAULT_SCENARIO);
+  // With a mutant the question is whether the oracle catches it: its kinds, within its budget.
+  const loaded = mutant ? withMutant(scenario, mutant) : scenario;
+  const seeds = args.seeds ?? (mutant ? mutant.budget : loaded.scenario.seeds);
   let interrupted = false;
   const onSigint = () => {
     if (interrupted) process.exit(EXIT.interrupted);
@@ -82,11 +98,14 @@ export function runCommand(args: RunArgs): number {
   const startedAt = new Date();
   const started = performance.now();
   let violations = 0;
-  const determinism = args["check-determinism"] ? new DeterminismWatch(runConfigFor(loaded)) : null;
+  const overrides: Partial<ReleaseFlags> = mutant?.overrides ?? {};
+  const determinism = args["check-determinism"] ? new DeterminismWatch(runConfigFor(loaded, overrides)) : null;
   const result = runCampaign(loaded, {
     seeds,
     seedStart: args["seed-start"],
     shouldStop: () => interrupted,
+    overrides,
+    ...(mutant ? { doneAfter: (r: Parameters<typeof killsMutant>[1]) => killsMutant(mutant, r) } : {}),
     onSeed: (r, done) => {
       violations += r.violations.length;
       determinism?.check(r);
@@ -96,15 +115,16 @@ export function runCommand(args: RunArgs): number {
   progress.stop();
   process.off("SIGINT", onSigint);
   process.off("SIGTERM", onSigint);
-  const report = buildRunReport(result, performance.now() - started, null, startedAt);
+  const report = buildRunReport(result, performance.now() - started, mutant?.name ?? null, startedAt);
   if (determinism) determinism.addTo(report);
-  const shrunk = args.shrink && !result.interrupted ? shrinkFirstFailure(result, { budgetMs: args["shrink-budget-ms"], saveDir: args["save-failures"] === undefined ? null : args["save-failures"] || DEFAULT_SEED_DIR }) : null;
+  const saveDir = args["save-failures"] === undefined ? null : args["save-failures"] || DEFAULT_SEED_DIR;
+  const shrunk = args.shrink && !result.interrupted ? shrinkFirstFailure(result, { budgetMs: args["shrink-budget-ms"], saveDir, overrides, mutant: mutant?.name ?? null }) : null;
   if (shrunk) report.shrunk = shrunk.report;
-  if (args["save-failures"] !== undefined) {
-    report.seedFiles = saveFailures(result, args["save-failures"] || DEFAULT_SEED_DIR);
+  if (saveDir !== null) {
+    report.seedFiles = saveFailures(result, saveDir, overrides, mutant?.name ?? null);
     if (shrunk?.savedTo) report.seedFiles.push(shrunk.savedTo);
   }
-  const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out);
+  const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out, overrides);
   if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     const steps = result.scriptSteps ? renderScriptSteps(result.scriptSteps, loaded.scenario.script?.steps.length ?? 0) : undefined;
@@ -125,8 +145,8 @@ function heartbeatMs(): number | undefined {
 }
 
 /** The --out directory: the run's failures traced again, then every report file. Returns the directory. */
-function writeRunReport(report: RunReport, loaded: LoadedScenario, out: string): string {
+function writeRunReport(report: RunReport, loaded: LoadedScenario, out: string, overrides: Partial<ReleaseFlags>): string {
   const dir = out === "" ? defaultReportDir(report) : out;
-  writeReportDir(dir, traceReport(report, loaded));
+  writeReportDir(dir, traceReport(report, loaded, overrides));
   return dir;
 }

@@ -196,6 +196,7 @@ export class PartitionLog {
   }
 
   private sequenceProblem(existing: ProducerStateEntry | undefined, input: DataAppendInput, verification: VerificationStateEntry | null): string | null {
+    if (!this.flags().produceSequenceCheck) return null;
     const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
     const hasBatches = !!existing && existing.batchMetadata.length > 0;
     const first = input.baseSequence;
@@ -355,6 +356,7 @@ export function judgeMarkerEpoch(
   const strict = (transactionVersion >= 2 && flags.strictMarkerEpochForTv2) || flags.strictMarkerEpochForLegacy;
   if (!strict) return { rule: "legacy", valid: markerEpoch >= storedEpoch };
   if (markerEpoch > storedEpoch) return { rule: "strict-tv2", valid: true };
-  if (markerEpoch === storedEpoch && !openTxn && flags.equalEpochNoOpenTxnTolerance) return { rule: "kafka-19999-equal-epoch", valid: true };
+  const tolerated = flags.equalEpochNoOpenTxnTolerance && (!openTxn || flags.equalEpochToleranceIgnoresOpenTxn);
+  if (markerEpoch === storedEpoch && tolerated) return { rule: "kafka-19999-equal-epoch", valid: true };
   return { rule: "strict-tv2", valid: false };
 }

@@ -31,6 +31,8 @@ export interface PendingCompleteTxn {
   readonly completeTransit: TxnTransitMetadata;
   readonly result: TransactionResult;
   acked: number;
+  /** The CompleteX write is in flight (it is written once, whatever acknowledges after). */
+  completing: boolean;
 }
 
 interface QueuedMarker {
@@ -91,7 +93,7 @@ export class TransactionMarkerChannelManager {
 
   /** After PrepareX is durable and prepareComplete was called: send markers to every partition. */
   addTxnMarkersToSend(coordinatorEpoch: number, result: TransactionResult, metadata: TransactionMetadata, completeTransit: TxnTransitMetadata): void {
-    const pending: PendingCompleteTxn = { transactionalId: metadata.transactionalId, coordinatorEpoch, metadata, completeTransit, result, acked: 0 };
+    const pending: PendingCompleteTxn = { transactionalId: metadata.transactionalId, coordinatorEpoch, metadata, completeTransit, result, acked: 0, completing: false };
     this.pendingTxns.set(metadata.transactionalId, pending);
     const markerFields = {
       transactionalId: metadata.transactionalId,
@@ -350,13 +352,14 @@ export class TransactionMarkerChannelManager {
     if (!pending) return;
     const allAcked = pending.metadata.topicPartitions.size === 0;
     const done = allAcked || (!this.release().flags.completeAfterAllMarkersAcked && pending.acked > 0);
-    if (!done) return;
+    if (!done || pending.completing) return;
     if (!this.state.isServing(pending.coordinatorEpoch)) return this.removeMarkersForTxn(pending);
     this.writeTxnCompletion(pending);
   }
 
   private writeTxnCompletion(pending: PendingCompleteTxn): void {
     const metadata = pending.metadata;
+    pending.completing = true;
     this.state.appendTransactionToLog(
       metadata,
       pending.coordinatorEpoch,
@@ -367,6 +370,7 @@ export class TransactionMarkerChannelManager {
           this.ctx.sim.emit(this.self, "txn.complete", { txnId: metadata.transactionalId, state: metadata.state, pid: metadata.producerId, epoch: metadata.producerEpoch, txn: metadata.ghostTxn });
           this.ctx.ghost.txnCompleted({ ghostTxn: metadata.ghostTxn, transactionalId: metadata.transactionalId, result: pending.result, coordinator: this.self, atMs: this.ctx.sim.nowMs });
         } else if (errorCode === Errors.COORDINATOR_NOT_AVAILABLE) {
+          pending.completing = false;
           this.retryCompletionLater(pending);
         } else if (errorCode === Errors.NOT_COORDINATOR || errorCode === Errors.COORDINATOR_LOAD_IN_PROGRESS) {
           this.removeMarkersForTxn(pending); // the new coordinator will finish it

@@ -1,0 +1,196 @@
+import type { ReleaseFlags } from "../kafka/release.js";
+import { VIOLATION_KINDS, type ViolationKind } from "../oracle/violation.js";
+import type { LoadedScenario } from "../scenario/loader.js";
+import type { Expectation } from "../scenario/schema.js";
+import type { RunResult } from "./run-seed.js";
+
+/**
+ * A deliberately broken variant of the model: behaviour flags overridden on every node. The oracle
+ * proves itself by catching each one, in the named scenario, with one of the expected violation
+ * kinds, within `budget` seeds (starting at seed 0).
+ */
+export interface Mutant {
+  name: string;
+  /** One line: what is broken, in Kafka's terms. */
+  description: string;
+  overrides: Partial<ReleaseFlags>;
+  /** The built-in scenario in which it must be caught (clean, or free of the expected kinds, without it). */
+  scenario: string;
+  /** Any one of these kinds kills the mutant. */
+  expectedKinds: ViolationKind[];
+  /** Seeds (from 0) within which it must be caught. */
+  budget: number;
+}
+
+/**
+ * The catalog. Budgets are about three times the seeds the current model needs, so that model
+ * changes that shift draws do not make the test flaky, while a mutant that escapes still fails it.
+ * The measured first killing seed is in docs/mutants.md.
+ */
+export const MUTANTS: readonly Mutant[] = [
+  {
+    name: "tv2-marker-legacy-rule",
+    description: "leader applies the legacy marker rule (marker epoch >= producer epoch) to TV2 markers even on v2 requests",
+    overrides: { strictMarkerEpochForTv2: false },
+    scenario: "kip-1228",
+    expectedKinds: ["stale-marker"],
+    budget: 150,
+  },
+  {
+    name: "legacy-marker-strict-rule",
+    description: "leader treats TV0/TV1 markers as strict (marker epoch > producer epoch): the threshold is off by one",
+    overrides: { strictMarkerEpochForLegacy: true },
+    scenario: "tv1-legacy",
+    expectedKinds: ["hanging-transaction"],
+    budget: 10,
+  },
+  {
+    name: "no-coordinator-epoch-check",
+    description: "leader skips the coordinator-epoch check, so an old coordinator's late marker is not fenced",
+    overrides: { coordinatorEpochCheck: false },
+    scenario: "tv1-coordinator-failover",
+    expectedKinds: ["stale-marker"],
+    budget: 150,
+  },
+  {
+    name: "no-marker-epoch-check",
+    description: "leader accepts a marker without any producer-epoch check",
+    overrides: { markerProducerEpochCheck: false },
+    scenario: "kip-1228",
+    expectedKinds: ["stale-marker"],
+    budget: 150,
+  },
+  {
+    name: "no-epoch-bump-at-endtxn",
+    description: "coordinator does not bump the producer epoch at EndTxn under TV2, so KIP-1228 leaders refuse every marker",
+    overrides: { epochBumpOnEndTxn: false },
+    scenario: "kip-1228",
+    expectedKinds: ["hanging-transaction"],
+    budget: 10,
+  },
+  {
+    name: "complete-after-first-ack",
+    description: "coordinator writes CompleteCommit/CompleteAbort after the first partition acknowledged its marker, not all",
+    overrides: { completeAfterAllMarkersAcked: false },
+    scenario: "kip-1228",
+    expectedKinds: ["stale-marker", "lost-write", "aborted-read", "torn-transaction", "premature-read", "hanging-transaction"],
+    budget: 150,
+  },
+  {
+    name: "drop-transaction-version",
+    description: "coordinator drops the TransactionVersion field (sends 0) on WriteTxnMarkers v2, so leaders use the legacy rule",
+    overrides: { fillMarkerTransactionVersion: false },
+    scenario: "kip-1228",
+    expectedKinds: ["stale-marker"],
+    budget: 150,
+  },
+  {
+    name: "consumer-ignores-aborted-index",
+    description: "read_committed consumer ignores the aborted-transaction index and returns aborted records",
+    overrides: { consumerFiltersAborted: false },
+    scenario: "kip-1228",
+    expectedKinds: ["aborted-read"],
+    budget: 10,
+  },
+  {
+    name: "consumer-reads-past-lso",
+    description: "read_committed consumer reads past the last stable offset, into open transactions",
+    overrides: { consumerStopsAtLso: false },
+    scenario: "kip-1228",
+    expectedKinds: ["premature-read", "aborted-read"],
+    budget: 10,
+  },
+  {
+    name: "lso-stuck-after-completion",
+    description: "leader does not advance the last stable offset when a transaction completes",
+    overrides: { advanceLsoOnCompletion: false },
+    scenario: "kip-1228",
+    expectedKinds: ["hanging-transaction", "lost-write"],
+    budget: 10,
+  },
+  {
+    name: "append-retried-batch",
+    description: "leader appends a retried (duplicate) produce batch as new data: no duplicate detection and no sequence check",
+    overrides: { produceDuplicateDetection: false, produceSequenceCheck: false },
+    scenario: "kafka-17754-tv2",
+    expectedKinds: ["duplicate", "non-monotonic"],
+    budget: 60,
+  },
+  {
+    name: "endtxn-previous-epoch",
+    description: "coordinator takes a TV2 EndTxn one epoch behind (a delayed EndTxn of the previous transaction) as the current one's",
+    overrides: { endTxnEpochCheck: false },
+    scenario: "kafka-17754-tv2",
+    expectedKinds: ["premature-read", "aborted-read", "lost-write", "torn-transaction"],
+    budget: 150,
+  },
+  {
+    name: "no-kafka-19999-tolerance",
+    description: "leader refuses an equal-epoch TV2 marker even when no transaction is open (KAFKA-19999 missing)",
+    overrides: { equalEpochNoOpenTxnTolerance: false },
+    scenario: "kip-1228",
+    expectedKinds: ["hanging-transaction"],
+    budget: 60,
+  },
+  {
+    name: "kafka-19999-ignores-open-txn",
+    description: "leader's KAFKA-19999 tolerance accepts an equal-epoch TV2 marker even while a transaction is open",
+    overrides: { equalEpochToleranceIgnoresOpenTxn: true },
+    scenario: "kip-1228",
+    expectedKinds: ["stale-marker"],
+    budget: 150,
+  },
+];
+
+/**
+ * Candidates that turned out equivalent: another Kafka defence covers them, so no oracle can tell
+ * them from the correct model (each was run; see docs/mutants.md for the measurement).
+ */
+export const EQUIVALENT_MUTANTS: readonly { name: string; overrides: Partial<ReleaseFlags>; scenario: string; why: string }[] = [
+  {
+    name: "no-duplicate-detection",
+    overrides: { produceDuplicateDetection: false },
+    scenario: "kafka-17754-tv2",
+    why: "the sequence check refuses the retried batch (OUT_OF_ORDER_SEQUENCE_NUMBER: its sequence is not last+1), the producer aborts the transaction, and nothing wrong becomes visible; replaced by append-retried-batch",
+  },
+  {
+    name: "tv2-retry-not-recognised",
+    overrides: { recognizeTv2EndTxnRetry: false },
+    scenario: "kafka-17754-tv2",
+    why: "an unrecognised retry (epoch one behind) fails the TV2 epoch check with PRODUCER_FENCED before any transition: the producer re-initialises (an availability loss), no transaction is ended twice; replaced by endtxn-previous-epoch",
+  },
+  {
+    name: "no-sequence-check",
+    overrides: { produceSequenceCheck: false },
+    scenario: "kafka-17754-tv2",
+    why: "duplicate detection (the last 5 batches per producer) recognises every retry: the producer has one batch in flight and at most 5 records per transaction, and a copy from an earlier transaction carries an older epoch and is refused for it (TV2 bumps the epoch at every EndTxn)",
+  },
+  {
+    name: "no-coordinator-epoch-check (TV2)",
+    overrides: { coordinatorEpochCheck: false },
+    scenario: "coordinator-failover",
+    why: "on 4.2.1 with TV2 every old-coordinator copy carries an epoch <= the producer epoch the new coordinator's marker stored, so the strict rule rejects it when a transaction is open and KAFKA-19999 only lets it through when nothing is open; the mutant is caught under TV1 instead (tv1-coordinator-failover)",
+  },
+];
+
+export function findMutant(name: string): Mutant | undefined {
+  return MUTANTS.find((m) => m.name === name);
+}
+
+/** Every kind but model-error and step-mismatch: a mutant may break anything, but never the model itself. */
+const ANY_SYMPTOM = VIOLATION_KINDS.filter((k) => k !== "model-error" && k !== "step-mismatch");
+
+/** What a run with a mutant must show: any of its kinds within its budget; other symptoms are allowed. */
+export function mutantExpectation(m: Mutant): Expectation {
+  return { find: [], findAny: [...m.expectedKinds], within: m.budget, allow: [...ANY_SYMPTOM] };
+}
+
+/** The scenario as it runs under the mutant: same cluster and faults, the mutant's expectation. */
+export function withMutant(loaded: LoadedScenario, m: Mutant): LoadedScenario {
+  return { ...loaded, scenario: { ...loaded.scenario, expect: mutantExpectation(m) } };
+}
+
+/** Does this seed kill the mutant (show one of its expected kinds)? */
+export function killsMutant(m: Mutant, result: RunResult): boolean {
+  return result.violations.some((v) => m.expectedKinds.includes(v.kind));
+}
