@@ -1,14 +1,34 @@
 import chalk from "chalk";
 import type { Argv } from "yargs";
+import { runCampaign } from "../../fuzz/campaign.js";
 import { EQUIVALENT_MUTANTS, MUTANTS } from "../../fuzz/mutants.js";
+import { InputError } from "../../scenario/input-error.js";
+import { resolveScenario } from "../../scenario/loader.js";
 import { EXIT } from "../errors.js";
 
 export interface MutantsArgs {
   json: boolean;
+  "check-equivalent"?: number;
 }
 
 export function mutantsBuilder(y: Argv): Argv<MutantsArgs> {
-  return y.option("json", { type: "boolean", default: false, describe: "print one JSON array on stdout and nothing else" }) as unknown as Argv<MutantsArgs>;
+  return y
+    .option("json", { type: "boolean", default: false, describe: "print one JSON array on stdout and nothing else" })
+    .option("check-equivalent", { type: "number", describe: "run each equivalent candidate over this many seeds of its scenario; exit 1 if one shows a violation" }) as unknown as Argv<MutantsArgs>;
+}
+
+/** Re-measure the equivalence claims: each candidate must stay clean where the catalog says it does. */
+function checkEquivalent(seeds: number): number {
+  if (!Number.isInteger(seeds) || seeds < 1 || seeds > 1_000_000) throw new InputError("--check-equivalent", "", `expected an integer in [1, 1000000], found ${seeds}`);
+  let escaped = 0;
+  for (const e of EQUIVALENT_MUTANTS) {
+    const r = runCampaign(resolveScenario(e.scenario), { seeds, seedStart: 0, overrides: e.overrides });
+    const kinds = [...new Set(r.violations.map((v) => v.kind))];
+    if (kinds.length > 0) escaped++;
+    const verdict = kinds.length === 0 ? chalk.green("no violation: equivalent here") : chalk.red(`NOT equivalent: ${kinds.join(", ")} (first at seed ${r.violations[0]?.seed})`);
+    process.stdout.write(`  ${e.name.padEnd(36)} ${e.scenario.padEnd(24)} ${r.seedsRun} seeds  ${verdict}\n`);
+  }
+  return escaped === 0 ? EXIT.ok : EXIT.unexpected;
 }
 
 /** The public shape of one mutant (`eosfuzz mutants --json`). */
@@ -18,6 +38,7 @@ export function mutantsJson(): { name: string; description: string; scenario: st
 
 /** `eosfuzz mutants`: the catalog of deliberately broken variants, and the equivalent ones found. */
 export function mutantsCommand(args: MutantsArgs): number {
+  if (args["check-equivalent"] !== undefined) return checkEquivalent(args["check-equivalent"]);
   if (args.json) {
     process.stdout.write(`${JSON.stringify(mutantsJson())}\n`);
     return EXIT.ok;

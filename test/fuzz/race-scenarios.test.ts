@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { runCampaign } from "../../src/fuzz/campaign.js";
+import { resolveScenario } from "../../src/scenario/loader.js";
+
+/** Clean scenarios: a few hundred seeds here; the 20,000-seed sweeps are in the README. */
+const CLEAN: [string, number][] = [
+  ["kafka-17754-tv2", 300],
+  ["tv1-coordinator-failover", 300],
+  ["coordinator-failover", 200],
+  ["zombie-producer", 200],
+  ["epoch-exhaustion", 200],
+];
+
+describe("race scenarios that must stay clean", () => {
+  it.each(CLEAN)("%s: no violation of any kind over %i seeds", (name, seeds) => {
+    const loaded = resolveScenario(name);
+    expect(loaded.scenario.expect.clean).toBe(true);
+    const r = runCampaign(loaded, { seeds, seedStart: 0 });
+    expect(r.violations.map((v) => `${v.seed} ${v.kind}: ${v.summary}`)).toEqual([]);
+    expect(r.verdict.met).toBe(true);
+  });
+});
+
+describe("race scenarios that must find their anomaly", () => {
+  it("kafka-17754: a delayed TV1 EndTxn commits the next transaction early, explained as KAFKA-17754", () => {
+    const loaded = resolveScenario("kafka-17754");
+    const r = runCampaign(loaded, { seeds: 40, seedStart: 0 });
+    expect(r.verdict.met).toBe(true);
+    const premature = r.violations.filter((v) => v.kind === "premature-read");
+    expect(premature.length).toBeGreaterThan(0);
+    expect(r.violations.some((v) => v.kind === "stale-marker")).toBe(false);
+    for (const v of r.violations) expect(v.explanation.join("\n")).toMatch(/on an EndTxn sent for p\d\.t\d+[\s\S]*KAFKA-17754/);
+  });
+
+  it("rolling-upgrade: stale markers land only at leaders still on 4.1, before their restart on 4.2.1", () => {
+    const loaded = resolveScenario("rolling-upgrade");
+    const r = runCampaign(loaded, { seeds: 60, seedStart: 0 });
+    expect(r.verdict.reasons).toEqual([]);
+    const upgradedAt = new Map(loaded.scenario.faults.upgrades.map((u) => [u.node, u.atMs]));
+    const stale = r.violations.filter((v) => v.kind === "stale-marker");
+    expect(stale.length).toBeGreaterThan(0);
+    for (const v of stale) {
+      expect(v.brokerRelease).toBe("4.1");
+      expect(v.atMs).toBeLessThan(upgradedAt.get(v.broker ?? "") ?? 0);
+    }
+  });
+
+  it("strict-without-19999: hanging-transaction from a harmless duplicate marker, nothing else", () => {
+    const loaded = resolveScenario("strict-without-19999");
+    const r = runCampaign(loaded, { seeds: 20, seedStart: 0 });
+    expect(r.verdict.met).toBe(true);
+    expect(r.violations.length).toBeGreaterThan(0);
+    for (const v of r.violations) {
+      expect(v.kind).toBe("hanging-transaction");
+      if (v.summary.includes("gave up")) expect(v.summary).toMatch(/harmless duplicate/);
+    }
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { runConfigFor } from "../../src/fuzz/campaign.js";
+import { findMutant } from "../../src/fuzz/mutants.js";
+import { runSeed } from "../../src/fuzz/run-seed.js";
+import { resolveScenario } from "../../src/scenario/loader.js";
+
+function hangsOf(scenario: string, seed: number, overrides = {}) {
+  const r = runSeed(runConfigFor(resolveScenario(scenario), overrides), { seed });
+  return r.violations.filter((v) => v.kind === "hanging-transaction");
+}
+
+describe("liveness: why a transaction hangs", () => {
+  it("a broker that never understood the request (4.2.0 coordinator, no ApiVersions discovery, a 4.1 broker)", () => {
+    const hangs = hangsOf("kip-1228-4.2.0", 0);
+    expect(hangs.length).toBeGreaterThan(0);
+    for (const v of hangs) {
+      expect(v).toMatchObject({ broker: "broker-2", brokerRelease: "4.1" });
+      expect(v.summary).toMatch(/broker-2 \(4\.1\) never understood the request: tc-0 \(4\.2\.0\) sends WriteTxnMarkers v2 without ApiVersions discovery \(KAFKA-20322 missing\)/);
+      const text = v.explanation.join("\n");
+      expect(text).toMatch(/could not take WriteTxnMarkers v2 .* and closed the connection without a response/);
+      expect(text).toMatch(/no marker was rejected, none was applied there/);
+      expect(text).not.toMatch(/gave up|stopped sending/);
+    }
+  });
+
+  it("a harmless duplicate rejected by a 4.2.0 leader, after which the coordinator gave up (KAFKA-19999 missing)", () => {
+    const [v, ...others] = hangsOf("strict-without-19999", 1);
+    expect(others).toEqual([]);
+    expect(v).toMatchObject({ transaction: "p1.t7", partition: "orders-2", broker: "broker-2", brokerRelease: "4.2.0" });
+    expect(v?.summary).toBe(
+      "p1.t7 hangs in PrepareAbort at tc-0: broker-2 (4.2.0) rejected its marker at orders-2 with INVALID_PRODUCER_EPOCH and the coordinator gave up (a harmless duplicate refused by the strict rule without the KAFKA-19999 tolerance)",
+    );
+    const text = v?.explanation.join("\n") ?? "";
+    expect(text).toMatch(/broker-2 applied marker #\d+ copy 1 at orders-2/);
+    expect(text).toMatch(/rejected a second delivery of the same request \(the network duplicated request \d+\)/);
+    expect(text).toMatch(/no transaction was open there/);
+    expect(text).toMatch(/a leader with KAFKA-19999 \(4\.2\.1\) accepts it as an idempotent duplicate/);
+    expect(text).toMatch(/tc-0 stopped sending markers for p1\.t7 on INVALID_PRODUCER_EPOCH/);
+    expect(text).not.toMatch(/never understood/);
+  });
+
+  it("the same duplicates on 4.2.1 (KAFKA-19999) do not hang", () => {
+    expect(hangsOf("strict-without-19999", 1, { equalEpochNoOpenTxnTolerance: true })).toEqual([]);
+  });
+
+  it("an LSO stuck below the high watermark with no transaction open", () => {
+    const m = findMutant("lso-stuck-after-completion");
+    const hangs = hangsOf("kip-1228", 0, m?.overrides);
+    expect(hangs.length).toBeGreaterThan(0);
+    expect(hangs[0]?.summary).toMatch(/^orders-\d on broker-\d \(4\.2\.1\): LSO stuck at \d+ below the high watermark \d+ though no transaction is open there$/);
+  });
+});
