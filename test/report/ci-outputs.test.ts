@@ -67,7 +67,8 @@ describe("GitHub Actions", () => {
     const lines = githubAnnotations(report, {});
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.length).toBeLessThanOrEqual(MAX_ANNOTATIONS);
-    for (const line of lines) expect(line).toMatch(/^::error title=eosfuzz kip-1228-gap%3A stale-marker \(seed \d+\)::stale .*%0Areplay: eosfuzz run --scenario kip-1228-gap --seed-start \d+ --seeds 1$/);
+    for (const line of lines) expect(line).toMatch(/^::error title=eosfuzz kip-1228-gap%3A [a-z-]+ \(seed \d+\)::\S.*%0Areplay: eosfuzz run --scenario kip-1228-gap --seed-start \d+ --seeds 1$/);
+    expect(lines[0]).toMatch(/^::error title=eosfuzz kip-1228-gap%3A stale-marker \(seed \d+\)::stale /);
     expect(lines.join("\n")).not.toMatch(/\n(?!::error)/);
   });
 

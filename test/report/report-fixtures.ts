@@ -27,7 +27,7 @@ export function firstGapFailure(): { loaded: LoadedScenario; trace: SeedTrace } 
 
 /** A scenario with its expectation replaced (to make the same violations expected or not). */
 export function withExpectation(loaded: LoadedScenario, expect: Partial<Expectation>): LoadedScenario {
-  return { ...loaded, scenario: { ...loaded.scenario, expect: { find: [], allow: [], ...expect } } };
+  return { ...loaded, scenario: { ...loaded.scenario, expect: { find: [], findAny: [], allow: [], ...expect } } };
 }
 
 export function campaignReport(loaded: LoadedScenario, seedStart: number, seeds: number): { result: CampaignResult; report: RunReport } {
