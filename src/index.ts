@@ -27,6 +27,7 @@ export { failingSeedFiles, type SeedFileToWrite } from "./fuzz/save-failures.js"
 export { regress, type RegressResult, type RegressRow, type RegressOptions } from "./fuzz/regress.js";
 export { builtinScenarioNames, parseScenario, contentHash } from "./scenario/loader.js";
 export { runConfigFor } from "./fuzz/campaign.js";
+export { MUTANTS, EQUIVALENT_MUTANTS, findMutant, withMutant, killsMutant, type Mutant } from "./fuzz/mutants.js";
 
 /** A built-in scenario by name (see `eosfuzz run --scenario`), a scenario file path, or scenario YAML text. */
 export function loadScenario(nameOrPathOrYaml: string): LoadedScenario {

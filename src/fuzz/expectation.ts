@@ -22,8 +22,8 @@ export interface ExpectationVerdict {
 export function evaluateExpectation(expect: Expectation, violations: readonly SeededViolation[], seedStart: number, seedsRun: number): ExpectationVerdict {
   const reasons: string[] = [];
   const found: Partial<Record<ViolationKind, number | null>> = {};
-  const allowed = new Set<ViolationKind>([...expect.find, ...expect.findAny, ...expect.allow]);
-  const sought = new Set<ViolationKind>([...expect.find, ...expect.findAny]);
+  const allowed = new Set<ViolationKind>([...expect.find, ...(expect.findAny ?? []), ...expect.allow]);
+  const sought = new Set<ViolationKind>([...expect.find, ...(expect.findAny ?? [])]);
   const places = expect.where ? new Set<string>(expect.where.brokerRelease) : null;
   const unexpected = violations.filter((v) => {
     if (v.kind === "model-error" || v.kind === "step-mismatch") return true;
@@ -37,7 +37,8 @@ export function evaluateExpectation(expect: Expectation, violations: readonly Se
     if (!first) reasons.push(`expected ${kind} within ${budget} seeds, found none in ${seedsRun} seeds`);
     else if (first.seed - seedStart >= budget) reasons.push(`expected ${kind} within ${budget} seeds, first found at seed ${first.seed} (${first.seed - seedStart + 1} seeds in)`);
   }
-  if (expect.findAny.length > 0) reasons.push(...findAnyReasons(expect, violations, places, seedStart, seedsRun, found));
+  // findAny is optional for expectations built by hand (library users); the schema defaults it.
+  if ((expect.findAny ?? []).length > 0) reasons.push(...findAnyReasons(expect, violations, places, seedStart, seedsRun, found));
   if (unexpected.length > 0) {
     const kinds = [...new Set(unexpected.map((v) => v.kind))];
     const where = unexpected[0]?.brokerRelease ? ` (first at seed ${unexpected[0].seed}, ${unexpected[0].broker} on ${unexpected[0].brokerRelease})` : ` (first at seed ${unexpected[0]?.seed})`;

@@ -125,19 +125,20 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
     const detail = first === null ? `not found in ${result.seedsRun} seeds` : `first found at seed ${first} (${first - seedStart + 1} seeds in)`;
     checks.push({ clause: "find", name: `finds ${kind} within ${budget} seeds${where}`, met, detail });
   }
-  if (!expect.clean && expect.findAny.length > 0) {
+  const findAny = expect.findAny ?? [];
+  if (!expect.clean && findAny.length > 0) {
     const budget = expect.within ?? result.seedsRun;
-    const seeds = expect.findAny.map((k) => verdict.found[k] ?? null).filter((s): s is number => s !== null);
+    const seeds = findAny.map((k) => verdict.found[k] ?? null).filter((s): s is number => s !== null);
     const first = seeds.length > 0 ? Math.min(...seeds) : null;
     const met = first !== null && first - seedStart < budget;
     const detail = first === null ? `none found in ${result.seedsRun} seeds` : `first found at seed ${first} (${first - seedStart + 1} seeds in)`;
-    checks.push({ clause: "find", name: `finds any of ${expect.findAny.join(", ")} within ${budget} seeds${where}`, met, detail });
+    checks.push({ clause: "find", name: `finds any of ${findAny.join(", ")} within ${budget} seeds${where}`, met, detail });
   }
   const unexpected = verdict.unexpected.length;
   const kinds = [...new Set(verdict.unexpected.map((v) => v.kind))].join(", ");
   checks.push({
     clause: "nothing-unexpected",
-    name: expect.clean || expect.find.length + expect.findAny.length === 0 ? "no violation of any kind" : "no violation the expectation does not allow",
+    name: expect.clean || expect.find.length + findAny.length === 0 ? "no violation of any kind" : "no violation the expectation does not allow",
     met: unexpected === 0,
     detail: unexpected === 0 ? `none in ${result.seedsRun} seeds` : `${unexpected} unexpected (${kinds}), first at seed ${verdict.unexpected[0]?.seed}`,
   });

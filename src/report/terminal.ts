@@ -10,13 +10,14 @@ const n = (x: number) => x.toLocaleString("en-US");
 const NEVER_ALLOWED: readonly string[] = ["model-error", "step-mismatch"];
 
 export function describeExpectation(e: Expectation): string {
-  const seeks = e.find.length + e.findAny.length > 0;
+  const findAny = e.findAny ?? [];
+  const seeks = e.find.length + findAny.length > 0;
   if (!seeks && e.allow.length > 0 && !e.clean) return `no violation except ${e.allow.join(", ")} (allowed)`;
   if (e.clean || !seeks) return "clean (no violation of any kind)";
   const where = e.where ? `, only at brokers on ${e.where.brokerRelease.join("/")}` : "";
   const allowsAll = VIOLATION_KINDS.every((k) => NEVER_ALLOWED.includes(k) || e.allow.includes(k));
   const allow = allowsAll ? `; any other kind allowed but ${NEVER_ALLOWED.join(" and ")}` : e.allow.length > 0 ? `; also allowed: ${e.allow.join(", ")}` : "";
-  const seek = [e.find.length > 0 ? e.find.join(", ") : "", e.findAny.length > 0 ? `any of ${e.findAny.join(", ")}` : ""].filter(Boolean).join(" and ");
+  const seek = [e.find.length > 0 ? e.find.join(", ") : "", findAny.length > 0 ? `any of ${findAny.join(", ")}` : ""].filter(Boolean).join(" and ");
   return `find ${seek}${e.within ? ` within ${e.within} seeds` : ""}${where}${allow}`;
 }
 

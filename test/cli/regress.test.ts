@@ -34,13 +34,13 @@ describe("eosfuzz regress", () => {
     };
     edit("kip-1228-race", "expect:\n  find: [stale-marker]\n  where: { brokerRelease: [\"4.1\"] }", "expect:\n  clean: true");
     edit("kip-1228-4.2.0", "find: [hanging-transaction]", "find: [hanging-transaction, stale-marker]");
-    copyFileSync(join(BUILTIN_SCENARIO_DIR, "kafka-17754-tv2.yaml"), join(dir, "kafka-17754-tv2.yaml"));
+    copyFileSync(join(BUILTIN_SCENARIO_DIR, "kafka-17754-tv2-race.yaml"), join(dir, "kafka-17754-tv2-race.yaml"));
     const empty = mkdtempSync(join(tmpdir(), "eosfuzz-noseeds-"));
     const r = eosfuzz(["regress", "--scenarios", dir, "--seeds", empty]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/FAIL {2}scenario kip-1228-race .*unexpected stale-marker: 1 violation \(first at seed 0, broker-2 on 4\.1\)/);
     expect(r.stdout).toMatch(/FAIL {2}scenario kip-1228-4\.2\.0 .*expected stale-marker within 50 seeds, found none in 50 seeds/);
-    expect(r.stdout).toMatch(/PASS {2}scenario kafka-17754-tv2 /);
+    expect(r.stdout).toMatch(/PASS {2}scenario kafka-17754-tv2-race /);
     expect(r.stdout).toMatch(/NOT ALL HOLD {2}1 passed, 2 failed/);
   });
 

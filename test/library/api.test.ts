@@ -45,13 +45,13 @@ seeds: 3
 
 describe("the vitest helper (eosfuzz/vitest)", () => {
   it("expectScenario passes when the expectation holds", () => {
-    const result = expectScenario("kafka-17754-tv2");
+    const result = expectScenario("kafka-17754-tv2-race");
     expect(result.verdict.met).toBe(true);
   });
 
   it("expectScenario fails with the causal chain when it does not", () => {
     const broken = loadScenario("kip-1228-race");
-    broken.scenario.expect = { clean: true, find: [], allow: [] };
+    broken.scenario.expect = { clean: true, find: [], findAny: [], allow: [] };
     expect(() => expectScenario(broken)).toThrow(/did not meet its expectation[\s\S]*unexpected stale-marker[\s\S]*legacy rule/);
   });
 

@@ -5,7 +5,7 @@ import { runCampaign } from "../../src/fuzz/campaign.js";
 import { BUILTIN_SCENARIO_DIR, parseScenario, resolveScenario } from "../../src/scenario/loader.js";
 import type { StepRecord } from "../../src/scenario/script-driver.js";
 
-const SCRIPTED = ["kip-1228-race", "tv1-race", "kafka-17754-race", "kafka-17754-tv2", "failover-race", "kip-1228-upgrade"];
+const SCRIPTED = ["kip-1228-race", "tv1-race", "kafka-17754-race", "kafka-17754-tv2-race", "failover-race", "kip-1228-upgrade"];
 
 function stepOf(steps: readonly StepRecord[] | null, action: string): StepRecord {
   const step = steps?.find((s) => s.action === action);
@@ -76,7 +76,7 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
     const tv1 = runCampaign(resolveScenario("kafka-17754-race"), { seeds: 1, seedStart: 0 });
     expect(stepOf(tv1.scriptSteps, "release x1").outcome).toMatch(/EndTxn NONE/);
     expect(stepOf(tv1.scriptSteps, "abortTransaction p0").outcome).toMatch(/INVALID_TXN_STATE/);
-    const tv2 = runCampaign(resolveScenario("kafka-17754-tv2"), { seeds: 1, seedStart: 0 });
+    const tv2 = runCampaign(resolveScenario("kafka-17754-tv2-race"), { seeds: 1, seedStart: 0 });
     expect(stepOf(tv2.scriptSteps, "release x1").outcome).toMatch(/EndTxn PRODUCER_FENCED/);
   });
 
