@@ -3,6 +3,7 @@ import chalk from "chalk";
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { TOOL_VERSION } from "../version.js";
+import { mergeBuilder, mergeCommand } from "./commands/merge.js";
 import { mutantsBuilder, mutantsCommand } from "./commands/mutants.js";
 import { regressBuilder, regressCommand } from "./commands/regress.js";
 import { replayBuilder, replayCommand } from "./commands/replay.js";
@@ -36,7 +37,13 @@ async function main(): Promise<void> {
       "run",
       "fuzz a scenario over many seeds and check its expectation",
       (y) => runBuilder(y),
-      (args) => exitWith(runCommand(args)),
+      async (args) => exitWith(await runCommand(args)),
+    )
+    .command(
+      "merge <reports..>",
+      "merge the run.json of every shard of a campaign (run --shard I/N) into one report",
+      (y) => mergeBuilder(y),
+      (args) => exitWith(mergeCommand(args)),
     )
     .command(
       "report <file>",
@@ -68,7 +75,7 @@ async function main(): Promise<void> {
       (y) => mutantsBuilder(y),
       (args) => exitWith(mutantsCommand(args)),
     )
-    .demandCommand(1, "expected a command: run, replay, shrink, regress, report or mutants")
+    .demandCommand(1, "expected a command: run, merge, replay, shrink, regress, report or mutants")
     .recommendCommands()
     .fail((message, error) => {
       if (error) throw error;

@@ -17,8 +17,15 @@ export function traceReport(report: RunReport, loaded: LoadedScenario | null, ov
   if (failures.length === 0) return { report, traces: [], notes: [] };
   if (!loaded) return { report, traces: [], notes: [`No diagrams: ${whyNoScenario}`] };
   const seen = new Set<number>();
-  const wanted = failures.filter((v) => !seen.has(v.seed) && seen.add(v.seed));
-  const traces = traceFailures(loaded, wanted, overrides);
+  // A run that hung or took its worker down (model-timeout) is not run again here: it could hang this process.
+  const wanted = failures.filter((v) => v.kind !== "model-timeout" && !seen.has(v.seed) && seen.add(v.seed));
+  const runTapes = new Map(report.violations.filter((v) => v.tape !== undefined).map((v) => [v.seed, v.tape]));
+  const traces = traceFailures(
+    loaded,
+    wanted.map((v) => ({ seed: v.seed, traceHash: v.traceHash, tape: runTapes.get(v.seed) })),
+    overrides,
+    report.strategy?.runShaping ?? null,
+  );
   const notes = traces
     .filter((t) => t.recordedTraceHash !== null && t.recordedTraceHash !== t.traceHash)
     .map((t) => `Seed ${t.seed} ran with trace hash ${t.traceHash}, not ${t.recordedTraceHash} as recorded: the model changed since the run, so its diagram shows the run as eosfuzz runs it today.`);

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { CampaignResult } from "../fuzz/campaign.js";
-import { runConfigFor } from "../fuzz/campaign.js";
+import { recipeFor, standaloneRun } from "../fuzz/failure-recipe.js";
 import { runSeed } from "../fuzz/run-seed.js";
 import { renderSeedFile } from "../fuzz/seed-file.js";
 import { type ShrinkSummary, shrinkOne, shrunkSeedFile } from "../fuzz/shrink-seed.js";
@@ -24,12 +24,18 @@ export function shrinkFirstFailure(
   if (!first) return null;
   const overrides = options.overrides ?? {};
   const mutant = options.mutant ?? null;
-  const run = runSeed(runConfigFor(result.scenario, overrides), { seed: first.seed }, { recordTape: true });
+  const shaping = result.strategy.runShaping ?? null;
+  const recipe = recipeFor(result.scenario, overrides, shaping, first);
+  const run = runSeed(recipe.config, recipe.input, { recordTape: true });
+  // The shrinker re-runs a scenario and a tape: a swarm run becomes a run of the scenario with its
+  // fault rates; a PCT run's delivery policy is no scenario property, so it is not shrunk.
+  const standalone = standaloneRun(result.scenario, overrides, shaping, run.tape ?? {});
+  if (!standalone) return null;
   const summary = shrinkOne({
-    scenario: result.scenario,
+    scenario: standalone.loaded,
     overrides,
-    tape: run.tape ?? {},
-    seed: first.seed,
+    tape: standalone.tape,
+    seed: shaping || first.tape ? null : first.seed,
     target: first.broker !== undefined ? { kind: first.kind, broker: first.broker } : { kind: first.kind },
     budgetMs: options.budgetMs,
   });

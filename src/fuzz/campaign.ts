@@ -1,15 +1,26 @@
+import type { ReleaseFlags } from "../kafka/release.js";
 import type { Violation } from "../oracle/violation.js";
 import type { LoadedScenario } from "../scenario/loader.js";
-import { toClusterSpec } from "../scenario/to-cluster-spec.js";
-import type { ReleaseFlags } from "../kafka/release.js";
 import type { StepRecord } from "../scenario/script-driver.js";
+import type { Tape } from "../sim/choice-tape.js";
+import { toClusterSpec } from "../scenario/to-cluster-spec.js";
+import { CampaignTally, type StopReason, type TallyData } from "./campaign-tally.js";
+import { outcomeOf } from "./executor/run-job.js";
 import { evaluateExpectation, type ExpectationVerdict } from "./expectation.js";
-import { type RunConfig, type RunResult, runSeed } from "./run-seed.js";
+import { type CoverageSummary, goalFailures, summarizeCoverage } from "./protocol-coverage-summary.js";
+import { type RunConfig, type RunResult, type RunShaping, runSeed } from "./run-seed.js";
+import { type Shard, shardRange, type StrategyName } from "./search/search-options.js";
+import { type CampaignStatistics, campaignStatistics } from "./statistics.js";
 
 /** A violation with the seed and trace hash that reproduce it. */
 export interface SeededViolation extends Violation {
+  /** The seed, or for tape strategies (coverage, exhaustive) the run's position in the campaign. */
   seed: number;
   traceHash: string;
+  /** The command that reproduces it (default: the random-strategy replay of the seed). */
+  replay?: string;
+  /** The run's choice tape, for strategies whose runs are tapes. */
+  tape?: Tape;
 }
 
 export interface CampaignOptions {
@@ -25,9 +36,32 @@ export interface CampaignOptions {
   doneAfter?: (result: RunResult) => boolean;
 }
 
+/** What a strategy did and what its result means. */
+export interface StrategyInfo {
+  name: StrategyName;
+  /** One line for humans: what was searched and what it guarantees. */
+  summary: string;
+  /** How each run was shaped (what a saved tape needs to replay); absent for plain runs. */
+  runShaping?: RunShaping;
+  pct?: { depth: number; scope: string; messagesPerRun: number; chains: number; perRunBound: number; missProbabilityBound: number };
+  coverage?: { corpus: number; generations: number; freshRuns: number; mutatedRuns: number };
+  exhaustive?: {
+    exhaustive: boolean;
+    depth: number;
+    depthCompleted: number;
+    schedules: number;
+    states: number;
+    prunedBranches: number;
+    counterexampleDeviations: number | null;
+  };
+}
+
 export interface CampaignResult {
   scenario: LoadedScenario;
   seedStart: number;
+  /** Runs the campaign planned (for a shard: the whole campaign's). */
+  plannedSeeds: number;
+  shard: Shard | null;
   seedsRun: number;
   events: number;
   virtualTimeMs: number;
@@ -36,6 +70,10 @@ export interface CampaignResult {
   failingSeeds: number[];
   verdict: ExpectationVerdict;
   interrupted: boolean;
+  stoppedBy: StopReason | null;
+  strategy: StrategyInfo;
+  statistics: CampaignStatistics;
+  coverage: CoverageSummary;
   /** Scripted scenarios: the step log of the first seed whose script failed, else of the first seed. */
   scriptSteps: StepRecord[] | null;
 }
@@ -44,36 +82,77 @@ export function runConfigFor(loaded: LoadedScenario, overrides: Partial<ReleaseF
   return { scenario: loaded.scenario.name, spec: toClusterSpec(loaded.scenario, overrides), script: loaded.scenario.script ?? null };
 }
 
-/** Run seeds seedStart .. seedStart+seeds-1 one after another and judge the expectation. */
+/** Run seeds seedStart .. seedStart+seeds-1 one after another in this thread and judge the expectation. */
 export function runCampaign(loaded: LoadedScenario, options: CampaignOptions): CampaignResult {
   const config = runConfigFor(loaded, options.overrides);
-  const violations: SeededViolation[] = [];
-  const failingSeeds: number[] = [];
-  let events = 0;
-  let virtualTimeMs = 0;
-  let seedsRun = 0;
+  const tally = new CampaignTally(loaded.scenario, () => ({ replay: "" }));
   let interrupted = false;
-  let scriptSteps: StepRecord[] | null = null;
-  let scriptFailed = false;
   for (let i = 0; i < options.seeds; i++) {
     if (options.shouldStop?.()) {
       interrupted = true;
       break;
     }
-    const seed = options.seedStart + i;
-    const result = runSeed(config, { seed });
-    seedsRun++;
-    events += result.stats.events;
-    virtualTimeMs += result.stats.virtualTimeMs;
-    if (result.violations.length > 0) failingSeeds.push(seed);
-    for (const v of result.violations) violations.push({ ...v, seed, traceHash: result.traceHash });
-    if (result.script && !scriptFailed && (scriptSteps === null || !result.script.completed)) {
-      scriptSteps = result.script.steps;
-      scriptFailed = !result.script.completed;
-    }
-    options.onSeed?.(result, seedsRun);
+    const result = runSeed(config, { seed: options.seedStart + i });
+    tally.add(outcomeOf(result, options.seedStart + i), 0);
+    options.onSeed?.(result, tally.runs);
     if (options.doneAfter?.(result)) break;
   }
-  const verdict = evaluateExpectation(loaded.scenario.expect, violations, options.seedStart, seedsRun);
-  return { scenario: loaded, seedStart: options.seedStart, seedsRun, events, virtualTimeMs, violations, failingSeeds, verdict, interrupted, scriptSteps };
+  for (const v of tally.violations) delete v.replay;
+  return finishCampaign(loaded, tally, {
+    seedStart: options.seedStart,
+    plannedSeeds: options.seeds,
+    shard: null,
+    stoppedBy: interrupted ? "interrupted" : null,
+    strategy: { name: "random", summary: "random: each seed draws delays and faults at the scenario's rates" },
+    overrides: options.overrides ?? {},
+  });
+}
+
+export interface FinishParams {
+  seedStart: number;
+  plannedSeeds: number;
+  shard: Shard | null;
+  stoppedBy: StopReason | null;
+  strategy: StrategyInfo;
+  overrides: Partial<ReleaseFlags>;
+  bugProbabilities?: readonly number[];
+}
+
+/**
+ * Judge a tallied campaign: the expectation (for a shard, only what one slice can decide: nothing
+ * unexpected; `find` and coverage goals are judged when the shards are merged), coverage goals,
+ * statistics.
+ */
+export function finishCampaign(loaded: LoadedScenario, tally: TallyData, p: FinishParams): CampaignResult {
+  const s = loaded.scenario;
+  const start = shardRange(p.seedStart, p.plannedSeeds, p.shard).start;
+  const coverage = summarizeCoverage(s, tally.points, tally.goals, p.overrides);
+  const verdict = judge(loaded, tally, p.seedStart, p.shard, coverage);
+  const statistics = campaignStatistics(tally.violations, tally.runs, (seed) => seed - start + 1, tally.firstHitWallMs, p.bugProbabilities);
+  return {
+    scenario: loaded,
+    seedStart: p.seedStart,
+    plannedSeeds: p.plannedSeeds,
+    shard: p.shard,
+    seedsRun: tally.runs,
+    events: tally.events,
+    virtualTimeMs: tally.virtualTimeMs,
+    violations: tally.violations,
+    failingSeeds: tally.failingSeeds,
+    verdict,
+    interrupted: p.stoppedBy === "interrupted",
+    stoppedBy: p.stoppedBy,
+    strategy: p.strategy,
+    statistics,
+    coverage,
+    scriptSteps: tally.scriptSteps,
+  };
+}
+
+function judge(loaded: LoadedScenario, tally: TallyData, seedStart: number, shard: Shard | null, coverage: CoverageSummary): ExpectationVerdict {
+  const expect = loaded.scenario.expect;
+  if (shard) return evaluateExpectation(expect, tally.violations, seedStart, tally.runs, { judgeFinds: false });
+  const verdict = evaluateExpectation(expect, tally.violations, seedStart, tally.runs);
+  const goals = goalFailures(coverage.goals, tally.runs);
+  return goals.length === 0 ? verdict : { ...verdict, met: false, reasons: [...verdict.reasons, ...goals] };
 }

@@ -71,7 +71,8 @@ export class DeterminismWatch {
 
   constructor(private readonly config: RunConfig) {}
 
-  check(first: RunResult): void {
+  /** A run as the campaign saw it (a RunResult, or a worker's outcome: only seed and trace hash are read). */
+  check(first: Pick<RunResult, "seed" | "traceHash">): void {
     if (first.seed === null) return;
     this.checked++;
     const again = runSeed(this.config, { seed: first.seed });

@@ -16,29 +16,32 @@ export interface ExpectationVerdict {
  * Does a campaign's outcome match the scenario's declared expectation? `clean` allows nothing;
  * otherwise every `find` kind, and at least one `findAny` kind, must show up within `within` seeds
  * of the start, and anything not in `find`, `findAny` or `allow` (or found outside `where`) is
- * unexpected. model-error and step-mismatch (a scripted step that did not have its expected
- * outcome) are never allowed.
+ * unexpected. model-error, step-mismatch (a scripted step that did not have its expected outcome)
+ * and model-timeout (a run that hung or took its worker down) are never allowed. With `judgeFinds`
+ * false (a shard, which sees only a slice of the seeds), `find`/`findAny` are not judged: the
+ * merge of the shards judges them.
  */
-export function evaluateExpectation(expect: Expectation, violations: readonly SeededViolation[], seedStart: number, seedsRun: number): ExpectationVerdict {
+export function evaluateExpectation(
+  expect: Expectation,
+  violations: readonly SeededViolation[],
+  seedStart: number,
+  seedsRun: number,
+  options: { judgeFinds?: boolean } = {},
+): ExpectationVerdict {
   const reasons: string[] = [];
   const found: Partial<Record<ViolationKind, number | null>> = {};
-  const allowed = new Set<ViolationKind>([...expect.find, ...(expect.findAny ?? []), ...expect.allow]);
-  const sought = new Set<ViolationKind>([...expect.find, ...(expect.findAny ?? [])]);
   const places = expect.where ? new Set<string>(expect.where.brokerRelease) : null;
-  const unexpected = violations.filter((v) => {
-    if (v.kind === "model-error" || v.kind === "step-mismatch") return true;
-    if (expect.clean || !allowed.has(v.kind)) return true;
-    return places !== null && sought.has(v.kind) && !places.has(v.brokerRelease ?? "");
-  });
-  for (const kind of expect.find) {
+  const unexpected = violations.filter((v) => isUnexpected(expect, v));
+  const judgeFinds = options.judgeFinds !== false;
+  for (const kind of judgeFinds ? expect.find : []) {
     const budget = expect.within ?? seedsRun;
-    const first = violations.find((v) => v.kind === kind && (places === null || places.has(v.brokerRelease ?? "")));
+    const first = violations.find((v) => countsAsFound(expect, kind, v));
     found[kind] = first ? first.seed : null;
     if (!first) reasons.push(`expected ${kind} within ${budget} seeds, found none in ${seedsRun} seeds`);
     else if (first.seed - seedStart >= budget) reasons.push(`expected ${kind} within ${budget} seeds, first found at seed ${first.seed} (${first.seed - seedStart + 1} seeds in)`);
   }
   // findAny is optional for expectations built by hand (library users); the schema defaults it.
-  if ((expect.findAny ?? []).length > 0) reasons.push(...findAnyReasons(expect, violations, places, seedStart, seedsRun, found));
+  if (judgeFinds && (expect.findAny ?? []).length > 0) reasons.push(...findAnyReasons(expect, violations, places, seedStart, seedsRun, found));
   if (unexpected.length > 0) {
     const kinds = [...new Set(unexpected.map((v) => v.kind))];
     const where = unexpected[0]?.brokerRelease ? ` (first at seed ${unexpected[0].seed}, ${unexpected[0].broker} on ${unexpected[0].brokerRelease})` : ` (first at seed ${unexpected[0]?.seed})`;
@@ -64,4 +67,18 @@ function findAnyReasons(
   if (!first) return [`expected ${any} within ${budget} seeds, found none in ${seedsRun} seeds`];
   if (first.seed - seedStart >= budget) return [`expected ${any} within ${budget} seeds, first found at seed ${first.seed} (${first.seed - seedStart + 1} seeds in)`];
   return [];
+}
+
+/** A violation the expectation does not allow (the run fails because of it). */
+export function isUnexpected(expect: Expectation, v: { kind: ViolationKind; brokerRelease?: string | undefined }): boolean {
+  if (v.kind === "model-error" || v.kind === "step-mismatch" || v.kind === "model-timeout") return true;
+  const findAny = expect.findAny ?? [];
+  const sought = expect.find.includes(v.kind) || findAny.includes(v.kind);
+  if (expect.clean || !(sought || expect.allow.includes(v.kind))) return true;
+  return expect.where !== undefined && sought && !expect.where.brokerRelease.includes((v.brokerRelease ?? "") as never);
+}
+
+/** Does v satisfy the expectation's `find` (or `findAny`) of kind: the right kind, in a `where` place if given? */
+export function countsAsFound(expect: Expectation, kind: ViolationKind, v: { kind: ViolationKind; brokerRelease?: string | undefined }): boolean {
+  return v.kind === kind && (expect.where === undefined || expect.where.brokerRelease.includes((v.brokerRelease ?? "") as never));
 }

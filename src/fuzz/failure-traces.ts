@@ -2,8 +2,9 @@ import type { ReleaseFlags } from "../kafka/release.js";
 import type { Violation } from "../oracle/violation.js";
 import type { LoadedScenario } from "../scenario/loader.js";
 import type { TraceEvent } from "../sim/trace.js";
-import { runConfigFor } from "./campaign.js";
-import { type RunConfig, runSeed } from "./run-seed.js";
+import type { Tape } from "../sim/choice-tape.js";
+import { recipeFor } from "./failure-recipe.js";
+import { type RunConfig, type RunInput, type RunShaping, runSeed } from "./run-seed.js";
 
 /** A server node of the cluster and the release it starts on (lanes of a diagram). */
 export interface ServerNode {
@@ -39,9 +40,9 @@ export function serversOf(config: RunConfig): ServerNode[] {
   ];
 }
 
-/** Run one seed again, recording every event. Pure: the same seed gives the same trace. */
-export function traceSeed(config: RunConfig, seed: number, recordedTraceHash: string | null = null): SeedTrace {
-  const result = runSeed(config, { seed }, { recordTrace: true });
+/** Run one seed (or a campaign run's tape) again, recording every event. Pure: the same input gives the same trace. */
+export function traceSeed(config: RunConfig, seed: number, recordedTraceHash: string | null = null, input: RunInput = { seed }): SeedTrace {
+  const result = runSeed(config, input, { recordTrace: true });
   return {
     scenario: config.scenario,
     seed,
@@ -54,8 +55,18 @@ export function traceSeed(config: RunConfig, seed: number, recordedTraceHash: st
   };
 }
 
-/** Trace the given failing seeds of a scenario (each with the hash its run recorded). */
-export function traceFailures(loaded: LoadedScenario, failures: readonly { seed: number; traceHash: string }[], overrides: Partial<ReleaseFlags> = {}): SeedTrace[] {
-  const config = runConfigFor(loaded, overrides);
-  return failures.map((f) => traceSeed(config, f.seed, f.traceHash));
+/**
+ * Trace the given failing runs of a scenario (each with the hash its run recorded), under the
+ * campaign's strategy shaping; a run of a tape strategy comes with its tape.
+ */
+export function traceFailures(
+  loaded: LoadedScenario,
+  failures: readonly { seed: number; traceHash: string; tape?: Tape | undefined }[],
+  overrides: Partial<ReleaseFlags> = {},
+  shaping: RunShaping | null = null,
+): SeedTrace[] {
+  return failures.map((f) => {
+    const recipe = recipeFor(loaded, overrides, shaping, f);
+    return traceSeed(recipe.config, f.seed, f.traceHash, recipe.input);
+  });
 }

@@ -192,6 +192,6 @@ export function withMutant(loaded: LoadedScenario, m: Mutant): LoadedScenario {
 }
 
 /** Does this seed kill the mutant (show one of its expected kinds)? */
-export function killsMutant(m: Mutant, result: RunResult): boolean {
+export function killsMutant(m: Mutant, result: Pick<RunResult, "violations">): boolean {
   return result.violations.some((v) => m.expectedKinds.includes(v.kind));
 }

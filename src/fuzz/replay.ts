@@ -65,7 +65,7 @@ export function replay(file: string): ReplayResult {
 /** Re-run the recorded tape, check the trace hash, and locate any divergence. */
 export function replaySeed(loaded: LoadedSeedFile): ReplayResult {
   const { seedFile } = loaded;
-  const config = runConfigFor(loaded.scenario, seedFile.overrides as Partial<ReleaseFlags>);
+  const config = { ...runConfigFor(loaded.scenario, seedFile.overrides as Partial<ReleaseFlags>), ...(seedFile.shaping ? { shaping: seedFile.shaping } : {}) };
   const run = runSeed(config, { tape: seedFile.tape }, { recordTrace: true });
   const trace = run.trace ?? [];
   const reproduced = run.traceHash === seedFile.traceHash;

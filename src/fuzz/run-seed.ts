@@ -5,21 +5,48 @@ import { GhostLedger } from "../oracle/ghost-ledger.js";
 import { checkClientView } from "../oracle/client/client-checks.js";
 import { checkLiveness } from "../oracle/liveness.js";
 import type { Violation } from "../oracle/violation.js";
+import { type CoveragePoint, ProtocolCoverageRecorder, teeGhost } from "../oracle/protocol-coverage.js";
 import { runScript, type ScriptRun } from "../scenario/script-driver.js";
 import type { Script } from "../scenario/script-schema.js";
-import { ChoiceSource, type Tape } from "../sim/choice-tape.js";
+import { ChoiceSource, type ChoiceSourceOptions, type Tape } from "../sim/choice-tape.js";
 import { Simulation } from "../sim/simulation.js";
-import { Trace, type TraceEvent } from "../sim/trace.js";
+import { hashIntegers, Trace, type TraceEvent } from "../sim/trace.js";
+import { type PctParams, PctDeliveryPolicy } from "./run-shaping/pct.js";
+import { drawSwarm } from "./run-shaping/swarm.js";
 
-/** What one run needs: the scenario's name (for reports), the cluster it builds, and its script if scripted. */
+/** How a search strategy shapes each run beyond the scenario (plain data: it goes to workers and seed files). */
+export interface RunShaping {
+  /** Swarm testing: the run first draws which fault kinds are on and their rates (stream "swarm"). */
+  swarm?: boolean;
+  /** PCT: delivery priorities with change points on the scoped messages. */
+  pct?: PctParams;
+}
+
+/** What one run needs: the scenario's name (for reports), the cluster it builds, its script if scripted, and its shaping. */
 export interface RunConfig {
   scenario: string;
   spec: ClusterSpec;
   /** A scripted scenario's steps (instead of the fuzzed workload). */
   script?: Script | null;
+  shaping?: RunShaping;
 }
 
-export type RunInput = { seed: number } | { tape: Readonly<Tape> };
+/** A seed, or a tape (read past each stream's end as 0, or as seeded draws from continueSeed). */
+export type RunInput = { seed: number } | { tape: Readonly<Tape>; continueSeed?: number };
+
+/** A choice about to be made, as a search sees it: which, how many options, the run's state there. */
+export interface ChoicePoint {
+  stream: string;
+  /** Position of the choice in its stream (a tape entry tape[stream][index]). */
+  index: number;
+  options: number;
+  /**
+   * A fingerprint of the run's state at this choice: the trace so far, how far ahead each pending
+   * event is due, and the choices drawn since the last trace event (code between two events may
+   * draw several in a row, each depending on the one before).
+   */
+  fingerprint: () => string;
+}
 
 export interface RunOptions {
   /** Keep the choice tape (for saving and shrinking). */
@@ -31,6 +58,10 @@ export interface RunOptions {
    * `stoppedAt` holds each stream's position by then: a tape cut there replays to the same point.
    */
   stopWhen?: (v: Violation) => boolean;
+  /** Called before each choice (exhaustive search). */
+  onChoicePoint?: (point: ChoicePoint) => void;
+  /** Record each coverage point's stream positions (for the coverage strategy's mutations). */
+  coveragePositions?: boolean;
 }
 
 export interface RunStats {
@@ -57,6 +88,14 @@ export interface RunResult {
   stoppedAt: Record<string, number> | null;
   /** The step log of a scripted scenario (null for a fuzzed one). */
   script: ScriptRun | null;
+  /** Option count of each tape entry, per stream (with recordTape). */
+  optionCounts: Record<string, number[]> | null;
+  /** Abstract protocol states the run reached. */
+  coverage: CoveragePoint[];
+  /** What the strategy drew for this run (swarm fault mix, PCT change points), or null. */
+  shaping: string | null;
+  /** Under PCT: how many scoped messages the run sent while faults were on, over how many chains. */
+  pctScope: { messages: number; chains: number } | null;
 }
 
 /**
@@ -64,12 +103,15 @@ export interface RunResult {
  * shrinking, replay) is built on it.
  */
 export function runSeed(config: RunConfig, input: RunInput, options: RunOptions = {}): RunResult {
-  const choices = "seed" in input ? ChoiceSource.seeded(input.seed, { record: !!options.recordTape }) : ChoiceSource.replaying(input.tape, { record: !!options.recordTape });
   const trace = new Trace({ record: !!options.recordTrace });
   const sim = new Simulation(trace);
+  const choices = choiceSourceFor(input, options, sim, trace);
   const ledger = new GhostLedger();
+  const coverage = new ProtocolCoverageRecorder(options.coveragePositions ? () => choices.positions() : null);
   let cluster: Cluster | null = null;
   let stop = "error";
+  let shaping: string | null = null;
+  let pct: PctDeliveryPolicy | null = null;
   let stoppedAt: Record<string, number> | null = null;
   if (options.stopWhen) {
     const accept = options.stopWhen;
@@ -79,7 +121,11 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   }
   let script: ScriptRun | null = null;
   try {
-    cluster = new Cluster(config.spec, sim, choices, ledger);
+    const swarm = config.shaping?.swarm ? drawSwarm(config.spec, choices) : null;
+    cluster = new Cluster(swarm ? swarm.spec : config.spec, sim, choices, teeGhost([ledger, coverage]));
+    pct = config.shaping?.pct ? new PctDeliveryPolicy(config.shaping.pct, choices) : null;
+    cluster.net.deliveryPolicy = pct;
+    shaping = swarm?.summary ?? null;
     // A script that stopped at a failed step skips the final checks: its cluster was left mid-race.
     let checkFinalState = true;
     const abort = () => stoppedAt !== null;
@@ -90,6 +136,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     } else {
       stop = cluster.run(abort).stop;
     }
+    if (pct) shaping = pct.summary();
     if (stoppedAt !== null) {
       // Stopped at the accepted violation: the run is incomplete by design, no final checks.
     } else if (stop === "max-events") {
@@ -124,7 +171,33 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     trace: trace.events,
     stoppedAt,
     script,
+    optionCounts: options.recordTape ? choices.optionCounts() : null,
+    coverage: coverage.reached(),
+    shaping,
+    pctScope: pct ? { messages: pct.scopedMessages, chains: pct.chains } : null,
   };
+}
+
+function choiceSourceFor(input: RunInput, options: RunOptions, sim: Simulation, trace: Trace): ChoiceSource {
+  const sourceOptions: ChoiceSourceOptions = { record: !!options.recordTape };
+  let choices: ChoiceSource | null = null;
+  const observe = options.onChoicePoint;
+  if (observe) {
+    let traceCount = -1;
+    const sinceEvent: number[] = [];
+    sourceOptions.onChoicePoint = (stream, index, n) => {
+      if (trace.count !== traceCount) {
+        traceCount = trace.count;
+        sinceEvent.length = 0;
+      } else {
+        sinceEvent.push((choices as ChoiceSource).lastOption);
+      }
+      observe({ stream, index, options: n, fingerprint: () => hashIntegers([...sim.pendingDelaysMs(), -1, ...sinceEvent, -1, n], `${trace.hash()}:${stream}`) });
+    };
+  }
+  if ("seed" in input) choices = ChoiceSource.seeded(input.seed, sourceOptions);
+  else choices = ChoiceSource.replaying(input.tape, input.continueSeed === undefined ? sourceOptions : { ...sourceOptions, continueSeed: input.continueSeed });
+  return choices;
 }
 
 function modelError(summary: string, atMs: number, explanation: string[]): Violation {

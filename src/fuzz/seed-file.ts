@@ -10,7 +10,7 @@ import type { TraceEvent } from "../sim/trace.js";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
 import { TOOL_NAME, TOOL_VERSION } from "../version.js";
 import type { ReleaseFlags } from "../kafka/release.js";
-import type { RunResult } from "./run-seed.js";
+import type { RunResult, RunShaping } from "./run-seed.js";
 
 /**
  * A seed file: one failing run that stands alone. It holds the scenario inline (with the name and
@@ -65,6 +65,17 @@ export const seedFileSchema = z.strictObject({
   }),
   violations: z.array(recordedViolation).min(1).max(1_000),
   replay: z.string().max(4_096),
+  /** A PCT run's delivery policy (search strategies that a scenario cannot express); absent otherwise. */
+  shaping: z
+    .strictObject({
+      pct: z.strictObject({
+        depth: z.int().min(1).max(10),
+        scope: z.enum(["markers", "all"]),
+        messagesPerRun: z.int().min(1).max(MAX_TAPE_LENGTH),
+        chains: z.int().min(1).max(100_000),
+      }),
+    })
+    .optional(),
 });
 
 export type SeedFile = z.output<typeof seedFileSchema>;
@@ -117,6 +128,8 @@ export interface SeedFileInput {
   run: RunResult;
   /** Where the file will be written (for the replay command). */
   path: string;
+  /** The strategy's shaping, when the run needs it to replay (PCT). */
+  shaping?: RunShaping | undefined;
 }
 
 export function buildSeedFile(input: SeedFileInput): SeedFile {
@@ -146,6 +159,7 @@ export function buildSeedFile(input: SeedFileInput): SeedFile {
       return out;
     }),
     replay: `eosfuzz replay ${input.path}`,
+    ...(input.shaping?.pct ? { shaping: { pct: input.shaping.pct } } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { Violation } from "../oracle/violation.js";
+import { InputError } from "../scenario/input-error.js";
 import type { LoadedScenario } from "../scenario/loader.js";
 import { contentHash } from "../scenario/loader.js";
 import type { Tape } from "../sim/choice-tape.js";
@@ -99,6 +100,9 @@ export function defaultShrunkPath(nearPath: string, summary: ShrinkSummary, muta
 export function shrinkSeedFile(loaded: LoadedSeedFile, budgetMs: number): ShrinkSummary {
   const first = loaded.seedFile.violations[0];
   if (!first) throw new Error("a seed file has at least one violation");
+  if (loaded.seedFile.shaping) {
+    throw new InputError(loaded.file, "shaping", "expected a seed file the shrinker can re-run, found a PCT run (its delivery policy is not part of the scenario): replay it with eosfuzz replay");
+  }
   const target: ShrinkTarget = first.broker !== undefined ? { kind: first.kind, broker: first.broker } : { kind: first.kind };
   return shrinkOne({
     scenario: loaded.scenario,

@@ -11,6 +11,7 @@ export const VIOLATION_KINDS = [
   "non-monotonic",
   "model-error",
   "step-mismatch",
+  "model-timeout",
 ] as const;
 
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];

@@ -23,6 +23,61 @@ const violationSchema = z.object({
   markerIssuedFor: z.string().optional(),
   replay: z.string().describe("the command that reproduces this seed"),
   unexpected: z.boolean().describe("not allowed by the scenario's expectation"),
+  tape: z
+    .record(z.string(), z.array(z.int().min(0)))
+    .optional()
+    .describe("tape strategies (coverage, exhaustive): the run's choice tape, on the first violation of each run"),
+});
+
+const pointTallySchema = { seeds: z.int().min(0), firstSeed: z.int().min(0) };
+
+const strategySchema = z.object({
+  name: z.enum(["random", "swarm", "pct", "coverage", "exhaustive"]),
+  summary: z.string().describe("what was searched and what it guarantees, in one line"),
+  runShaping: z.object({ swarm: z.boolean().optional(), pct: z.object({ depth: z.int(), scope: z.string(), messagesPerRun: z.int(), chains: z.int() }).optional() }).optional(),
+  pct: z.object({ depth: z.int(), scope: z.string(), messagesPerRun: z.int(), chains: z.int(), perRunBound: z.number(), missProbabilityBound: z.number() }).optional(),
+  coverage: z.object({ corpus: z.int(), generations: z.int(), freshRuns: z.int(), mutatedRuns: z.int() }).optional(),
+  exhaustive: z
+    .object({
+      exhaustive: z.boolean().describe("true: every schedule within `depth` deviations was covered"),
+      depth: z.int(),
+      depthCompleted: z.int(),
+      schedules: z.int(),
+      states: z.int(),
+      prunedBranches: z.int(),
+      counterexampleDeviations: z.int().nullable(),
+    })
+    .optional(),
+});
+
+const statisticsSchema = z.object({
+  signatures: z.array(
+    z.object({
+      signature: z.string(),
+      kind: z.string(),
+      brokerRelease: z.string().nullable(),
+      seeds: z.int().min(0),
+      fractionOfSeeds: z.number(),
+      firstSeed: z.int().min(0),
+      seedsToFirstHit: z.int().min(1),
+      wallMsToFirstHit: z.number().nullable().describe("wall clock (not deterministic)"),
+    }),
+  ),
+  clean: z.object({
+    seedsRun: z.int().min(0),
+    confidence: z.number(),
+    largestMissedPerSeedProbability: z.number(),
+    seedsNeeded: z.array(z.object({ perSeedProbability: z.number(), seeds: z.int().min(1) })),
+  }),
+});
+
+const coverageSchema = z.object({
+  reached: z.array(z.object({ point: z.string(), ...pointTallySchema })),
+  possible: z.int().min(0),
+  neverReached: z.array(z.string()),
+  goals: z.array(
+    z.object({ name: z.string(), pattern: z.string(), minSeeds: z.int().min(1), seeds: z.int().min(0), firstSeed: z.int().min(0).nullable(), reached: z.boolean(), possible: z.boolean() }),
+  ),
 });
 
 const runSizeSchema = z.object({
@@ -77,9 +132,13 @@ export const runReportSchema = z
     scenarioHash: z.string(),
     scenarioSource: z.string(),
     mutant: z.string().nullable(),
+    strategy: strategySchema.optional().describe("how runs were searched (absent in reports of older versions)"),
+    shard: z.object({ index: z.int().min(0), count: z.int().min(1) }).nullable().optional().describe("run --shard I/N: which slice this report covers"),
     seedStart: z.int().min(0),
+    seedsPlanned: z.int().min(0).optional().describe("runs the whole campaign planned (--seeds)"),
     seedsRun: z.int().min(0),
     interrupted: z.boolean(),
+    stoppedBy: z.enum(["time-budget", "stop-on-first", "done", "interrupted", "counterexample", "schedule-limit"]).nullable().optional().describe("why the campaign ended before its planned runs"),
     events: z.int().min(0),
     virtualTimeMs: z.int().min(0),
     expectation: expectationSchema,
@@ -93,6 +152,8 @@ export const runReportSchema = z
       .array(z.object({ index: z.int().min(1), action: z.string(), note: z.string().nullable(), startMs: z.int().min(0), endMs: z.int().min(0), outcome: z.string(), ok: z.boolean(), problems: z.array(z.string()) }))
       .nullable()
       .describe("scripted scenarios: the step log of the first seed whose script failed, else of the first seed (null for fuzzed scenarios)"),
+    statistics: statisticsSchema.optional().describe("per violation signature: how often and how soon; for a clean run: what it proves at 95% confidence"),
+    coverage: coverageSchema.optional().describe("abstract protocol states reached and never reached, and the scenario's coverage goals"),
     seedFiles: z.array(z.string()).optional().describe("seed files written by run --save-failures"),
     shrunk: shrunkSchema.optional().describe("the run's first failure shrunk to its minimal schedule (absent with --no-shrink or without failures)"),
     determinism: z

@@ -1,7 +1,12 @@
 import type { DeterminismReport } from "../fuzz/determinism-check.js";
 import type { ShrinkSummary } from "../fuzz/shrink-seed.js";
-import type { CampaignResult, SeededViolation } from "../fuzz/campaign.js";
+import type { CampaignResult, SeededViolation, StrategyInfo } from "../fuzz/campaign.js";
+import type { StopReason } from "../fuzz/campaign-tally.js";
+import type { CoverageSummary } from "../fuzz/protocol-coverage-summary.js";
+import type { Shard } from "../fuzz/search/search-options.js";
+import type { CampaignStatistics } from "../fuzz/statistics.js";
 import type { Expectation } from "../scenario/schema.js";
+import type { Tape } from "../sim/choice-tape.js";
 import type { StepRecord } from "../scenario/script-driver.js";
 import { TOOL_NAME, TOOL_VERSION } from "../version.js";
 
@@ -24,6 +29,8 @@ export interface ReportedViolation {
   replay: string;
   /** Not allowed by the scenario's expectation: a failing result (JUnit, annotations, exit code). */
   unexpected: boolean;
+  /** Tape strategies (coverage, exhaustive): the run's choice tape, on the first violation of each run. */
+  tape?: Tape;
 }
 
 /** One clause of the expectation, judged: a test case in junit.xml. */
@@ -46,9 +53,16 @@ export interface RunReport {
   scenarioHash: string;
   scenarioSource: string;
   mutant: string | null;
+  strategy: StrategyInfo;
+  /** This report covers one shard of the campaign (null: all of it, also after `eosfuzz merge`). */
+  shard: Shard | null;
   seedStart: number;
+  /** Runs the whole campaign planned (--seeds). */
+  seedsPlanned: number;
   seedsRun: number;
   interrupted: boolean;
+  /** Why the campaign ended before its planned runs (null: it ran them all). */
+  stoppedBy: StopReason | null;
   events: number;
   virtualTimeMs: number;
   expectation: Expectation;
@@ -60,6 +74,10 @@ export interface RunReport {
   violations: ReportedViolation[];
   /** Scripted scenarios: the step log (of the first seed whose script failed, else of the first seed). */
   scriptSteps: StepRecord[] | null;
+  /** What the sweep showed and what a clean result proves (wallMsToFirstHit is a timing). */
+  statistics: CampaignStatistics;
+  /** Abstract protocol states reached and never reached, and the scenario's coverage goals. */
+  coverage: CoverageSummary;
   /** Seed files written by --save-failures (absent without it). */
   seedFiles?: string[];
   /** The run's first failure shrunk to its minimal schedule (absent with --no-shrink or no failure). */
@@ -82,7 +100,18 @@ export function deterministicPart(report: RunReport): Omit<RunReport, (typeof WA
   const copy: Record<string, unknown> = { ...report };
   for (const field of WALL_CLOCK_FIELDS) delete copy[field];
   if (report.shrunk) copy.shrunk = { ...report.shrunk, timeMs: 0 };
+  if (report.statistics) copy.statistics = { ...report.statistics, signatures: report.statistics.signatures.map((s) => ({ ...s, wallMsToFirstHit: null })) };
   return copy as Omit<RunReport, (typeof WALL_CLOCK_FIELDS)[number]>;
+}
+
+/** The optional fields that say where a violation happened and to which transactions. */
+const PLACE_FIELDS = ["partition", "broker", "brokerRelease", "transaction", "markerIssuedFor"] as const;
+
+export function copyPlaceFields(from: { [K in (typeof PLACE_FIELDS)[number]]?: string }, to: { [K in (typeof PLACE_FIELDS)[number]]?: string }): void {
+  for (const f of PLACE_FIELDS) {
+    const value = from[f];
+    if (value !== undefined) to[f] = value;
+  }
 }
 
 export function replayCommand(scenario: string, seed: number, mutant: string | null): string {
@@ -98,14 +127,11 @@ function reportViolation(v: SeededViolation, scenario: string, mutant: string | 
     explanation: [v.summary, ...v.explanation].join("\n"),
     steps: v.explanation,
     atMs: v.atMs,
-    replay: replayCommand(scenario, v.seed, mutant),
+    replay: v.replay ? `${v.replay}${mutant ? ` --mutant ${mutant}` : ""}` : replayCommand(scenario, v.seed, mutant),
     unexpected,
   };
-  if (v.partition !== undefined) out.partition = v.partition;
-  if (v.broker !== undefined) out.broker = v.broker;
-  if (v.brokerRelease !== undefined) out.brokerRelease = v.brokerRelease;
-  if (v.transaction !== undefined) out.transaction = v.transaction;
-  if (v.markerIssuedFor !== undefined) out.markerIssuedFor = v.markerIssuedFor;
+  copyPlaceFields(v, out);
+  if (v.tape !== undefined) out.tape = v.tape;
   return out;
 }
 
@@ -148,6 +174,16 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
   return checks;
 }
 
+/** A run's tape is kept on its first violation only (the others of the same run would repeat it). */
+function withTapeOncePerRun(violations: ReportedViolation[]): ReportedViolation[] {
+  let last = -1;
+  for (const v of violations) {
+    if (v.seed === last) delete v.tape;
+    last = v.seed;
+  }
+  return violations;
+}
+
 export function buildRunReport(result: CampaignResult, wallMs: number, mutant: string | null = null, startedAt: Date = new Date(Date.now() - wallMs)): RunReport {
   const name = result.scenario.scenario.name;
   const unexpected = new Set(result.verdict.unexpected);
@@ -161,9 +197,13 @@ export function buildRunReport(result: CampaignResult, wallMs: number, mutant: s
     scenarioHash: result.scenario.contentHash,
     scenarioSource: result.scenario.source,
     mutant,
+    strategy: result.strategy,
+    shard: result.shard,
     seedStart: result.seedStart,
+    seedsPlanned: result.plannedSeeds,
     seedsRun: result.seedsRun,
     interrupted: result.interrupted,
+    stoppedBy: result.stoppedBy,
     events: result.events,
     virtualTimeMs: result.virtualTimeMs,
     expectation: result.scenario.scenario.expect,
@@ -172,8 +212,10 @@ export function buildRunReport(result: CampaignResult, wallMs: number, mutant: s
     expectationChecks: expectationChecks(result),
     violationsByKind: Object.fromEntries(Object.entries(byKind).sort(([a], [b]) => a.localeCompare(b))),
     failingSeeds: result.failingSeeds,
-    violations: [...result.violations].sort((a, b) => a.seed - b.seed).map((v) => reportViolation(v, name, mutant, unexpected.has(v))),
+    violations: withTapeOncePerRun([...result.violations].sort((a, b) => a.seed - b.seed).map((v) => reportViolation(v, name, mutant, unexpected.has(v)))),
     scriptSteps: result.scriptSteps,
+    statistics: result.statistics,
+    coverage: result.coverage,
     wallMs: Math.round(wallMs),
     eventsPerSecond: Math.round(result.events / seconds),
     seedsPerSecond: Math.round((result.seedsRun / seconds) * 10) / 10,

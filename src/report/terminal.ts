@@ -3,6 +3,7 @@ import Table from "cli-table3";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
 import type { Expectation } from "../scenario/schema.js";
 import type { ReportedViolation, RunReport } from "./run-report.js";
+import { renderSearchSummary } from "./search-terminal.js";
 
 const n = (x: number) => x.toLocaleString("en-US");
 
@@ -53,6 +54,8 @@ export function renderRunReport(r: RunReport, options: { examples?: number; afte
   if (options.afterHeader) out.push(options.afterHeader, "");
   if (Object.keys(r.violationsByKind).length === 0) out.push(`  ${chalk.green("no violations")}`);
   else out.push(violationTable(r).replace(/^/gm, "  "));
+  out.push("");
+  out.push(...renderSearchSummary(r));
   out.push("");
   out.push(`  expectation: ${describeExpectation(r.expectation)}`);
   if (r.expectationMet) out.push(`  ${chalk.green.bold("MET")}`);

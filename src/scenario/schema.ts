@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FLAG_NAMES, RELEASE_NAMES } from "../kafka/release.js";
+import { EVENT_POINTS } from "../oracle/protocol-coverage.js";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
 import { scriptSchema } from "./script-schema.js";
 
@@ -113,6 +114,26 @@ export const expectationSchema = z.strictObject({
   where: z.strictObject({ brokerRelease: z.array(release).min(1) }).optional(),
 });
 
+/** A pattern over the abstract marker-arrival state (see oracle/protocol-coverage.ts): every field given must match. */
+const markerPattern = z.strictObject({
+  release: release.optional(),
+  wire: z.string().regex(/^(v1|v2-tv[0-2])$/, { message: "expected v1, v2-tv0, v2-tv1 or v2-tv2" }).optional(),
+  arrival: z.enum(["first", "repeat"]).optional(),
+  leaderTxn: z.enum(["none", "same", "other"]).optional(),
+  producer: z.enum(["current", "moved-on"]).optional(),
+  rule: z.enum(["legacy", "strict-tv2", "kafka-19999-equal-epoch", "unchecked"]).optional(),
+  result: z.enum(["applied", "rejected"]).optional(),
+});
+
+/** A situation a sweep must reach for its result to mean something; unreached, the run fails. */
+const coverageGoal = z.strictObject({
+  name: z.string().min(1).max(200),
+  marker: markerPattern.optional(),
+  event: z.enum(EVENT_POINTS).optional(),
+  /** How many seeds must reach it (default 1). */
+  minSeeds: z.int().min(1).max(LIMITS.seeds).default(1),
+});
+
 export const scenarioSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, { message: "expected a name of lower case letters, digits, dots and dashes" }),
   description: z.string().max(2_000).default(""),
@@ -131,8 +152,12 @@ export const scenarioSchema = z.strictObject({
   /** Default number of seeds for `eosfuzz run` on this scenario. */
   seeds: z.int().min(1).max(LIMITS.seeds).default(200),
   expect: expectationSchema.default({ clean: true, find: [], findAny: [], allow: [] }),
+  /** Abstract protocol states the sweep must reach (checked on top of `expect`). Absent: no goals (and no change to content hashes). */
+  coverage: z.strictObject({ goals: z.array(coverageGoal).max(64).default([]) }).optional(),
 });
 
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 export type Scenario = z.output<typeof scenarioSchema>;
 export type Expectation = z.output<typeof expectationSchema>;
+export type CoverageGoal = z.output<typeof coverageGoal>;
+export type MarkerPattern = z.output<typeof markerPattern>;

@@ -65,5 +65,8 @@ function expectationProblems(s: Scenario): SemanticProblem[] {
   if (e.clean && finds > 0) problems.push({ path: ["expect", "clean"], message: "expected either clean: true or a find/findAny list, found both" });
   if (e.where && finds === 0) problems.push({ path: ["expect", "where"], message: "expected a find or findAny list for where to apply to" });
   if (e.within !== undefined && finds === 0) problems.push({ path: ["expect", "within"], message: "expected a find or findAny list for within to apply to" });
+  (s.coverage?.goals ?? []).forEach((g, i) => {
+    if ((g.marker === undefined) === (g.event === undefined)) problems.push({ path: ["coverage", "goals", i], message: "expected exactly one of marker or event" });
+  });
   return problems;
 }

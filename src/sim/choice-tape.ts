@@ -28,6 +28,21 @@ export function tapeLength(tape: Tape): number {
   return n;
 }
 
+export interface ChoiceSourceOptions {
+  /** Keep the tape (and each choice's option count) for saving, shrinking and search. */
+  record?: boolean;
+  /**
+   * Called before each choice with its stream, its position in that stream and its option count
+   * (exhaustive search fingerprints the run's state there). Zero cost when absent.
+   */
+  onChoicePoint?: (stream: string, position: number, options: number) => void;
+}
+
+export interface ReplayOptions extends ChoiceSourceOptions {
+  /** Past the end of a stream's tape, draw from this seed instead of reading 0 (tape mutation). */
+  continueSeed?: number | string;
+}
+
 /**
  * Every random decision of a run goes through a ChoiceSource. Each decision is an option index in
  * [0, n) where 0 is always the simplest behaviour (no fault, shortest delay, first option).
@@ -35,29 +50,41 @@ export function tapeLength(tape: Tape): number {
  * - Seeded: options are drawn from one Rng per stream (seeded from the run seed and the stream
  *   name) and, when recording, appended to that stream's tape.
  * - Replayed: options are read from the stream's tape in order; a value >= n is reduced modulo n
- *   and a read past the end of a stream gives 0.
+ *   and a read past the end of a stream gives 0 (or, with a continuation seed, a seeded draw).
  */
 export class ChoiceSource {
   private readonly streams = new Map<string, StreamState>();
   private readonly replayTape: Readonly<Tape> | null;
   private readonly record: boolean;
+  /** Seed of the per-stream Rngs, or null when choices past a replayed tape read 0. */
+  private readonly seed: number | string | null;
+  readonly onChoicePoint: ((stream: string, position: number, options: number) => void) | null;
   private total = 0;
+  private last = -1;
 
-  private constructor(
-    private readonly seed: number | string,
-    replayTape: Readonly<Tape> | null,
-    record: boolean,
-  ) {
+  private constructor(seed: number | string | null, replayTape: Readonly<Tape> | null, options: ChoiceSourceOptions) {
+    this.seed = seed;
     this.replayTape = replayTape;
-    this.record = record;
+    this.record = options.record ?? false;
+    this.onChoicePoint = options.onChoicePoint ?? null;
   }
 
-  static seeded(seed: number | string, options: { record?: boolean } = {}): ChoiceSource {
-    return new ChoiceSource(seed, null, options.record ?? false);
+  static seeded(seed: number | string, options: ChoiceSourceOptions = {}): ChoiceSource {
+    return new ChoiceSource(seed, null, options);
   }
 
-  static replaying(tape: Readonly<Tape>, options: { record?: boolean } = {}): ChoiceSource {
-    return new ChoiceSource("tape", tape, options.record ?? false);
+  static replaying(tape: Readonly<Tape>, options: ReplayOptions = {}): ChoiceSource {
+    return new ChoiceSource(options.continueSeed ?? null, tape, options);
+  }
+
+  /** True when draws past a stream's replayed tape come from a seed (else they read 0). */
+  get drawsPastTape(): boolean {
+    return this.seed !== null;
+  }
+
+  /** The option chosen by the latest choice over all streams (-1 before the first). */
+  get lastOption(): number {
+    return this.last;
   }
 
   get isReplay(): boolean {
@@ -74,6 +101,14 @@ export class ChoiceSource {
     if (!this.record) throw new Error("ChoiceSource was not recording");
     const out: Tape = {};
     for (const [name, s] of this.streams) out[name] = (s.recorded as number[]).slice();
+    return out;
+  }
+
+  /** The option count of each recorded choice, per stream, aligned with tape(). */
+  optionCounts(): Record<string, number[]> {
+    if (!this.record) throw new Error("ChoiceSource was not recording");
+    const out: Record<string, number[]> = {};
+    for (const [name, s] of this.streams) out[name] = (s.recordedOptions as number[]).slice();
     return out;
   }
 
@@ -105,12 +140,14 @@ export class ChoiceSource {
     return this.stream(stream).between(min, max);
   }
 
-  /** Called by streams: the global bound on choices per run. */
-  countOne(): void {
+  /** Called by streams: the global bound on choices per run, and the last option chosen. */
+  countOne(option: number): void {
     if (++this.total > MAX_TAPE_LENGTH) throw new Error(`choice tape exceeded ${MAX_TAPE_LENGTH} entries`);
+    this.last = option;
   }
 
   rngFor(stream: string): Rng {
+    if (this.seed === null) throw new Error(`stream ${stream}: no seed to draw from`);
     return Rng.fromSeed(this.seed, stream);
   }
 }
@@ -118,6 +155,7 @@ export class ChoiceSource {
 class StreamState implements Stream {
   position = 0;
   readonly recorded: number[] | null;
+  readonly recordedOptions: number[] | null;
   private rng: Rng | null = null;
 
   constructor(
@@ -127,6 +165,7 @@ class StreamState implements Stream {
     record: boolean,
   ) {
     this.recorded = record ? [] : null;
+    this.recordedOptions = record ? [] : null;
   }
 
   private seededRng(): Rng {
@@ -134,27 +173,40 @@ class StreamState implements Stream {
     return this.rng;
   }
 
-  private take(option: number): number {
+  private enter(options: number): void {
+    this.source.onChoicePoint?.(this.name, this.position, options);
+  }
+
+  private take(option: number, options: number): number {
     this.position++;
-    this.source.countOne();
+    this.source.countOne(option);
     this.recorded?.push(option);
+    this.recordedOptions?.push(options);
     return option;
+  }
+
+  /** The replayed value at this position, or null when past the tape (or not replaying). */
+  private replayed(): number | null {
+    if (!this.replay) return null;
+    if (this.position < this.replay.length) return this.replay[this.position] as number;
+    return this.source.drawsPastTape ? null : 0;
   }
 
   pick(n: number): number {
     if (n <= 1) return 0;
-    if (this.replay) {
-      const raw = this.position < this.replay.length ? (this.replay[this.position] as number) : 0;
-      return this.take(raw < n ? raw : raw % n);
-    }
-    return this.take(this.seededRng().intBelow(n));
+    this.enter(n);
+    const raw = this.replayed();
+    if (raw !== null) return this.take(raw < n ? raw : raw % n, n);
+    return this.take(this.seededRng().intBelow(n), n);
   }
 
   chance(ppm: number): boolean {
     if (ppm <= 0) return false;
-    if (this.replay) return this.pick(2) === 1;
+    this.enter(2);
+    const raw = this.replayed();
+    if (raw !== null) return this.take(raw % 2, 2) === 1;
     const hit = ppm >= 1_000_000 || this.seededRng().intBelow(1_000_000) < ppm;
-    return this.take(hit ? 1 : 0) === 1;
+    return this.take(hit ? 1 : 0, 2) === 1;
   }
 
   between(min: number, max: number): number {

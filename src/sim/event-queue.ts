@@ -32,6 +32,13 @@ export class EventQueue {
     heap[i] = event;
   }
 
+  /** Due times of the events still to fire (cancelled ones left out), in no particular order. */
+  dueTimes(): number[] {
+    const out: number[] = [];
+    for (const event of this.heap) if (!event.cancelled) out.push(event.timeMs);
+    return out;
+  }
+
   peek(): ScheduledEvent | undefined {
     return this.heap[0];
   }

@@ -55,6 +55,28 @@ export interface Connection {
   readonly responseStream: Stream;
 }
 
+/** One copy of a message as a delivery policy sees it. */
+export interface OutboundMessage {
+  readonly from: string;
+  readonly to: string;
+  readonly direction: "request" | "response";
+  readonly label: string;
+  readonly connectionId: number;
+  /** False after the fault window: only base latency should apply. */
+  readonly faultsActive: boolean;
+  /** The link's latency profile (what would be drawn without a policy). */
+  readonly profile: DelayProfile;
+}
+
+/**
+ * Lets a search strategy (such as PCT) decide message delays instead of the link's fault profile.
+ * Its draws must go through the run's ChoiceSource. Absent by default: zero cost.
+ */
+export interface DeliveryPolicy {
+  /** Delay in ms of one copy of a message, or null to draw it from the link's profile as usual. */
+  delayMs(message: OutboundMessage): number | null;
+}
+
 /** A message about to travel, as an interceptor sees it. */
 export interface InterceptedMessage<Req, Resp> {
   readonly from: string;
@@ -120,6 +142,8 @@ export class Network<Req, Resp> {
   private nextHeldId = 1;
   /** When false, only base latency applies: no drops, duplicates, reorders or slow messages. */
   faultsActive = true;
+  /** Set by a search strategy before the run starts; null: the links' fault profiles decide. */
+  deliveryPolicy: DeliveryPolicy | null = null;
 
   constructor(
     private readonly sim: Simulation,
@@ -301,8 +325,9 @@ export class Network<Req, Resp> {
     const copies = faulty && stream.chance(faults.duplicatePpm) ? 2 : 1;
     for (let copy = 0; copy < copies; copy++) {
       if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: connection.id, corr: correlationId, dir: direction });
-      const slow = faulty && stream.chance(faults.delay.slowPpm);
-      let delayMs = slow ? stream.between(faults.delay.slowMinMs, faults.delay.slowMaxMs) : stream.between(faults.delay.minMs, faults.delay.maxMs);
+      const decided = this.deliveryPolicy?.delayMs({ from, to, direction, label: this.labelOf(body), connectionId: connection.id, faultsActive: faulty, profile: faults.delay }) ?? null;
+      const slow = decided === null ? faulty && stream.chance(faults.delay.slowPpm) : decided > faults.delay.maxMs;
+      let delayMs = decided ?? (slow ? stream.between(faults.delay.slowMinMs, faults.delay.slowMaxMs) : stream.between(faults.delay.minMs, faults.delay.maxMs));
       if (slow) this.sim.emit(from, "net.slow", { conn: connection.id, corr: correlationId, dir: direction, copy, delayMs });
       const mayOvertake = faulty && stream.chance(faults.reorderPpm);
       const last = toServer ? connection.lastRequestArrivalMs : connection.lastResponseArrivalMs;

@@ -42,6 +42,17 @@ export class Simulation {
     return this.queue.size;
   }
 
+  /**
+   * How far ahead each pending event is due, sorted: with the trace so far, this is what a search
+   * fingerprints as the state of a run at a choice point (event payloads are closures, not data).
+   */
+  pendingDelaysMs(): number[] {
+    return this.queue
+      .dueTimes()
+      .map((t) => t - this.time)
+      .sort((a, b) => a - b);
+  }
+
   schedule(delayMs: number, action: () => void): Timer {
     if (!(delayMs >= 0) || !Number.isInteger(delayMs)) throw new RangeError(`schedule: bad delay ${delayMs}`);
     return this.enqueue(this.time + delayMs, action);

@@ -95,3 +95,11 @@ export class Trace {
     }
   }
 }
+
+/** 64-bit hash of a list of integers (for state fingerprints built from numbers). */
+export function hashIntegers(values: readonly number[], seed = ""): string {
+  const t = new Trace();
+  t.emit(values.length, seed, "ints", {});
+  for (const v of values) t.emit(v, "", "", {});
+  return t.hash();
+}

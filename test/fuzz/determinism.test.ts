@@ -64,7 +64,7 @@ describe("no wall clock or unseeded randomness in the simulation code", () => {
       const p = join(dir, f);
       return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
     });
-  const simulationFiles = [...["sim", "kafka", "oracle", "scenario"].flatMap((d) => files(join(root, d))), join(root, "fuzz/run-seed.ts")];
+  const simulationFiles = [...["sim", "kafka", "oracle", "scenario", "fuzz/run-shaping"].flatMap((d) => files(join(root, d))), join(root, "fuzz/run-seed.ts")];
 
   it.each(simulationFiles.map((f) => [f.slice(root.length + 1)]))("%s uses only the seeded source and virtual time", (file) => {
     const code = readFileSync(join(root, file), "utf8")

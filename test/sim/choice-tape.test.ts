@@ -89,3 +89,38 @@ describe("Rng", () => {
     expect([a.intBelow(1e9), a.intBelow(1e9)]).toEqual([b.intBelow(1e9), b.intBelow(1e9)]);
   });
 });
+
+describe("ChoiceSource for search", () => {
+  it("continues a replayed tape with seeded draws past each stream's end, and records option counts", () => {
+    const original = ChoiceSource.seeded(3, { record: true });
+    draw(original);
+    const full = original.tape();
+    const prefix = { a: (full.a ?? []).slice(0, 4), b: (full.b ?? []).slice(0, 2) };
+    const a = ChoiceSource.replaying(prefix, { continueSeed: 99, record: true });
+    const b = ChoiceSource.replaying(prefix, { continueSeed: 99, record: true });
+    const valuesA = draw(a);
+    expect(draw(b)).toEqual(valuesA);
+    expect(a.tape().a?.slice(0, 4)).toEqual(prefix.a);
+    expect(a.tape().c?.some((v) => v !== 0)).toBe(true); // a stream absent from the tape: seeded, not zeros
+    expect(a.optionCounts().a?.slice(0, 2)).toEqual([7, 7]);
+    expect(a.optionCounts().c?.[0]).toBe(11);
+    expect(draw(ChoiceSource.replaying(a.tape()))).toEqual(valuesA);
+    expect(draw(ChoiceSource.replaying(prefix))).not.toEqual(valuesA); // without the seed: zeros past the ends
+  });
+
+  it("reports each choice point before it is made, with its stream, position in the stream and option count", () => {
+    const seen: [string, number, number][] = [];
+    const source = ChoiceSource.seeded(1, { onChoicePoint: (stream, position, options) => seen.push([stream, position, options]) });
+    source.pick("a", 5);
+    source.chance("b", 0); // no choice: probability 0
+    source.chance("b", 10);
+    source.between("c", 3, 3); // no choice: one option
+    source.pick("a", 2);
+    expect(seen).toEqual([
+      ["a", 0, 5],
+      ["b", 0, 2],
+      ["a", 1, 2],
+    ]);
+    expect(source.lastOption).toBeGreaterThanOrEqual(0);
+  });
+});

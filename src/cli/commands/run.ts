@@ -1,27 +1,41 @@
 import type { Argv } from "yargs";
-import { runCampaign } from "../../fuzz/campaign.js";
+import type { CampaignResult } from "../../fuzz/campaign.js";
 import { DeterminismWatch } from "../../fuzz/determinism-check.js";
+import { InProcessExecutor, type RunExecutor } from "../../fuzz/executor/executor.js";
+import { PoolExecutor } from "../../fuzz/executor/worker-pool.js";
 import { findMutant, killsMutant, MUTANTS, type Mutant, withMutant } from "../../fuzz/mutants.js";
 import { failingSeedFiles } from "../../fuzz/save-failures.js";
+import { runSearch, searchConfig } from "../../fuzz/search/run-search.js";
+import type { SearchOptions } from "../../fuzz/search/search-options.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
-import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
-import { shrinkFirstFailure } from "../shrink-first-failure.js";
 import { emitGithubActions } from "../../report/github-actions.js";
 import { createProgress } from "../../report/progress.js";
 import { defaultReportDir, writeReportDir } from "../../report/report-dir.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { renderScriptSteps } from "../../report/script-steps.js";
+import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
 import { renderRunReport } from "../../report/terminal.js";
 import { writeFileAtomic } from "../../report/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
 import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
-import { runConfigFor } from "../../fuzz/campaign.js";
 import { LIMITS } from "../../scenario/schema.js";
 import { EXIT } from "../errors.js";
 import { traceReport } from "../report-output.js";
+import { shrinkFirstFailure } from "../shrink-first-failure.js";
+import {
+  bugProbabilities,
+  checkInteger,
+  parseDuration,
+  parsePctScope,
+  parseShard,
+  parseStrategy,
+  type SearchArgs,
+  searchOptionsBuilder,
+  workerCount,
+} from "./search-args.js";
 
-export interface RunArgs {
+export interface RunArgs extends SearchArgs {
   scenario?: string;
   mutant?: string;
   seeds?: number;
@@ -35,21 +49,6 @@ export interface RunArgs {
   "check-determinism": boolean;
 }
 
-export function runBuilder(y: Argv): Argv<RunArgs> {
-  return y
-    .option("scenario", { type: "string", describe: `built-in scenario name or a scenario file (default: ${DEFAULT_SCENARIO}, or the mutant's scenario)` })
-    .option("mutant", { type: "string", describe: "run with a deliberately broken variant of the model (see eosfuzz mutants); stops at the first seed that catches it" })
-    .option("seeds", { type: "number", describe: "number of seeds (default: the scenario's seeds)" })
-    .option("seed-start", { type: "number", default: 0, describe: "first seed" })
-    .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
-    .option("out", { type: "string", describe: "write the report (run.json, index.html, junit.xml, ShiViz logs) into DIR; bare --out: reports/<scenario>-<run id>" })
-    .option("progress", { type: "boolean", default: true, describe: "progress bar on a terminal, heartbeat line otherwise (--no-progress: neither)" })
-    .option("save-failures", { type: "string", describe: "write one seed file per failing seed into DIR (default seeds/)" })
-    .option("shrink", { type: "boolean", default: true, describe: "shrink the run's first failure to its minimal schedule (--no-shrink: don't)" })
-    .option("shrink-budget-ms", { type: "number", default: DEFAULT_SHRINK_BUDGET_MS, describe: "wall-clock budget of that shrink" })
-    .option("check-determinism", { type: "boolean", default: false, describe: "run every seed a second time and compare trace hashes; name the first divergent event" }) as unknown as Argv<RunArgs>;
-}
-
 const DEFAULT_SCENARIO = "kip-1228-gap";
 
 function resolveMutant(name: string | undefined): Mutant | null {
@@ -59,69 +58,119 @@ function resolveMutant(name: string | undefined): Mutant | null {
   return m;
 }
 
-function checkCount(flag: string, value: number | undefined, min: number, max: number): void {
-  if (value === undefined) return;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new InputError(`--${flag}`, "", `expected an integer in [${min}, ${max}], found ${Number.isNaN(value) ? "not a number" : value}`);
-  }
+/** Default schedule limit of an exhaustive search (--seeds). */
+const EXHAUSTIVE_MAX_SCHEDULES = 200_000;
+
+export function runBuilder(y: Argv): Argv<RunArgs> {
+  return searchOptionsBuilder(
+    y
+      .option("scenario", { type: "string", describe: `built-in scenario name or a scenario file (default: ${DEFAULT_SCENARIO}, or the mutant's scenario)` })
+      .option("mutant", { type: "string", describe: "run with a deliberately broken variant of the model (see eosfuzz mutants); stops at the first seed that catches it" })
+      .option("seeds", { type: "number", describe: "number of seeds (default: the scenario's seeds; exhaustive: the most schedules)" })
+      .option("seed-start", { type: "number", default: 0, describe: "first seed" })
+      .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
+      .option("out", { type: "string", describe: "write the report (run.json, index.html, junit.xml, ShiViz logs) into DIR; bare --out: reports/<scenario>-<run id>" })
+      .option("progress", { type: "boolean", default: true, describe: "progress bar on a terminal, heartbeat line otherwise (--no-progress: neither)" })
+      .option("save-failures", { type: "string", describe: "write one seed file per failing seed into DIR (default seeds/)" })
+      .option("shrink", { type: "boolean", default: true, describe: "shrink the run's first failure to its minimal schedule (--no-shrink: don't)" })
+      .option("shrink-budget-ms", { type: "number", default: DEFAULT_SHRINK_BUDGET_MS, describe: "wall-clock budget of that shrink" })
+      .option("check-determinism", { type: "boolean", default: false, describe: "run every seed a second time and compare trace hashes; name the first divergent event" }),
+  ) as unknown as Argv<RunArgs>;
 }
 
 /** Where --save-failures writes when given no directory (what `eosfuzz regress` reads by default). */
 export const DEFAULT_SEED_DIR = "seeds";
 
 /** --save-failures: one seed file per failing seed, each written atomically. */
-function saveFailures(result: Parameters<typeof failingSeedFiles>[0], dir: string, overrides: Partial<ReleaseFlags>, mutant: string | null): string[] {
+function saveFailures(result: CampaignResult, dir: string, overrides: Partial<ReleaseFlags>, mutant: string | null): string[] {
   const files = failingSeedFiles(result, dir, { overrides, mutant });
   for (const f of files) writeFileAtomic(f.path, f.content);
   return files.map((f) => f.path);
 }
 
+/** The search options of the command line, checked (bad values are one InputError line). */
+function searchOptions(args: RunArgs, loaded: LoadedScenario, mutant: Mutant | null): SearchOptions {
+  checkInteger("seeds", args.seeds, 1, LIMITS.seeds);
+  checkInteger("seed-start", args["seed-start"], 0, Number.MAX_SAFE_INTEGER - LIMITS.seeds);
+  checkInteger("pct-depth", args["pct-depth"], 1, 10);
+  checkInteger("depth", args.depth, 0, 20);
+  const strategy = parseStrategy(args.strategy);
+  const shard = parseShard(args.shard);
+  if (shard && strategy === "exhaustive") throw new InputError("--shard", "", "expected no --shard with --strategy exhaustive (an exhaustive search of a small scope runs whole on one machine)");
+  const probabilities = bugProbabilities(args["bug-probability"]);
+  return {
+    strategy,
+    seeds: args.seeds ?? (strategy === "exhaustive" ? EXHAUSTIVE_MAX_SCHEDULES : mutant ? mutant.budget : loaded.scenario.seeds),
+    seedStart: args["seed-start"],
+    shard,
+    pctDepth: args["pct-depth"],
+    pctScope: parsePctScope(args["pct-scope"]),
+    depth: args.depth,
+    timeBudgetMs: args["time-budget"] === undefined ? null : parseDuration("time-budget", args["time-budget"]),
+    stopOnFirst: args["stop-on-first"],
+    ...(probabilities ? { bugProbabilities: probabilities } : {}),
+    // A mutant run asks whether the oracle catches it: its kinds, within its budget, then done.
+    overrides: mutant?.overrides ?? {},
+    ...(mutant ? { doneAfter: (outcome: Parameters<typeof killsMutant>[1]) => killsMutant(mutant, outcome) } : {}),
+  };
+}
+
 /** `eosfuzz run`: a campaign over seeds, judged against the scenario's expectation. */
-export function runCommand(args: RunArgs): number {
-  checkCount("seeds", args.seeds, 1, LIMITS.seeds);
-  checkCount("seed-start", args["seed-start"], 0, Number.MAX_SAFE_INTEGER - LIMITS.seeds);
-  checkCount("shrink-budget-ms", args["shrink-budget-ms"], 1, 86_400_000);
+export async function runCommand(args: RunArgs): Promise<number> {
+  checkInteger("shrink-budget-ms", args["shrink-budget-ms"], 1, 86_400_000);
+  const seedTimeoutMs = parseDuration("seed-timeout", args["seed-timeout"]);
+  const workers = workerCount(args.workers);
   const mutant = resolveMutant(args.mutant);
   const scenario = resolveScenario(args.scenario ?? mutant?.scenario ?? DEFAULT_SCENARIO);
-  // With a mutant the question is whether the oracle catches it: its kinds, within its budget.
   const loaded = mutant ? withMutant(scenario, mutant) : scenario;
-  const seeds = args.seeds ?? (mutant ? mutant.budget : loaded.scenario.seeds);
+  const options = searchOptions(args, loaded, mutant);
+  const overrides: Partial<ReleaseFlags> = options.overrides ?? {};
+  const mutantName = mutant?.name ?? null;
   let interrupted = false;
   const onSigint = () => {
     if (interrupted) process.exit(EXIT.interrupted);
     interrupted = true;
-    process.stderr.write("\ninterrupted: finishing the current seed and writing a partial report (Ctrl-C again to quit at once)\n");
+    process.stderr.write("\ninterrupted: finishing the runs in flight and writing a partial report (Ctrl-C again to quit at once)\n");
   };
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
-  const progress = createProgress({ scenario: loaded.scenario.name, total: seeds, enabled: args.progress, heartbeatMs: heartbeatMs() });
+  // An exhaustive search does not know its schedule count in advance (--seeds only bounds it): no ETA to show.
+  const progress = createProgress({ scenario: loaded.scenario.name, total: options.seeds, enabled: args.progress && options.strategy !== "exhaustive", heartbeatMs: heartbeatMs() });
+  const determinism = args["check-determinism"] ? new DeterminismWatch(searchConfig(loaded, options)) : null;
+  const executor: RunExecutor =
+    workers === 0 ? new InProcessExecutor() : new PoolExecutor({ workers, seedTimeoutMs, describeJob: (job) => ("seed" in job.input ? `seed ${job.input.seed}` : `run ${job.index}`) });
   const startedAt = new Date();
   const started = performance.now();
   let violations = 0;
-  const overrides: Partial<ReleaseFlags> = mutant?.overrides ?? {};
-  const determinism = args["check-determinism"] ? new DeterminismWatch(runConfigFor(loaded, overrides)) : null;
-  const result = runCampaign(loaded, {
-    seeds,
-    seedStart: args["seed-start"],
-    shouldStop: () => interrupted,
-    overrides,
-    ...(mutant ? { doneAfter: (r: Parameters<typeof killsMutant>[1]) => killsMutant(mutant, r) } : {}),
-    onSeed: (r, done) => {
-      violations += r.violations.length;
-      determinism?.check(r);
-      progress.update(done, violations);
-    },
-  });
-  progress.stop();
-  process.off("SIGINT", onSigint);
-  process.off("SIGTERM", onSigint);
-  const report = buildRunReport(result, performance.now() - started, mutant?.name ?? null, startedAt);
+  let result: CampaignResult;
+  try {
+    result = await runSearch(
+      loaded,
+      {
+        ...options,
+        shouldStop: () => interrupted,
+        onOutcome: (outcome, done) => {
+          violations += outcome.violations.length;
+          if (outcome.violations.every((v) => v.kind !== "model-timeout")) determinism?.check(outcome);
+          progress.update(done, violations);
+        },
+      },
+      executor,
+      () => performance.now() - started,
+    );
+  } finally {
+    progress.stop();
+    await executor.close();
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+  }
+  const report = buildRunReport(result, performance.now() - started, mutantName, startedAt);
   if (determinism) determinism.addTo(report);
   const saveDir = args["save-failures"] === undefined ? null : args["save-failures"] || DEFAULT_SEED_DIR;
-  const shrunk = args.shrink && !result.interrupted ? shrinkFirstFailure(result, { budgetMs: args["shrink-budget-ms"], saveDir, overrides, mutant: mutant?.name ?? null }) : null;
+  const shrunk = args.shrink && !result.interrupted ? shrinkFirstFailure(result, { budgetMs: args["shrink-budget-ms"], saveDir, overrides, mutant: mutantName }) : null;
   if (shrunk) report.shrunk = shrunk.report;
   if (saveDir !== null) {
-    report.seedFiles = saveFailures(result, saveDir, overrides, mutant?.name ?? null);
+    report.seedFiles = saveFailures(result, saveDir, overrides, mutantName);
     if (shrunk?.savedTo) report.seedFiles.push(shrunk.savedTo);
   }
   const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out, overrides);
@@ -145,7 +194,7 @@ function heartbeatMs(): number | undefined {
 }
 
 /** The --out directory: the run's failures traced again, then every report file. Returns the directory. */
-function writeRunReport(report: RunReport, loaded: LoadedScenario, out: string, overrides: Partial<ReleaseFlags>): string {
+export function writeRunReport(report: RunReport, loaded: LoadedScenario | null, out: string, overrides: Partial<ReleaseFlags> = {}): string {
   const dir = out === "" ? defaultReportDir(report) : out;
   writeReportDir(dir, traceReport(report, loaded, overrides));
   return dir;

@@ -1,0 +1,41 @@
+import type { Argv } from "yargs";
+import { findMutant } from "../../fuzz/mutants.js";
+import { emitGithubActions } from "../../report/github-actions.js";
+import { mergeShardReports, readShardReport } from "../../report/merge-reports.js";
+import { buildRunReport } from "../../report/run-report.js";
+import { renderRunReport } from "../../report/terminal.js";
+import { InputError } from "../../scenario/input-error.js";
+import { EXIT } from "../errors.js";
+import { scenarioOfReport } from "../report-output.js";
+import { writeRunReport } from "./run.js";
+
+export interface MergeArgs {
+  reports: string[];
+  out?: string;
+  json: boolean;
+}
+
+export function mergeBuilder(y: Argv): Argv<MergeArgs> {
+  return y
+    .positional("reports", { type: "string", array: true, describe: "the run.json of every shard (eosfuzz run --shard I/N --out DIR)" })
+    .option("out", { type: "string", describe: "write the merged report (run.json, index.html, junit.xml, ShiViz logs) into DIR" })
+    .option("json", { type: "boolean", default: false, describe: "print the merged report as one JSON object on stdout and nothing else" }) as unknown as Argv<MergeArgs>;
+}
+
+/** `eosfuzz merge RUN.json... --out DIR`: the shards of one campaign as the report of the whole campaign. */
+export function mergeCommand(args: MergeArgs): number {
+  const shards = (args.reports ?? []).map((file) => readShardReport(file));
+  const first = shards[0];
+  if (!first) throw new InputError("merge", "", "expected the run.json of every shard, found none");
+  const { loaded, why } = scenarioOfReport(first.report);
+  if (!loaded) throw new InputError(first.file, "scenarioHash", why);
+  const overrides = (first.report.mutant ? findMutant(first.report.mutant)?.overrides : undefined) ?? {};
+  const { result, wallMs, mutant, startedAt } = mergeShardReports(shards, loaded, overrides);
+  const report = buildRunReport(result, wallMs, mutant, startedAt);
+  const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out, overrides);
+  if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+  else process.stdout.write(`${renderRunReport(report)}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
+  emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));
+  if (report.stoppedBy === "interrupted") return EXIT.interrupted;
+  return report.expectationMet ? EXIT.ok : EXIT.unexpected;
+}

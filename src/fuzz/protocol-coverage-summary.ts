@@ -1,0 +1,149 @@
+import { type ReleaseFlags, type ReleaseName, releaseProfile } from "../kafka/release.js";
+import { EVENT_POINTS, eventPointKey, type MarkerArrival, markerPointKey, parseMarkerPointKey } from "../oracle/protocol-coverage.js";
+import type { CoverageGoal, Scenario } from "../scenario/schema.js";
+
+/** Seeds (runs) that reached one abstract state, and the first of them. */
+export interface PointTally {
+  seeds: number;
+  firstSeed: number;
+}
+
+export interface GoalVerdict {
+  name: string;
+  /** The goal's pattern as text, e.g. `marker release=4.2.1 arrival=repeat leaderTxn=other`. */
+  pattern: string;
+  minSeeds: number;
+  seeds: number;
+  firstSeed: number | null;
+  reached: boolean;
+  /** False when no state the scenario can produce matches the pattern (a mistake in the goal). */
+  possible: boolean;
+}
+
+export interface CoverageSummary {
+  reached: { point: string; seeds: number; firstSeed: number }[];
+  /** Size of the scenario's space of possible abstract states (see possibleCoveragePoints). */
+  possible: number;
+  neverReached: string[];
+  goals: GoalVerdict[];
+}
+
+type NodeLike = { release: ReleaseName; overrides: Record<string, unknown> };
+
+function flagsOf(node: NodeLike, global: Partial<ReleaseFlags>): Readonly<ReleaseFlags> {
+  return releaseProfile(node.release, { ...(node.overrides as Partial<ReleaseFlags>), ...global }).flags;
+}
+
+/**
+ * The abstract states a scenario could reach: for each broker release (and upgrade) and each
+ * coordinator that could send to it, the wire format the pair negotiates, the epoch rules the
+ * leader can apply to it, times arrival x leader transaction x producer progress x result; plus the
+ * event points. Combinations ruled out by construction are left out: KAFKA-19999 only accepts, and
+ * only with no open transaction; a repeat can't find its own transaction open (the first applied
+ * marker closed it, and a transaction attempt writes nothing after EndTxn). A coarse
+ * over-approximation: "never reached" lists what a sweep missed, some of which may be unreachable
+ * in this scenario for deeper reasons.
+ */
+export function possibleCoveragePoints(s: Scenario, global: Partial<ReleaseFlags> = {}): string[] {
+  const upgradeTargets = (id: string) => s.faults.upgrades.filter((u) => u.node === id).map((u) => u.release);
+  const expand = (nodes: Scenario["cluster"]["brokers"]) => nodes.flatMap((n) => [n, ...upgradeTargets(n.id).map((release) => ({ ...n, release }))]);
+  const brokers = expand(s.cluster.brokers);
+  const coordinators = expand(s.cluster.coordinators);
+  const tvs = [...new Set([s.workload.transactionVersion, s.cluster.transactionVersion])];
+  const keys = new Set<string>();
+  for (const b of brokers) {
+    const bf = flagsOf(b, global);
+    for (const c of coordinators) {
+      const cf = flagsOf(c, global);
+      const version = cf.markerVersionDiscovery ? Math.min(cf.maxWriteTxnMarkersVersion, bf.maxWriteTxnMarkersVersion) : cf.maxWriteTxnMarkersVersion;
+      if (version > bf.maxWriteTxnMarkersVersion) continue; // refused at the broker: an event, not an arrival
+      for (const tv of tvs) {
+        const seen = version >= 2 && cf.fillMarkerTransactionVersion ? tv : 0;
+        const wire = version < 2 ? "v1" : `v${version}-tv${seen}`;
+        for (const rule of rulesFor(bf, seen)) addArrivals(keys, b.release, wire, rule);
+      }
+    }
+  }
+  for (const e of EVENT_POINTS) keys.add(eventPointKey(e));
+  return [...keys].sort();
+}
+
+function rulesFor(flags: Readonly<ReleaseFlags>, tvSeen: number): string[] {
+  if (!flags.markerProducerEpochCheck) return ["unchecked"];
+  if (!flags.strictMarkerEpochForTv2 || tvSeen < 2) return ["legacy"];
+  return flags.equalEpochNoOpenTxnTolerance ? ["strict-tv2", "kafka-19999-equal-epoch"] : ["strict-tv2"];
+}
+
+function addArrivals(keys: Set<string>, release: ReleaseName, wire: string, rule: string): void {
+  for (const arrival of ["first", "repeat"] as const) {
+    for (const leaderTxn of ["none", "same", "other"] as const) {
+      for (const producer of ["current", "moved-on"] as const) {
+        for (const result of ["applied", "rejected"] as const) {
+          if (rule === "kafka-19999-equal-epoch" && (leaderTxn !== "none" || result !== "applied")) continue;
+          if (arrival === "repeat" && leaderTxn === "same") continue;
+          if (rule === "unchecked" && result === "rejected") continue;
+          keys.add(markerPointKey({ release, wire, arrival, leaderTxn, producer, rule, result }));
+        }
+      }
+    }
+  }
+}
+
+export function goalPattern(goal: CoverageGoal): string {
+  if (goal.event) return eventPointKey(goal.event);
+  const m = goal.marker ?? {};
+  const parts = Object.entries(m)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${String(v)}`);
+  return `marker ${parts.join(" ")}`.trim();
+}
+
+export function goalMatches(goal: CoverageGoal, key: string): boolean {
+  if (goal.event) return key === eventPointKey(goal.event);
+  const arrival = parseMarkerPointKey(key);
+  if (!arrival || !goal.marker) return false;
+  return Object.entries(goal.marker).every(([k, v]) => v === undefined || arrival[k as keyof MarkerArrival] === v);
+}
+
+/**
+ * Reached states, the possible ones never reached, and each declared goal's verdict. goalTallies[i]
+ * counts the seeds that reached any state matching goal i (kept per run, so it is exact).
+ */
+export function summarizeCoverage(
+  s: Scenario,
+  points: ReadonlyMap<string, PointTally>,
+  goalTallies: readonly (PointTally | null)[],
+  global: Partial<ReleaseFlags> = {},
+): CoverageSummary {
+  const possible = possibleCoveragePoints(s, global);
+  const reachedKeys = [...points.keys()].sort();
+  const goals = (s.coverage?.goals ?? []).map((goal, i): GoalVerdict => {
+    const t = goalTallies[i] ?? null;
+    return {
+      name: goal.name,
+      pattern: goalPattern(goal),
+      minSeeds: goal.minSeeds,
+      seeds: t?.seeds ?? 0,
+      firstSeed: t?.firstSeed ?? null,
+      reached: (t?.seeds ?? 0) >= goal.minSeeds,
+      possible: possible.some((k) => goalMatches(goal, k)),
+    };
+  });
+  return {
+    reached: reachedKeys.map((point) => ({ point, ...(points.get(point) as PointTally) })),
+    possible: possible.length,
+    neverReached: possible.filter((k) => !points.has(k)),
+    goals,
+  };
+}
+
+/** One line per unreached goal, naming it (these fail the run). */
+export function goalFailures(goals: readonly GoalVerdict[], seedsRun: number): string[] {
+  return goals
+    .filter((g) => !g.reached)
+    .map((g) => {
+      const how = g.seeds === 0 ? `never reached in ${seedsRun} seeds` : `reached in ${g.seeds} seed${g.seeds > 1 ? "s" : ""}, needs ${g.minSeeds}`;
+      const why = g.possible ? "" : " (no state this scenario can produce matches it)";
+      return `coverage goal "${g.name}" (${g.pattern}) ${how}${why}`;
+    });
+}

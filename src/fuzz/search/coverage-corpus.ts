@@ -1,0 +1,171 @@
+import type { CoveragePoint, StreamPositions } from "../../oracle/protocol-coverage.js";
+import type { Tape } from "../../sim/choice-tape.js";
+import type { Rng } from "../../sim/rng.js";
+import type { JobOutcome, RunJob } from "../executor/run-job.js";
+import { SWARM_SCALES, SWARM_STREAM, type SwarmSetting } from "../run-shaping/swarm.js";
+
+/** How a planned run is made, in percent of runs (the rest re-roll a whole run under a kept mix). */
+const FRESH_PERCENT = 15;
+const MUTATE_MIX_PERCENT = 20;
+const FROM_STATE_PERCENT = 15;
+/** A mix's weight grows with the cube of its mean novelty: strongly prefer the productive ones. */
+const MIX_WEIGHT_POWER = 3;
+/** Bounds on what the corpus keeps (oldest entries first are kept; later novelties replace nothing). */
+const MAX_ENTRIES = 2_000;
+const MAX_MIXES = 2_000;
+
+/** A fault mix (a tape's "swarm" stream) and what runs under it reached. */
+interface Mix {
+  prefix: number[];
+  runs: number;
+  /** Abstract state -> runs under this mix that reached it. */
+  reached: Map<string, number>;
+}
+
+/** A kept tape: it reached an abstract state (or a count of one) no earlier run had. */
+interface Entry {
+  tape: Tape;
+  mix: Mix;
+  points: CoveragePoint[];
+}
+
+/** How one planned run came about (for learn() and the strategy's statistics). */
+export interface Plan {
+  job: RunJob;
+  mix: Mix | null;
+}
+
+/** Coarse hit counts (AFL's buckets): reaching a state 8 times instead of once is also news. */
+function bucket(count: number): number {
+  return count <= 1 ? 1 : count <= 3 ? 2 : count <= 7 ? 3 : count <= 15 ? 4 : count <= 31 ? 5 : 6;
+}
+
+function pickWeighted<T>(rng: Rng, items: readonly T[], weight: (t: T) => number): T {
+  const weights = items.map(weight);
+  const total = weights.reduce((a, b) => a + b, 0);
+  if (!(total > 0)) return items[rng.intBelow(items.length)] as T;
+  let x = (rng.intBelow(1_000_000) / 1_000_000) * total;
+  for (let i = 0; i < items.length - 1; i++) {
+    x -= weights[i] as number;
+    if (x < 0) return items[i] as T;
+  }
+  return items[items.length - 1] as T;
+}
+
+/** The tape as it stood at `positions`: replayed, it reruns the run up to that moment exactly. */
+function cutTape(tape: Readonly<Tape>, positions: StreamPositions): Tape {
+  const out: Tape = {};
+  for (const [stream, choices] of Object.entries(tape)) out[stream] = choices.slice(0, positions[stream] ?? 0);
+  return out;
+}
+
+/** The same fault mix with one fault kind switched on, off, or to another rate. */
+function mutateMix(rng: Rng, settings: readonly SwarmSetting[]): SwarmSetting[] {
+  if (settings.length === 0) return [];
+  const out = [...settings];
+  const i = rng.intBelow(out.length);
+  const current = out[i] as SwarmSetting;
+  // Options: off, or one of the scales; pick one that differs from the current setting.
+  const options = 1 + SWARM_SCALES;
+  const now = current.on ? 1 + current.scale : 0;
+  const pick = (now + 1 + rng.intBelow(options - 1)) % options;
+  out[i] = pick === 0 ? { on: false } : { on: true, scale: pick - 1 };
+  return out;
+}
+
+/**
+ * The coverage-guided strategy's memory. Runs are swarm runs: each tape begins with its fault-mix
+ * draws. Feedback works at two levels:
+ * - fault mixes: a mix is scored by the mean novelty of what its runs reach (each abstract state
+ *   counts 1/sqrt(number of runs that reached it)); productive mixes are re-run with fresh
+ *   choices after their prefix, or changed in one fault kind (hill climbing over mixes);
+ * - tapes: a run that reaches a new abstract state, or a state more often than before (bucketed),
+ *   is kept; a kept tape is re-rolled from the choice at which one of its rare states began (for a
+ *   marker arrival, right after that copy was sent), keeping everything before it (each choice
+ *   stream cut where it stood then).
+ * Every run is a tape (prefix + continuation seed), so every finding replays exactly.
+ */
+export class CoverageCorpus {
+  private readonly entries: Entry[] = [];
+  private readonly mixes: Mix[] = [];
+  private readonly mixByPrefix = new Map<string, Mix>();
+  /** Abstract state -> runs that reached it. */
+  private readonly seenRuns = new Map<string, number>();
+  private readonly features = new Set<string>();
+  fresh = 0;
+  mutated = 0;
+
+  constructor(private readonly swarm: { decode: (tape: readonly number[]) => SwarmSetting[]; encode: (settings: readonly SwarmSetting[]) => number[] }) {}
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  plan(rng: Rng, index: number): Plan {
+    const job: RunJob = { index, input: { seed: index }, recordTape: true, coveragePositions: true };
+    const roll = rng.intBelow(100);
+    if (this.mixes.length === 0 || roll < FRESH_PERCENT) {
+      this.fresh++;
+      return { job, mix: null };
+    }
+    this.mutated++;
+    const mix = pickWeighted(rng, this.mixes, (m) => this.mixScore(m) ** MIX_WEIGHT_POWER);
+    if (roll < FRESH_PERCENT + MUTATE_MIX_PERCENT) {
+      return { job: { ...job, input: { tape: { [SWARM_STREAM]: this.swarm.encode(mutateMix(rng, this.swarm.decode(mix.prefix))) }, continueSeed: index } }, mix: null };
+    }
+    const kept = this.entries.filter((e) => e.mix === mix);
+    if (kept.length > 0 && roll < FRESH_PERCENT + MUTATE_MIX_PERCENT + FROM_STATE_PERCENT) {
+      const entry = pickWeighted(rng, kept, (e) => this.novelty(e.points));
+      const point = pickWeighted(rng, entry.points, (p) => this.rarity(p.key));
+      if (point.from) return { job: { ...job, input: { tape: cutTape(entry.tape, point.from), continueSeed: index } }, mix };
+    }
+    return { job: { ...job, input: { tape: { [SWARM_STREAM]: mix.prefix }, continueSeed: index } }, mix };
+  }
+
+  /** Learn from a run, in campaign order. */
+  learn(plan: Plan, outcome: JobOutcome): void {
+    for (const p of outcome.coverage) this.seenRuns.set(p.key, (this.seenRuns.get(p.key) ?? 0) + 1);
+    const tape = outcome.tape ?? {};
+    const mix = plan.mix ?? this.mixFor(this.swarm.encode(this.swarm.decode(tape[SWARM_STREAM] ?? [])));
+    if (!mix) return;
+    mix.runs++;
+    for (const p of outcome.coverage) mix.reached.set(p.key, (mix.reached.get(p.key) ?? 0) + 1);
+    let novel = false;
+    for (const p of outcome.coverage) {
+      const feature = `${p.key}#${bucket(p.count)}`;
+      if (!this.features.has(feature)) {
+        this.features.add(feature);
+        novel = true;
+      }
+    }
+    if (novel && this.entries.length < MAX_ENTRIES && outcome.coverage.length > 0) this.entries.push({ tape, mix, points: outcome.coverage });
+  }
+
+  private mixFor(prefix: number[]): Mix | null {
+    const key = prefix.join(",");
+    let mix = this.mixByPrefix.get(key);
+    if (!mix) {
+      if (this.mixes.length >= MAX_MIXES) return null;
+      mix = { prefix, runs: 0, reached: new Map() };
+      this.mixByPrefix.set(key, mix);
+      this.mixes.push(mix);
+    }
+    return mix;
+  }
+
+  private rarity(key: string): number {
+    return 1 / Math.sqrt(this.seenRuns.get(key) ?? 1);
+  }
+
+  private novelty(points: readonly CoveragePoint[]): number {
+    return points.reduce((sum, p) => sum + this.rarity(p.key), 0);
+  }
+
+  /** Mean novelty of a run under this mix. */
+  private mixScore(mix: Mix): number {
+    if (mix.runs === 0) return 0;
+    let sum = 0;
+    for (const [key, runs] of mix.reached) sum += runs * this.rarity(key);
+    return sum / mix.runs;
+  }
+}

@@ -1,0 +1,49 @@
+import { Rng } from "../../sim/rng.js";
+import type { StrategyInfo } from "../campaign.js";
+import type { StopReason } from "../campaign-tally.js";
+import { decodeSwarm, encodeSwarm } from "../run-shaping/swarm.js";
+import { CoverageCorpus, type Plan } from "./coverage-corpus.js";
+import { runJobsInOrder } from "./job-batches.js";
+import { externalStop, type SearchContext, settledBy } from "./search-context.js";
+import { shardRange } from "./search-options.js";
+
+/**
+ * Runs planned together from the same corpus state. Fixed (never derived from the worker count),
+ * so a campaign is the same with 1 or N workers.
+ */
+const GENERATION = 8;
+const BATCH = 2;
+
+/** The coverage-guided strategy: generations of runs planned from the corpus, learned from in order. */
+export async function runCoverageStrategy(ctx: SearchContext): Promise<{ stop: StopReason | null; info: StrategyInfo }> {
+  const { start, end } = shardRange(ctx.options.seedStart, ctx.options.seeds, ctx.options.shard);
+  const rng = Rng.fromSeed(`${ctx.options.seedStart}:${ctx.options.shard?.index ?? 0}`, "coverage-strategy");
+  const corpus = new CoverageCorpus({ decode: (tape) => decodeSwarm(ctx.config.spec, tape), encode: encodeSwarm });
+  let stop: StopReason | null = null;
+  let generations = 0;
+  for (let index = start; index < end && stop === null; index += GENERATION) {
+    const plans: Plan[] = [];
+    for (let i = index; i < Math.min(end, index + GENERATION); i++) plans.push(corpus.plan(rng, i));
+    const run = await runJobsInOrder(
+      ctx,
+      plans.map((p) => p.job),
+      BATCH,
+    );
+    generations++;
+    for (const [i, { outcome, atMs }] of run.outcomes.entries()) {
+      ctx.tally.add(outcome, atMs);
+      corpus.learn(plans[i] as Plan, outcome);
+      stop = settledBy(ctx, outcome);
+      if (stop) break;
+    }
+    stop ??= run.stop ?? externalStop(ctx);
+  }
+  return {
+    stop,
+    info: {
+      name: "coverage",
+      summary: `coverage-guided: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (${generations} generations of ${GENERATION})`,
+      coverage: { corpus: corpus.size, generations, freshRuns: corpus.fresh, mutatedRuns: corpus.mutated },
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { JobOutcome } from "../executor/run-job.js";
+import type { PctScope } from "../run-shaping/pct.js";
+
+export const STRATEGY_NAMES = ["random", "swarm", "pct", "coverage", "exhaustive"] as const;
+export type StrategyName = (typeof STRATEGY_NAMES)[number];
+
+/** The I-th of N disjoint slices of a campaign's runs (0-based). */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export interface SearchOptions {
+  strategy: StrategyName;
+  /** Runs to make (for exhaustive: the most schedules to run before giving up). */
+  seeds: number;
+  seedStart: number;
+  shard: Shard | null;
+  /** Flag overrides applied to every node (mutants). */
+  overrides?: Partial<ReleaseFlags>;
+  /** PCT: bug depth d (d - 1 change points) and which messages it schedules. */
+  pctDepth?: number;
+  pctScope?: PctScope;
+  /** Exhaustive: the most deviations from the simplest schedule. */
+  depth?: number;
+  /** Exhaustive: prune states already expanded (default true; off only to check the pruning). */
+  pruneRepeats?: boolean;
+  /** Stop dispatching runs after this much wall-clock time. */
+  timeBudgetMs?: number | null;
+  /** Stop at the first unexpected violation, or once every expected kind has been found. */
+  stopOnFirst?: boolean;
+  /** Checked after each run (in campaign order): true ends the campaign there, done (a caught mutant). */
+  doneAfter?: (outcome: JobOutcome) => boolean;
+  /** Per-seed probabilities the clean-run statistics are given for. */
+  bugProbabilities?: readonly number[];
+  /** Checked between batches: true stops the campaign (Ctrl-C). */
+  shouldStop?: () => boolean;
+  /** Called after each run is tallied, in campaign order, with the number of runs tallied so far. */
+  onOutcome?: (outcome: JobOutcome, done: number) => void;
+}
+
+/** The runs [start, end) of a campaign of `seeds` runs from seedStart that a shard owns. */
+export function shardRange(seedStart: number, seeds: number, shard: Shard | null): { start: number; end: number } {
+  if (!shard) return { start: seedStart, end: seedStart + seeds };
+  return {
+    start: seedStart + Math.floor((shard.index * seeds) / shard.count),
+    end: seedStart + Math.floor(((shard.index + 1) * seeds) / shard.count),
+  };
+}

@@ -1,0 +1,179 @@
+import type { LogBatch } from "../kafka/broker/partition-log.js";
+import type { PartitionKey } from "../kafka/common/types.js";
+import type { GhostObserver, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import type { ReleaseName } from "../kafka/release.js";
+
+/**
+ * An abstract protocol state at the moment a marker reaches a partition leader: the dimensions
+ * that decide whether a marker can be stale (marker arrival x leader producer state x release x
+ * transaction version), with what the leader did.
+ */
+export interface MarkerArrival {
+  /** Release of the leader that judged the marker. */
+  release: ReleaseName;
+  /** How the marker travelled: `v1` (no TransactionVersion field) or `v2-tvN` (N as the leader read it). */
+  wire: string;
+  /** `first`: no marker of this transaction was applied at this partition before; `repeat`: one was. */
+  arrival: "first" | "repeat";
+  /** The producer's open transaction at this partition: none, the marker's own, or another one. */
+  leaderTxn: "none" | "same" | "other";
+  /** `moved-on`: the producer had already begun a newer transaction when the marker arrived. */
+  producer: "current" | "moved-on";
+  /** The producer-epoch rule that judged it (partition-log's MarkerEpochRule). */
+  rule: string;
+  result: "applied" | "rejected";
+}
+
+export const MARKER_DIMENSIONS = ["release", "wire", "arrival", "leaderTxn", "producer", "rule", "result"] as const satisfies readonly (keyof MarkerArrival)[];
+
+/** Other protocol situations worth reaching, named by event. */
+export const EVENT_POINTS = ["coordinator-initiated-abort", "marker-request-refused", "marker-sending-abandoned", "producer-outcome-unknown"] as const;
+
+export function markerPointKey(m: MarkerArrival): string {
+  return `marker@${m.release} ${MARKER_DIMENSIONS.slice(1)
+    .map((d) => `${d}=${m[d]}`)
+    .join(" ")}`;
+}
+
+/** The inverse of markerPointKey (null for event points or malformed keys). */
+export function parseMarkerPointKey(key: string): MarkerArrival | null {
+  const match = /^marker@(\S+) (.*)$/.exec(key);
+  if (!match) return null;
+  const fields: Record<string, string> = { release: match[1] as string };
+  for (const part of (match[2] as string).split(" ")) {
+    const eq = part.indexOf("=");
+    if (eq > 0) fields[part.slice(0, eq)] = part.slice(eq + 1);
+  }
+  for (const d of MARKER_DIMENSIONS) if (fields[d] === undefined) return null;
+  return fields as unknown as MarkerArrival;
+}
+
+export function eventPointKey(event: (typeof EVENT_POINTS)[number]): string {
+  return `event ${event}`;
+}
+
+/** Each choice stream's position: a tape cut there replays a run up to that moment. */
+export type StreamPositions = Record<string, number>;
+
+/** One abstract state reached by a run: how often, and where on the tape it began. */
+export interface CoveragePoint {
+  key: string;
+  count: number;
+  /**
+   * Where the situation first reached began, when positions are recorded: for a marker arrival,
+   * when that copy was sent (its delay already drawn), else when it was reached. A tape cut there
+   * and continued with new choices re-rolls what happens while the message is in flight.
+   */
+  from: StreamPositions | null;
+}
+
+/** Bound on distinct points one run records (the vocabulary is far smaller; this guards a bug). */
+const MAX_POINTS_PER_RUN = 10_000;
+
+/**
+ * Records which abstract protocol states a run reached, from the ghost feed alone. It keeps its own
+ * view of open transactions per (partition, producer id) and of which transaction each
+ * transactional.id began last; it never touches the model.
+ */
+export class ProtocolCoverageRecorder implements GhostObserver {
+  private readonly points = new Map<string, CoveragePoint>();
+  /** `${partition}|${producerId}` -> ghost transaction whose records are open there. */
+  private readonly openTxn = new Map<string, string>();
+  /** `${partition}|${ghostTxn}`: a marker of that transaction was applied at that partition. */
+  private readonly appliedAt = new Set<string>();
+  /** transactional.id -> the transaction attempt begun last. */
+  private readonly latestBegun = new Map<string, string>();
+  /** Network correlation id of a marker request copy -> stream positions when it was sent. */
+  private readonly sentAt = new Map<number, StreamPositions>();
+
+  /** positions: null when a run does not need them (only the coverage strategy does; they cost a copy per marker). */
+  constructor(private readonly positions: (() => StreamPositions) | null) {}
+
+  /** Reached points sorted by key (deterministic order for reports and workers). */
+  reached(): CoveragePoint[] {
+    return [...this.points.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  private hit(key: string, from?: StreamPositions): void {
+    const point = this.points.get(key);
+    if (point) {
+      point.count++;
+      return;
+    }
+    if (this.points.size >= MAX_POINTS_PER_RUN) throw new Error(`more than ${MAX_POINTS_PER_RUN} coverage points in one run`);
+    this.points.set(key, { key, count: 1, from: from ?? this.positions?.() ?? null });
+  }
+
+  txnBegun(e: { ghostTxn: string; producer: string; transactionalId: string; atMs: number }): void {
+    this.latestBegun.set(e.transactionalId, e.ghostTxn);
+  }
+
+  batchAppended(e: { broker: string; partition: PartitionKey; batch: LogBatch; atMs: number }): void {
+    const b = e.batch;
+    if (b.control !== null || !b.isTransactional || b.ghostTxn === null) return;
+    const slot = `${e.partition}|${b.producerId}`;
+    if (!this.openTxn.has(slot)) this.openTxn.set(slot, b.ghostTxn);
+  }
+
+  txnDecided(e: TxnDecision): void {
+    if (e.initiator === "coordinator") this.hit(eventPointKey("coordinator-initiated-abort"));
+  }
+
+  txnCompleted(): void {}
+
+  markerSent(e: MarkerSend): void {
+    if (this.positions && !this.sentAt.has(e.correlationId)) this.sentAt.set(e.correlationId, this.positions());
+  }
+
+  markerApplied(e: MarkerOutcome): void {
+    const slot = `${e.partition}|${e.producerId}`;
+    const txn = e.ghostTxn ?? `marker#${e.markerId}`;
+    const open = this.openTxn.get(slot);
+    const applied = e.errorCode === 0;
+    this.hit(
+      markerPointKey({
+        release: e.brokerRelease,
+        wire: e.requestVersion < 2 ? "v1" : `v${e.requestVersion}-tv${e.transactionVersionSeen}`,
+        arrival: this.appliedAt.has(`${e.partition}|${txn}`) ? "repeat" : "first",
+        leaderTxn: open === undefined ? "none" : open === e.ghostTxn ? "same" : "other",
+        producer: this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on",
+        rule: e.rule,
+        result: applied ? "applied" : "rejected",
+      }),
+      this.sentAt.get(e.correlationId),
+    );
+    if (!applied) return;
+    this.appliedAt.add(`${e.partition}|${txn}`);
+    if (e.completed) this.openTxn.delete(slot);
+  }
+
+  markerRequestRefused(): void {
+    this.hit(eventPointKey("marker-request-refused"));
+  }
+
+  markerSendingAbandoned(): void {
+    this.hit(eventPointKey("marker-sending-abandoned"));
+  }
+
+  producerOutcome(e: { outcome: "committed" | "aborted" | "unknown" }): void {
+    if (e.outcome === "unknown") this.hit(eventPointKey("producer-outcome-unknown"));
+  }
+}
+
+/** Forwards every ghost event to each observer in order (the ledger first). */
+export function teeGhost(observers: readonly GhostObserver[]): GhostObserver {
+  const each = (call: (o: GhostObserver) => void) => {
+    for (const o of observers) call(o);
+  };
+  return {
+    txnBegun: (e) => each((o) => o.txnBegun(e)),
+    batchAppended: (e) => each((o) => o.batchAppended(e)),
+    txnDecided: (e) => each((o) => o.txnDecided(e)),
+    txnCompleted: (e) => each((o) => o.txnCompleted(e)),
+    markerSent: (e) => each((o) => o.markerSent(e)),
+    markerApplied: (e) => each((o) => o.markerApplied(e)),
+    markerRequestRefused: (e) => each((o) => o.markerRequestRefused(e)),
+    markerSendingAbandoned: (e) => each((o) => o.markerSendingAbandoned(e)),
+    producerOutcome: (e) => each((o) => o.producerOutcome(e)),
+  };
+}
