@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Median runs to the first stale-marker on kip-1228-gap, per strategy, over 20 campaign seeds.
-// Uses the built CLI (npm run build first). Usage:
+// Per strategy, on kip-1228-gap: the median number of runs to the first stale-marker over 20
+// campaign seeds, and the fraction of runs that hit it over --rate-runs runs of --rate-campaigns
+// campaigns (how productive a strategy stays once it has learned). Uses the built CLI.
 //   node bench/strategy-race.mjs [--campaigns 20] [--strategies random,swarm,pct,coverage] [--workers 2] [--limit 400]
+//                                [--rate-campaigns 5] [--rate-runs 300]
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 
@@ -16,19 +18,31 @@ const workers = flag("workers", "2");
 const limit = Number(flag("limit", "400"));
 const scenario = flag("scenario", "kip-1228-gap");
 const kind = flag("kind", "stale-marker");
+const rateCampaigns = Number(flag("rate-campaigns", "5"));
+const rateRuns = Number(flag("rate-runs", "300"));
 const cli = join(import.meta.dirname, "../dist/cli/main.js");
+
+function campaign(strategy, seedStart, seeds, extra) {
+  const r = spawnSync(
+    process.execPath,
+    [cli, "run", "--scenario", scenario, "--strategy", strategy, "--seed-start", String(seedStart), "--seeds", String(seeds), "--no-shrink", "--no-progress", "--workers", workers, "--json", ...extra],
+    { encoding: "utf8", maxBuffer: 1 << 28 },
+  );
+  if (r.status !== 0 && r.status !== 1) throw new Error(`${strategy} campaign from ${seedStart}: exit ${r.status}: ${r.stderr}`);
+  const report = JSON.parse(r.stdout);
+  return { hit: report.statistics.signatures.find((s) => s.kind === kind) ?? null, wallMs: report.wallMs };
+}
 
 /** Campaign c uses seeds from c * 1,000,000: disjoint ranges, the same for every strategy. */
 function runsToFirstHit(strategy, c) {
-  const r = spawnSync(
-    process.execPath,
-    [cli, "run", "--scenario", scenario, "--strategy", strategy, "--seed-start", String(c * 1_000_000), "--seeds", String(limit), "--stop-on-first", "--workers", workers, "--json"],
-    { encoding: "utf8", maxBuffer: 1 << 28 },
-  );
-  if (r.status !== 0 && r.status !== 1) throw new Error(`${strategy} campaign ${c}: exit ${r.status}: ${r.stderr}`);
-  const report = JSON.parse(r.stdout);
-  const hit = report.statistics.signatures.find((s) => s.kind === kind);
-  return { runs: hit ? hit.seedsToFirstHit : null, wallMs: report.wallMs };
+  const { hit, wallMs } = campaign(strategy, c * 1_000_000, limit, ["--stop-on-first"]);
+  return { runs: hit ? hit.seedsToFirstHit : null, wallMs };
+}
+
+/** Rate campaigns use seeds from 500,000,000 + c * 1,000,000 (apart from the race's). */
+function hitFraction(strategy, c) {
+  const { hit } = campaign(strategy, 500_000_000 + c * 1_000_000, rateRuns, []);
+  return hit ? hit.fractionOfSeeds : 0;
 }
 
 const median = (xs) => {
@@ -45,5 +59,9 @@ for (const strategy of strategies) {
     runs.push(r.runs ?? limit + 1);
     wall += r.wallMs;
   }
+  const fractions = [];
+  for (let c = 0; c < rateCampaigns; c++) fractions.push(hitFraction(strategy, c));
+  const mean = fractions.reduce((a, b) => a + b, 0) / Math.max(1, fractions.length);
   console.log(`${strategy.padEnd(9)} median ${String(median(runs)).padStart(5)}   runs: ${runs.join(" ")}   (${(wall / 1000).toFixed(0)} s)`);
+  if (rateCampaigns > 0) console.log(`${"".padEnd(9)} hit rate ${(mean * 100).toFixed(1)}% of runs (${rateCampaigns} x ${rateRuns} runs: ${fractions.map((f) => (f * 100).toFixed(1)).join(" ")})`);
 }

@@ -20,7 +20,7 @@ const results = new Map(counts.map((w) => [w, []]));
 const lists = new Map();
 for (let r = 0; r < repeat; r++) {
   for (const w of counts) {
-    const run = spawnSync(process.execPath, [cli, "run", "--scenario", scenario, "--seeds", seeds, "--workers", w, "--json"], { encoding: "utf8", maxBuffer: 1 << 30 });
+    const run = spawnSync(process.execPath, [cli, "run", "--scenario", scenario, "--seeds", seeds, "--workers", w, "--no-shrink", "--no-progress", "--json"], { encoding: "utf8", maxBuffer: 1 << 30 });
     if (run.status !== 0 && run.status !== 1) throw new Error(`--workers ${w}: exit ${run.status}: ${run.stderr}`);
     const report = JSON.parse(run.stdout);
     results.get(w).push(report.seedsPerSecond);

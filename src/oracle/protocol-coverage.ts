@@ -48,6 +48,18 @@ export function parseMarkerPointKey(key: string): MarkerArrival | null {
   return fields as unknown as MarkerArrival;
 }
 
+/**
+ * How close a marker arrival came to a stale marker (0 to 4): it was a repeat of its transaction's
+ * marker, the producer had moved on to a newer transaction, that transaction's records were open at
+ * the partition, and the leader applied it. All four is the stale-marker violation itself; three
+ * is a near miss (too early, too late, or rejected by the KIP-1228 check). Events count 0.
+ */
+export function markerRisk(key: string): number {
+  const m = parseMarkerPointKey(key);
+  if (!m) return 0;
+  return Number(m.arrival === "repeat") + Number(m.producer === "moved-on") + Number(m.leaderTxn === "other") + Number(m.result === "applied");
+}
+
 export function eventPointKey(event: (typeof EVENT_POINTS)[number]): string {
   return `event ${event}`;
 }

@@ -6,7 +6,7 @@ import { PoolExecutor } from "../../fuzz/executor/worker-pool.js";
 import { findMutant, killsMutant, MUTANTS, type Mutant, withMutant } from "../../fuzz/mutants.js";
 import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { runSearch, searchConfig } from "../../fuzz/search/run-search.js";
-import type { SearchOptions } from "../../fuzz/search/search-options.js";
+import { type SearchOptions, shardRange } from "../../fuzz/search/search-options.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { emitGithubActions } from "../../report/github-actions.js";
@@ -135,7 +135,8 @@ export async function runCommand(args: RunArgs): Promise<number> {
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
   // An exhaustive search does not know its schedule count in advance (--seeds only bounds it): no ETA to show.
-  const progress = createProgress({ scenario: loaded.scenario.name, total: options.seeds, enabled: args.progress && options.strategy !== "exhaustive", heartbeatMs: heartbeatMs() });
+  const slice = shardRange(options.seedStart, options.seeds, options.shard);
+  const progress = createProgress({ scenario: loaded.scenario.name, total: slice.end - slice.start, enabled: args.progress && options.strategy !== "exhaustive", heartbeatMs: heartbeatMs() });
   const determinism = args["check-determinism"] ? new DeterminismWatch(searchConfig(loaded, options)) : null;
   const executor: RunExecutor =
     workers === 0 ? new InProcessExecutor() : new PoolExecutor({ workers, seedTimeoutMs, describeJob: (job) => ("seed" in job.input ? `seed ${job.input.seed}` : `run ${job.index}`) });

@@ -1,4 +1,4 @@
-import type { CoveragePoint, StreamPositions } from "../../oracle/protocol-coverage.js";
+import { type CoveragePoint, markerRisk, type StreamPositions } from "../../oracle/protocol-coverage.js";
 import type { Tape } from "../../sim/choice-tape.js";
 import type { Rng } from "../../sim/rng.js";
 import type { JobOutcome, RunJob } from "../executor/run-job.js";
@@ -7,7 +7,9 @@ import { SWARM_SCALES, SWARM_STREAM, type SwarmSetting } from "../run-shaping/sw
 /** How a planned run is made, in percent of runs (the rest re-roll a whole run under a kept mix). */
 const FRESH_PERCENT = 15;
 const MUTATE_MIX_PERCENT = 20;
-const FROM_STATE_PERCENT = 15;
+const FROM_STATE_PERCENT = 40;
+/** Each condition of a stale marker an arrival met multiplies its worth by this. */
+const RISK_WEIGHT = 4;
 /** A mix's weight grows with the cube of its mean novelty: strongly prefer the productive ones. */
 const MIX_WEIGHT_POWER = 3;
 /** Bounds on what the corpus keeps (oldest entries first are kept; later novelties replace nothing). */
@@ -74,11 +76,13 @@ function mutateMix(rng: Rng, settings: readonly SwarmSetting[]): SwarmSetting[] 
 }
 
 /**
- * The coverage-guided strategy's memory. Runs are swarm runs: each tape begins with its fault-mix
- * draws. Feedback works at two levels:
- * - fault mixes: a mix is scored by the mean novelty of what its runs reach (each abstract state
- *   counts 1/sqrt(number of runs that reached it)); productive mixes are re-run with fresh
- *   choices after their prefix, or changed in one fault kind (hill climbing over mixes);
+ * The coverage-guided strategy's memory. Runs are swarm runs (each tape has its fault-mix draws in
+ * stream "swarm"), starting from the scenario's own mix: a fresh run is the random strategy's run of
+ * the same seed. Feedback works at two levels:
+ * - fault mixes: a mix is scored by the mean worth of what its runs reach (each abstract state
+ *   counts 1/sqrt(number of runs that reached it), times 4 per condition of a stale marker it met:
+ *   near misses count most); productive mixes are re-run with fresh choices after their prefix,
+ *   or changed in one fault kind (hill climbing over mixes);
  * - tapes: a run that reaches a new abstract state, or a state more often than before (bucketed),
  *   is kept; a kept tape is re-rolled from the choice at which one of its rare states began (for a
  *   marker arrival, right after that copy was sent), keeping everything before it (each choice
@@ -95,16 +99,22 @@ export class CoverageCorpus {
   fresh = 0;
   mutated = 0;
 
-  constructor(private readonly swarm: { decode: (tape: readonly number[]) => SwarmSetting[]; encode: (settings: readonly SwarmSetting[]) => number[] }) {}
+  /** The scenario's own fault mix (every fault kind on at its rate): where the search starts. */
+  private readonly scenarioMix: number[];
+
+  constructor(private readonly swarm: { decode: (tape: readonly number[]) => SwarmSetting[]; encode: (settings: readonly SwarmSetting[]) => number[] }) {
+    this.scenarioMix = swarm.encode(swarm.decode([]).map(() => ({ on: true, scale: 0 })));
+  }
 
   get size(): number {
     return this.entries.length;
   }
 
   plan(rng: Rng, index: number): Plan {
-    const job: RunJob = { index, input: { seed: index }, recordTape: true, coveragePositions: true };
+    const job: RunJob = { index, input: { tape: { [SWARM_STREAM]: this.scenarioMix }, continueSeed: index }, recordTape: true, coveragePositions: true };
     const roll = rng.intBelow(100);
     if (this.mixes.length === 0 || roll < FRESH_PERCENT) {
+      // The scenario's mix with fresh choices: the same run as the random strategy's seed `index`.
       this.fresh++;
       return { job, mix: null };
     }
@@ -153,8 +163,9 @@ export class CoverageCorpus {
     return mix;
   }
 
+  /** What a state is worth: rarer is better, and closer to a stale marker is much better. */
   private rarity(key: string): number {
-    return 1 / Math.sqrt(this.seenRuns.get(key) ?? 1);
+    return RISK_WEIGHT ** markerRisk(key) / Math.sqrt(this.seenRuns.get(key) ?? 1);
   }
 
   private novelty(points: readonly CoveragePoint[]): number {
