@@ -18,8 +18,8 @@ export function seedReplayCommand(scenario: string, seed: number, flags: string)
 
 /**
  * A tape strategy's run depends on the runs before it (coverage) or on the search order
- * (exhaustive): running the same campaign again reaches it. With --out, its tape is also saved
- * and `eosfuzz run --tape FILE` replays that one run.
+ * (exhaustive): running the same campaign again reaches it. Its tape is also in the report, and
+ * `--save-failures` turns it into a seed file that `eosfuzz replay` replays alone.
  */
 export function campaignReplayCommand(scenario: string, options: SearchOptions, run: number): string {
   const base = `eosfuzz run --scenario ${scenario} --strategy ${options.strategy}`;
@@ -27,8 +27,4 @@ export function campaignReplayCommand(scenario: string, options: SearchOptions, 
   const shard = options.shard ? ` --shard ${options.shard.index}/${options.shard.count}` : "";
   const seeds = options.shard ? options.seeds : run - options.seedStart + 1;
   return `${base} --seed-start ${options.seedStart} --seeds ${seeds}${shard}`;
-}
-
-export function tapeReplayCommand(scenario: string, tapeFile: string): string {
-  return `eosfuzz run --scenario ${scenario} --tape ${tapeFile}`;
 }
