@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../scenario/input-error.js";
-import { type LoadedScenario, loadScenarioFile } from "../scenario/loader.js";
+import { contentHash, type LoadedScenario, loadScenarioFile } from "../scenario/loader.js";
 import type { Expectation } from "../scenario/schema.js";
 import { runCampaign } from "./campaign.js";
+import { findMutant, withMutant } from "./mutants.js";
 import { replaySeed } from "./replay.js";
 import { readSeedFile } from "./seed-file.js";
 
@@ -80,6 +81,12 @@ function scenarioRow(file: string): { row: RegressRow; loaded: LoadedScenario | 
   };
 }
 
+/** The hash a seed recorded from this scenario file would carry (a mutant's seed holds the mutant's expectation). */
+function currentHashFor(current: LoadedScenario, mutantName: string | null): string {
+  const mutant = mutantName === null ? undefined : findMutant(mutantName);
+  return mutant ? contentHash(withMutant(current, mutant).scenario) : current.contentHash;
+}
+
 function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptChangedTrace: boolean): RegressRow {
   const name = file.split(/[/\\]/).pop() ?? file;
   try {
@@ -95,7 +102,7 @@ function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptCha
       detail = `${r.status === "trace-changed" ? "violation reproduced, trace changed" : "diverged"}${where}: trace ${r.traceHash}, recorded ${r.recordedTraceHash}`;
     }
     const current = scenarios.get(r.scenario);
-    if (current && current.contentHash !== r.recordedScenarioHash) detail += ` (note: ${current.source} changed since this seed was saved; the seed replays its inline copy)`;
+    if (current && currentHashFor(current, loaded.seedFile.mutant) !== r.recordedScenarioHash) detail += ` (note: ${current.source} changed since this seed was saved; the seed replays its inline copy)`;
     return { kind: "seed", name, file, expectation: `${kinds} as recorded`, result: pass ? "pass" : "fail", detail, seeds: 1, wallMs };
   } catch (e) {
     if (!(e instanceof InputError)) throw e;

@@ -1,9 +1,9 @@
 import { isAbsolute, relative } from "node:path";
-import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { flagOverridesSchema, scenarioSchema } from "../scenario/schema.js";
-import { contentHash, type LoadedScenario, validationError } from "../scenario/loader.js";
-import { InputError, readInputFile } from "../scenario/input-error.js";
+import { contentHash, fieldName, hashOf, type LoadedScenario, type Locator, validationError } from "../scenario/loader.js";
+import { jsonOffsetOf, lineColOf } from "../scenario/json-positions.js";
+import { describeFound, InputError, readInputFile } from "../scenario/input-error.js";
 import { semanticProblems } from "../scenario/semantic-checks.js";
 import { MAX_TAPE_LENGTH, tapeLength } from "../sim/choice-tape.js";
 import type { TraceEvent } from "../sim/trace.js";
@@ -142,7 +142,9 @@ export function buildSeedFile(input: SeedFileInput): SeedFile {
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
     scenario: {
       name: input.loaded.scenario.name,
-      contentHash: input.loaded.contentHash,
+      // The hash of the definition as stored (with a mutant's expectation, not the file's), so that
+      // reading the file back can tell an edited definition from an intact one.
+      contentHash: contentHash(input.loaded.scenario),
       source: portablePath(input.loaded.source),
       definition: input.loaded.scenario as unknown as Record<string, unknown>,
     },
@@ -188,20 +190,34 @@ export function parseSeedFile(text: string, file: string): LoadedSeedFile {
   if (data === null || typeof data !== "object" || Array.isArray(data) || (data as { format?: unknown }).format !== SEED_FILE_FORMAT) {
     throw new InputError(file, "format", `expected "${SEED_FILE_FORMAT}" (an eosfuzz seed file), found ${JSON.stringify((data as { format?: unknown } | null)?.format ?? null)}`, { line: 1, col: 1 });
   }
+  const version = (data as { formatVersion?: unknown }).formatVersion;
+  if (version !== SEED_FILE_VERSION) {
+    throw new InputError(file, "formatVersion", `expected ${SEED_FILE_VERSION} (the seed file format this eosfuzz ${TOOL_VERSION} reads), found ${describeFound(version)}`, { line: 1, col: 1 });
+  }
   const parsed = seedFileSchema.safeParse(data);
-  const positions = () => {
-    const lines = new LineCounter();
-    return { doc: parseDocument(text, { lineCounter: lines }), lines };
-  };
-  if (!parsed.success) throw validationError(file, data, parsed.error.issues, positions);
+  const locate: Locator = (path, unknownKey) => lineColOf(text, jsonOffsetOf(text, path, unknownKey));
+  if (!parsed.success) throw validationError(file, data, parsed.error.issues, locate);
   const seedFile = parsed.data;
   const definition = scenarioSchema.safeParse(seedFile.scenario.definition);
   if (!definition.success) {
     const issues = definition.error.issues.map((i) => ({ ...i, path: ["scenario", "definition", ...i.path] }));
-    throw validationError(file, data, issues as typeof definition.error.issues, positions);
+    throw validationError(file, data, issues as typeof definition.error.issues, locate);
+  }
+  const stored = hashOf(seedFile.scenario.definition);
+  if (stored !== seedFile.scenario.contentHash) {
+    throw new InputError(
+      file,
+      "scenario.contentHash",
+      `expected ${stored} (the hash of scenario.definition), found ${seedFile.scenario.contentHash}: the inline scenario was edited after the seed was recorded (re-record it, or set contentHash to replay the edit)`,
+      locate(["scenario", "contentHash"]),
+    );
   }
   const problems = semanticProblems(definition.data);
-  if (problems[0]) throw new InputError(file, `scenario.definition.${problems[0].path.join(".")}`, problems[0].message);
+  const problem = problems[0];
+  if (problem) {
+    const path = ["scenario", "definition", ...problem.path];
+    throw new InputError(file, fieldName(path), problem.message, locate(path));
+  }
   if (tapeLength(seedFile.tape) === 0 && seedFile.seed === null) throw new InputError(file, "tape", "expected a choice tape or a seed, found neither");
   const scenario: LoadedScenario = { scenario: definition.data, source: `${file} (inline)`, contentHash: contentHash(definition.data) };
   return { file, seedFile, scenario };
@@ -217,18 +233,3 @@ function portablePath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel.startsWith("..") || isAbsolute(rel) ? path : rel;
 }
-
-function lineColOf(text: string, offset: number): { line: number; col: number } {
-  let line = 1;
-  let col = 1;
-  for (let i = 0; i < Math.min(offset, text.length); i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      col = 1;
-    } else {
-      col++;
-    }
-  }
-  return { line, col };
-}
-

@@ -16,9 +16,19 @@ export class InputError extends Error {
   }
 }
 
+/** Longest message printed: a line a terminal shows whole. */
+const MAX_MESSAGE_CHARS = 500;
+
 export function formatInputError(file: string, field: string, problem: string, position: { line: number; col: number } | null): string {
   const where = position ? `${file}:${position.line}:${position.col}` : file;
-  return field ? `${where} ${field}: ${problem}` : `${where}: ${problem}`;
+  const line = field ? `${where} ${field}: ${problem}` : `${where}: ${problem}`;
+  return printable(line.length > MAX_MESSAGE_CHARS ? `${line.slice(0, MAX_MESSAGE_CHARS - 3)}...` : line);
+}
+
+/** Control characters (from binary garbage or a file name) escaped, so the line cannot garble a terminal. */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to escape
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** Read a user's file as UTF-8 text, or fail with one line (unreadable, or bigger than `maxBytes`). */
@@ -36,7 +46,7 @@ export function readInputFile(path: string, maxBytes: number, what: string): str
 /** A found value in a few words, for "expected ..., found ..." messages. */
 export function describeFound(value: unknown): string {
   if (value === undefined) return "nothing";
-  if (typeof value === "string") return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
+  if (typeof value === "string") return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}..."` : JSON.stringify(value);
   if (Array.isArray(value)) return `a list of ${value.length}`;
   if (value === null) return "null";
   if (typeof value === "object") return "a map";

@@ -45,8 +45,10 @@ function positionOf(doc: Document, lines: LineCounter, path: Path, unknownKey?: 
   return lines.linePos(range[0]);
 }
 
-function fieldName(path: Path): string {
-  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("") || "(top level)";
+/** A path as a reader writes it: cluster.brokers[0].release. */
+export function fieldName(path: Path): string {
+  const part = (p: string | number, i: number) => (typeof p === "number" ? `[${p}]` : !/^[A-Za-z_][\w:.-]*$/.test(p) ? `[${JSON.stringify(p)}]` : i === 0 ? p : `.${p}`);
+  return path.map(part).join("") || "(top level)";
 }
 
 function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
@@ -67,44 +69,45 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
       if (Array.isArray(options) && options.length > 0) return `expected one of ${options.map((o) => JSON.stringify(o)).join(" | ")}, found ${found}`;
       return `expected one of the allowed values, found ${found}`;
     }
+    case "invalid_key": {
+      const key = issue.path[issue.path.length - 1];
+      return `expected a key that ${issue.issues[0]?.message.replace(/^expected /i, "is ") ?? "is valid"}, found ${describeFound(key)}`;
+    }
     default:
-      return `${issue.message}, found ${found}`;
+      return /\bexpected\b/i.test(issue.message) ? `${issue.message}, found ${found}` : `expected a valid value (${issue.message}), found ${found}`;
   }
+}
+
+/** Finds file:line:col of a path (with `unknownKey`: of that key inside it) in the text being validated. */
+export type Locator = (path: Path, unknownKey?: string) => { line: number; col: number } | null;
+
+/** The locator of a parsed YAML document. */
+export function yamlLocator(doc: Document, lines: LineCounter): Locator {
+  return (path, unknownKey) => positionOf(doc, lines, path, unknownKey);
 }
 
 /**
  * The first schema problem as one InputError line (`file:line:col field: expected ..., found ...`),
- * with a count of the others. `positions` parses the text for line numbers only when needed.
+ * with a count of the others.
  */
-export function validationError(file: string, data: unknown, issues: readonly z.core.$ZodIssue[], positions: () => { doc: Document; lines: LineCounter }): InputError {
+export function validationError(file: string, data: unknown, issues: readonly z.core.$ZodIssue[], locate: Locator): InputError {
   const first = issues[0] as z.core.$ZodIssue;
   const path = first.path as Path;
   const unknownKey = first.code === "unrecognized_keys" ? first.keys[0] : undefined;
   const more = issues.length > 1 ? ` (+${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
-  const { doc, lines } = positions();
-  return new InputError(file, fieldName(unknownKey ? [...path, unknownKey] : path), describeIssue(first, data) + more, positionOf(doc, lines, path, unknownKey));
+  return new InputError(file, fieldName(unknownKey ? [...path, unknownKey] : path), describeIssue(first, data) + more, locate(path, unknownKey));
 }
 
 /** Parse and validate scenario text; every problem becomes one InputError line. */
 export function parseScenario(text: string, file: string): LoadedScenario {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const yamlError = doc.errors[0];
-  if (yamlError) {
-    const pos = yamlError.linePos?.[0] ?? null;
-    throw new InputError(file, "", `invalid YAML: ${yamlError.message.split("\n")[0]}`, pos ? { line: pos.line, col: pos.col } : null);
-  }
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (e) {
-    throw new InputError(file, "", `invalid YAML: ${(e as Error).message}`);
-  }
+  const { doc, data } = parseYaml(text, file, lines);
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new InputError(file, "", `expected a YAML map with name, cluster, workload, faults, expect; found ${describeFound(data)}`, { line: 1, col: 1 });
+    const found = text.trim() === "" || data === undefined ? "an empty file" : describeFound(data);
+    throw new InputError(file, "", `expected a YAML map with name, cluster, workload, faults, expect; found ${found}`, { line: 1, col: 1 });
   }
   const parsed = scenarioSchema.safeParse(data);
-  if (!parsed.success) throw validationError(file, data, parsed.error.issues, () => ({ doc, lines }));
+  if (!parsed.success) throw validationError(file, data, parsed.error.issues, yamlLocator(doc, lines));
   const problems = semanticProblems(parsed.data, data as Record<string, unknown>);
   if (problems.length > 0) {
     const p = problems[0] as SemanticProblem;
@@ -114,9 +117,58 @@ export function parseScenario(text: string, file: string): LoadedScenario {
   return { scenario: parsed.data, source: file, contentHash: contentHash(parsed.data) };
 }
 
+/** Deeper than this, YAML nesting is not a scenario (and would exhaust the parser's stack). */
+const MAX_YAML_DEPTH = 64;
+
+/** The YAML document and its plain value; a syntax error, an alias bomb or absurd nesting is one InputError line. */
+function parseYaml(text: string, file: string, lines: LineCounter): { doc: Document; data: unknown } {
+  const depth = flowNestingDepth(text);
+  if (depth.depth > MAX_YAML_DEPTH) {
+    throw new InputError(file, "", `expected YAML nested at most ${MAX_YAML_DEPTH} levels deep, found ${depth.depth} levels`, lines.linePos(depth.at));
+  }
+  try {
+    const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+    const yamlError = doc.errors[0];
+    if (yamlError) {
+      throw new InputError(file, "", `expected valid YAML, found an error: ${yamlError.message.split("\n")[0]}`, lines.linePos(yamlError.pos[0]));
+    }
+    return { doc, data: doc.toJS({ maxAliasCount: 100 }) };
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    // Aliases that expand too much, an alias without its anchor, or nesting the depth check missed.
+    const message = e instanceof RangeError ? "nesting too deep for the parser" : (e as Error).message.split("\n")[0];
+    throw new InputError(file, "", `expected valid YAML, found an error: ${message}`);
+  }
+}
+
+/** The deepest nesting of flow collections ([...] and {...}) outside quotes, and where it is reached. */
+function flowNestingDepth(text: string): { depth: number; at: number } {
+  let level = 0;
+  let deepest = { depth: 0, at: 0 };
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === "\\" && quote === '"') i++;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "#") while (i < text.length && text[i] !== "\n") i++;
+    else if (c === "[" || c === "{") {
+      level++;
+      if (level > deepest.depth) deepest = { depth: level, at: i };
+    } else if ((c === "]" || c === "}") && level > 0) level--;
+  }
+  return deepest;
+}
+
 /** Hash of the validated scenario (defaults filled, keys sorted): what a seed file pins. */
 export function contentHash(scenario: Scenario): string {
-  return createHash("sha256").update(canonicalJson(scenario)).digest("hex").slice(0, 16);
+  return hashOf(scenario);
+}
+
+/** 16 hex digits of the SHA-256 of a value's canonical JSON. */
+export function hashOf(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex").slice(0, 16);
 }
 
 export function canonicalJson(value: unknown): string {
