@@ -1,4 +1,5 @@
 import { IllegalStateException } from "../kafka/common/errors.js";
+import { BoundExceeded } from "../sim/bounds.js";
 import { Cluster } from "../kafka/cluster.js";
 import type { ClusterSpec } from "../kafka/cluster-spec.js";
 import { GhostLedger } from "../oracle/ghost-ledger.js";
@@ -140,16 +141,20 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     if (stoppedAt !== null) {
       // Stopped at the accepted violation: the run is incomplete by design, no final checks.
     } else if (stop === "max-events") {
-      ledger.report(modelError(`the run exceeded ${config.spec.bounds.maxEvents} events (bound of the scenario)`, sim.nowMs, []));
+      ledger.report(
+        modelError(`the run exceeded ${config.spec.bounds.maxEvents} events (bounds.maxEvents of the scenario)`, sim.nowMs, [
+          "the scenario caps the events of one run; a workload that needs more is stopped and reported here rather than run without end",
+          "raise bounds.maxEvents if the workload needs more (the most is LIMITS.maxEvents), else the model loops: a bug of eosfuzz",
+        ]),
+      );
     } else if (checkFinalState) {
       for (const v of checkLiveness(ledger, cluster.snapshot(), sim.nowMs)) ledger.report(v);
       const view = { finalReads: cluster.finalReads(), consumers: cluster.consumerObservations(), endMs: sim.nowMs };
       for (const v of checkClientView(ledger, view)) ledger.report(v);
     }
   } catch (e) {
-    const error = e as Error;
-    const where = error instanceof IllegalStateException ? "IllegalStateException in the model" : `${error.name} in the model`;
-    ledger.report(modelError(`${where}: ${error.message}`, sim.nowMs, (error.stack ?? "").split("\n").slice(1, 6).map((l) => l.trim())));
+    if (e instanceof BoundExceeded) ledger.report(boundError(e, sim.nowMs));
+    else reportModelException(ledger, e as Error, sim.nowMs);
   }
   return {
     scenario: config.scenario,
@@ -198,6 +203,20 @@ function choiceSourceFor(input: RunInput, options: RunOptions, sim: Simulation, 
   if ("seed" in input) choices = ChoiceSource.seeded(input.seed, sourceOptions);
   else choices = ChoiceSource.replaying(input.tape, input.continueSeed === undefined ? sourceOptions : { ...sourceOptions, continueSeed: input.continueSeed });
   return choices;
+}
+
+/** An exception inside the model: a bug of eosfuzz (Kafka's own invariant checks throw IllegalStateException). */
+function reportModelException(ledger: GhostLedger, error: Error, atMs: number): void {
+  const where = error instanceof IllegalStateException ? "IllegalStateException in the model" : `${error.name} in the model`;
+  ledger.report(modelError(`${where}: ${error.message}`, atMs, (error.stack ?? "").split("\n").slice(1, 6).map((l) => l.trim())));
+}
+
+/** A queue of the model reached its bound: reported, never a hang or an out-of-memory. */
+function boundError(e: BoundExceeded, atMs: number): Violation {
+  return modelError(`the run reached a bound of the model: ${e.message}`, atMs, [
+    "every queue of the model is bounded so that a runaway run is reported instead of exhausting memory or hanging",
+    "either the scenario asks for more than one run can hold (lower its workload or faults), or the model loops: a bug of eosfuzz, please report it with the replay command",
+  ]);
 }
 
 function modelError(summary: string, atMs: number, explanation: string[]): Violation {

@@ -14,7 +14,12 @@ export const LIMITS = {
   transactionsPerProducer: 10_000,
   recordsPerTxn: 1_000,
   consumers: 8,
-  maxEvents: 20_000_000,
+  /** A recorded trace (replay, shrink, report diagrams) takes about 1.3 KB per event: 2.6 GB at this bound. */
+  maxEvents: 2_000_000,
+  /** producers x transactions: about 2 KB of model state per record (7 KB with the trace recorded). */
+  transactionsPerSeed: 50_000,
+  /** producers x transactions x the most records per transaction. */
+  recordsPerSeed: 200_000,
   virtualTimeMs: 86_400_000,
   seeds: 100_000_000,
 } as const;

@@ -1,5 +1,5 @@
 import { RELEASES } from "../kafka/release.js";
-import type { Scenario } from "./schema.js";
+import { LIMITS, type Scenario } from "./schema.js";
 import { scriptProblems } from "./script-checks.js";
 
 export interface SemanticProblem {
@@ -38,6 +38,7 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
     problems.push(...scriptProblems(s, s.script, given));
     return problems.concat(expectationProblems(s));
   }
+  problems.push(...sizeProblems(s));
   const totalPartitions = s.cluster.topics.reduce((n, t) => n + t.leaders.length, 0);
   if (s.workload.partitionsPerTxn[0] > totalPartitions) {
     problems.push({ path: ["workload", "partitionsPerTxn"], message: `expected at most ${totalPartitions} partitions (the cluster's total), found ${s.workload.partitionsPerTxn[0]}` });
@@ -56,6 +57,24 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
     problems.push({ path: ["bounds", "quietPeriodMs"], message: `expected >= ${needed} (transactionTimeoutMs + 2 cleanup intervals) so abandoned transactions time out before the checks, found ${s.bounds.quietPeriodMs}` });
   }
   return problems.concat(expectationProblems(s));
+}
+
+/**
+ * A workload bigger than one run can hold is refused up front, naming the limit, rather than left
+ * to exhaust memory (each field is within its own bound; their product may not be).
+ */
+function sizeProblems(s: Scenario): SemanticProblem[] {
+  const w = s.workload;
+  const transactions = w.producers * w.transactions;
+  const records = transactions * w.recordsPerTxn[1];
+  const n = (x: number) => x.toLocaleString("en-US");
+  if (transactions > LIMITS.transactionsPerSeed) {
+    return [{ path: ["workload", "transactions"], message: `expected at most ${n(LIMITS.transactionsPerSeed)} transactions per seed (producers x transactions, the limit transactionsPerSeed of what one run holds in memory), found ${n(w.producers)} x ${n(w.transactions)} = ${n(transactions)}` }];
+  }
+  if (records > LIMITS.recordsPerSeed) {
+    return [{ path: ["workload", "recordsPerTxn"], message: `expected at most ${n(LIMITS.recordsPerSeed)} records per seed (producers x transactions x the most records per transaction, the limit recordsPerSeed of what one run holds in memory), found ${n(w.producers)} x ${n(w.transactions)} x ${n(w.recordsPerTxn[1])} = ${n(records)}` }];
+  }
+  return [];
 }
 
 function expectationProblems(s: Scenario): SemanticProblem[] {

@@ -1,3 +1,4 @@
+import { checkRoom } from "./bounds.js";
 import type { ChoiceSource, Stream } from "./choice-tape.js";
 import type { Simulation, Timer } from "./simulation.js";
 
@@ -194,7 +195,7 @@ export class Network<Req, Resp> {
   ): number {
     if (!connection.open) throw new Error(`request on closed connection ${connection.id}`);
     const pending = this.inFlight.get(connection.id) as Map<number, Pending<Resp>>;
-    if (pending.size >= MAX_IN_FLIGHT_PER_CONNECTION) throw new Error(`connection ${connection.id}: too many in flight`);
+    checkRoom(`requests in flight on connection ${connection.id} (${connection.client} to ${connection.server})`, pending.size, MAX_IN_FLIGHT_PER_CONNECTION);
     const correlationId = this.nextCorrelationIdValue++;
     const entry: Pending<Resp> = { correlationId, onResult, timer: null };
     pending.set(correlationId, entry);
@@ -297,7 +298,7 @@ export class Network<Req, Resp> {
     const interceptor = this.interceptor as Interceptor<Req, Resp>;
     const message: InterceptedMessage<Req, Resp> = { from, to, direction, connectionId: connection.id, correlationId, label: this.labelOf(body), body };
     if (!interceptor.inspect(message)) return false;
-    if (this.held.size >= MAX_HELD_MESSAGES) throw new Error(`more than ${MAX_HELD_MESSAGES} messages held`);
+    checkRoom("messages held by the script", this.held.size, MAX_HELD_MESSAGES);
     const held = { id: this.nextHeldId++, message, heldAtMs: this.sim.nowMs, deliveries: 0, state: "held" as const };
     this.held.set(held.id, { held, arrive });
     this.sim.emit(from, "net.hold", { held: held.id, conn: connection.id, corr: correlationId, dir: direction, to, msg: message.label });

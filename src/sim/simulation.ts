@@ -1,3 +1,4 @@
+import { checkRoom, SIM_BOUNDS } from "./bounds.js";
 import { EventQueue, type ScheduledEvent } from "./event-queue.js";
 import type { Trace, TraceFields } from "./trace.js";
 
@@ -63,6 +64,7 @@ export class Simulation {
   }
 
   private enqueue(timeMs: number, action: () => void): Timer {
+    checkRoom("pending events of the simulation", this.queue.size, SIM_BOUNDS.pendingEvents);
     const event: ScheduledEvent = { timeMs, seq: this.seq++, action, cancelled: false };
     this.queue.push(event);
     return {

@@ -99,6 +99,9 @@ describe("fuzzed scenario files (2,000 each): accepted and runnable, or one clea
         d.workload.transactionTimeoutMs = 60_000 + i;
         d.bounds = { ...(d.bounds ?? {}), quietPeriodMs: 1_000 };
       }],
+      ["a workload bigger than one run can hold", /workload\.(transactions|recordsPerTxn): expected at most [\d,]+ (transactions|records) per seed/, (d, i) => {
+        d.workload = { ...(d.workload ?? {}), producers: 64, transactions: 800 + i, recordsPerTxn: [1, 1 + (i % 1_000)] };
+      }],
       ["two topics with one name", /cluster\.topics\[\d+\]\.name: expected a unique topic name/, (d) => {
         d.cluster.topics.push({ ...d.cluster.topics[0] });
       }],

@@ -1,4 +1,5 @@
 import type { Stream } from "../../sim/choice-tape.js";
+import { checkRoom } from "../../sim/bounds.js";
 import { ConnectionPool } from "../../sim/network.js";
 import type { AbortedTxn, LogBatch, PartitionLog } from "../broker/partition-log.js";
 import { Errors } from "../common/errors.js";
@@ -129,7 +130,9 @@ export class ReadCommittedConsumer {
         if ((this.positions.get(partition) ?? 0) !== fetchOffset) return; // a stale response
         const records = filterReadCommitted(partition, body.batches, body.abortedTransactions, this.filterAborted);
         for (const record of records) {
-          if (this.observations.length < MAX_OBSERVATIONS) this.observations.push({ ...record, atMs: this.ctx.sim.nowMs });
+          // A consumer that silently forgot what it read would make the client checks wrong: a bound, reported.
+          checkRoom(`records observed by ${this.name}`, this.observations.length, MAX_OBSERVATIONS);
+          this.observations.push({ ...record, atMs: this.ctx.sim.nowMs });
         }
         const last = body.batches[body.batches.length - 1];
         if (last) this.positions.set(partition, last.lastOffset + 1);

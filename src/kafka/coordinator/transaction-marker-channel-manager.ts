@@ -1,4 +1,5 @@
 import type { Connection, RpcResult } from "../../sim/network.js";
+import { checkRoom } from "../../sim/bounds.js";
 import { Errors, errorName, IllegalStateException } from "../common/errors.js";
 import type { IdSequence } from "../common/id-sequence.js";
 import { type PartitionKey, parsePartitionKey, type TransactionResult } from "../common/types.js";
@@ -138,7 +139,7 @@ export class TransactionMarkerChannelManager {
         ? resendOf
         : { ...fields, markerId: resendOf?.markerId ?? this.markerIds.next(), partitions: list, resend: resendOf?.resend ?? 0 };
       const channel = this.channel(broker);
-      if (channel.queue.length >= MAX_QUEUED_PER_BROKER) throw new Error(`marker queue to ${broker} exceeded ${MAX_QUEUED_PER_BROKER}`);
+      checkRoom(`markers queued at ${this.self} for ${broker}`, channel.queue.length, MAX_QUEUED_PER_BROKER);
       channel.queue.push({ pending, entry });
     }
     this.wakeup();
@@ -164,6 +165,7 @@ export class TransactionMarkerChannelManager {
   }
 
   private retryCompletionLater(pending: PendingCompleteTxn): void {
+    checkRoom(`completions waiting for a retry at ${this.self}`, this.completionRetries.length, MAX_QUEUED_PER_BROKER);
     this.completionRetries.push(pending);
     if (this.completionRetryTimerSet) return;
     this.completionRetryTimerSet = true;

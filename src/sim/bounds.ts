@@ -1,0 +1,27 @@
+/**
+ * Every queue and list the model keeps has a bound. Reaching one is not a hang and not silent
+ * truncation: the component throws BoundExceeded, and the run reports it (as a model-error that
+ * names the bound) and ends. A run that reaches a bound either asks for more than one run can
+ * hold, or loops inside the model (a bug of eosfuzz).
+ */
+export class BoundExceeded extends Error {
+  override readonly name = "BoundExceeded";
+  constructor(
+    /** What grew past its bound, e.g. "pending events of the simulation". */
+    readonly what: string,
+    readonly limit: number,
+  ) {
+    super(`${what} exceeded ${limit.toLocaleString("en-US")}`);
+  }
+}
+
+/** Throw BoundExceeded when adding one more would take `size` past `limit`. */
+export function checkRoom(what: string, size: number, limit: number): void {
+  if (size >= limit) throw new BoundExceeded(what, limit);
+}
+
+/** Bounds of the kernel (Kafka-side bounds live beside the queues they bound). Tests may lower them. */
+export const SIM_BOUNDS = {
+  /** Events scheduled and not yet fired (timers, messages in the network). */
+  pendingEvents: 1_000_000,
+};
