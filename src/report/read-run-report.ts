@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { describeFound, InputError, readInputFile } from "../scenario/input-error.js";
+import { describeJsonSyntaxError } from "../scenario/json-positions.js";
 import type { RunReport } from "./run-report.js";
 import { runReportSchema } from "./run-report-schema.js";
 
@@ -14,13 +15,6 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
 
 const fieldName = (path: readonly PropertyKey[]) => path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("") || "(top level)";
 
-/** 1-based line and column of a character offset. */
-function positionOf(text: string, offset: number): { line: number; col: number } {
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  return { line, col: offset - before.lastIndexOf("\n") };
-}
-
 /**
  * Read and validate a run report (run.json, or what `run --json` printed). Bad input is one
  * InputError line naming the file, the field, what was expected and what was found.
@@ -31,9 +25,11 @@ export function readRunReport(file: string): RunReport {
   try {
     data = JSON.parse(text);
   } catch (e) {
-    const at = /position (\d+)/.exec((e as Error).message);
-    const found = text.trim() === "" ? "an empty file" : (e as Error).message.replace(/ in JSON at position \d+.*$/, "").replace(/^Unexpected /, "unexpected ");
-    throw new InputError(file, "", `expected a JSON run report (run.json or the output of run --json), found ${found}`, at ? positionOf(text, Number(at[1])) : null);
+    const { found, position } = describeJsonSyntaxError(text, e as Error);
+    throw new InputError(file, "", `expected a JSON run report (run.json or the output of run --json), found ${found}`, position);
+  }
+  if ((data as { format?: unknown } | null)?.format === "eosfuzz-seed") {
+    throw new InputError(file, "", "expected a run report (run.json or the output of run --json), found a seed file (replay it with eosfuzz replay)");
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) throw new InputError(file, "", `expected a JSON object (a run report), found ${describeFound(data)}`);
   const parsed = runReportSchema.safeParse(data);

@@ -37,7 +37,9 @@ export function readInputFile(path: string, maxBytes: number, what: string): str
   try {
     buffer = readFileSync(path);
   } catch (e) {
-    throw new InputError(path, "", `cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    const code = (e as NodeJS.ErrnoException).code;
+    const found = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory" : `a file it cannot read (${code ?? (e as Error).message})`;
+    throw new InputError(path, "", `expected ${what}, found ${found}`);
   }
   if (buffer.length > maxBytes) throw new InputError(path, "", `expected ${what} under ${maxBytes} bytes, found ${buffer.length}`);
   return buffer.toString("utf8");

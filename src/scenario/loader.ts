@@ -203,6 +203,6 @@ export function resolveScenario(nameOrPath: string, dir = BUILTIN_SCENARIO_DIR):
     const candidate = join(dir, nameOrPath + ext);
     if (existsSync(candidate)) return loadScenarioFile(candidate);
   }
-  if (/[/\\]|\.ya?ml$/.test(nameOrPath)) throw new InputError(nameOrPath, "", "cannot read the file (ENOENT)");
+  if (/[/\\]|\.ya?ml$/.test(nameOrPath)) throw new InputError(nameOrPath, "", "expected a scenario file, found no such file");
   throw new InputError("--scenario", "", `expected a built-in scenario (${builtinScenarioNames(dir).join(", ")}) or a file path, found "${nameOrPath}"`);
 }

@@ -18,7 +18,7 @@ import { thrownBy } from "./input-fuzz-helpers.js";
 const KIP_1228 = readFileSync(join(BUILTIN_SCENARIO_DIR, "kip-1228.yaml"), "utf8");
 
 function withWorkload(producers: number, transactions: number, records: number): string {
-  return KIP_1228.replace(/workload:\n(  .*\n)+/, `workload:\n  producers: ${producers}\n  transactions: ${transactions}\n  recordsPerTxn: [1, ${records}]\n`);
+  return KIP_1228.replace(/workload:\n( {2}.*\n)+/, `workload:\n  producers: ${producers}\n  transactions: ${transactions}\n  recordsPerTxn: [1, ${records}]\n`);
 }
 
 describe("resource bounds", () => {

@@ -62,7 +62,7 @@ describe("run report", () => {
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).not.toContain("\n");
     }
-    expect(() => readRunReport(join(dir, "missing.json"))).toThrow(/missing\.json: cannot read the file \(ENOENT\)/);
+    expect(() => readRunReport(join(dir, "missing.json"))).toThrow(/missing\.json: expected a run report, found no such file/);
   });
 });
 

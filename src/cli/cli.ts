@@ -1,0 +1,146 @@
+import yargs, { type Argv } from "yargs";
+import { InputError } from "../scenario/input-error.js";
+import { TOOL_VERSION } from "../version.js";
+import { mergeBuilder, mergeCommand } from "./commands/merge.js";
+import { mutantsBuilder, mutantsCommand } from "./commands/mutants.js";
+import { regressBuilder, regressCommand } from "./commands/regress.js";
+import { replayBuilder, replayCommand } from "./commands/replay.js";
+import { reportBuilder, reportCommand } from "./commands/report.js";
+import { runBuilder, runCommand } from "./commands/run.js";
+import { shrinkBuilder, shrinkCommand } from "./commands/shrink.js";
+import { EXIT } from "./errors.js";
+
+export const COMMANDS = ["run", "merge", "replay", "shrink", "regress", "report", "mutants"] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+/** What a command does with its parsed arguments: its exit code. */
+export type CommandHandler = (args: never) => number | Promise<number>;
+
+interface CommandEntry {
+  name: CommandName;
+  usage: string;
+  describe: string;
+  builder: (y: Argv) => Argv<unknown>;
+  handler: CommandHandler;
+}
+
+const COMMAND_TABLE: readonly CommandEntry[] = [
+  { name: "run", usage: "run", describe: "fuzz a scenario over many seeds and check its expectation", builder: runBuilder, handler: runCommand },
+  {
+    name: "merge",
+    usage: "merge <reports..>",
+    describe: "merge the run.json of every shard of a campaign (run --shard I/N) into one report",
+    builder: mergeBuilder,
+    handler: mergeCommand,
+  },
+  {
+    name: "report",
+    usage: "report <file>",
+    describe: "render a saved run report (run.json, e.g. merged from shards) as HTML, JUnit and ShiViz logs",
+    builder: reportBuilder,
+    handler: reportCommand,
+  },
+  { name: "replay", usage: "replay <file>", describe: "re-run a saved seed file, check its trace hash and explain it", builder: replayBuilder, handler: replayCommand },
+  { name: "shrink", usage: "shrink <file>", describe: "shrink a saved failure to its minimal schedule and save it as a seed file", builder: shrinkBuilder, handler: shrinkCommand },
+  {
+    name: "regress",
+    usage: "regress",
+    describe: "check every scenario against its expectation and replay every saved seed (for CI)",
+    builder: regressBuilder,
+    handler: regressCommand,
+  },
+  { name: "mutants", usage: "mutants", describe: "list the deliberately broken variants of the model the oracle must catch", builder: mutantsBuilder, handler: mutantsCommand },
+];
+
+export interface CliOptions {
+  /** Replace what a command does once its arguments parsed (the argument-fuzzing test stops before real work). */
+  handlers?: Partial<Record<CommandName, CommandHandler>>;
+}
+
+/**
+ * The eosfuzz command line, without the process around it: parses `argv`, runs the command and
+ * returns its exit code. Bad usage throws InputError (one line, exit 2); the process's own concerns
+ * (exit code, colour, broken pipes) stay in main.ts. Tests call this in-process.
+ */
+export async function runCli(argv: readonly string[], options: CliOptions = {}): Promise<number> {
+  let code: number = EXIT.ok;
+  const exitWith = (c: number) => {
+    code = c;
+  };
+  const parser = yargs([...argv]);
+  parser
+    .scriptName("eosfuzz")
+    .version(TOOL_VERSION)
+    .strict()
+    .exitProcess(false)
+    // `--seeds 5 --seeds 9` means 9 (the last one wins), as in most command-line tools.
+    .parserConfiguration({ "duplicate-arguments-array": false })
+    .option("color", { type: "boolean", describe: "force colour on or off (--no-color)" });
+  for (const c of COMMAND_TABLE) {
+    const handler = options.handlers?.[c.name] ?? c.handler;
+    parser.command(c.usage, c.describe, c.builder, async (args) => exitWith(await handler(args as never)));
+  }
+  await parser
+    .middleware(() => {
+      // yargs quietly falls back to a default when a flag is given without its value (`--seeds`).
+      const known = (parser as unknown as { getOptions(): { boolean: string[] } }).getOptions();
+      const missing = flagWithoutValue(argv, new Set(known.boolean));
+      if (missing) throw new InputError(`--${missing}`, "", "expected a value after it, found none");
+    }, true)
+    .demandCommand(1, "")
+    .recommendCommands()
+    .fail((message, error) => {
+      if (error) throw error;
+      throw usageError(message ?? "", argv);
+    })
+    .help()
+    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .parseAsync();
+  return code;
+}
+
+/** Options that mean something given bare (`--out`: the default report directory). */
+const BARE_OPTIONS = new Set(["out", "save-failures"]);
+
+/** The first non-boolean option written without a value (`--seeds` last, or followed by another option). */
+export function flagWithoutValue(argv: readonly string[], booleans: ReadonlySet<string>): string | null {
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    if (token === "--") break;
+    const match = /^--([^=]+)(=?)(.*)$/.exec(token);
+    if (!match) continue;
+    const name = match[1] as string;
+    if (booleans.has(name) || name.startsWith("no-") || BARE_OPTIONS.has(name)) continue;
+    const next = argv[i + 1];
+    const bare = match[2] === "=" ? match[3] === "" : next === undefined || (next.startsWith("-") && !/^-\d/.test(next));
+    if (bare) return name;
+  }
+  return null;
+}
+
+/** yargs' complaint about the command line as one InputError line: what is wrong, what was expected. */
+export function usageError(message: string, argv: readonly string[]): InputError {
+  const command = COMMANDS.find((c) => c === argv[0]);
+  const help = command ? `eosfuzz ${command} --help` : "eosfuzz --help";
+  const first = message.split("\n")[0] ?? "";
+  const unknown = /^Unknown arguments?: (.+)$/.exec(first);
+  if (unknown) {
+    const name = (unknown[1] as string).split(", ")[0] as string;
+    const asOption = argv.some((a) => a === `--${name}` || a === `-${name}` || a.startsWith(`--${name}=`) || a === `--no-${name}`);
+    if (asOption || !command) {
+      return asOption
+        ? new InputError(`--${name}`, "", `expected an option of eosfuzz ${command ?? ""} (see ${help}), found an unknown option`.replace("  ", " "))
+        : new InputError(name, "", `expected a command (${COMMANDS.join(", ")}), found an unknown one`);
+    }
+    return new InputError(name, "", `expected no further argument to eosfuzz ${command} (see ${help}), found an extra one`);
+  }
+  if (first === "") return new InputError("command line", "", `expected a command (${COMMANDS.join(", ")}), found none`);
+  const typo = /^Did you mean (.+)\?$/.exec(first);
+  const word = argv.find((a) => !a.startsWith("-")) ?? argv[0] ?? "command line";
+  if (typo) return new InputError(word, "", `expected a command (${COMMANDS.join(", ")}), found an unknown one (did you mean ${typo[1]}?)`);
+  const missing = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(first);
+  if (missing) return new InputError(`eosfuzz ${command ?? ""}`.trim(), "", `expected ${missing[2]} file argument${missing[2] === "1" ? "" : "s"} (see ${help}), found ${missing[1]}`);
+  const noValue = /^(?:Not enough arguments following|Missing required argument): (.+)$/.exec(first);
+  if (noValue) return new InputError(`--${noValue[1]}`, "", "expected a value after it, found none");
+  return new InputError(command ? `eosfuzz ${command}` : "eosfuzz", "", `expected valid arguments (see ${help}), found a problem: ${first}`);
+}
