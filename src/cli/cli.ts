@@ -67,36 +67,52 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
   const exitWith = (c: number) => {
     code = c;
   };
+  const reserved = argv.find(namesParserKey);
+  if (reserved !== undefined) throw new InputError(reserved, "", "expected an option of eosfuzz (see eosfuzz --help), found an unknown option");
   const parser = yargs([...argv]);
   parser
     .scriptName("eosfuzz")
     .version(TOOL_VERSION)
     .strict()
     .exitProcess(false)
-    // `--seeds 5 --seeds 9` means 9 (the last one wins), as in most command-line tools.
-    .parserConfiguration({ "duplicate-arguments-array": false })
     .option("color", { type: "boolean", describe: "force colour on or off (--no-color)" });
   for (const c of COMMAND_TABLE) {
     const handler = options.handlers?.[c.name] ?? c.handler;
     parser.command(c.usage, c.describe, c.builder, async (args) => exitWith(await handler(args as never)));
   }
   await parser
-    .middleware(() => {
+    .middleware((args) => {
       // yargs quietly falls back to a default when a flag is given without its value (`--seeds`).
-      const known = (parser as unknown as { getOptions(): { boolean: string[] } }).getOptions();
+      const known = (parser as unknown as { getOptions(): { boolean: string[]; array: string[] } }).getOptions();
       const missing = flagWithoutValue(argv, new Set(known.boolean));
       if (missing) throw new InputError(`--${missing}`, "", "expected a value after it, found none");
+      // yargs makes a list of an option given twice; only list options (--bug-probability) take one.
+      const repeated = Object.entries(args).find(([key, value]) => Array.isArray(value) && key !== "_" && !known.array.includes(key) && !/[A-Z]/.test(key));
+      if (repeated) throw new InputError(`--${repeated[0]}`, "", `expected it once, found it ${(repeated[1] as unknown[]).length} times`);
     }, true)
     .demandCommand(1, "")
     .recommendCommands()
     .fail((message, error) => {
-      if (error) throw error;
-      throw usageError(message ?? "", argv);
+      // yargs' own complaints (YError, e.g. a requiresArg option without its value) are usage errors too.
+      if (error && error.name !== "YError") throw error;
+      throw usageError(message ?? error?.message ?? "", argv);
     })
     .help()
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .parseAsync();
   return code;
+}
+
+/**
+ * `-_`, `--_` and `--$0` would overwrite the parser's own keys (the positional list, the program
+ * name) before strict mode could refuse them: refused up front. Stops at `--` like the parser.
+ */
+function namesParserKey(token: string, i: number, argv: readonly string[]): boolean {
+  if (argv.slice(0, i).includes("--")) return false;
+  const name = token.split("=")[0] ?? "";
+  if (/^--(no-)?(_|\$0)$/.test(name)) return true;
+  const negativeNumber = /^-\d+(\.\d+)?([eE][+-]?\d+)?$/.test(name);
+  return /^-[^-]/.test(name) && !negativeNumber && /[_$]/.test(name);
 }
 
 /** Options that mean something given bare (`--out`: the default report directory). */

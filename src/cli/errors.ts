@@ -3,15 +3,40 @@ import { InputError } from "../scenario/input-error.js";
 /** Exit codes of the public contract. */
 export const EXIT = { ok: 0, unexpected: 1, usage: 2, internal: 3, interrupted: 130 } as const;
 
-/** Print one line for bad input (exit 2) or a short report for an internal error (exit 3). */
-export function reportFatal(error: unknown, context: { seed?: number; scenario?: string } = {}): number {
+/**
+ * A failure of eosfuzz itself (not of the model, which runs report as model-error, nor of the
+ * user's input) while a campaign was at a known place: the seed to replay and the command that does.
+ */
+export class InternalError extends Error {
+  override readonly name = "InternalError";
+  constructor(
+    readonly error: unknown,
+    readonly seed: number,
+    readonly replay: string,
+    /** Where the results so far are, if they were streamed anywhere. */
+    readonly kept: string | null = null,
+  ) {
+    super((error as Error)?.message ?? String(error));
+  }
+}
+
+/** The first line of an error's message (a message never brings its stack with it). */
+function firstLine(error: unknown): string {
+  const text = (error as Error)?.message ?? String(error);
+  return text.split("\n")[0] ?? "";
+}
+
+/** Print one line for bad input (exit 2) or a short report for an internal error (exit 3), never a stack. */
+export function reportFatal(error: unknown): number {
   if (error instanceof InputError) {
     process.stderr.write(`eosfuzz: ${error.message}\n`);
     return EXIT.usage;
   }
-  const e = error as Error;
-  const where = context.seed !== undefined ? ` at seed ${context.seed}` : "";
-  const replay = context.scenario && context.seed !== undefined ? `\n  replay: eosfuzz run --scenario ${context.scenario} --seed-start ${context.seed} --seeds 1` : "";
-  process.stderr.write(`eosfuzz: internal error${where}: ${e?.message ?? String(error)}${replay}\n  this is a bug in eosfuzz; please report it with the command above\n`);
+  const lines =
+    error instanceof InternalError
+      ? [`eosfuzz: internal error at seed ${error.seed}: ${firstLine(error)}`, `  replay: ${error.replay}`, ...(error.kept ? [`  results so far: ${error.kept}`] : [])]
+      : [`eosfuzz: internal error: ${firstLine(error)}`, `  command: eosfuzz ${process.argv.slice(2).join(" ")}`];
+  lines.push("  this is a bug in eosfuzz, not in Kafka: please report it to the eosfuzz maintainers with the command above");
+  process.stderr.write(`${lines.join("\n")}\n`);
   return EXIT.internal;
 }

@@ -32,6 +32,27 @@ export interface TallyData {
   readonly firstHitWallMs: ReadonlyMap<string, number>;
   /** Scripted scenarios: the step log of the first run whose script failed, else of the first run. */
   readonly scriptSteps: StepRecord[] | null;
+  /** The seeds (run indices for tape strategies) tallied, as sorted inclusive ranges [first, last]. */
+  readonly completedRanges: [number, number][];
+}
+
+/** Add one seed to sorted inclusive ranges, extending the last range when it is the next seed. */
+export function addToRanges(ranges: [number, number][], seed: number): void {
+  const last = ranges[ranges.length - 1];
+  if (last && last[1] + 1 === seed) last[1] = seed;
+  else ranges.push([seed, seed]);
+}
+
+/** Ranges of several sources (shards) as one sorted list, adjacent and overlapping ranges joined. */
+export function mergeRanges(lists: readonly (readonly [number, number][])[]): [number, number][] {
+  const all = lists.flat().map(([a, b]) => [a, b] as [number, number]).sort((x, y) => x[0] - y[0]);
+  const out: [number, number][] = [];
+  for (const [a, b] of all) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
 }
 
 /**
@@ -49,6 +70,7 @@ export class CampaignTally implements TallyData {
   readonly goals: (PointTally | null)[];
   readonly firstHitWallMs = new Map<string, number>();
   scriptSteps: StepRecord[] | null = null;
+  readonly completedRanges: [number, number][] = [];
   private scriptFailed = false;
   /** Set when --stop-on-first's condition was met by the last run added. */
   settled = false;
@@ -67,6 +89,7 @@ export class CampaignTally implements TallyData {
   add(outcome: JobOutcome, receivedAtMs: number): void {
     const seed = outcome.seed ?? outcome.index;
     this.runs++;
+    addToRanges(this.completedRanges, seed);
     this.events += outcome.events;
     this.virtualTimeMs += outcome.virtualTimeMs;
     if (outcome.violations.length > 0) {

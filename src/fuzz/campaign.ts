@@ -76,6 +76,8 @@ export interface CampaignResult {
   coverage: CoverageSummary;
   /** Scripted scenarios: the step log of the first seed whose script failed, else of the first seed. */
   scriptSteps: StepRecord[] | null;
+  /** The seeds (run indices for tape strategies) that ran, as sorted inclusive ranges. */
+  completedRanges: [number, number][];
 }
 
 export function runConfigFor(loaded: LoadedScenario, overrides: Partial<ReleaseFlags> = {}): RunConfig {
@@ -146,6 +148,7 @@ export function finishCampaign(loaded: LoadedScenario, tally: TallyData, p: Fini
     statistics,
     coverage,
     scriptSteps: tally.scriptSteps,
+    completedRanges: tally.completedRanges,
   };
 }
 

@@ -1,5 +1,5 @@
 import { type CampaignResult, finishCampaign, type SeededViolation, type StrategyInfo } from "../fuzz/campaign.js";
-import type { StopReason, TallyData } from "../fuzz/campaign-tally.js";
+import { mergeRanges, type StopReason, type TallyData } from "../fuzz/campaign-tally.js";
 import type { PointTally } from "../fuzz/protocol-coverage-summary.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import { pctStrategyInfo } from "../fuzz/search/pct-setup.js";
@@ -93,7 +93,8 @@ function mergedTally(shards: readonly ShardReport[], goalCount: number): TallyDa
   }
   violations.sort((a, b) => a.seed - b.seed);
   failingSeeds.sort((a, b) => a - b);
-  return { runs, events, virtualTimeMs, violations, failingSeeds, points, goals, firstHitWallMs, scriptSteps: mergedScriptSteps(shards) };
+  const completedRanges = mergeRanges(shards.map(({ report }) => report.completedSeeds ?? []));
+  return { runs, events, virtualTimeMs, violations, failingSeeds, points, goals, firstHitWallMs, scriptSteps: mergedScriptSteps(shards), completedRanges };
 }
 
 /** As one campaign keeps them: the step log of the first run whose script failed, else of the first run. */

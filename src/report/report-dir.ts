@@ -15,7 +15,7 @@ export interface ReportContent {
 }
 
 /** `reports/<scenario>-<run id>`: the run id is the start time, UTC, to the second. */
-export function defaultReportDir(report: RunReport, root = "reports"): string {
+export function defaultReportDir(report: Pick<RunReport, "scenario" | "startedAt">, root = "reports"): string {
   const runId = report.startedAt.replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "");
   return join(root, `${report.scenario}-${runId}`);
 }

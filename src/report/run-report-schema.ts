@@ -138,6 +138,10 @@ export const runReportSchema = z
     seedsPlanned: z.int().min(0).optional().describe("runs the whole campaign planned (--seeds)"),
     seedsRun: z.int().min(0),
     interrupted: z.boolean(),
+    completedSeeds: z
+      .array(z.tuple([z.int().min(0), z.int().min(0)]))
+      .optional()
+      .describe("the seeds that ran (run indices for coverage and exhaustive), as sorted inclusive ranges [first, last]; what run --resume continues after"),
     stoppedBy: z.enum(["time-budget", "stop-on-first", "done", "interrupted", "counterexample", "schedule-limit"]).nullable().optional().describe("why the campaign ended before its planned runs"),
     events: z.int().min(0),
     virtualTimeMs: z.int().min(0),

@@ -61,6 +61,8 @@ export interface RunReport {
   seedsPlanned: number;
   seedsRun: number;
   interrupted: boolean;
+  /** The seeds that ran (run indices for coverage and exhaustive), as sorted inclusive ranges [first, last]. */
+  completedSeeds: [number, number][];
   /** Why the campaign ended before its planned runs (null: it ran them all). */
   stoppedBy: StopReason | null;
   events: number;
@@ -203,6 +205,7 @@ export function buildRunReport(result: CampaignResult, wallMs: number, mutant: s
     seedsPlanned: result.plannedSeeds,
     seedsRun: result.seedsRun,
     interrupted: result.interrupted,
+    completedSeeds: result.completedRanges,
     stoppedBy: result.stoppedBy,
     events: result.events,
     virtualTimeMs: result.virtualTimeMs,

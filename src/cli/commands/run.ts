@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import type { Argv } from "yargs";
 import type { CampaignResult } from "../../fuzz/campaign.js";
 import { DeterminismWatch } from "../../fuzz/determinism-check.js";
@@ -6,12 +7,14 @@ import { PoolExecutor } from "../../fuzz/executor/worker-pool.js";
 import { findMutant, killsMutant, MUTANTS, type Mutant, withMutant } from "../../fuzz/mutants.js";
 import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { runSearch, searchConfig } from "../../fuzz/search/run-search.js";
+import { replayFlags, seedReplayCommand } from "../../fuzz/search/replay-commands.js";
 import { type SearchOptions, shardRange } from "../../fuzz/search/search-options.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { emitGithubActions } from "../../report/github-actions.js";
 import { createProgress } from "../../report/progress.js";
 import { defaultReportDir, writeReportDir } from "../../report/report-dir.js";
+import { ResultsLog } from "../../report/results-log.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { renderScriptSteps } from "../../report/script-steps.js";
 import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
@@ -20,7 +23,8 @@ import { writeFileAtomic } from "../../report/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
 import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
 import { LIMITS } from "../../scenario/schema.js";
-import { EXIT } from "../errors.js";
+import { EXIT, InternalError } from "../errors.js";
+import { campaignArgsOf, checkResumedScenario, type Resumed, resumeArgs } from "../run-resume.js";
 import { traceReport } from "../report-output.js";
 import { shrinkFirstFailure } from "../shrink-first-failure.js";
 import {
@@ -47,6 +51,7 @@ export interface RunArgs extends SearchArgs {
   shrink: boolean;
   "shrink-budget-ms": number;
   "check-determinism": boolean;
+  resume?: string;
 }
 
 const DEFAULT_SCENARIO = "kip-1228-gap";
@@ -74,7 +79,8 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
       .option("save-failures", { type: "string", describe: "write one seed file per failing seed into DIR (default seeds/)" })
       .option("shrink", { type: "boolean", default: true, describe: "shrink the run's first failure to its minimal schedule (--no-shrink: don't)" })
       .option("shrink-budget-ms", { type: "number", default: DEFAULT_SHRINK_BUDGET_MS, describe: "wall-clock budget of that shrink" })
-      .option("check-determinism", { type: "boolean", default: false, describe: "run every seed a second time and compare trace hashes; name the first divergent event" }),
+      .option("check-determinism", { type: "boolean", default: false, describe: "run every seed a second time and compare trace hashes; name the first divergent event" })
+      .option("resume", { type: "string", requiresArg: true, describe: "continue the interrupted run whose --out was DIR (its results.jsonl): the seeds it did not finish, then the whole report into DIR" }),
   ) as unknown as Argv<RunArgs>;
 }
 
@@ -115,34 +121,67 @@ function searchOptions(args: RunArgs, loaded: LoadedScenario, mutant: Mutant | n
   };
 }
 
-/** `eosfuzz run`: a campaign over seeds, judged against the scenario's expectation. */
-export async function runCommand(args: RunArgs): Promise<number> {
+/** A run's checked arguments and what they resolve to, before anything runs. */
+export interface RunPlan {
+  args: RunArgs;
+  seedTimeoutMs: number;
+  workers: number;
+  mutant: Mutant | null;
+  loaded: LoadedScenario;
+  options: SearchOptions;
+  /** --out's directory ("" until the default is named after the start time), or null without --out. */
+  outDir: string | null;
+  /** --resume: the interrupted run's results so far. */
+  resumed: Resumed<RunArgs> | null;
+}
+
+/** Check every argument of `eosfuzz run` (bad ones are one InputError line) and resolve the scenario. */
+export function planRun(given: RunArgs): RunPlan {
+  const resumed = given.resume === undefined ? null : resumeArgs(given.resume, given);
+  const args = resumed?.args ?? given;
   checkInteger("shrink-budget-ms", args["shrink-budget-ms"], 1, 86_400_000);
   const seedTimeoutMs = parseDuration("seed-timeout", args["seed-timeout"]);
   const workers = workerCount(args.workers);
   const mutant = resolveMutant(args.mutant);
   const scenario = resolveScenario(args.scenario ?? mutant?.scenario ?? DEFAULT_SCENARIO);
+  if (resumed && given.resume !== undefined) checkResumedScenario(given.resume, scenario, resumed.scenarioHash);
   const loaded = mutant ? withMutant(scenario, mutant) : scenario;
   const options = searchOptions(args, loaded, mutant);
+  if (resumed) options.resumeFrom = resumed.outcomes;
+  return { args, seedTimeoutMs, workers, mutant, loaded, options, outDir: args.out ?? null, resumed };
+}
+
+/** `eosfuzz run`: a campaign over seeds, judged against the scenario's expectation. */
+export async function runCommand(args: RunArgs): Promise<number> {
+  return executeRun(planRun(args));
+}
+
+async function executeRun(plan: RunPlan): Promise<number> {
+  const { args, workers, seedTimeoutMs, loaded, options } = plan;
   const overrides: Partial<ReleaseFlags> = options.overrides ?? {};
-  const mutantName = mutant?.name ?? null;
+  const mutantName = plan.mutant?.name ?? null;
   let interrupted = false;
-  const onSigint = () => {
+  const onSignal = () => {
+    // A second Ctrl-C: out at once. results.jsonl is valid up to its last line (each line is one write).
     if (interrupted) process.exit(EXIT.interrupted);
     interrupted = true;
     process.stderr.write("\ninterrupted: finishing the runs in flight and writing a partial report (Ctrl-C again to quit at once)\n");
   };
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigint);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   // An exhaustive search does not know its schedule count in advance (--seeds only bounds it): no ETA to show.
   const slice = shardRange(options.seedStart, options.seeds, options.shard);
   const progress = createProgress({ scenario: loaded.scenario.name, total: slice.end - slice.start, enabled: args.progress && options.strategy !== "exhaustive", heartbeatMs: heartbeatMs() });
   const determinism = args["check-determinism"] ? new DeterminismWatch(searchConfig(loaded, options)) : null;
+  const startedAt = new Date();
+  const outDir = plan.outDir === "" ? defaultReportDir({ scenario: loaded.scenario.name, startedAt: startedAt.toISOString() }) : plan.outDir;
+  const log = outDir === null ? null : openResultsLog(plan, outDir);
+  const alreadyDone = plan.resumed?.outcomes.length ?? 0;
   const executor: RunExecutor =
     workers === 0 ? new InProcessExecutor() : new PoolExecutor({ workers, seedTimeoutMs, describeJob: (job) => ("seed" in job.input ? `seed ${job.input.seed}` : `run ${job.index}`) });
-  const startedAt = new Date();
   const started = performance.now();
   let violations = 0;
+  let tallied = 0;
   let result: CampaignResult;
   try {
     result = await runSearch(
@@ -151,7 +190,10 @@ export async function runCommand(args: RunArgs): Promise<number> {
         ...options,
         shouldStop: () => interrupted,
         onOutcome: (outcome, done) => {
+          tallied = done;
           violations += outcome.violations.length;
+          if (done <= alreadyDone) return; // read back from results.jsonl: already logged and checked
+          log?.append(outcome);
           if (outcome.violations.every((v) => v.kind !== "model-timeout")) determinism?.check(outcome);
           progress.update(done, violations);
         },
@@ -159,11 +201,18 @@ export async function runCommand(args: RunArgs): Promise<number> {
       executor,
       () => performance.now() - started,
     );
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    // Not the model (a run's own exceptions are model-error results): the pool or the tally. Name the
+    // seed that was due, which is where a replay of the campaign gets to the failure.
+    const seed = slice.start + tallied;
+    throw new InternalError(error, seed, seedReplayCommand(loaded.scenario.name, seed, replayFlags(options)), outDir === null ? null : `${outDir} (eosfuzz run --resume ${outDir})`);
   } finally {
+    log?.close();
     progress.stop();
     await executor.close();
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigint);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   }
   const report = buildRunReport(result, performance.now() - started, mutantName, startedAt);
   if (determinism) determinism.addTo(report);
@@ -174,11 +223,12 @@ export async function runCommand(args: RunArgs): Promise<number> {
     report.seedFiles = saveFailures(result, saveDir, overrides, mutantName);
     if (shrunk?.savedTo) report.seedFiles.push(shrunk.savedTo);
   }
-  const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out, overrides);
+  const written = outDir === null ? null : writeRunReport(report, loaded, outDir, overrides);
   if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     const steps = result.scriptSteps ? renderScriptSteps(result.scriptSteps, loaded.scenario.script?.steps.length ?? 0) : undefined;
     process.stdout.write(`${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
+    if (result.interrupted && written) process.stdout.write(`  continue it: eosfuzz run --resume ${written}\n`);
     if (shrunk) process.stdout.write(`\n${renderShrink(shrunk.summary, { savedTo: shrunk.savedTo })}\n`);
     if (report.determinism) process.stdout.write(`\n${renderDeterminism(report.determinism)}\n`);
     if (report.seedFiles) process.stdout.write(`\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`);
@@ -186,6 +236,17 @@ export async function runCommand(args: RunArgs): Promise<number> {
   emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));
   if (result.interrupted) return EXIT.interrupted;
   return report.expectationMet ? EXIT.ok : EXIT.unexpected;
+}
+
+/** results.jsonl in the report directory: fresh for a new run, continued after the last whole line for a resumed one. */
+function openResultsLog(plan: RunPlan, dir: string): ResultsLog {
+  mkdirSync(dir, { recursive: true });
+  if (plan.resumed) return ResultsLog.resume(dir, plan.resumed.log);
+  return ResultsLog.create(dir, {
+    scenario: plan.loaded.scenario.name,
+    scenarioHash: plan.loaded.contentHash,
+    args: campaignArgsOf(plan.args, plan.args.scenario ?? plan.mutant?.scenario ?? DEFAULT_SCENARIO),
+  });
 }
 
 /** Heartbeat interval: EOSFUZZ_HEARTBEAT_SECONDS, else the default (10 s). */

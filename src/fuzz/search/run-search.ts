@@ -19,6 +19,9 @@ export async function runSearch(loaded: LoadedScenario, options: SearchOptions, 
   const ctx: SearchContext = { loaded, options, config, executor, tally, elapsedMs };
   let stoppedBy: StopReason | null;
   let strategy: StrategyInfo;
+  if (options.resumeFrom && (options.strategy === "coverage" || options.strategy === "exhaustive")) {
+    throw new Error(`a ${options.strategy} search cannot resume: each run depends on all the runs before it`);
+  }
   switch (options.strategy) {
     case "coverage": {
       const r = await runCoverageStrategy(ctx);

@@ -36,6 +36,12 @@ export interface SearchOptions {
   bugProbabilities?: readonly number[];
   /** Checked between batches: true stops the campaign (Ctrl-C). */
   shouldStop?: () => boolean;
+  /**
+   * `run --resume`: the outcomes of the campaign's first runs, in campaign order, from an
+   * interrupted run. They are tallied as if just run and the campaign continues after them
+   * (random, swarm and pct only: their runs are independent of one another).
+   */
+  resumeFrom?: readonly JobOutcome[];
   /** Called after each run is tallied, in campaign order, with the number of runs tallied so far. */
   onOutcome?: (outcome: JobOutcome, done: number) => void;
 }

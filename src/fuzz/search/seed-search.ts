@@ -25,6 +25,14 @@ export async function runSeedStrategy(ctx: SearchContext): Promise<StopReason | 
   let inFlight = 0;
   let failure: { error: unknown } | null = null;
   let stop: StopReason | null = null;
+  for (const outcome of ctx.options.resumeFrom ?? []) {
+    if (stop !== null) break;
+    if (outcome.index !== nextToTally) throw new Error(`resumed results out of order: run ${outcome.index} where ${nextToTally} was due`);
+    ctx.tally.add(outcome, 0);
+    nextToTally++;
+    stop = settledBy(ctx, outcome);
+  }
+  next = nextToTally;
 
   const dispatch = () => {
     const jobs: RunJob[] = [];
