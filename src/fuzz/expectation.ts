@@ -42,12 +42,33 @@ export function evaluateExpectation(
   }
   // findAny is optional for expectations built by hand (library users); the schema defaults it.
   if (judgeFinds && (expect.findAny ?? []).length > 0) reasons.push(...findAnyReasons(expect, violations, places, seedStart, seedsRun, found));
-  if (unexpected.length > 0) {
-    const kinds = [...new Set(unexpected.map((v) => v.kind))];
-    const where = unexpected[0]?.brokerRelease ? ` (first at seed ${unexpected[0].seed}, ${unexpected[0].broker} on ${unexpected[0].brokerRelease})` : ` (first at seed ${unexpected[0]?.seed})`;
-    reasons.push(`unexpected ${kinds.join(", ")}: ${unexpected.length} violation${unexpected.length > 1 ? "s" : ""}${where}`);
+  // Failures of the model are reported apart: they say nothing about Kafka.
+  const protocol = unexpected.filter((v) => !isModelFailure(v.kind));
+  if (protocol.length > 0) {
+    const kinds = [...new Set(protocol.map((v) => v.kind))];
+    const where = protocol[0]?.brokerRelease ? ` (first at seed ${protocol[0].seed}, ${protocol[0].broker} on ${protocol[0].brokerRelease})` : ` (first at seed ${protocol[0]?.seed})`;
+    reasons.push(`unexpected ${kinds.join(", ")}: ${protocol.length} violation${protocol.length > 1 ? "s" : ""}${where}`);
   }
+  const model = modelFailureReason(unexpected);
+  if (model) reasons.push(model);
   return { met: reasons.length === 0, reasons, found, unexpected };
+}
+
+/** Kinds that are failures of eosfuzz's model (an exception, a broken invariant, a hung run), not findings about Kafka. */
+export const MODEL_FAILURE_KINDS: readonly ViolationKind[] = ["model-error", "model-timeout"];
+
+export function isModelFailure(kind: string): boolean {
+  return (MODEL_FAILURE_KINDS as readonly string[]).includes(kind);
+}
+
+/** The reason line of a campaign whose model failed, or null: counts by kind and the first seed. */
+export const MODEL_FAILURE_REASON_PREFIX = "model failures (bugs in eosfuzz, not in Kafka)";
+
+function modelFailureReason(violations: readonly SeededViolation[]): string | null {
+  const failures = violations.filter((v) => isModelFailure(v.kind));
+  if (failures.length === 0) return null;
+  const counts = MODEL_FAILURE_KINDS.map((k) => [k, failures.filter((v) => v.kind === k).length] as const).filter(([, n]) => n > 0);
+  return `${MODEL_FAILURE_REASON_PREFIX}: ${counts.map(([k, n]) => `${k} x${n}`).join(", ")} (first at seed ${failures[0]?.seed})`;
 }
 
 /** At least one of `findAny` within the budget; records the first seed of each kind seen. */

@@ -158,6 +158,10 @@ export const runReportSchema = z
       .describe("scripted scenarios: the step log of the first seed whose script failed, else of the first seed (null for fuzzed scenarios)"),
     statistics: statisticsSchema.optional().describe("per violation signature: how often and how soon; for a clean run: what it proves at 95% confidence"),
     coverage: coverageSchema.optional().describe("abstract protocol states reached and never reached, and the scenario's coverage goals"),
+    modelFailures: z
+      .object({ violations: z.int().min(0), seeds: z.array(z.int().min(0)) })
+      .optional()
+      .describe("failures of eosfuzz's own model (model-error, model-timeout): bugs in the tool, not in Kafka; any fails the run"),
     seedFiles: z.array(z.string()).optional().describe("seed files written by run --save-failures"),
     shrunk: shrunkSchema.optional().describe("the run's first failure shrunk to its minimal schedule (absent with --no-shrink or without failures)"),
     determinism: z

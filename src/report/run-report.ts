@@ -2,6 +2,7 @@ import type { DeterminismReport } from "../fuzz/determinism-check.js";
 import type { ShrinkSummary } from "../fuzz/shrink-seed.js";
 import type { CampaignResult, SeededViolation, StrategyInfo } from "../fuzz/campaign.js";
 import type { StopReason } from "../fuzz/campaign-tally.js";
+import { isModelFailure, MODEL_FAILURE_REASON_PREFIX } from "../fuzz/expectation.js";
 import type { CoverageSummary } from "../fuzz/protocol-coverage-summary.js";
 import type { Shard } from "../fuzz/search/search-options.js";
 import type { CampaignStatistics } from "../fuzz/statistics.js";
@@ -80,6 +81,8 @@ export interface RunReport {
   statistics: CampaignStatistics;
   /** Abstract protocol states reached and never reached, and the scenario's coverage goals. */
   coverage: CoverageSummary;
+  /** Failures of eosfuzz's own model (model-error, model-timeout): bugs in the tool, not in Kafka; any fails the run. */
+  modelFailures: { violations: number; seeds: number[] };
   /** Seed files written by --save-failures (absent without it). */
   seedFiles?: string[];
   /** The run's first failure shrunk to its minimal schedule (absent with --no-shrink or no failure). */
@@ -162,16 +165,21 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
     const detail = first === null ? `none found in ${result.seedsRun} seeds` : `first found at seed ${first} (${first - seedStart + 1} seeds in)`;
     checks.push({ clause: "find", name: `finds any of ${findAny.join(", ")} within ${budget} seeds${where}`, met, detail });
   }
-  const unexpected = verdict.unexpected.length;
-  const kinds = [...new Set(verdict.unexpected.map((v) => v.kind))].join(", ");
+  // Model failures are not protocol findings: they have their own line (and fail the run all the same).
+  const protocolUnexpected = verdict.unexpected.filter((v) => !isModelFailure(v.kind));
+  const unexpected = protocolUnexpected.length;
+  const kinds = [...new Set(protocolUnexpected.map((v) => v.kind))].join(", ");
   checks.push({
     clause: "nothing-unexpected",
     name: expect.clean || expect.find.length + findAny.length === 0 ? "no violation of any kind" : "no violation the expectation does not allow",
     met: unexpected === 0,
-    detail: unexpected === 0 ? `none in ${result.seedsRun} seeds` : `${unexpected} unexpected (${kinds}), first at seed ${verdict.unexpected[0]?.seed}`,
+    detail: unexpected === 0 ? `none in ${result.seedsRun} seeds` : `${unexpected} unexpected (${kinds}), first at seed ${protocolUnexpected[0]?.seed}`,
   });
   const covered = (reason: string) => reason.startsWith("expected ") || reason.startsWith("unexpected ");
-  for (const reason of verdict.reasons.filter((r) => !covered(r))) checks.push({ clause: "other", name: reason, met: false, detail: reason });
+  for (const reason of verdict.reasons.filter((r) => !covered(r))) {
+    const model = reason.startsWith(MODEL_FAILURE_REASON_PREFIX);
+    checks.push({ clause: "other", name: model ? "the model runs without failing (model-error, model-timeout)" : reason, met: false, detail: reason });
+  }
   if (result.interrupted) checks.push({ clause: "other", name: "runs its whole seed budget", met: false, detail: `interrupted after ${result.seedsRun} seeds` });
   return checks;
 }
@@ -184,6 +192,11 @@ function withTapeOncePerRun(violations: ReportedViolation[]): ReportedViolation[
     last = v.seed;
   }
   return violations;
+}
+
+function modelFailuresOf(violations: readonly SeededViolation[]): RunReport["modelFailures"] {
+  const failures = violations.filter((v) => isModelFailure(v.kind));
+  return { violations: failures.length, seeds: [...new Set(failures.map((v) => v.seed))].sort((a, b) => a - b) };
 }
 
 export function buildRunReport(result: CampaignResult, wallMs: number, mutant: string | null = null, startedAt: Date = new Date(Date.now() - wallMs)): RunReport {
@@ -219,6 +232,7 @@ export function buildRunReport(result: CampaignResult, wallMs: number, mutant: s
     scriptSteps: result.scriptSteps,
     statistics: result.statistics,
     coverage: result.coverage,
+    modelFailures: modelFailuresOf(result.violations),
     wallMs: Math.round(wallMs),
     eventsPerSecond: Math.round(result.events / seconds),
     seedsPerSecond: Math.round((result.seedsRun / seconds) * 10) / 10,

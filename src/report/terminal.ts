@@ -4,6 +4,7 @@ import { VIOLATION_KINDS } from "../oracle/violation.js";
 import type { Expectation } from "../scenario/schema.js";
 import type { ReportedViolation, RunReport } from "./run-report.js";
 import { renderSearchSummary } from "./search-terminal.js";
+import { isModelFailure } from "../fuzz/expectation.js";
 
 const n = (x: number) => x.toLocaleString("en-US");
 
@@ -33,7 +34,7 @@ export function violationTable(r: RunReport): string {
     style: { head: [], border: [] },
     colAligns: ["left", "right", "right", "left", "right", "left"],
   });
-  for (const kind of Object.keys(r.violationsByKind)) {
+  for (const kind of Object.keys(r.violationsByKind).filter((k) => !isModelFailure(k))) {
     const of = r.violations.filter((v) => v.kind === kind);
     const places = new Map<string, number>();
     for (const v of of) places.set(whereOf(v), (places.get(whereOf(v)) ?? 0) + 1);
@@ -44,6 +45,22 @@ export function violationTable(r: RunReport): string {
   return table.toString();
 }
 
+/** Failures of the model, apart from the protocol's violations: they are bugs in eosfuzz, to be reported. */
+function modelFailureLines(r: RunReport): string[] {
+  const failures = r.violations.filter((v) => isModelFailure(v.kind));
+  const first = failures[0];
+  if (!first) return [];
+  const byKind = Object.entries(r.violationsByKind).filter(([k]) => isModelFailure(k)).map(([k, c]) => `${k} x${c}`).join(", ");
+  const seeds = new Set(failures.map((v) => v.seed)).size;
+  return [
+    "",
+    chalk.red.bold(`  model failures: ${byKind} in ${seeds} seed${seeds === 1 ? "" : "s"}, bugs in eosfuzz, not in Kafka`),
+    `    first at seed ${first.seed}: ${first.summary}`,
+    chalk.dim(`    replay: ${first.replay}`),
+    "    please report it to the eosfuzz maintainers with the replay command",
+  ];
+}
+
 /** The human summary of a run: throughput, violations by kind and place, the verdict, one example per kind. */
 export function renderRunReport(r: RunReport, options: { examples?: number; afterHeader?: string } = {}): string {
   const out: string[] = [];
@@ -52,8 +69,10 @@ export function renderRunReport(r: RunReport, options: { examples?: number; afte
   out.push(`  ${n(r.seedsRun)} seeds, ${n(r.events)} events in ${(r.wallMs / 1000).toFixed(1)} s (${n(r.eventsPerSecond)} events/s, ${r.seedsPerSecond} seeds/s)`);
   out.push("");
   if (options.afterHeader) out.push(options.afterHeader, "");
-  if (Object.keys(r.violationsByKind).length === 0) out.push(`  ${chalk.green("no violations")}`);
+  const protocolKinds = Object.keys(r.violationsByKind).filter((k) => !isModelFailure(k));
+  if (protocolKinds.length === 0) out.push(`  ${chalk.green(Object.keys(r.violationsByKind).length === 0 ? "no violations" : "no protocol violations")}`);
   else out.push(violationTable(r).replace(/^/gm, "  "));
+  out.push(...modelFailureLines(r));
   out.push("");
   out.push(...renderSearchSummary(r));
   out.push("");

@@ -100,7 +100,11 @@ describe("eosfuzz run: scale and search flags", () => {
       ["model-timeout", 1],
     ]);
     expect(report.violations[1]?.replay).toBe("eosfuzz run --scenario kip-1228-gap --seed-start 1 --seeds 1");
-    expect(report.expectationReasons.join("\n")).toMatch(/unexpected model-timeout/);
+    // Kept apart from protocol violations: its own reason, its own check, its own count.
+    expect(report.expectationReasons).toEqual(["model failures (bugs in eosfuzz, not in Kafka): model-timeout x2 (first at seed 0)"]);
+    expect(report.modelFailures).toEqual({ violations: 2, seeds: [0, 1] });
+    expect(report.expectationChecks.find((c) => c.clause === "nothing-unexpected")?.met).toBe(true);
+    expect(report.expectationChecks.filter((c) => !c.met).map((c) => c.name)).toEqual(["the model runs without failing (model-error, model-timeout)"]);
   });
 
   it("--time-budget stops starting runs and says so", () => {

@@ -30,6 +30,9 @@ describe("expectation findAny", () => {
     const r = evaluateExpectation(expectation, [v("lost-write", 1), v("duplicate", 2), v("model-error", 4)], 0, 20);
     expect(r.met).toBe(false);
     expect(r.unexpected.map((x) => x.kind)).toEqual(["duplicate", "model-error"]);
+    // The model's failure is its own reason, never mixed into the protocol's.
+    expect(r.reasons).toEqual(["unexpected duplicate: 1 violation (first at seed 2)", "model failures (bugs in eosfuzz, not in Kafka): model-error x1 (first at seed 4)"]);
+    expect(evaluateExpectation(expectation, [v("lost-write", 1), v("model-error", 4)], 0, 20).met).toBe(false);
   });
 
   it("honours where: a kind found only at other releases does not count", () => {

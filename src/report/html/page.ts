@@ -120,6 +120,7 @@ function summaryCards(r: RunReport): string {
     card("events", n(r.events)),
     card("violations", n(r.violations.length)),
     card("failing seeds", n(r.failingSeeds.length)),
+    ...(r.modelFailures && r.modelFailures.violations > 0 ? [card("model failures (bugs in eosfuzz)", n(r.modelFailures.violations))] : []),
     card("events/s (wall clock)", n(r.eventsPerSecond)),
     card("seeds/s (wall clock)", String(r.seedsPerSecond)),
   ].join("")}</div>`;
