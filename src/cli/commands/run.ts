@@ -7,7 +7,7 @@ import { PoolExecutor } from "../../fuzz/executor/worker-pool.js";
 import { findMutant, killsMutant, MUTANTS, type Mutant, withMutant } from "../../fuzz/mutants.js";
 import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { runSearch, searchConfig } from "../../fuzz/search/run-search.js";
-import { replayFlags, seedReplayCommand } from "../../fuzz/search/replay-commands.js";
+import { campaignReplayCommand, replayFlags, seedReplayCommand } from "../../fuzz/search/replay-commands.js";
 import { type SearchOptions, shardRange } from "../../fuzz/search/search-options.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
@@ -206,7 +206,10 @@ async function executeRun(plan: RunPlan): Promise<number> {
     // Not the model (a run's own exceptions are model-error results): the pool or the tally. Name the
     // seed that was due, which is where a replay of the campaign gets to the failure.
     const seed = slice.start + tallied;
-    throw new InternalError(error, seed, seedReplayCommand(loaded.scenario.name, seed, replayFlags(options)), outDir === null ? null : `${outDir} (eosfuzz run --resume ${outDir})`);
+    const tapes = options.strategy === "coverage" || options.strategy === "exhaustive";
+    const replay = tapes ? campaignReplayCommand(loaded.scenario.name, options, seed) : seedReplayCommand(loaded.scenario.name, seed, replayFlags(options));
+    const kept = outDir === null ? null : tapes ? `${outDir}/results.jsonl` : `${outDir} (eosfuzz run --resume ${outDir})`;
+    throw new InternalError(error, seed, replay, kept);
   } finally {
     log?.close();
     progress.stop();
