@@ -20,7 +20,7 @@ describe("run --out", () => {
 
   it("writes run.json (the --json object), index.html, junit.xml and a ShiViz log per reported failure", () => {
     expect(r.code).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(["index.html", "junit.xml", "run.json", `trace-${failingSeed}.shiviz.log`].sort());
+    expect(readdirSync(dir).sort()).toEqual(["index.html", "junit.xml", "results.jsonl", "run.json", `trace-${failingSeed}.shiviz.log`].sort());
     const written = JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as RunReport;
     expect(deterministicPart(written)).toEqual(deterministicPart(JSON.parse(r.stdout)));
     expect(XMLValidator.validate(readFileSync(join(dir, "junit.xml"), "utf8"))).toBe(true);
