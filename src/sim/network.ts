@@ -1,6 +1,7 @@
 import { checkRoom } from "./bounds.js";
 import type { ChoiceSource, Stream } from "./choice-tape.js";
 import type { Simulation, Timer } from "./simulation.js";
+import { hashString } from "./trace.js";
 
 /** Latency of one message: usually [minMs, maxMs]; with probability slowPpm, [slowMinMs, slowMaxMs]. */
 export interface DelayProfile {
@@ -78,6 +79,27 @@ export interface DeliveryPolicy {
   delayMs(message: OutboundMessage): number | null;
 }
 
+/**
+ * The network's own view of a connection: what the hot path would otherwise look up by name on
+ * every message (link faults, partition keys, trace hashes of the node names, requests in flight).
+ */
+interface Link<Resp> extends Connection {
+  readonly pending: Map<number, Pending<Resp>>;
+  readonly requestFaults: LinkFaults;
+  readonly responseFaults: LinkFaults;
+  /** Keys of `blockedUntil` for the two directions. */
+  readonly requestBlockKey: string;
+  readonly responseBlockKey: string;
+  readonly clientHash: number;
+  readonly serverHash: number;
+}
+
+/** Trace hashes of the kinds emitted for every message (the rest go through `Simulation.emit`). */
+const KIND_SEND = hashString("net.send");
+const KIND_DELIVER = hashString("net.deliver");
+const KIND_REPLY = hashString("net.reply");
+const KIND_RESPONSE = hashString("net.response");
+
 /** A message about to travel, as an interceptor sees it. */
 export interface InterceptedMessage<Req, Resp> {
   readonly from: string;
@@ -115,7 +137,7 @@ export const MAX_HELD_MESSAGES = 1_000;
 
 interface HeldEntry<Req, Resp> {
   held: { id: number; message: InterceptedMessage<Req, Resp>; heldAtMs: number; deliveries: number; state: HeldMessage<Req, Resp>["state"] };
-  arrive: () => void;
+  arrive: Arrival<Req, Resp>;
 }
 
 /** Upper bound on requests in flight on one connection (Kafka clients use at most 5). */
@@ -127,11 +149,12 @@ export const MAX_IN_FLIGHT_PER_CONNECTION = 16;
  * of one connection arrive in order unless a reorder fault lets one overtake; closing a connection
  * on the client drops responses that arrive later, but requests already sent still reach the server
  * and are still processed (only their responses are lost).
+ *
+ * `faultsFor` must be a pure function of (from, to): it is asked once per connection and direction.
  */
 export class Network<Req, Resp> {
   private readonly handlers = new Map<string, (request: InboundRequest<Req, Resp>) => void>();
-  private readonly connections = new Map<number, Connection>();
-  private readonly inFlight = new Map<number, Map<number, Pending<Resp>>>();
+  private readonly connections = new Map<number, Link<Resp>>();
   private readonly stalledUntil = new Map<string, number>();
   private readonly blockedUntil = new Map<string, number>();
   /** Restarts per server: requests still travelling on a connection to an earlier incarnation are lost. */
@@ -141,6 +164,8 @@ export class Network<Req, Resp> {
   private interceptor: Interceptor<Req, Resp> | null = null;
   private readonly held = new Map<number, HeldEntry<Req, Resp>>();
   private nextHeldId = 1;
+  /** The trace keeps every event (replay): message events are then built as objects, with details. */
+  private readonly recording: boolean;
   /** When false, only base latency applies: no drops, duplicates, reorders or slow messages. */
   faultsActive = true;
   /** Set by a search strategy before the run starts; null: the links' fault profiles decide. */
@@ -153,7 +178,9 @@ export class Network<Req, Resp> {
     private readonly labelOf: (body: Req | Resp) => string,
     /** The message's key fields as short text: a recorded, unhashed annotation for diagrams. */
     private readonly detailOf: (body: Req | Resp) => string = () => "",
-  ) {}
+  ) {
+    this.recording = sim.trace.recording;
+  }
 
   /** The correlation id the next request will get (lets a sender name it in its own events first). */
   get nextCorrelationId(): number {
@@ -165,7 +192,7 @@ export class Network<Req, Resp> {
   }
 
   connect(client: string, server: string): Connection {
-    const connection: Connection = {
+    const connection: Link<Resp> = {
       id: this.nextConnectionId++,
       client,
       server,
@@ -175,15 +202,21 @@ export class Network<Req, Resp> {
       lastResponseArrivalMs: 0,
       requestStream: this.choices.stream(`net:${client}>${server}`),
       responseStream: this.choices.stream(`net:${server}>${client}`),
+      pending: new Map(),
+      requestFaults: this.faultsFor(client, server),
+      responseFaults: this.faultsFor(server, client),
+      requestBlockKey: `${client}>${server}`,
+      responseBlockKey: `${server}>${client}`,
+      clientHash: hashString(client),
+      serverHash: hashString(server),
     };
     this.connections.set(connection.id, connection);
-    this.inFlight.set(connection.id, new Map());
     this.sim.emit(client, "net.connect", { conn: connection.id, to: server });
     return connection;
   }
 
   inFlightCount(connection: Connection): number {
-    return this.inFlight.get(connection.id)?.size ?? 0;
+    return (connection as Link<Resp>).pending.size;
   }
 
   /** Send a request; exactly one of response/disconnect is reported to onResult. */
@@ -193,17 +226,19 @@ export class Network<Req, Resp> {
     timeoutMs: number,
     onResult: (result: RpcResult<Resp>) => void,
   ): number {
-    if (!connection.open) throw new Error(`request on closed connection ${connection.id}`);
-    const pending = this.inFlight.get(connection.id) as Map<number, Pending<Resp>>;
-    checkRoom(`requests in flight on connection ${connection.id} (${connection.client} to ${connection.server})`, pending.size, MAX_IN_FLIGHT_PER_CONNECTION);
+    const link = connection as Link<Resp>;
+    if (!link.open) throw new Error(`request on closed connection ${link.id}`);
+    const pending = link.pending;
+    // The bound's description is built only when it is reached (this runs for every request).
+    if (pending.size >= MAX_IN_FLIGHT_PER_CONNECTION) checkRoom(`requests in flight on connection ${link.id} (${link.client} to ${link.server})`, pending.size, MAX_IN_FLIGHT_PER_CONNECTION);
     const correlationId = this.nextCorrelationIdValue++;
     const entry: Pending<Resp> = { correlationId, onResult, timer: null };
     pending.set(correlationId, entry);
     entry.timer = this.sim.schedule(timeoutMs, () => {
-      if (pending.get(correlationId) === entry) this.close(connection, `request ${correlationId} timed out after ${timeoutMs}ms`);
+      if (pending.get(correlationId) === entry) this.close(link, `request ${correlationId} timed out after ${timeoutMs}ms`);
     });
-    this.sim.emit(connection.client, "net.send", { conn: connection.id, corr: correlationId, to: connection.server, msg: this.labelOf(body) }, () => ({ detail: this.detailOf(body) }));
-    this.transmit(connection, correlationId, "request", () => this.deliverRequest(connection, correlationId, body), body);
+    this.emitTransfer("net.send", KIND_SEND, link.client, link.clientHash, link, correlationId, link.server, link.serverHash, body);
+    this.transmit(link, correlationId, true, body);
     return correlationId;
   }
 
@@ -212,7 +247,7 @@ export class Network<Req, Resp> {
     if (!connection.open) return;
     connection.open = false;
     this.sim.emit(connection.client, "net.close", { conn: connection.id, reason });
-    const pending = this.inFlight.get(connection.id) as Map<number, Pending<Resp>>;
+    const pending = (connection as Link<Resp>).pending;
     const waiting = [...pending.values()];
     pending.clear();
     for (const p of waiting) {
@@ -229,7 +264,7 @@ export class Network<Req, Resp> {
     this.incarnations.set(server, (this.incarnations.get(server) ?? 0) + 1);
     for (const connection of this.connections.values()) {
       if (connection.server !== server || !connection.open) continue;
-      const delayMs = this.baseDelay(connection.responseStream, this.faultsFor(server, connection.client).delay);
+      const delayMs = this.baseDelay(connection.responseStream, connection.responseFaults.delay);
       this.sim.schedule(delayMs, () => this.close(connection, `${server} restarted: ${reason}`));
     }
   }
@@ -251,8 +286,8 @@ export class Network<Req, Resp> {
     return (this.stalledUntil.get(node) ?? 0) > this.sim.nowMs;
   }
 
-  private isBlocked(from: string, to: string): boolean {
-    return (this.blockedUntil.get(`${from}>${to}`) ?? 0) > this.sim.nowMs;
+  private isBlocked(key: string): boolean {
+    return this.blockedUntil.size > 0 && (this.blockedUntil.get(key) ?? 0) > this.sim.nowMs;
   }
 
   // ------------------------------------------------------------------ interception (scripts)
@@ -277,7 +312,7 @@ export class Network<Req, Resp> {
       this.held.delete(held.id);
     }
     this.sim.emit(m.from, options.keepHeld ? "net.held-copy" : "net.release", { held: held.id, conn: m.connectionId, corr: m.correlationId, dir: m.direction, msg: m.label });
-    this.arriveAt(m.to, entry.arrive);
+    this.arriveAt(entry.arrive);
   }
 
   /** Never deliver a held message. */
@@ -294,7 +329,7 @@ export class Network<Req, Resp> {
   }
 
   /** Ask the interceptor; true when it took the message out of the network. */
-  private intercepted(connection: Connection, from: string, to: string, direction: "request" | "response", arrive: () => void, correlationId: number, body: Req | Resp): boolean {
+  private intercepted(connection: Connection, from: string, to: string, direction: "request" | "response", arrive: Arrival<Req, Resp>, correlationId: number, body: Req | Resp): boolean {
     const interceptor = this.interceptor as Interceptor<Req, Resp>;
     const message: InterceptedMessage<Req, Resp> = { from, to, direction, connectionId: connection.id, correlationId, label: this.labelOf(body), body };
     if (!interceptor.inspect(message)) return false;
@@ -307,38 +342,40 @@ export class Network<Req, Resp> {
   }
 
   /** Apply link faults to one message and schedule its arrival (and maybe a duplicate's). */
-  private transmit(connection: Connection, correlationId: number, direction: "request" | "response", arrive: () => void, body: Req | Resp): void {
-    const toServer = direction === "request";
-    const from = toServer ? connection.client : connection.server;
-    const to = toServer ? connection.server : connection.client;
-    if (this.interceptor !== null && this.intercepted(connection, from, to, direction, arrive, correlationId, body)) return;
-    const stream = toServer ? connection.requestStream : connection.responseStream;
-    if (this.isBlocked(from, to)) {
-      this.sim.emit(from, "net.drop", { conn: connection.id, corr: correlationId, cause: "partition", dir: direction });
+  private transmit(link: Link<Resp>, correlationId: number, toServer: boolean, body: Req | Resp): void {
+    const direction = toServer ? "request" : "response";
+    const from = toServer ? link.client : link.server;
+    const to = toServer ? link.server : link.client;
+    const arrival: Arrival<Req, Resp> = { link, correlationId, toServer, body };
+    if (this.interceptor !== null && this.intercepted(link, from, to, direction, arrival, correlationId, body)) return;
+    const stream = toServer ? link.requestStream : link.responseStream;
+    if (this.isBlocked(toServer ? link.requestBlockKey : link.responseBlockKey)) {
+      this.sim.emit(from, "net.drop", { conn: link.id, corr: correlationId, cause: "partition", dir: direction });
       return;
     }
-    const faults = this.faultsFor(from, to);
+    const faults = toServer ? link.requestFaults : link.responseFaults;
     const faulty = this.faultsActive;
     if (faulty && stream.chance(faults.dropPpm)) {
-      this.sim.emit(from, "net.drop", { conn: connection.id, corr: correlationId, cause: "loss", dir: direction });
+      this.sim.emit(from, "net.drop", { conn: link.id, corr: correlationId, cause: "loss", dir: direction });
       return;
     }
     const copies = faulty && stream.chance(faults.duplicatePpm) ? 2 : 1;
     for (let copy = 0; copy < copies; copy++) {
-      if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: connection.id, corr: correlationId, dir: direction });
-      const decided = this.deliveryPolicy?.delayMs({ from, to, direction, label: this.labelOf(body), connectionId: connection.id, faultsActive: faulty, profile: faults.delay }) ?? null;
+      if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: link.id, corr: correlationId, dir: direction });
+      const decided = this.deliveryPolicy?.delayMs({ from, to, direction, label: this.labelOf(body), connectionId: link.id, faultsActive: faulty, profile: faults.delay }) ?? null;
       const slow = decided === null ? faulty && stream.chance(faults.delay.slowPpm) : decided > faults.delay.maxMs;
       let delayMs = decided ?? (slow ? stream.between(faults.delay.slowMinMs, faults.delay.slowMaxMs) : stream.between(faults.delay.minMs, faults.delay.maxMs));
-      if (slow) this.sim.emit(from, "net.slow", { conn: connection.id, corr: correlationId, dir: direction, copy, delayMs });
+      if (slow) this.sim.emit(from, "net.slow", { conn: link.id, corr: correlationId, dir: direction, copy, delayMs });
       const mayOvertake = faulty && stream.chance(faults.reorderPpm);
-      const last = toServer ? connection.lastRequestArrivalMs : connection.lastResponseArrivalMs;
-      let arrivalMs = this.sim.nowMs + delayMs;
+      const now = this.sim.nowMs;
+      const last = toServer ? link.lastRequestArrivalMs : link.lastResponseArrivalMs;
+      let arrivalMs = now + delayMs;
       if (!mayOvertake && arrivalMs < last) arrivalMs = last;
-      if (toServer) connection.lastRequestArrivalMs = Math.max(last, arrivalMs);
-      else connection.lastResponseArrivalMs = Math.max(last, arrivalMs);
-      if (arrivalMs < last) this.sim.emit(from, "net.overtake", { conn: connection.id, corr: correlationId, dir: direction, copy, delayMs: arrivalMs - this.sim.nowMs });
-      delayMs = arrivalMs - this.sim.nowMs;
-      this.sim.schedule(delayMs, () => this.arriveAt(to, arrive));
+      if (toServer) link.lastRequestArrivalMs = Math.max(last, arrivalMs);
+      else link.lastResponseArrivalMs = Math.max(last, arrivalMs);
+      if (arrivalMs < last) this.sim.emit(from, "net.overtake", { conn: link.id, corr: correlationId, dir: direction, copy, delayMs: arrivalMs - now });
+      delayMs = arrivalMs - now;
+      this.sim.schedule(delayMs, () => this.arriveAt(arrival));
     }
   }
 
@@ -348,54 +385,124 @@ export class Network<Req, Resp> {
   }
 
   /** A stalled node takes its messages when the stall ends, in arrival order. */
-  private arriveAt(node: string, arrive: () => void): void {
-    const until = this.stalledUntil.get(node) ?? 0;
-    if (until > this.sim.nowMs) this.sim.scheduleAt(until, () => this.arriveAt(node, arrive));
-    else arrive();
+  private arriveAt(arrival: Arrival<Req, Resp>): void {
+    const node = arrival.toServer ? arrival.link.server : arrival.link.client;
+    const until = this.stalledUntil.size > 0 ? (this.stalledUntil.get(node) ?? 0) : 0;
+    if (until > this.sim.nowMs) this.sim.scheduleAt(until, () => this.arriveAt(arrival));
+    else if (arrival.toServer) this.deliverRequest(arrival.link, arrival.correlationId, arrival.body as Req);
+    else this.deliverResponse(arrival.link, arrival.correlationId, arrival.body as Resp);
   }
 
-  private deliverRequest(connection: Connection, correlationId: number, body: Req): void {
-    if (connection.serverIncarnation !== (this.incarnations.get(connection.server) ?? 0)) {
-      this.sim.emit(connection.server, "net.drop", { conn: connection.id, cause: "server-restarted", dir: "request" });
+  private deliverRequest(link: Link<Resp>, correlationId: number, body: Req): void {
+    if (link.serverIncarnation !== (this.incarnations.get(link.server) ?? 0)) {
+      this.sim.emit(link.server, "net.drop", { conn: link.id, cause: "server-restarted", dir: "request" });
       return;
     }
-    const handler = this.handlers.get(connection.server);
-    if (!handler) throw new Error(`no server registered as ${connection.server}`);
-    this.sim.emit(connection.server, "net.deliver", { conn: connection.id, corr: correlationId, from: connection.client, msg: this.labelOf(body) });
-    let answered = false;
-    handler({
-      connectionId: connection.id,
-      from: connection.client,
-      correlationId,
-      body,
-      respond: (response: Resp) => {
-        if (answered) throw new Error(`request ${correlationId} answered twice`);
-        answered = true;
-        // The server side of the response, so that a trace pairs every arrow with both of its ends.
-        this.sim.emit(connection.server, "net.reply", { conn: connection.id, corr: correlationId, to: connection.client, msg: this.labelOf(response) }, () => ({ detail: this.detailOf(response) }));
-        this.transmit(connection, correlationId, "response", () => this.deliverResponse(connection, correlationId, response), response);
-      },
-      closeConnection: (reason: string) => {
-        answered = true;
-        this.sim.emit(connection.server, "net.server-close", { conn: connection.id, reason });
-        // The client notices the FIN after one message latency.
-        const delayMs = this.baseDelay(connection.responseStream, this.faultsFor(connection.server, connection.client).delay);
-        this.sim.schedule(delayMs, () => this.close(connection, `closed by ${connection.server}: ${reason}`));
-      },
-    });
+    const handler = this.handlers.get(link.server);
+    if (!handler) throw new Error(`no server registered as ${link.server}`);
+    if (this.recording) {
+      this.sim.emit(link.server, "net.deliver", { conn: link.id, corr: correlationId, from: link.client, msg: this.labelOf(body) });
+    } else {
+      const trace = this.sim.trace;
+      trace.beginEvent(this.sim.nowMs, link.serverHash, KIND_DELIVER);
+      trace.fieldNumber(link.id);
+      trace.fieldNumber(correlationId);
+      trace.fieldStringHash(link.clientHash);
+      trace.fieldStringHash(hashString(this.labelOf(body)));
+    }
+    handler(new ServerSideRequest(this, link, correlationId, body));
   }
 
-  private deliverResponse(connection: Connection, correlationId: number, body: Resp): void {
-    const pending = this.inFlight.get(connection.id) as Map<number, Pending<Resp>>;
+  /** The server's answer to a request (see InboundRequest.respond). */
+  respondTo(link: Link<Resp>, correlationId: number, response: Resp): void {
+    // The server side of the response, so that a trace pairs every arrow with both of its ends.
+    this.emitTransfer("net.reply", KIND_REPLY, link.server, link.serverHash, link, correlationId, link.client, link.clientHash, response);
+    this.transmit(link, correlationId, false, response);
+  }
+
+  /** The server closes a connection without answering (see InboundRequest.closeConnection). */
+  serverClose(link: Link<Resp>, reason: string): void {
+    this.sim.emit(link.server, "net.server-close", { conn: link.id, reason });
+    // The client notices the FIN after one message latency.
+    const delayMs = this.baseDelay(link.responseStream, link.responseFaults.delay);
+    this.sim.schedule(delayMs, () => this.close(link, `closed by ${link.server}: ${reason}`));
+  }
+
+  private deliverResponse(link: Link<Resp>, correlationId: number, body: Resp): void {
+    const pending = link.pending;
     const entry = pending.get(correlationId);
-    if (!connection.open || !entry) {
-      this.sim.emit(connection.client, "net.late-response", { conn: connection.id, corr: correlationId, msg: this.labelOf(body) });
+    if (!link.open || !entry) {
+      this.sim.emit(link.client, "net.late-response", { conn: link.id, corr: correlationId, msg: this.labelOf(body) });
       return;
     }
     pending.delete(correlationId);
     entry.timer?.cancel();
-    this.sim.emit(connection.client, "net.response", { conn: connection.id, corr: correlationId, msg: this.labelOf(body) });
+    if (this.recording) {
+      this.sim.emit(link.client, "net.response", { conn: link.id, corr: correlationId, msg: this.labelOf(body) });
+    } else {
+      const trace = this.sim.trace;
+      trace.beginEvent(this.sim.nowMs, link.clientHash, KIND_RESPONSE);
+      trace.fieldNumber(link.id);
+      trace.fieldNumber(correlationId);
+      trace.fieldStringHash(hashString(this.labelOf(body)));
+    }
     entry.onResult({ kind: "response", body });
+  }
+
+  /**
+   * net.send and net.reply: `{ conn, corr, to, msg }`, plus the message's detail in a recorded
+   * trace. Unrecorded, the same fields are hashed without building the event.
+   */
+  private emitTransfer(kind: string, kindHash: number, node: string, nodeHash: number, link: Link<Resp>, correlationId: number, to: string, toHash: number, body: Req | Resp): void {
+    if (this.recording) {
+      this.sim.emit(node, kind, { conn: link.id, corr: correlationId, to, msg: this.labelOf(body) }, () => ({ detail: this.detailOf(body) }));
+      return;
+    }
+    const trace = this.sim.trace;
+    trace.beginEvent(this.sim.nowMs, nodeHash, kindHash);
+    trace.fieldNumber(link.id);
+    trace.fieldNumber(correlationId);
+    trace.fieldStringHash(toHash);
+    trace.fieldStringHash(hashString(this.labelOf(body)));
+  }
+}
+
+/** A message on its way: where it goes and what it carries. */
+interface Arrival<Req, Resp> {
+  readonly link: Link<Resp>;
+  readonly correlationId: number;
+  readonly toServer: boolean;
+  readonly body: Req | Resp;
+}
+
+/** A request as its server sees it; answered at most once. */
+class ServerSideRequest<Req, Resp> implements InboundRequest<Req, Resp> {
+  private answered = false;
+
+  constructor(
+    private readonly network: Network<Req, Resp>,
+    private readonly link: Link<Resp>,
+    readonly correlationId: number,
+    readonly body: Req,
+  ) {}
+
+  get connectionId(): number {
+    return this.link.id;
+  }
+
+  get from(): string {
+    return this.link.client;
+  }
+
+  respond(response: Resp): void {
+    if (this.answered) throw new Error(`request ${this.correlationId} answered twice`);
+    this.answered = true;
+    this.network.respondTo(this.link, this.correlationId, response);
+  }
+
+  closeConnection(reason: string): void {
+    this.answered = true;
+    this.network.serverClose(this.link, reason);
   }
 }
 

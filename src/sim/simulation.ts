@@ -16,13 +16,38 @@ export interface Timer {
   cancel(): void;
 }
 
+/** Below this many cancelled events in the queue, they are left to be popped and skipped. */
+const MIN_CANCELLED_TO_COMPACT = 32;
+
+/** A queued action and its own cancel handle (one object per scheduled action, no closure). */
+class SimEvent implements ScheduledEvent, Timer {
+  cancelled = false;
+  /** Popped (fired or skipped): cancelling it now has no effect on the queue. */
+  popped = false;
+
+  constructor(
+    private readonly owner: Simulation,
+    readonly timeMs: number,
+    readonly seq: number,
+    readonly action: () => void,
+  ) {}
+
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    if (!this.popped) this.owner.noteCancelled();
+  }
+}
+
 /**
  * The discrete-event kernel: integer virtual time in milliseconds, a queue ordered by (time, seq),
  * and a bounded run loop. Nothing here knows about Kafka.
  */
 export class Simulation {
-  private readonly queue = new EventQueue();
+  private readonly queue = new EventQueue<SimEvent>();
   private seq = 0;
+  /** Cancelled events still in the queue. */
+  private cancelledQueued = 0;
   private time = 0;
   private fired = 0;
   readonly trace: Trace;
@@ -65,13 +90,18 @@ export class Simulation {
 
   private enqueue(timeMs: number, action: () => void): Timer {
     checkRoom("pending events of the simulation", this.queue.size, SIM_BOUNDS.pendingEvents);
-    const event: ScheduledEvent = { timeMs, seq: this.seq++, action, cancelled: false };
+    const event = new SimEvent(this, timeMs, this.seq++, action);
     this.queue.push(event);
-    return {
-      cancel() {
-        event.cancelled = true;
-      },
-    };
+    return event;
+  }
+
+  /** A queued event was cancelled: when they are many, drop them all (the pop order is unchanged). */
+  noteCancelled(): void {
+    this.cancelledQueued++;
+    if (this.cancelledQueued >= MIN_CANCELLED_TO_COMPACT && this.cancelledQueued * 2 >= this.queue.size) {
+      this.queue.removeCancelled();
+      this.cancelledQueued = 0;
+    }
   }
 
   /**
@@ -94,7 +124,11 @@ export class Simulation {
       }
       if (this.fired >= bounds.maxEvents) return "max-events";
       this.queue.pop();
-      if (next.cancelled) continue;
+      next.popped = true;
+      if (next.cancelled) {
+        this.cancelledQueued--;
+        continue;
+      }
       this.time = next.timeMs;
       this.fired++;
       next.action();

@@ -16,7 +16,7 @@ export interface TraceEvent {
 const stringHashes = new Map<string, number>();
 
 /** FNV-1a over UTF-16 code units; cached because kinds and node names repeat constantly. */
-function hashString(s: string): number {
+export function hashString(s: string): number {
   let h = stringHashes.get(s);
   if (h !== undefined) return h;
   h = 0x811c9dc5;
@@ -66,8 +66,7 @@ export class Trace {
 
   private absorbValue(v: TraceValue): void {
     if (typeof v === "number") {
-      this.absorb(v);
-      if (v > 0x7fffffff || v < -0x80000000) this.absorb(Math.floor(v / 0x1_0000_0000));
+      this.fieldNumber(v);
     } else if (typeof v === "string") {
       this.absorb(hashString(v));
     } else if (typeof v === "boolean") {
@@ -75,6 +74,30 @@ export class Trace {
     } else {
       this.absorb(0x1b873593);
     }
+  }
+
+  /**
+   * The hash-only form of `emit` for hot paths that run when nothing is recorded (check `recording`
+   * first and call `emit` when it is set): the event's header from pre-hashed node and kind names,
+   * then one `field*` call per field value, in the order in which `emit` would visit the keys of
+   * the equivalent fields object. The hash is the same as `emit`'s, bit for bit.
+   */
+  beginEvent(timeMs: number, nodeHash: number, kindHash: number): void {
+    this.absorb(timeMs);
+    this.absorb(nodeHash);
+    this.absorb(kindHash);
+    this.eventCount++;
+  }
+
+  /** An integer field of an event begun with `beginEvent`. */
+  fieldNumber(v: number): void {
+    this.absorb(v);
+    if (v > 0x7fffffff || v < -0x80000000) this.absorb(Math.floor(v / 0x1_0000_0000));
+  }
+
+  /** A string field of an event begun with `beginEvent`, given its `hashString`. */
+  fieldStringHash(h: number): void {
+    this.absorb(h);
   }
 
   /**

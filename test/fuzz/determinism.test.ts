@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runConfigFor } from "../../src/fuzz/campaign.js";
 import { runSeed } from "../../src/fuzz/run-seed.js";
-import { resolveScenario } from "../../src/scenario/loader.js";
+import { builtinScenarioNames, resolveScenario } from "../../src/scenario/loader.js";
 
 const SCENARIOS = ["kip-1228-gap", "tv1-legacy", "kip-1228", "kip-1228-4.2.0"];
 
@@ -50,9 +50,17 @@ describe("determinism", () => {
     expect(JSON.parse(out)).toEqual(here);
   });
 
-  it("recording the full trace does not change the hash", () => {
-    const config = runConfigFor(resolveScenario("tv1-legacy"));
-    expect(runSeed(config, { seed: 9 }, { recordTrace: true }).traceHash).toBe(runSeed(config, { seed: 9 }).traceHash);
+  // Unrecorded runs hash hot events without building them (Trace.beginEvent): both paths must agree.
+  it.each(builtinScenarioNames())("%s: recording the full trace does not change the hash, the counts or the violations", (name) => {
+    const config = runConfigFor(resolveScenario(name));
+    for (const seed of [4, 9]) {
+      const recorded = runSeed(config, { seed }, { recordTrace: true });
+      const plain = runSeed(config, { seed });
+      expect(plain.traceHash).toBe(recorded.traceHash);
+      expect(plain.stats).toEqual(recorded.stats);
+      expect(plain.violations).toEqual(recorded.violations);
+      expect(recorded.trace?.length).toBe(recorded.stats.traceEvents);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Trace } from "../../src/sim/trace.js";
+import { hashString, Trace } from "../../src/sim/trace.js";
 
 describe("Trace", () => {
   it("hashes equal event sequences equally and records when asked", () => {
@@ -35,5 +35,25 @@ describe("Trace", () => {
     });
     for (const other of hashes) expect(other).not.toBe(h);
     expect(new Set(hashes).size).toBe(hashes.length);
+  });
+
+  it("gives the same hash through beginEvent and field calls as through emit", () => {
+    const viaEmit = new Trace();
+    const viaFields = new Trace();
+    const events: [number, string, string, Record<string, number | string>][] = [
+      [3, "c0", "net.send", { conn: 7, corr: 11, to: "broker-0", msg: "Fetch" }],
+      [9, "broker-0", "net.response", { conn: 7, corr: 2 ** 40 + 5, msg: "Produce" }],
+      [12, "tc-0", "x", { a: -3, b: -(2 ** 35) }],
+    ];
+    for (const [timeMs, node, kind, fields] of events) {
+      viaEmit.emit(timeMs, node, kind, fields);
+      viaFields.beginEvent(timeMs, hashString(node), hashString(kind));
+      for (const value of Object.values(fields)) {
+        if (typeof value === "number") viaFields.fieldNumber(value);
+        else viaFields.fieldStringHash(hashString(value));
+      }
+    }
+    expect(viaFields.hash()).toBe(viaEmit.hash());
+    expect(viaFields.count).toBe(viaEmit.count);
   });
 });
