@@ -237,8 +237,9 @@ export class Network<Req, Resp> {
     entry.timer = this.sim.schedule(timeoutMs, () => {
       if (pending.get(correlationId) === entry) this.close(link, `request ${correlationId} timed out after ${timeoutMs}ms`);
     });
-    this.emitTransfer("net.send", KIND_SEND, link.client, link.clientHash, link, correlationId, link.server, link.serverHash, body);
-    this.transmit(link, correlationId, true, body);
+    const labelHash = this.recording ? 0 : hashString(this.labelOf(body));
+    this.emitTransfer("net.send", KIND_SEND, link.client, link.clientHash, link, correlationId, link.server, link.serverHash, body, labelHash);
+    this.transmit(link, correlationId, true, body, labelHash);
     return correlationId;
   }
 
@@ -342,11 +343,11 @@ export class Network<Req, Resp> {
   }
 
   /** Apply link faults to one message and schedule its arrival (and maybe a duplicate's). */
-  private transmit(link: Link<Resp>, correlationId: number, toServer: boolean, body: Req | Resp): void {
+  private transmit(link: Link<Resp>, correlationId: number, toServer: boolean, body: Req | Resp, labelHash: number): void {
     const direction = toServer ? "request" : "response";
     const from = toServer ? link.client : link.server;
     const to = toServer ? link.server : link.client;
-    const arrival: Arrival<Req, Resp> = { link, correlationId, toServer, body };
+    const arrival: Arrival<Req, Resp> = { link, correlationId, toServer, body, labelHash };
     if (this.interceptor !== null && this.intercepted(link, from, to, direction, arrival, correlationId, body)) return;
     const stream = toServer ? link.requestStream : link.responseStream;
     if (this.isBlocked(toServer ? link.requestBlockKey : link.responseBlockKey)) {
@@ -389,11 +390,11 @@ export class Network<Req, Resp> {
     const node = arrival.toServer ? arrival.link.server : arrival.link.client;
     const until = this.stalledUntil.size > 0 ? (this.stalledUntil.get(node) ?? 0) : 0;
     if (until > this.sim.nowMs) this.sim.scheduleAt(until, () => this.arriveAt(arrival));
-    else if (arrival.toServer) this.deliverRequest(arrival.link, arrival.correlationId, arrival.body as Req);
-    else this.deliverResponse(arrival.link, arrival.correlationId, arrival.body as Resp);
+    else if (arrival.toServer) this.deliverRequest(arrival.link, arrival.correlationId, arrival.body as Req, arrival.labelHash);
+    else this.deliverResponse(arrival.link, arrival.correlationId, arrival.body as Resp, arrival.labelHash);
   }
 
-  private deliverRequest(link: Link<Resp>, correlationId: number, body: Req): void {
+  private deliverRequest(link: Link<Resp>, correlationId: number, body: Req, labelHash: number): void {
     if (link.serverIncarnation !== (this.incarnations.get(link.server) ?? 0)) {
       this.sim.emit(link.server, "net.drop", { conn: link.id, cause: "server-restarted", dir: "request" });
       return;
@@ -408,7 +409,7 @@ export class Network<Req, Resp> {
       trace.fieldNumber(link.id);
       trace.fieldNumber(correlationId);
       trace.fieldStringHash(link.clientHash);
-      trace.fieldStringHash(hashString(this.labelOf(body)));
+      trace.fieldStringHash(labelHash);
     }
     handler(new ServerSideRequest(this, link, correlationId, body));
   }
@@ -416,8 +417,9 @@ export class Network<Req, Resp> {
   /** The server's answer to a request (see InboundRequest.respond). */
   respondTo(link: Link<Resp>, correlationId: number, response: Resp): void {
     // The server side of the response, so that a trace pairs every arrow with both of its ends.
-    this.emitTransfer("net.reply", KIND_REPLY, link.server, link.serverHash, link, correlationId, link.client, link.clientHash, response);
-    this.transmit(link, correlationId, false, response);
+    const labelHash = this.recording ? 0 : hashString(this.labelOf(response));
+    this.emitTransfer("net.reply", KIND_REPLY, link.server, link.serverHash, link, correlationId, link.client, link.clientHash, response, labelHash);
+    this.transmit(link, correlationId, false, response, labelHash);
   }
 
   /** The server closes a connection without answering (see InboundRequest.closeConnection). */
@@ -428,7 +430,7 @@ export class Network<Req, Resp> {
     this.sim.schedule(delayMs, () => this.close(link, `closed by ${link.server}: ${reason}`));
   }
 
-  private deliverResponse(link: Link<Resp>, correlationId: number, body: Resp): void {
+  private deliverResponse(link: Link<Resp>, correlationId: number, body: Resp, labelHash: number): void {
     const pending = link.pending;
     const entry = pending.get(correlationId);
     if (!link.open || !entry) {
@@ -444,7 +446,7 @@ export class Network<Req, Resp> {
       trace.beginEvent(this.sim.nowMs, link.clientHash, KIND_RESPONSE);
       trace.fieldNumber(link.id);
       trace.fieldNumber(correlationId);
-      trace.fieldStringHash(hashString(this.labelOf(body)));
+      trace.fieldStringHash(labelHash);
     }
     entry.onResult({ kind: "response", body });
   }
@@ -453,7 +455,18 @@ export class Network<Req, Resp> {
    * net.send and net.reply: `{ conn, corr, to, msg }`, plus the message's detail in a recorded
    * trace. Unrecorded, the same fields are hashed without building the event.
    */
-  private emitTransfer(kind: string, kindHash: number, node: string, nodeHash: number, link: Link<Resp>, correlationId: number, to: string, toHash: number, body: Req | Resp): void {
+  private emitTransfer(
+    kind: string,
+    kindHash: number,
+    node: string,
+    nodeHash: number,
+    link: Link<Resp>,
+    correlationId: number,
+    to: string,
+    toHash: number,
+    body: Req | Resp,
+    labelHash: number,
+  ): void {
     if (this.recording) {
       this.sim.emit(node, kind, { conn: link.id, corr: correlationId, to, msg: this.labelOf(body) }, () => ({ detail: this.detailOf(body) }));
       return;
@@ -463,7 +476,7 @@ export class Network<Req, Resp> {
     trace.fieldNumber(link.id);
     trace.fieldNumber(correlationId);
     trace.fieldStringHash(toHash);
-    trace.fieldStringHash(hashString(this.labelOf(body)));
+    trace.fieldStringHash(labelHash);
   }
 }
 
@@ -473,6 +486,8 @@ interface Arrival<Req, Resp> {
   readonly correlationId: number;
   readonly toServer: boolean;
   readonly body: Req | Resp;
+  /** Trace hash of the message's label (0 when the trace is recorded: events are then built whole). */
+  readonly labelHash: number;
 }
 
 /** A request as its server sees it; answered at most once. */

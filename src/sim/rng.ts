@@ -26,12 +26,21 @@ export class Rng {
   /** Unbiased integer in [0, n), n <= 2^32, by rejection sampling on the 32-bit output. */
   intBelow(n: number): number {
     if (!(n >= 1 && n <= TWO_32 && Number.isInteger(n))) throw new RangeError(`intBelow(${n})`);
-    const limit = TWO_32 - (TWO_32 % n);
+    const limit = TWO_32 - remainder(TWO_32, n);
     for (let attempt = 0; attempt < 64; attempt++) {
       const x = this.prng.int32() >>> 0;
-      if (x < limit) return x % n;
+      if (x < limit) return remainder(x, n);
     }
     // 64 rejections in a row has probability < 2^-64; fall back to a biased draw rather than loop.
-    return (this.prng.int32() >>> 0) % n;
+    return remainder(this.prng.int32() >>> 0, n);
   }
+}
+
+/**
+ * x % n for integers 0 <= x <= 2^32 and 1 <= n <= 2^32, without the floating-point remainder (`%`
+ * on values beyond int32 is a slow library call). Exact: x/n is at least 1/x away from the next
+ * integer, far more than a double's rounding error at this size, so the floor is the true quotient.
+ */
+export function remainder(x: number, n: number): number {
+  return x - Math.floor(x / n) * n;
 }

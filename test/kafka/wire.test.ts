@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ByteReader, WireFormatError } from "../../src/kafka/wire/byte-buffer.js";
+import { ByteReader, ByteWriter, WireFormatError } from "../../src/kafka/wire/byte-buffer.js";
 import {
   decodeWriteTxnMarkersResponse,
   encodeWriteTxnMarkersRequest,
@@ -77,5 +78,50 @@ describe("WriteTxnMarkers wire format", () => {
     const results = [{ producerId: 4001, topics: [{ name: "orders", partitions: [{ partitionIndex: 0, errorCode: 0 }, { partitionIndex: 2, errorCode: 47 }] }] }];
     const decoded = decodeWriteTxnMarkersResponse(2, encodeWriteTxnMarkersResponse(2, 5, results));
     expect(decoded).toEqual({ correlationId: 5, markers: results });
+  });
+});
+
+describe("Kafka primitives", () => {
+  /** The reference: DataView's big-endian accessors and the platform's strict UTF-8 codec. */
+  const reference = (v: { i8: number; i16: number; i32: number; i64: number; s: string }): Uint8Array => {
+    const text = new TextEncoder().encode(v.s);
+    const out = new Uint8Array(1 + 2 + 4 + 8 + 1 + text.length);
+    const view = new DataView(out.buffer);
+    view.setInt8(0, v.i8);
+    view.setInt16(1, v.i16);
+    view.setInt32(3, v.i32);
+    const hi = Math.floor(v.i64 / 2 ** 32);
+    view.setInt32(7, hi);
+    view.setUint32(11, v.i64 - hi * 2 ** 32);
+    out[15] = text.length + 1; // uvarint of a short length
+    out.set(text, 16);
+    return out;
+  };
+
+  it("write and read like DataView and TextEncoder/TextDecoder, signs and non-ASCII text included", () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          i8: fc.integer({ min: -128, max: 127 }),
+          i16: fc.integer({ min: -32768, max: 32767 }),
+          i32: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+          i64: fc.maxSafeInteger(),
+          s: fc.string({ unit: "grapheme", maxLength: 20 }).filter((s) => new TextEncoder().encode(s).length < 127),
+        }),
+        (v) => {
+          const bytes = new ByteWriter().int8(v.i8).int16(v.i16).int32(v.i32).int64(v.i64).compactString(v.s).bytes();
+          expect(toHex(bytes)).toBe(toHex(reference(v)));
+          const r = new ByteReader(bytes);
+          expect([r.int8(), r.int16(), r.int32(), r.int64(), r.compactString()]).toEqual([v.i8, v.i16, v.i32, v.i64, v.s]);
+          r.expectEnd("primitives");
+        },
+      ),
+      { seed: 11, numRuns: 300 },
+    );
+  });
+
+  it("rejects malformed UTF-8 in a string", () => {
+    const r = new ByteReader(Uint8Array.of(3, 0x61, 0xc3));
+    expect(() => r.compactString()).toThrow(WireFormatError);
   });
 });

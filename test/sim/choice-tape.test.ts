@@ -1,6 +1,8 @@
+import fc from "fast-check";
+import seedrandom from "seedrandom";
 import { describe, expect, it } from "vitest";
 import { ChoiceSource } from "../../src/sim/choice-tape.js";
-import { Rng } from "../../src/sim/rng.js";
+import { remainder, Rng } from "../../src/sim/rng.js";
 
 function draw(source: ChoiceSource): number[] {
   const out: number[] = [];
@@ -87,6 +89,32 @@ describe("Rng", () => {
     a.intBelow(10);
     const b = Rng.fromState(JSON.parse(JSON.stringify(a.state())));
     expect([a.intBelow(1e9), a.intBelow(1e9)]).toEqual([b.intBelow(1e9), b.intBelow(1e9)]);
+  });
+
+  it("remainder equals % for every integer pair up to 2^32 (edges and random pairs)", () => {
+    const edges = [0, 1, 2, 3, 5, 1_000_000, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff, 0x1_0000_0000];
+    for (const x of edges) for (const n of edges) if (n >= 1) expect(remainder(x, n)).toBe(x % n);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0x1_0000_0000 }), fc.integer({ min: 1, max: 0x1_0000_0000 }), (x, n) => remainder(x, n) === x % n),
+      { seed: 5, numRuns: 20_000 },
+    );
+  });
+
+  it("draws the same sequence as the rejection sampler written with %", () => {
+    const TWO_32 = 0x1_0000_0000;
+    const a = Rng.fromSeed("same");
+    const b = seedrandom.tychei("eosfuzz:same:main", { state: true });
+    const reference = (n: number): number => {
+      const limit = TWO_32 - (TWO_32 % n);
+      for (;;) {
+        const x = b.int32() >>> 0;
+        if (x < limit) return x % n;
+      }
+    };
+    for (let i = 0; i < 5_000; i++) {
+      const n = [2, 6, 1_000_000, 0x80000001, 0xffffffff, 1 + ((i * 7919) % 100_000)][i % 6] as number;
+      expect(a.intBelow(n)).toBe(reference(n));
+    }
   });
 });
 

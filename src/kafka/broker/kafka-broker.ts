@@ -1,6 +1,8 @@
+import type { Stream } from "../../sim/choice-tape.js";
 import type { InboundRequest } from "../../sim/network.js";
 import { Errors } from "../common/errors.js";
-import type { PartitionKey } from "../common/types.js";
+import type { PartitionKey, TransactionResult } from "../common/types.js";
+import type { MarkerOutcome } from "../ghost.js";
 import type { ClusterContext } from "../cluster-context.js";
 import type { FetchRequest, KafkaRequest, KafkaResponse, ProduceRequest, WriteTxnMarkersRequest } from "../protocol.js";
 import type { ReleaseName, ReleaseProfile } from "../release.js";
@@ -28,6 +30,7 @@ export class KafkaBroker {
   private readonly verifier: AddPartitionsToTxnManager;
   /** Replication is in order: an append is replicated no earlier than the one before it. */
   private lastReplicationMs = new Map<PartitionKey, number>();
+  private replicationStream: Stream | null = null;
 
   constructor(
     private readonly ctx: ClusterContext,
@@ -43,6 +46,10 @@ export class KafkaBroker {
 
   get releaseName(): ReleaseName {
     return this.release.name;
+  }
+
+  get nowMs(): number {
+    return this.ctx.sim.nowMs;
   }
 
   get profile(): ReleaseProfile {
@@ -143,7 +150,9 @@ export class KafkaBroker {
   /** Schedule the high watermark to reach `endOffset` (in append order), then run `then`. */
   private replicate(partition: PartitionKey, endOffset: number, then: () => void): void {
     const { min, max } = this.ctx.config.replicationDelayMs;
-    const delay = this.ctx.choices.between(`replication:${this.id}`, min, max);
+    // The stream is resolved at its first use, as a by-name draw would create it (tape order unchanged).
+    this.replicationStream ??= this.ctx.choices.stream(`replication:${this.id}`);
+    const delay = this.replicationStream.between(min, max);
     const at = Math.max(this.ctx.sim.nowMs + delay, this.lastReplicationMs.get(partition) ?? 0);
     this.lastReplicationMs.set(partition, at);
     this.ctx.sim.scheduleAt(at, () => {
@@ -228,26 +237,10 @@ export class KafkaBroker {
   ): number {
     const log = this.logs.get(partition);
     const result = marker.transactionResult ? "COMMIT" : "ABORT";
-    const common = {
-      markerId: ghost.markerId,
-      resend: ghost.resend,
-      ghostTxn: ghost.ghostTxn,
-      transactionalId: ghost.transactionalId,
-      broker: this.id,
-      brokerRelease: this.release.name,
-      partition,
-      requestVersion: version,
-      correlationId,
-      transactionVersionSeen: marker.transactionVersion,
-      producerId: marker.producerId,
-      markerEpoch: marker.producerEpoch,
-      coordinatorEpoch: marker.coordinatorEpoch,
-      result,
-      atMs: this.ctx.sim.nowMs,
-    } as const;
+    const report = (judged: MarkerJudgement) => this.ctx.ghost.markerApplied(markerOutcome(this, partition, marker, ghost, version, correlationId, result, judged));
     if (!log) {
       const errorCode = this.ctx.metadata.leaderOf(partition) === null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.NOT_LEADER_OR_FOLLOWER;
-      this.ctx.ghost.markerApplied({ ...common, storedEpochBefore: -1, storedCoordinatorEpochBefore: -1, openTxnBefore: false, rule: "unchecked", errorCode, markerOffset: null, completed: null, closedBatches: [] });
+      report({ storedEpochBefore: -1, storedCoordinatorEpochBefore: -1, openTxnBefore: false, rule: "unchecked", errorCode, markerOffset: null, completed: null, closedBatches: [] });
       return errorCode;
     }
     const outcome = log.appendMarker({
@@ -260,8 +253,7 @@ export class KafkaBroker {
     });
     if (outcome.kind === "error") {
       this.ctx.sim.emit(this.id, "marker.rejected", { partition, pid: marker.producerId, epoch: marker.producerEpoch, stored: outcome.storedEpochBefore, ce: marker.coordinatorEpoch, tv: marker.transactionVersion, rule: outcome.rule, error: outcome.errorCode, txn: ghost.ghostTxn, marker: ghost.markerId, resend: ghost.resend, v: version, corr: correlationId });
-      this.ctx.ghost.markerApplied({
-        ...common,
+      report({
         storedEpochBefore: outcome.storedEpochBefore,
         storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
         openTxnBefore: outcome.openTxnBefore,
@@ -291,8 +283,7 @@ export class KafkaBroker {
       v: version,
       corr: correlationId,
     });
-    this.ctx.ghost.markerApplied({
-      ...common,
+    report({
       storedEpochBefore: outcome.storedEpochBefore,
       storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
       openTxnBefore: outcome.openTxnBefore,
@@ -334,6 +325,50 @@ export class KafkaBroker {
       abortedTransactions: read.abortedTransactions,
     });
   }
+}
+
+/** What the leader's checks made of one marker at one partition. */
+type MarkerJudgement = Pick<
+  MarkerOutcome,
+  "storedEpochBefore" | "storedCoordinatorEpochBefore" | "openTxnBefore" | "rule" | "errorCode" | "markerOffset" | "completed" | "closedBatches"
+>;
+
+/** The ghost's record of one marker at one partition, every field written out in one literal (spreading a shared part made V8 build it slowly). */
+function markerOutcome(
+  broker: KafkaBroker,
+  partition: PartitionKey,
+  marker: WritableTxnMarker,
+  ghost: WriteTxnMarkersRequest["ghosts"][number],
+  version: number,
+  correlationId: number,
+  result: TransactionResult,
+  judged: MarkerJudgement,
+): MarkerOutcome {
+  return {
+    markerId: ghost.markerId,
+    resend: ghost.resend,
+    ghostTxn: ghost.ghostTxn,
+    transactionalId: ghost.transactionalId,
+    broker: broker.id,
+    brokerRelease: broker.releaseName,
+    partition,
+    requestVersion: version,
+    correlationId,
+    transactionVersionSeen: marker.transactionVersion,
+    producerId: marker.producerId,
+    markerEpoch: marker.producerEpoch,
+    coordinatorEpoch: marker.coordinatorEpoch,
+    result,
+    atMs: broker.nowMs,
+    storedEpochBefore: judged.storedEpochBefore,
+    storedCoordinatorEpochBefore: judged.storedCoordinatorEpochBefore,
+    openTxnBefore: judged.openTxnBefore,
+    rule: judged.rule,
+    errorCode: judged.errorCode,
+    markerOffset: judged.markerOffset,
+    completed: judged.completed,
+    closedBatches: judged.closedBatches,
+  };
 }
 
 function produceError(errorCode: number, message: string): KafkaResponse {

@@ -137,7 +137,18 @@ export class TransactionMarkerChannelManager {
     for (const [broker, list] of byBroker) {
       const entry: TxnMarkerEntry = resendOf && sameSet(resendOf.partitions, list)
         ? resendOf
-        : { ...fields, markerId: resendOf?.markerId ?? this.markerIds.next(), partitions: list, resend: resendOf?.resend ?? 0 };
+        : {
+            transactionalId: fields.transactionalId,
+            producerId: fields.producerId,
+            producerEpoch: fields.producerEpoch,
+            result: fields.result,
+            coordinatorEpoch: fields.coordinatorEpoch,
+            transactionVersion: fields.transactionVersion,
+            ghostTxn: fields.ghostTxn,
+            markerId: resendOf?.markerId ?? this.markerIds.next(),
+            partitions: list,
+            resend: resendOf?.resend ?? 0,
+          };
       const channel = this.channel(broker);
       checkRoom(`markers queued at ${this.self} for ${broker}`, channel.queue.length, MAX_QUEUED_PER_BROKER);
       channel.queue.push({ pending, entry });

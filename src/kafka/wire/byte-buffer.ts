@@ -5,10 +5,43 @@ export class WireFormatError extends Error {
 
 const TWO_32 = 0x1_0000_0000;
 
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Bound on cached string encodings (topic names and client ids repeat; anything else is encoded afresh). */
+const MAX_CACHED_STRINGS = 1_000;
+const encodedStrings = new Map<string, Uint8Array>();
+
+/** UTF-8 bytes of `s`, cached: callers copy them into their buffer and never change them. */
+function utf8(s: string): Uint8Array {
+  let bytes = encodedStrings.get(s);
+  if (bytes === undefined) {
+    bytes = utf8Encoder.encode(s);
+    if (encodedStrings.size < MAX_CACHED_STRINGS) encodedStrings.set(s, bytes);
+  }
+  return bytes;
+}
+
+/** Bytes `from` to `to` as text: ASCII directly, anything else through the strict UTF-8 decoder. */
+function decodeUtf8(data: Uint8Array, from: number, to: number): string {
+  let s = "";
+  for (let i = from; i < to; i++) {
+    const b = data[i] as number;
+    if (b >= 0x80) {
+      try {
+        return utf8Decoder.decode(data.subarray(from, to));
+      } catch {
+        throw new WireFormatError(`string: invalid UTF-8 at offset ${from}`);
+      }
+    }
+    s += String.fromCharCode(b);
+  }
+  return s;
+}
+
 /** Big-endian writer for Kafka's primitive types (flexible-version compact forms included). */
 export class ByteWriter {
   private buffer = new Uint8Array(64);
-  private view = new DataView(this.buffer.buffer);
   private length = 0;
 
   private ensure(extra: number): void {
@@ -18,13 +51,11 @@ export class ByteWriter {
     const next = new Uint8Array(size);
     next.set(this.buffer.subarray(0, this.length));
     this.buffer = next;
-    this.view = new DataView(next.buffer);
   }
 
   int8(v: number): this {
     this.ensure(1);
-    this.view.setInt8(this.length, v);
-    this.length += 1;
+    this.buffer[this.length++] = v & 0xff;
     return this;
   }
 
@@ -34,16 +65,28 @@ export class ByteWriter {
 
   int16(v: number): this {
     this.ensure(2);
-    this.view.setInt16(this.length, v);
+    const b = this.buffer;
+    b[this.length] = (v >> 8) & 0xff;
+    b[this.length + 1] = v & 0xff;
     this.length += 2;
     return this;
   }
 
   int32(v: number): this {
     this.ensure(4);
-    this.view.setInt32(this.length, v);
-    this.length += 4;
+    this.putInt32(v);
     return this;
+  }
+
+  /** Four bytes, big-endian, of the low 32 bits of v (the caller ensured the room). */
+  private putInt32(v: number): void {
+    const b = this.buffer;
+    const at = this.length;
+    b[at] = (v >>> 24) & 0xff;
+    b[at + 1] = (v >>> 16) & 0xff;
+    b[at + 2] = (v >>> 8) & 0xff;
+    b[at + 3] = v & 0xff;
+    this.length = at + 4;
   }
 
   /** int64 from a JS number (exact up to 2^53; producer ids stay far below). */
@@ -52,9 +95,8 @@ export class ByteWriter {
     const hi = Math.floor(v / TWO_32);
     const lo = v - hi * TWO_32;
     this.ensure(8);
-    this.view.setInt32(this.length, hi);
-    this.view.setUint32(this.length + 4, lo);
-    this.length += 8;
+    this.putInt32(hi);
+    this.putInt32(lo);
     return this;
   }
 
@@ -76,7 +118,7 @@ export class ByteWriter {
 
   /** COMPACT_STRING: uvarint(length + 1) then UTF-8 bytes. */
   compactString(s: string): this {
-    const bytes = new TextEncoder().encode(s);
+    const bytes = utf8(s);
     this.uvarint(bytes.length + 1);
     this.ensure(bytes.length);
     this.buffer.set(bytes, this.length);
@@ -87,7 +129,7 @@ export class ByteWriter {
   /** NULLABLE_STRING (non-compact, int16 length), used by request header v2's client id. */
   nullableString(s: string | null): this {
     if (s === null) return this.int16(-1);
-    const bytes = new TextEncoder().encode(s);
+    const bytes = utf8(s);
     this.int16(bytes.length);
     this.ensure(bytes.length);
     this.buffer.set(bytes, this.length);
@@ -115,10 +157,13 @@ export class ByteWriter {
 /** Big-endian reader; every read checks bounds and throws WireFormatError instead of reading garbage. */
 export class ByteReader {
   private offset = 0;
-  private readonly view: DataView;
 
-  constructor(private readonly data: Uint8Array) {
-    this.view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  constructor(private readonly data: Uint8Array) {}
+
+  /** Four bytes big-endian at `at` as a signed 32-bit integer (bounds checked by the caller). */
+  private int32At(at: number): number {
+    const d = this.data;
+    return ((d[at] as number) << 24) | ((d[at + 1] as number) << 16) | ((d[at + 2] as number) << 8) | (d[at + 3] as number);
   }
 
   get remaining(): number {
@@ -131,7 +176,7 @@ export class ByteReader {
 
   int8(): number {
     this.need(1, "int8");
-    return this.view.getInt8(this.offset++);
+    return ((this.data[this.offset++] as number) << 24) >> 24;
   }
 
   bool(): boolean {
@@ -142,22 +187,22 @@ export class ByteReader {
 
   int16(): number {
     this.need(2, "int16");
-    const v = this.view.getInt16(this.offset);
+    const v = ((((this.data[this.offset] as number) << 8) | (this.data[this.offset + 1] as number)) << 16) >> 16;
     this.offset += 2;
     return v;
   }
 
   int32(): number {
     this.need(4, "int32");
-    const v = this.view.getInt32(this.offset);
+    const v = this.int32At(this.offset);
     this.offset += 4;
     return v;
   }
 
   int64(): number {
     this.need(8, "int64");
-    const hi = this.view.getInt32(this.offset);
-    const lo = this.view.getUint32(this.offset + 4);
+    const hi = this.int32At(this.offset);
+    const lo = this.int32At(this.offset + 4) >>> 0;
     this.offset += 8;
     const v = hi * TWO_32 + lo;
     if (!Number.isSafeInteger(v)) throw new WireFormatError(`int64 beyond 2^53: hi=${hi}`);
@@ -181,7 +226,7 @@ export class ByteReader {
     const n = this.uvarint();
     if (n === 0) throw new WireFormatError("compact string: null where a string is required");
     this.need(n - 1, "compact string");
-    const s = new TextDecoder("utf-8", { fatal: true }).decode(this.data.subarray(this.offset, this.offset + n - 1));
+    const s = decodeUtf8(this.data, this.offset, this.offset + n - 1);
     this.offset += n - 1;
     return s;
   }
@@ -190,7 +235,7 @@ export class ByteReader {
     const n = this.int16();
     if (n < 0) return null;
     this.need(n, "string");
-    const s = new TextDecoder("utf-8", { fatal: true }).decode(this.data.subarray(this.offset, this.offset + n));
+    const s = decodeUtf8(this.data, this.offset, this.offset + n);
     this.offset += n;
     return s;
   }
