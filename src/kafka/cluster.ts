@@ -217,7 +217,11 @@ export class Cluster {
     for (const c of this.consumers) c.start();
     this.nemesis.start();
     sim.scheduleAt(spec.faults.windowMs, () => this.endFaults());
-    const producersDone = () => this.producers.every((p) => p.isDone);
+    // Asked before every event: a plain loop, no closure per producer.
+    const producersDone = () => {
+      for (const p of this.producers) if (!p.isDone) return false;
+      return true;
+    };
     const bounds = { maxEvents: spec.bounds.maxEvents, maxTimeMs: spec.bounds.workloadDeadlineMs };
     let stop = sim.run(bounds, () => producersDone() || abort());
     const workloadEndMs = sim.nowMs;

@@ -124,4 +124,15 @@ describe("Kafka primitives", () => {
     const r = new ByteReader(Uint8Array.of(3, 0x61, 0xc3));
     expect(() => r.compactString()).toThrow(WireFormatError);
   });
+
+  it("gives every encoded message its own bytes, also after a failed encoding and for big messages", () => {
+    const first = encodeWriteTxnMarkersRequestBody(1, [marker]);
+    const firstHex = toHex(first);
+    expect(() => encodeWriteTxnMarkersRequestBody(0, [marker])).toThrow(WireFormatError);
+    const big = Array.from({ length: 800 }, (_, i) => ({ ...marker, producerId: i }));
+    const many = [encodeWriteTxnMarkersRequestBody(2, big), ...Array.from({ length: 2_000 }, () => encodeWriteTxnMarkersRequestBody(2, [marker]))];
+    expect(toHex(first)).toBe(firstHex);
+    expect(many.slice(1).every((m) => toHex(m) === GOLDEN_V2)).toBe(true);
+    expect(readWriteTxnMarkersRequestBody(new ByteReader(many[0] as Uint8Array), 2)).toEqual(big);
+  });
 });

@@ -315,12 +315,13 @@ export class KafkaBroker {
     if (!log) {
       return request.respond({ api: "Fetch", errorCode: Errors.NOT_LEADER_OR_FOLLOWER, highWatermark: -1, lastStableOffset: -1, batches: [], abortedTransactions: [] });
     }
-    const read = log.read(body.fetchOffset, body.isolation, body.maxBatches);
+    const lastStableOffset = log.lastStableOffset();
+    const read = log.read(body.fetchOffset, body.isolation, body.maxBatches, false, lastStableOffset);
     request.respond({
       api: "Fetch",
       errorCode: Errors.NONE,
       highWatermark: log.highWatermark,
-      lastStableOffset: log.lastStableOffset(),
+      lastStableOffset,
       batches: read.batches,
       abortedTransactions: read.abortedTransactions,
     });

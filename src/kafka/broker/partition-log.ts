@@ -307,11 +307,17 @@ export class PartitionLog {
   }
 
   /** A fetch: batches from fetchOffset below the isolation's upper bound, plus aborted ranges. */
-  read(fetchOffset: number, isolation: Isolation, maxBatches: number, ignoreLso = false): { batches: LogBatch[]; abortedTransactions: AbortedTxn[]; upperBound: number } {
-    const upperBound = isolation === "READ_COMMITTED" && !ignoreLso ? this.lastStableOffset() : this.highWatermark;
+  read(
+    fetchOffset: number,
+    isolation: Isolation,
+    maxBatches: number,
+    ignoreLso = false,
+    lastStableOffset = this.lastStableOffset(),
+  ): { batches: LogBatch[]; abortedTransactions: AbortedTxn[]; upperBound: number } {
+    const upperBound = isolation === "READ_COMMITTED" && !ignoreLso ? lastStableOffset : this.highWatermark;
     const batches: LogBatch[] = [];
-    for (const b of this.batches) {
-      if (b.lastOffset < fetchOffset) continue;
+    for (let i = this.firstBatchEndingAtOrAfter(fetchOffset); i < this.batches.length; i++) {
+      const b = this.batches[i] as LogBatch;
       if (b.baseOffset >= upperBound || batches.length >= maxBatches) break;
       batches.push(b);
     }
@@ -322,6 +328,18 @@ export class PartitionLog {
       }
     }
     return { batches, abortedTransactions, upperBound };
+  }
+
+  /** Index of the first batch whose last offset is >= offset (batches are in offset order). */
+  private firstBatchEndingAtOrAfter(offset: number): number {
+    let low = 0;
+    let high = this.batches.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((this.batches[mid] as LogBatch).lastOffset < offset) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 
   /** Data batches of `producerId` in [firstOffset, lastOffset] (the records a marker closed). */

@@ -128,11 +128,13 @@ export class ReadCommittedConsumer {
         const body = r.body as KafkaResponse;
         if (body.api !== "Fetch" || body.errorCode !== Errors.NONE) return;
         if ((this.positions.get(partition) ?? 0) !== fetchOffset) return; // a stale response
+        if (body.batches.length === 0) return; // nothing new: no record, no position change, no event
         const records = filterReadCommitted(partition, body.batches, body.abortedTransactions, this.filterAborted);
-        for (const record of records) {
+        const atMs = this.ctx.sim.nowMs;
+        for (const r of records) {
           // A consumer that silently forgot what it read would make the client checks wrong: a bound, reported.
-          checkRoom(`records observed by ${this.name}`, this.observations.length, MAX_OBSERVATIONS);
-          this.observations.push({ ...record, atMs: this.ctx.sim.nowMs });
+          if (this.observations.length >= MAX_OBSERVATIONS) checkRoom(`records observed by ${this.name}`, this.observations.length, MAX_OBSERVATIONS);
+          this.observations.push({ partition: r.partition, offset: r.offset, value: r.value, producerId: r.producerId, ghostTxn: r.ghostTxn, atMs });
         }
         const last = body.batches[body.batches.length - 1];
         if (last) this.positions.set(partition, last.lastOffset + 1);

@@ -85,17 +85,15 @@ export function readWriteTxnMarkersRequestBody(r: ByteReader, version: number): 
 
 /** The whole request as it goes on the wire (without the 4-byte size prefix). */
 export function encodeWriteTxnMarkersRequest(header: Omit<RequestHeader, "apiKey">, markers: readonly WritableTxnMarker[]): Uint8Array {
-  const w = new ByteWriter();
-  w.int16(WRITE_TXN_MARKERS_API_KEY).int16(header.apiVersion).int32(header.correlationId).nullableString(header.clientId);
-  w.emptyTaggedFields();
-  writeWriteTxnMarkersRequestBody(w, header.apiVersion, markers);
-  return w.bytes();
+  return ByteWriter.encode((w) => {
+    w.int16(WRITE_TXN_MARKERS_API_KEY).int16(header.apiVersion).int32(header.correlationId).nullableString(header.clientId);
+    w.emptyTaggedFields();
+    writeWriteTxnMarkersRequestBody(w, header.apiVersion, markers);
+  });
 }
 
 export function encodeWriteTxnMarkersRequestBody(version: number, markers: readonly WritableTxnMarker[]): Uint8Array {
-  const w = new ByteWriter();
-  writeWriteTxnMarkersRequestBody(w, version, markers);
-  return w.bytes();
+  return ByteWriter.encode((w) => writeWriteTxnMarkersRequestBody(w, version, markers));
 }
 
 /** Read the request header; the caller decides whether it supports the version before reading on. */
@@ -110,22 +108,22 @@ export function readRequestHeader(r: ByteReader): RequestHeader {
 
 export function encodeWriteTxnMarkersResponse(version: number, correlationId: number, results: readonly WritableTxnMarkerResult[]): Uint8Array {
   checkVersion(version);
-  const w = new ByteWriter();
-  w.int32(correlationId).emptyTaggedFields();
-  w.compactArray(results, (m) => {
-    w.int64(m.producerId);
-    w.compactArray(m.topics, (t) => {
-      w.compactString(t.name);
-      w.compactArray(t.partitions, (p) => {
-        w.int32(p.partitionIndex).int16(p.errorCode);
+  return ByteWriter.encode((w) => {
+    w.int32(correlationId).emptyTaggedFields();
+    w.compactArray(results, (m) => {
+      w.int64(m.producerId);
+      w.compactArray(m.topics, (t) => {
+        w.compactString(t.name);
+        w.compactArray(t.partitions, (p) => {
+          w.int32(p.partitionIndex).int16(p.errorCode);
+          w.emptyTaggedFields();
+        });
         w.emptyTaggedFields();
       });
       w.emptyTaggedFields();
     });
     w.emptyTaggedFields();
   });
-  w.emptyTaggedFields();
-  return w.bytes();
 }
 
 export function decodeWriteTxnMarkersResponse(version: number, bytes: Uint8Array): { correlationId: number; markers: WritableTxnMarkerResult[] } {
