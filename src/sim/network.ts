@@ -36,10 +36,53 @@ export interface InboundRequest<Req, Resp> {
   closeConnection(reason: string): void;
 }
 
+/** A request waiting for its answer. Its arrivals carry it, so a response finds it without a lookup. */
 interface Pending<Resp> {
   correlationId: number;
   onResult: (result: RpcResult<Resp>) => void;
   timer: Timer | null;
+  /** Answered, or reported disconnected: a later response is a late one. */
+  done: boolean;
+}
+
+/** A connection's requests in flight, in the order they were sent (closing reports them in that order). */
+class InFlight<Resp> {
+  private entries: Pending<Resp>[] = [];
+  /** Entries not done. */
+  size = 0;
+
+  add(entry: Pending<Resp>): void {
+    this.entries.push(entry);
+    this.size++;
+  }
+
+  /** Mark one entry answered; done entries are dropped from the list once they are most of it. */
+  finish(entry: Pending<Resp>): void {
+    entry.done = true;
+    this.size--;
+    if (this.entries.length > 2 * this.size + 8) this.entries = this.entries.filter((e) => !e.done);
+  }
+
+  /** Every entry not done, in send order; the list is left empty and the entries done. */
+  takeAll(): Pending<Resp>[] {
+    const waiting = this.entries.filter((e) => !e.done);
+    for (const e of waiting) e.done = true;
+    this.entries = [];
+    this.size = 0;
+    return waiting;
+  }
+}
+
+/** What the network knows of one node, shared by all its connections. */
+interface NodeState<Req, Resp> {
+  readonly name: string;
+  /** Trace hash of the name. */
+  readonly hash: number;
+  /** Restarts so far: requests still travelling on a connection to an earlier incarnation are lost. */
+  incarnation: number;
+  /** Messages to the node wait until then (a stall). */
+  stalledUntilMs: number;
+  handler: ((request: InboundRequest<Req, Resp>) => void) | null;
 }
 
 export interface Connection {
@@ -83,15 +126,15 @@ export interface DeliveryPolicy {
  * The network's own view of a connection: what the hot path would otherwise look up by name on
  * every message (link faults, partition keys, trace hashes of the node names, requests in flight).
  */
-interface Link<Resp> extends Connection {
-  readonly pending: Map<number, Pending<Resp>>;
+interface Link<Req, Resp> extends Connection {
+  readonly pending: InFlight<Resp>;
   readonly requestFaults: LinkFaults;
   readonly responseFaults: LinkFaults;
   /** Keys of `blockedUntil` for the two directions. */
   readonly requestBlockKey: string;
   readonly responseBlockKey: string;
-  readonly clientHash: number;
-  readonly serverHash: number;
+  readonly clientNode: NodeState<Req, Resp>;
+  readonly serverNode: NodeState<Req, Resp>;
 }
 
 /** Trace hashes of the kinds emitted for every message (the rest go through `Simulation.emit`). */
@@ -153,12 +196,9 @@ export const MAX_IN_FLIGHT_PER_CONNECTION = 16;
  * `faultsFor` must be a pure function of (from, to): it is asked once per connection and direction.
  */
 export class Network<Req, Resp> {
-  private readonly handlers = new Map<string, (request: InboundRequest<Req, Resp>) => void>();
-  private readonly connections = new Map<number, Link<Resp>>();
-  private readonly stalledUntil = new Map<string, number>();
+  private readonly nodes = new Map<string, NodeState<Req, Resp>>();
+  private readonly connections = new Map<number, Link<Req, Resp>>();
   private readonly blockedUntil = new Map<string, number>();
-  /** Restarts per server: requests still travelling on a connection to an earlier incarnation are lost. */
-  private readonly incarnations = new Map<string, number>();
   private nextConnectionId = 1;
   private nextCorrelationIdValue = 1;
   private interceptor: Interceptor<Req, Resp> | null = null;
@@ -188,27 +228,38 @@ export class Network<Req, Resp> {
   }
 
   registerServer(node: string, handler: (request: InboundRequest<Req, Resp>) => void): void {
-    this.handlers.set(node, handler);
+    this.node(node).handler = handler;
+  }
+
+  private node(name: string): NodeState<Req, Resp> {
+    let state = this.nodes.get(name);
+    if (!state) {
+      state = { name, hash: hashString(name), incarnation: 0, stalledUntilMs: 0, handler: null };
+      this.nodes.set(name, state);
+    }
+    return state;
   }
 
   connect(client: string, server: string): Connection {
-    const connection: Link<Resp> = {
+    const clientNode = this.node(client);
+    const serverNode = this.node(server);
+    const connection: Link<Req, Resp> = {
       id: this.nextConnectionId++,
       client,
       server,
       open: true,
-      serverIncarnation: this.incarnations.get(server) ?? 0,
+      serverIncarnation: serverNode.incarnation,
       lastRequestArrivalMs: 0,
       lastResponseArrivalMs: 0,
       requestStream: this.choices.stream(`net:${client}>${server}`),
       responseStream: this.choices.stream(`net:${server}>${client}`),
-      pending: new Map(),
+      pending: new InFlight(),
       requestFaults: this.faultsFor(client, server),
       responseFaults: this.faultsFor(server, client),
       requestBlockKey: `${client}>${server}`,
       responseBlockKey: `${server}>${client}`,
-      clientHash: hashString(client),
-      serverHash: hashString(server),
+      clientNode,
+      serverNode,
     };
     this.connections.set(connection.id, connection);
     this.sim.emit(client, "net.connect", { conn: connection.id, to: server });
@@ -216,7 +267,7 @@ export class Network<Req, Resp> {
   }
 
   inFlightCount(connection: Connection): number {
-    return (connection as Link<Resp>).pending.size;
+    return (connection as Link<Req, Resp>).pending.size;
   }
 
   /** Send a request; exactly one of response/disconnect is reported to onResult. */
@@ -226,20 +277,20 @@ export class Network<Req, Resp> {
     timeoutMs: number,
     onResult: (result: RpcResult<Resp>) => void,
   ): number {
-    const link = connection as Link<Resp>;
+    const link = connection as Link<Req, Resp>;
     if (!link.open) throw new Error(`request on closed connection ${link.id}`);
     const pending = link.pending;
     // The bound's description is built only when it is reached (this runs for every request).
     if (pending.size >= MAX_IN_FLIGHT_PER_CONNECTION) checkRoom(`requests in flight on connection ${link.id} (${link.client} to ${link.server})`, pending.size, MAX_IN_FLIGHT_PER_CONNECTION);
     const correlationId = this.nextCorrelationIdValue++;
-    const entry: Pending<Resp> = { correlationId, onResult, timer: null };
-    pending.set(correlationId, entry);
+    const entry: Pending<Resp> = { correlationId, onResult, timer: null, done: false };
+    pending.add(entry);
     entry.timer = this.sim.schedule(timeoutMs, () => {
-      if (pending.get(correlationId) === entry) this.close(link, `request ${correlationId} timed out after ${timeoutMs}ms`);
+      if (!entry.done) this.close(link, `request ${correlationId} timed out after ${timeoutMs}ms`);
     });
     const labelHash = this.recording ? 0 : hashString(this.labelOf(body));
-    this.emitTransfer("net.send", KIND_SEND, link.client, link.clientHash, link, correlationId, link.server, link.serverHash, body, labelHash);
-    this.transmit(link, correlationId, true, body, labelHash);
+    this.emitTransfer("net.send", KIND_SEND, link.clientNode, link, correlationId, link.serverNode, body, labelHash);
+    this.transmit(link, entry, true, body, labelHash);
     return correlationId;
   }
 
@@ -248,9 +299,7 @@ export class Network<Req, Resp> {
     if (!connection.open) return;
     connection.open = false;
     this.sim.emit(connection.client, "net.close", { conn: connection.id, reason });
-    const pending = (connection as Link<Resp>).pending;
-    const waiting = [...pending.values()];
-    pending.clear();
+    const waiting = (connection as Link<Req, Resp>).pending.takeAll();
     for (const p of waiting) {
       p.timer?.cancel();
       p.onResult({ kind: "disconnected", reason });
@@ -262,7 +311,7 @@ export class Network<Req, Resp> {
    * process that would have read them is gone); clients notice the reset after one latency.
    */
   resetConnectionsTo(server: string, reason: string): void {
-    this.incarnations.set(server, (this.incarnations.get(server) ?? 0) + 1);
+    this.node(server).incarnation++;
     for (const connection of this.connections.values()) {
       if (connection.server !== server || !connection.open) continue;
       const delayMs = this.baseDelay(connection.responseStream, connection.responseFaults.delay);
@@ -272,7 +321,8 @@ export class Network<Req, Resp> {
 
   /** Stop delivering messages to `node` until `untilMs`; they are delivered in arrival order then. */
   stall(node: string, untilMs: number): void {
-    this.stalledUntil.set(node, Math.max(untilMs, this.stalledUntil.get(node) ?? 0));
+    const state = this.node(node);
+    state.stalledUntilMs = Math.max(untilMs, state.stalledUntilMs);
     this.sim.emit(node, "fault.stall", { untilMs });
   }
 
@@ -284,7 +334,7 @@ export class Network<Req, Resp> {
   }
 
   isStalled(node: string): boolean {
-    return (this.stalledUntil.get(node) ?? 0) > this.sim.nowMs;
+    return (this.nodes.get(node)?.stalledUntilMs ?? 0) > this.sim.nowMs;
   }
 
   private isBlocked(key: string): boolean {
@@ -330,7 +380,8 @@ export class Network<Req, Resp> {
   }
 
   /** Ask the interceptor; true when it took the message out of the network. */
-  private intercepted(connection: Connection, from: string, to: string, direction: "request" | "response", arrive: Arrival<Req, Resp>, correlationId: number, body: Req | Resp): boolean {
+  private intercepted(connection: Connection, from: string, to: string, direction: "request" | "response", arrive: Arrival<Req, Resp>, body: Req | Resp): boolean {
+    const correlationId = arrive.pending.correlationId;
     const interceptor = this.interceptor as Interceptor<Req, Resp>;
     const message: InterceptedMessage<Req, Resp> = { from, to, direction, connectionId: connection.id, correlationId, label: this.labelOf(body), body };
     if (!interceptor.inspect(message)) return false;
@@ -343,12 +394,13 @@ export class Network<Req, Resp> {
   }
 
   /** Apply link faults to one message and schedule its arrival (and maybe a duplicate's). */
-  private transmit(link: Link<Resp>, correlationId: number, toServer: boolean, body: Req | Resp, labelHash: number): void {
+  private transmit(link: Link<Req, Resp>, pending: Pending<Resp>, toServer: boolean, body: Req | Resp, labelHash: number): void {
     const direction = toServer ? "request" : "response";
     const from = toServer ? link.client : link.server;
     const to = toServer ? link.server : link.client;
-    const arrival: Arrival<Req, Resp> = { link, correlationId, toServer, body, labelHash };
-    if (this.interceptor !== null && this.intercepted(link, from, to, direction, arrival, correlationId, body)) return;
+    const correlationId = pending.correlationId;
+    const arrival: Arrival<Req, Resp> = { link, pending, toServer, body, labelHash };
+    if (this.interceptor !== null && this.intercepted(link, from, to, direction, arrival, body)) return;
     const stream = toServer ? link.requestStream : link.responseStream;
     if (this.isBlocked(toServer ? link.requestBlockKey : link.responseBlockKey)) {
       this.sim.emit(from, "net.drop", { conn: link.id, corr: correlationId, cause: "partition", dir: direction });
@@ -387,63 +439,62 @@ export class Network<Req, Resp> {
 
   /** A stalled node takes its messages when the stall ends, in arrival order. */
   private arriveAt(arrival: Arrival<Req, Resp>): void {
-    const node = arrival.toServer ? arrival.link.server : arrival.link.client;
-    const until = this.stalledUntil.size > 0 ? (this.stalledUntil.get(node) ?? 0) : 0;
+    const until = (arrival.toServer ? arrival.link.serverNode : arrival.link.clientNode).stalledUntilMs;
     if (until > this.sim.nowMs) this.sim.scheduleAt(until, () => this.arriveAt(arrival));
-    else if (arrival.toServer) this.deliverRequest(arrival.link, arrival.correlationId, arrival.body as Req, arrival.labelHash);
-    else this.deliverResponse(arrival.link, arrival.correlationId, arrival.body as Resp, arrival.labelHash);
+    else if (arrival.toServer) this.deliverRequest(arrival.link, arrival.pending, arrival.body as Req, arrival.labelHash);
+    else this.deliverResponse(arrival.link, arrival.pending, arrival.body as Resp, arrival.labelHash);
   }
 
-  private deliverRequest(link: Link<Resp>, correlationId: number, body: Req, labelHash: number): void {
-    if (link.serverIncarnation !== (this.incarnations.get(link.server) ?? 0)) {
+  private deliverRequest(link: Link<Req, Resp>, pending: Pending<Resp>, body: Req, labelHash: number): void {
+    const correlationId = pending.correlationId;
+    if (link.serverIncarnation !== link.serverNode.incarnation) {
       this.sim.emit(link.server, "net.drop", { conn: link.id, cause: "server-restarted", dir: "request" });
       return;
     }
-    const handler = this.handlers.get(link.server);
+    const handler = link.serverNode.handler;
     if (!handler) throw new Error(`no server registered as ${link.server}`);
     if (this.recording) {
       this.sim.emit(link.server, "net.deliver", { conn: link.id, corr: correlationId, from: link.client, msg: this.labelOf(body) });
     } else {
       const trace = this.sim.trace;
-      trace.beginEvent(this.sim.nowMs, link.serverHash, KIND_DELIVER);
+      trace.beginEvent(this.sim.nowMs, link.serverNode.hash, KIND_DELIVER);
       trace.fieldNumber(link.id);
       trace.fieldNumber(correlationId);
-      trace.fieldStringHash(link.clientHash);
+      trace.fieldStringHash(link.clientNode.hash);
       trace.fieldStringHash(labelHash);
     }
-    handler(new ServerSideRequest(this, link, correlationId, body));
+    handler(new ServerSideRequest(this, link, pending, body));
   }
 
   /** The server's answer to a request (see InboundRequest.respond). */
-  respondTo(link: Link<Resp>, correlationId: number, response: Resp): void {
+  respondTo(link: Link<Req, Resp>, pending: Pending<Resp>, response: Resp): void {
     // The server side of the response, so that a trace pairs every arrow with both of its ends.
     const labelHash = this.recording ? 0 : hashString(this.labelOf(response));
-    this.emitTransfer("net.reply", KIND_REPLY, link.server, link.serverHash, link, correlationId, link.client, link.clientHash, response, labelHash);
-    this.transmit(link, correlationId, false, response, labelHash);
+    this.emitTransfer("net.reply", KIND_REPLY, link.serverNode, link, pending.correlationId, link.clientNode, response, labelHash);
+    this.transmit(link, pending, false, response, labelHash);
   }
 
   /** The server closes a connection without answering (see InboundRequest.closeConnection). */
-  serverClose(link: Link<Resp>, reason: string): void {
+  serverClose(link: Link<Req, Resp>, reason: string): void {
     this.sim.emit(link.server, "net.server-close", { conn: link.id, reason });
     // The client notices the FIN after one message latency.
     const delayMs = this.baseDelay(link.responseStream, link.responseFaults.delay);
     this.sim.schedule(delayMs, () => this.close(link, `closed by ${link.server}: ${reason}`));
   }
 
-  private deliverResponse(link: Link<Resp>, correlationId: number, body: Resp, labelHash: number): void {
-    const pending = link.pending;
-    const entry = pending.get(correlationId);
-    if (!link.open || !entry) {
+  private deliverResponse(link: Link<Req, Resp>, entry: Pending<Resp>, body: Resp, labelHash: number): void {
+    const correlationId = entry.correlationId;
+    if (!link.open || entry.done) {
       this.sim.emit(link.client, "net.late-response", { conn: link.id, corr: correlationId, msg: this.labelOf(body) });
       return;
     }
-    pending.delete(correlationId);
+    link.pending.finish(entry);
     entry.timer?.cancel();
     if (this.recording) {
       this.sim.emit(link.client, "net.response", { conn: link.id, corr: correlationId, msg: this.labelOf(body) });
     } else {
       const trace = this.sim.trace;
-      trace.beginEvent(this.sim.nowMs, link.clientHash, KIND_RESPONSE);
+      trace.beginEvent(this.sim.nowMs, link.clientNode.hash, KIND_RESPONSE);
       trace.fieldNumber(link.id);
       trace.fieldNumber(correlationId);
       trace.fieldStringHash(labelHash);
@@ -458,32 +509,31 @@ export class Network<Req, Resp> {
   private emitTransfer(
     kind: string,
     kindHash: number,
-    node: string,
-    nodeHash: number,
-    link: Link<Resp>,
+    node: NodeState<Req, Resp>,
+    link: Link<Req, Resp>,
     correlationId: number,
-    to: string,
-    toHash: number,
+    to: NodeState<Req, Resp>,
     body: Req | Resp,
     labelHash: number,
   ): void {
     if (this.recording) {
-      this.sim.emit(node, kind, { conn: link.id, corr: correlationId, to, msg: this.labelOf(body) }, () => ({ detail: this.detailOf(body) }));
+      this.sim.emit(node.name, kind, { conn: link.id, corr: correlationId, to: to.name, msg: this.labelOf(body) }, () => ({ detail: this.detailOf(body) }));
       return;
     }
     const trace = this.sim.trace;
-    trace.beginEvent(this.sim.nowMs, nodeHash, kindHash);
+    trace.beginEvent(this.sim.nowMs, node.hash, kindHash);
     trace.fieldNumber(link.id);
     trace.fieldNumber(correlationId);
-    trace.fieldStringHash(toHash);
+    trace.fieldStringHash(to.hash);
     trace.fieldStringHash(labelHash);
   }
 }
 
 /** A message on its way: where it goes and what it carries. */
 interface Arrival<Req, Resp> {
-  readonly link: Link<Resp>;
-  readonly correlationId: number;
+  readonly link: Link<Req, Resp>;
+  /** The request this message is (or answers). */
+  readonly pending: Pending<Resp>;
   readonly toServer: boolean;
   readonly body: Req | Resp;
   /** Trace hash of the message's label (0 when the trace is recorded: events are then built whole). */
@@ -496,10 +546,14 @@ class ServerSideRequest<Req, Resp> implements InboundRequest<Req, Resp> {
 
   constructor(
     private readonly network: Network<Req, Resp>,
-    private readonly link: Link<Resp>,
-    readonly correlationId: number,
+    private readonly link: Link<Req, Resp>,
+    private readonly pending: Pending<Resp>,
     readonly body: Req,
   ) {}
+
+  get correlationId(): number {
+    return this.pending.correlationId;
+  }
 
   get connectionId(): number {
     return this.link.id;
@@ -512,7 +566,7 @@ class ServerSideRequest<Req, Resp> implements InboundRequest<Req, Resp> {
   respond(response: Resp): void {
     if (this.answered) throw new Error(`request ${this.correlationId} answered twice`);
     this.answered = true;
-    this.network.respondTo(this.link, this.correlationId, response);
+    this.network.respondTo(this.link, this.pending, response);
   }
 
   closeConnection(reason: string): void {
