@@ -4,13 +4,13 @@
 // annotations), the choice tape, and the replay of that tape. Prints one digest per group and an
 // overall digest; `--out FILE` also writes every line, so two fingerprints can be diffed.
 //
-//   npx tsx bench/fingerprint.ts [--seeds N] [--out FILE]
+//   npm run build && npx tsc -p bench/tsconfig.json && node dist-bench/fingerprint.js [--seeds N] [--out FILE]
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { runConfigFor } from "../src/fuzz/campaign.js";
-import { EQUIVALENT_MUTANTS, MUTANTS } from "../src/fuzz/mutants.js";
-import { type RunConfig, runSeed } from "../src/fuzz/run-seed.js";
-import { builtinScenarioNames, resolveScenario } from "../src/scenario/loader.js";
+import { runConfigFor } from "../dist/fuzz/campaign.js";
+import { EQUIVALENT_MUTANTS, MUTANTS } from "../dist/fuzz/mutants.js";
+import { type RunConfig, runSeed } from "../dist/fuzz/run-seed.js";
+import { builtinScenarioNames, resolveScenario } from "../dist/scenario/loader.js";
 
 function argValue(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);

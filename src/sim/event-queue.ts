@@ -2,7 +2,6 @@
 export interface ScheduledEvent {
   timeMs: number;
   seq: number;
-  action: () => void;
   cancelled: boolean;
 }
 
@@ -74,12 +73,15 @@ export class EventQueue<E extends ScheduledEvent = ScheduledEvent> {
   }
 
   /**
-   * Drop cancelled events and rebuild the heap (Floyd's bottom-up heapify, O(n)). Cancelled request
+   * Drop cancelled events (returned) and rebuild the heap (Floyd's bottom-up heapify, O(n)). Cancelled request
    * timeouts otherwise stay queued until their time and make every push and pop deeper.
    */
-  removeCancelled(): void {
-    const live = this.heap.filter((e) => !e.cancelled);
+  removeCancelled(): E[] {
+    const live: E[] = [];
+    const dropped: E[] = [];
+    for (const e of this.heap) (e.cancelled ? dropped : live).push(e);
     this.heap = live;
     for (let i = (live.length >> 1) - 1; i >= 0; i--) this.siftDown(live[i] as E, i, live.length);
+    return dropped;
   }
 }

@@ -1,6 +1,6 @@
 import { checkRoom } from "./bounds.js";
 import type { ChoiceSource, Stream } from "./choice-tape.js";
-import type { Simulation, Timer } from "./simulation.js";
+import { SimEvent, type Simulation } from "./simulation.js";
 import { hashString } from "./trace.js";
 
 /** Latency of one message: usually [minMs, maxMs]; with probability slowPpm, [slowMinMs, slowMaxMs]. */
@@ -36,35 +36,50 @@ export interface InboundRequest<Req, Resp> {
   closeConnection(reason: string): void;
 }
 
-/** A request waiting for its answer. Its arrivals carry it, so a response finds it without a lookup. */
-interface Pending<Resp> {
-  correlationId: number;
-  onResult: (result: RpcResult<Resp>) => void;
-  timer: Timer | null;
+/**
+ * A request waiting for its answer, and its own timeout: the queued event fires at the deadline and
+ * closes the connection if the request is still waiting. Its messages carry it, so a response finds
+ * it without a lookup.
+ */
+class Pending<Req, Resp> extends SimEvent {
   /** Answered, or reported disconnected: a later response is a late one. */
-  done: boolean;
+  done = false;
+
+  constructor(
+    private readonly network: Network<Req, Resp>,
+    private readonly connection: Connection,
+    readonly correlationId: number,
+    readonly onResult: (result: RpcResult<Resp>) => void,
+    private readonly timeoutMs: number,
+  ) {
+    super();
+  }
+
+  fire(): void {
+    if (!this.done) this.network.close(this.connection, `request ${this.correlationId} timed out after ${this.timeoutMs}ms`);
+  }
 }
 
 /** A connection's requests in flight, in the order they were sent (closing reports them in that order). */
-class InFlight<Resp> {
-  private entries: Pending<Resp>[] = [];
+class InFlight<Req, Resp> {
+  private entries: Pending<Req, Resp>[] = [];
   /** Entries not done. */
   size = 0;
 
-  add(entry: Pending<Resp>): void {
+  add(entry: Pending<Req, Resp>): void {
     this.entries.push(entry);
     this.size++;
   }
 
   /** Mark one entry answered; done entries are dropped from the list once they are most of it. */
-  finish(entry: Pending<Resp>): void {
+  finish(entry: Pending<Req, Resp>): void {
     entry.done = true;
     this.size--;
     if (this.entries.length > 2 * this.size + 8) this.entries = this.entries.filter((e) => !e.done);
   }
 
   /** Every entry not done, in send order; the list is left empty and the entries done. */
-  takeAll(): Pending<Resp>[] {
+  takeAll(): Pending<Req, Resp>[] {
     const waiting = this.entries.filter((e) => !e.done);
     for (const e of waiting) e.done = true;
     this.entries = [];
@@ -127,7 +142,7 @@ export interface DeliveryPolicy {
  * every message (link faults, partition keys, trace hashes of the node names, requests in flight).
  */
 interface Link<Req, Resp> extends Connection {
-  readonly pending: InFlight<Resp>;
+  readonly pending: InFlight<Req, Resp>;
   readonly requestFaults: LinkFaults;
   readonly responseFaults: LinkFaults;
   /** Keys of `blockedUntil` for the two directions. */
@@ -283,11 +298,9 @@ export class Network<Req, Resp> {
     // The bound's description is built only when it is reached (this runs for every request).
     if (pending.size >= MAX_IN_FLIGHT_PER_CONNECTION) checkRoom(`requests in flight on connection ${link.id} (${link.client} to ${link.server})`, pending.size, MAX_IN_FLIGHT_PER_CONNECTION);
     const correlationId = this.nextCorrelationIdValue++;
-    const entry: Pending<Resp> = { correlationId, onResult, timer: null, done: false };
+    const entry = new Pending(this, link, correlationId, onResult, timeoutMs);
     pending.add(entry);
-    entry.timer = this.sim.schedule(timeoutMs, () => {
-      if (!entry.done) this.close(link, `request ${correlationId} timed out after ${timeoutMs}ms`);
-    });
+    this.sim.scheduleEvent(timeoutMs, entry);
     const labelHash = this.recording ? 0 : hashString(this.labelOf(body));
     this.emitTransfer("net.send", KIND_SEND, link.clientNode, link, correlationId, link.serverNode, body, labelHash);
     this.transmit(link, entry, true, body, labelHash);
@@ -301,7 +314,7 @@ export class Network<Req, Resp> {
     this.sim.emit(connection.client, "net.close", { conn: connection.id, reason });
     const waiting = (connection as Link<Req, Resp>).pending.takeAll();
     for (const p of waiting) {
-      p.timer?.cancel();
+      p.cancel();
       p.onResult({ kind: "disconnected", reason });
     }
   }
@@ -394,12 +407,12 @@ export class Network<Req, Resp> {
   }
 
   /** Apply link faults to one message and schedule its arrival (and maybe a duplicate's). */
-  private transmit(link: Link<Req, Resp>, pending: Pending<Resp>, toServer: boolean, body: Req | Resp, labelHash: number): void {
+  private transmit(link: Link<Req, Resp>, pending: Pending<Req, Resp>, toServer: boolean, body: Req | Resp, labelHash: number): void {
     const direction = toServer ? "request" : "response";
     const from = toServer ? link.client : link.server;
     const to = toServer ? link.server : link.client;
     const correlationId = pending.correlationId;
-    const arrival: Arrival<Req, Resp> = { link, pending, toServer, body, labelHash };
+    const arrival = new Arrival(this, link, pending, toServer, body, labelHash);
     if (this.interceptor !== null && this.intercepted(link, from, to, direction, arrival, body)) return;
     const stream = toServer ? link.requestStream : link.responseStream;
     if (this.isBlocked(toServer ? link.requestBlockKey : link.responseBlockKey)) {
@@ -428,7 +441,7 @@ export class Network<Req, Resp> {
       else link.lastResponseArrivalMs = Math.max(last, arrivalMs);
       if (arrivalMs < last) this.sim.emit(from, "net.overtake", { conn: link.id, corr: correlationId, dir: direction, copy, delayMs: arrivalMs - now });
       delayMs = arrivalMs - now;
-      this.sim.schedule(delayMs, () => this.arriveAt(arrival));
+      this.sim.scheduleEvent(delayMs, copy === 0 ? arrival : arrival.copy());
     }
   }
 
@@ -438,14 +451,14 @@ export class Network<Req, Resp> {
   }
 
   /** A stalled node takes its messages when the stall ends, in arrival order. */
-  private arriveAt(arrival: Arrival<Req, Resp>): void {
+  arriveAt(arrival: Arrival<Req, Resp>): void {
     const until = (arrival.toServer ? arrival.link.serverNode : arrival.link.clientNode).stalledUntilMs;
-    if (until > this.sim.nowMs) this.sim.scheduleAt(until, () => this.arriveAt(arrival));
+    if (until > this.sim.nowMs) this.sim.scheduleEventAt(until, arrival.copy());
     else if (arrival.toServer) this.deliverRequest(arrival.link, arrival.pending, arrival.body as Req, arrival.labelHash);
     else this.deliverResponse(arrival.link, arrival.pending, arrival.body as Resp, arrival.labelHash);
   }
 
-  private deliverRequest(link: Link<Req, Resp>, pending: Pending<Resp>, body: Req, labelHash: number): void {
+  private deliverRequest(link: Link<Req, Resp>, pending: Pending<Req, Resp>, body: Req, labelHash: number): void {
     const correlationId = pending.correlationId;
     if (link.serverIncarnation !== link.serverNode.incarnation) {
       this.sim.emit(link.server, "net.drop", { conn: link.id, cause: "server-restarted", dir: "request" });
@@ -467,7 +480,7 @@ export class Network<Req, Resp> {
   }
 
   /** The server's answer to a request (see InboundRequest.respond). */
-  respondTo(link: Link<Req, Resp>, pending: Pending<Resp>, response: Resp): void {
+  respondTo(link: Link<Req, Resp>, pending: Pending<Req, Resp>, response: Resp): void {
     // The server side of the response, so that a trace pairs every arrow with both of its ends.
     const labelHash = this.recording ? 0 : hashString(this.labelOf(response));
     this.emitTransfer("net.reply", KIND_REPLY, link.serverNode, link, pending.correlationId, link.clientNode, response, labelHash);
@@ -482,14 +495,14 @@ export class Network<Req, Resp> {
     this.sim.schedule(delayMs, () => this.close(link, `closed by ${link.server}: ${reason}`));
   }
 
-  private deliverResponse(link: Link<Req, Resp>, entry: Pending<Resp>, body: Resp, labelHash: number): void {
+  private deliverResponse(link: Link<Req, Resp>, entry: Pending<Req, Resp>, body: Resp, labelHash: number): void {
     const correlationId = entry.correlationId;
     if (!link.open || entry.done) {
       this.sim.emit(link.client, "net.late-response", { conn: link.id, corr: correlationId, msg: this.labelOf(body) });
       return;
     }
     link.pending.finish(entry);
-    entry.timer?.cancel();
+    entry.cancel();
     if (this.recording) {
       this.sim.emit(link.client, "net.response", { conn: link.id, corr: correlationId, msg: this.labelOf(body) });
     } else {
@@ -529,15 +542,29 @@ export class Network<Req, Resp> {
   }
 }
 
-/** A message on its way: where it goes and what it carries. */
-interface Arrival<Req, Resp> {
-  readonly link: Link<Req, Resp>;
-  /** The request this message is (or answers). */
-  readonly pending: Pending<Resp>;
-  readonly toServer: boolean;
-  readonly body: Req | Resp;
-  /** Trace hash of the message's label (0 when the trace is recorded: events are then built whole). */
-  readonly labelHash: number;
+/** A message on its way: where it goes and what it carries; queued, it fires when it arrives. */
+class Arrival<Req, Resp> extends SimEvent {
+  constructor(
+    private readonly network: Network<Req, Resp>,
+    readonly link: Link<Req, Resp>,
+    /** The request this message is (or answers). */
+    readonly pending: Pending<Req, Resp>,
+    readonly toServer: boolean,
+    readonly body: Req | Resp,
+    /** Trace hash of the message's label (0 when the trace is recorded: events are then built whole). */
+    readonly labelHash: number,
+  ) {
+    super();
+  }
+
+  /** Another copy of the same message (a duplicate, a redelivery after a stall, a held message's copy). */
+  copy(): Arrival<Req, Resp> {
+    return new Arrival(this.network, this.link, this.pending, this.toServer, this.body, this.labelHash);
+  }
+
+  fire(): void {
+    this.network.arriveAt(this);
+  }
 }
 
 /** A request as its server sees it; answered at most once. */
@@ -547,7 +574,7 @@ class ServerSideRequest<Req, Resp> implements InboundRequest<Req, Resp> {
   constructor(
     private readonly network: Network<Req, Resp>,
     private readonly link: Link<Req, Resp>,
-    private readonly pending: Pending<Resp>,
+    private readonly pending: Pending<Req, Resp>,
     readonly body: Req,
   ) {}
 

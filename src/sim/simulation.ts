@@ -19,23 +19,45 @@ export interface Timer {
 /** Below this many cancelled events in the queue, they are left to be popped and skipped. */
 const MIN_CANCELLED_TO_COMPACT = 32;
 
-/** A queued action and its own cancel handle (one object per scheduled action, no closure). */
-class SimEvent implements ScheduledEvent, Timer {
+/**
+ * Something the kernel fires at its time. Hot components subclass it so that the thing that
+ * happens (a message arriving, a request timing out) is itself the queued event, with no closure
+ * and no separate event object. An event is its own cancel handle.
+ */
+export abstract class SimEvent implements ScheduledEvent, Timer {
+  timeMs = 0;
+  seq = 0;
   cancelled = false;
-  /** Popped (fired or skipped): cancelling it now has no effect on the queue. */
-  popped = false;
+  /** In the queue now (scheduled, not yet popped): cancelling it leaves a dead entry behind. */
+  queued = false;
+  private owner: Simulation | null = null;
 
-  constructor(
-    private readonly owner: Simulation,
-    readonly timeMs: number,
-    readonly seq: number,
-    readonly action: () => void,
-  ) {}
+  abstract fire(): void;
 
   cancel(): void {
     if (this.cancelled) return;
     this.cancelled = true;
-    if (!this.popped) this.owner.noteCancelled();
+    if (this.queued && this.owner !== null) this.owner.noteCancelled();
+  }
+
+  /** Called by the kernel only. */
+  place(owner: Simulation, timeMs: number, seq: number): void {
+    if (this.queued) throw new Error("an event cannot be queued twice at once");
+    this.owner = owner;
+    this.timeMs = timeMs;
+    this.seq = seq;
+    this.queued = true;
+  }
+}
+
+/** A scheduled closure (what `schedule` and `scheduleAt` queue). */
+class ActionEvent extends SimEvent {
+  constructor(private readonly action: () => void) {
+    super();
+  }
+
+  fire(): void {
+    this.action();
   }
 }
 
@@ -80,17 +102,27 @@ export class Simulation {
   }
 
   schedule(delayMs: number, action: () => void): Timer {
-    if (!(delayMs >= 0) || !Number.isInteger(delayMs)) throw new RangeError(`schedule: bad delay ${delayMs}`);
-    return this.enqueue(this.time + delayMs, action);
+    return this.scheduleEvent(delayMs, new ActionEvent(action));
   }
 
   scheduleAt(timeMs: number, action: () => void): Timer {
-    return this.enqueue(Math.max(timeMs, this.time), action);
+    return this.scheduleEventAt(timeMs, new ActionEvent(action));
   }
 
-  private enqueue(timeMs: number, action: () => void): Timer {
+  /** Queue `event` to fire `delayMs` from now (it must not be queued already). */
+  scheduleEvent<E extends SimEvent>(delayMs: number, event: E): E {
+    if (!(delayMs >= 0) || !Number.isInteger(delayMs)) throw new RangeError(`schedule: bad delay ${delayMs}`);
+    return this.enqueue(this.time + delayMs, event);
+  }
+
+  /** Queue `event` to fire at `timeMs` (now if that is past). */
+  scheduleEventAt<E extends SimEvent>(timeMs: number, event: E): E {
+    return this.enqueue(Math.max(timeMs, this.time), event);
+  }
+
+  private enqueue<E extends SimEvent>(timeMs: number, event: E): E {
     checkRoom("pending events of the simulation", this.queue.size, SIM_BOUNDS.pendingEvents);
-    const event = new SimEvent(this, timeMs, this.seq++, action);
+    event.place(this, timeMs, this.seq++);
     this.queue.push(event);
     return event;
   }
@@ -99,7 +131,7 @@ export class Simulation {
   noteCancelled(): void {
     this.cancelledQueued++;
     if (this.cancelledQueued >= MIN_CANCELLED_TO_COMPACT && this.cancelledQueued * 2 >= this.queue.size) {
-      this.queue.removeCancelled();
+      for (const e of this.queue.removeCancelled()) e.queued = false;
       this.cancelledQueued = 0;
     }
   }
@@ -124,14 +156,14 @@ export class Simulation {
       }
       if (this.fired >= bounds.maxEvents) return "max-events";
       this.queue.pop();
-      next.popped = true;
+      next.queued = false;
       if (next.cancelled) {
         this.cancelledQueued--;
         continue;
       }
       this.time = next.timeMs;
       this.fired++;
-      next.action();
+      next.fire();
     }
   }
 }

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { EventQueue, type ScheduledEvent } from "../../src/sim/event-queue.js";
 
-const ev = (timeMs: number, seq: number): ScheduledEvent => ({ timeMs, seq, action: () => {}, cancelled: false });
+const ev = (timeMs: number, seq: number): ScheduledEvent => ({ timeMs, seq, cancelled: false });
 
 describe("EventQueue", () => {
   it("pops in (time, seq) order: ties are FIFO by insertion", () => {

@@ -1,0 +1,81 @@
+// Measurements of the engine itself, each meant to run in a fresh process (see figure.ts): the
+// ceiling, simulation throughput, the kernel's queue depth, time and seeds to a first violation,
+// memory over a long campaign, and shrinking.
+import { runConfigFor } from "../dist/fuzz/campaign.js";
+import { type RunConfig, runSeed } from "../dist/fuzz/run-seed.js";
+import { resolveScenario } from "../dist/scenario/loader.js";
+import { EventQueue } from "../dist/sim/event-queue.js";
+import { bareRun } from "./ceiling.js";
+
+/** Seeds for JIT warm-up, far from every measured range. */
+const WARMUP_SEED_START = 900_000_000;
+
+function configOf(scenario: string): RunConfig {
+  return runConfigFor(resolveScenario(scenario));
+}
+
+function warmUp(config: RunConfig, seeds: number): void {
+  for (let i = 0; i < seeds; i++) runSeed(config, { seed: WARMUP_SEED_START + i });
+}
+
+export interface CeilingFigure {
+  eventsPerSecond: number;
+  events: number;
+  pending: number;
+}
+
+/** The bare loop: `runs` runs of `eventsPerRun` events with `pending` events always queued. */
+export function measureCeiling(pending: number, eventsPerRun: number, runs: number): CeilingFigure {
+  let sink = 0;
+  for (let r = 0; r < Math.max(10, runs / 10); r++) sink ^= bareRun(WARMUP_SEED_START + r, pending, eventsPerRun);
+  const t0 = performance.now();
+  for (let r = 0; r < runs; r++) sink ^= bareRun(r, pending, eventsPerRun);
+  const seconds = (performance.now() - t0) / 1000;
+  if (sink === 0x7fffffff) process.stderr.write("unlikely checksum\n");
+  return { eventsPerSecond: (runs * eventsPerRun) / seconds, events: runs * eventsPerRun, pending };
+}
+
+export interface ThroughputFigure {
+  scenario: string;
+  seeds: number;
+  events: number;
+  traceEvents: number;
+  eventsPerSecond: number;
+  seedsPerSecond: number;
+  violations: number;
+}
+
+/** Seeds 0..seeds-1 of a scenario on one core, after a warm-up, as `eosfuzz run --no-shrink` runs them. */
+export function measureThroughput(scenario: string, seeds: number): ThroughputFigure {
+  const config = configOf(scenario);
+  warmUp(config, 100);
+  let events = 0;
+  let traceEvents = 0;
+  let violations = 0;
+  const t0 = performance.now();
+  for (let seed = 0; seed < seeds; seed++) {
+    const r = runSeed(config, { seed });
+    events += r.stats.events;
+    traceEvents += r.stats.traceEvents;
+    violations += r.violations.length;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  return { scenario, seeds, events, traceEvents, eventsPerSecond: events / seconds, seedsPerSecond: seeds / seconds, violations };
+}
+
+/** Mean number of events in the kernel's heap when one is popped (what the ceiling's `pending` copies). */
+export function measureQueueDepth(scenario: string, seeds: number): { scenario: string; meanDepth: number; pops: number } {
+  const proto = EventQueue.prototype as unknown as { pop(this: EventQueue): unknown };
+  const pop = proto.pop;
+  let pops = 0;
+  let depth = 0;
+  proto.pop = function (this: EventQueue) {
+    pops++;
+    depth += this.size;
+    return pop.call(this);
+  };
+  const config = configOf(scenario);
+  for (let seed = 0; seed < seeds; seed++) runSeed(config, { seed });
+  proto.pop = pop;
+  return { scenario, meanDepth: depth / pops, pops };
+}
