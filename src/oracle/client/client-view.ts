@@ -22,11 +22,19 @@ export interface RecordIdentity {
 
 const VALUE_PATTERN = /^(([^/.]+)\.t(\d+))\/(\d+)$/;
 
+/** Parsed values: the same values ("p0.t3/1") come back in every seed, and each is parsed several times. */
+const MAX_REMEMBERED_VALUES = 100_000;
+const identities = new Map<string, Readonly<RecordIdentity> | null>();
+
 /** Who wrote a record, read from its value alone (as a black-box checker would). Null if foreign. */
-export function identifyRecord(value: string): RecordIdentity | null {
-  const m = VALUE_PATTERN.exec(value);
-  if (!m) return null;
-  return { ghostTxn: m[1] as string, instance: m[2] as string, txnNumber: Number(m[3]), index: Number(m[4]) };
+export function identifyRecord(value: string): Readonly<RecordIdentity> | null {
+  let identity = identities.get(value);
+  if (identity === undefined) {
+    const m = VALUE_PATTERN.exec(value);
+    identity = m ? Object.freeze({ ghostTxn: m[1] as string, instance: m[2] as string, txnNumber: Number(m[3]), index: Number(m[4]) }) : null;
+    if (identities.size < MAX_REMEMBERED_VALUES) identities.set(value, identity);
+  }
+  return identity;
 }
 
 /** Where a record sits: partition and offset. */

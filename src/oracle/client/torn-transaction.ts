@@ -11,11 +11,13 @@ import { missingRecords } from "./txn-facts.js";
 export function checkTornTransactions(ctx: ClientCheckContext): Violation[] {
   const out: Violation[] = [];
   for (const f of ctx.facts.values()) {
-    const visible = visiblePlaces(f);
+    if (f.visible.size === 0) continue; // nothing shown: not torn (the cheap test first, as most transactions are whole)
     const missing = missingRecords(f).flatMap((m) => m.copies);
-    const shown = visible[0];
     const hidden = missing[0];
-    if (!shown || !hidden) continue;
+    if (!hidden) continue;
+    const visible = visiblePlaces(f);
+    const shown = visible[0];
+    if (!shown) continue;
     const outcome = f.expected
       ? step(f.expected.atMs, f.expected.why)
       : step(f.outcome?.atMs ?? ctx.endMs, `${f.instance} does not know the outcome${f.outcome ? ` (${f.outcome.detail})` : ""}: all of ${f.ghostTxn} or none of it may be visible`);
