@@ -5,83 +5,115 @@ export interface ScheduledEvent {
   cancelled: boolean;
 }
 
-function before(a: ScheduledEvent, b: ScheduledEvent): boolean {
-  return a.timeMs < b.timeMs || (a.timeMs === b.timeMs && a.seq < b.seq);
-}
-
 /**
  * Binary min-heap on (timeMs, seq), hand-written: no comparator callback, FIFO among equal times.
+ * Times and sequence numbers are kept in arrays of their own beside the events: comparisons read
+ * plain numbers, not properties of events of several classes (which makes property reads slower).
  * (timeMs, seq) is a total order, so the pop order is the same whatever the heap's internal layout:
  * `removeCancelled` may rebuild the heap without changing what is popped when.
  */
 export class EventQueue<E extends ScheduledEvent = ScheduledEvent> {
-  private heap: E[] = [];
+  private events: E[] = [];
+  private times: number[] = [];
+  private seqs: number[] = [];
 
   get size(): number {
-    return this.heap.length;
+    return this.events.length;
   }
 
   push(event: E): void {
-    const heap = this.heap;
-    let i = heap.length;
-    heap.push(event);
+    const events = this.events;
+    const times = this.times;
+    const seqs = this.seqs;
+    const t = event.timeMs;
+    const q = event.seq;
+    let i = events.length;
+    events.push(event);
+    times.push(t);
+    seqs.push(q);
     while (i > 0) {
-      const parentIndex = (i - 1) >> 1;
-      const parent = heap[parentIndex] as E;
-      if (before(parent, event)) break;
-      heap[i] = parent;
-      i = parentIndex;
+      const parent = (i - 1) >> 1;
+      const pt = times[parent] as number;
+      if (pt < t || (pt === t && (seqs[parent] as number) < q)) break;
+      events[i] = events[parent] as E;
+      times[i] = pt;
+      seqs[i] = seqs[parent] as number;
+      i = parent;
     }
-    heap[i] = event;
+    events[i] = event;
+    times[i] = t;
+    seqs[i] = q;
   }
 
   /** Due times of the events still to fire (cancelled ones left out), in no particular order. */
   dueTimes(): number[] {
     const out: number[] = [];
-    for (const event of this.heap) if (!event.cancelled) out.push(event.timeMs);
+    for (const event of this.events) if (!event.cancelled) out.push(event.timeMs);
     return out;
   }
 
   peek(): E | undefined {
-    return this.heap[0];
+    return this.events[0];
   }
 
   pop(): E | undefined {
-    const heap = this.heap;
-    const top = heap[0];
-    const last = heap.pop();
-    const n = heap.length;
-    if (n > 0 && last) this.siftDown(last, 0, n);
+    const events = this.events;
+    const top = events[0];
+    const last = events.pop();
+    const lastTime = this.times.pop() as number;
+    const lastSeq = this.seqs.pop() as number;
+    const n = events.length;
+    if (n > 0 && last) this.siftDown(last, lastTime, lastSeq, 0, n);
     return top;
   }
 
-  /** Place `item` at hole `i` and move it down until both children come after it. */
-  private siftDown(item: E, start: number, n: number): void {
-    const heap = this.heap;
+  /** Place `item` (time t, seq q) at hole `start` and move it down until both children come after it. */
+  private siftDown(item: E, t: number, q: number, start: number, n: number): void {
+    const events = this.events;
+    const times = this.times;
+    const seqs = this.seqs;
     let i = start;
     for (;;) {
       let child = 2 * i + 1;
       if (child >= n) break;
+      let ct = times[child] as number;
+      let cq = seqs[child] as number;
       const right = child + 1;
-      if (right < n && before(heap[right] as E, heap[child] as E)) child = right;
-      const c = heap[child] as E;
-      if (before(item, c)) break;
-      heap[i] = c;
+      if (right < n) {
+        const rt = times[right] as number;
+        const rq = seqs[right] as number;
+        if (rt < ct || (rt === ct && rq < cq)) {
+          child = right;
+          ct = rt;
+          cq = rq;
+        }
+      }
+      if (t < ct || (t === ct && q < cq)) break;
+      events[i] = events[child] as E;
+      times[i] = ct;
+      seqs[i] = cq;
       i = child;
     }
-    heap[i] = item;
+    events[i] = item;
+    times[i] = t;
+    seqs[i] = q;
   }
 
   /**
-   * Drop cancelled events (returned) and rebuild the heap (Floyd's bottom-up heapify, O(n)). Cancelled request
-   * timeouts otherwise stay queued until their time and make every push and pop deeper.
+   * Drop cancelled events (returned) and rebuild the heap (Floyd's bottom-up heapify, O(n)). Cancelled
+   * request timeouts otherwise stay queued until their time and make every push and pop deeper.
    */
   removeCancelled(): E[] {
     const live: E[] = [];
     const dropped: E[] = [];
-    for (const e of this.heap) (e.cancelled ? dropped : live).push(e);
-    this.heap = live;
-    for (let i = (live.length >> 1) - 1; i >= 0; i--) this.siftDown(live[i] as E, i, live.length);
+    for (const e of this.events) (e.cancelled ? dropped : live).push(e);
+    this.events = live;
+    this.times = live.map((e) => e.timeMs);
+    this.seqs = live.map((e) => e.seq);
+    for (let i = (live.length >> 1) - 1; i >= 0; i--) {
+      const e = live[i] as E;
+      this.siftDown(e, e.timeMs, e.seq, i, live.length);
+    }
     return dropped;
   }
 }
