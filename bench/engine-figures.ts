@@ -3,6 +3,8 @@
 // memory over a long campaign, and shrinking.
 import { runConfigFor } from "../dist/fuzz/campaign.js";
 import { type RunConfig, runSeed } from "../dist/fuzz/run-seed.js";
+import { DEFAULT_SHRINK_BUDGET_MS, shrinkOne } from "../dist/fuzz/shrink-seed.js";
+import { type RunSize, targetOf } from "../dist/fuzz/shrink.js";
 import { resolveScenario } from "../dist/scenario/loader.js";
 import { EventQueue } from "../dist/sim/event-queue.js";
 import { bareRun } from "./ceiling.js";
@@ -78,4 +80,63 @@ export function measureQueueDepth(scenario: string, seeds: number): { scenario: 
   for (let seed = 0; seed < seeds; seed++) runSeed(config, { seed });
   proto.pop = pop;
   return { scenario, meanDepth: depth / pops, pops };
+}
+
+export interface FirstFailure {
+  campaign: number;
+  /** Seeds run up to and including the first one that showed the violation (null: not within the cap). */
+  seeds: number | null;
+  timeMs: number;
+}
+
+/** Each campaign's seeds start here times its index, so that campaigns never share a seed. */
+export const CAMPAIGN_SEED_STRIDE = 1_000_000;
+
+/**
+ * Campaigns 0..campaigns-1, each running its own seeds in order (as `eosfuzz run` does: whole
+ * seeds) until one shows a violation of `kind`: how many seeds and how long that took.
+ */
+export function measureFirstFailures(scenario: string, kind: string, campaigns: number, maxSeeds: number): FirstFailure[] {
+  const config = configOf(scenario);
+  warmUp(config, 100);
+  const out: FirstFailure[] = [];
+  for (let c = 0; c < campaigns; c++) {
+    const t0 = performance.now();
+    let seeds: number | null = null;
+    for (let i = 0; i < maxSeeds && seeds === null; i++) {
+      const r = runSeed(config, { seed: c * CAMPAIGN_SEED_STRIDE + i });
+      if (r.violations.some((v) => v.kind === kind)) seeds = i + 1;
+    }
+    out.push({ campaign: c, seeds, timeMs: performance.now() - t0 });
+  }
+  return out;
+}
+
+export interface ShrinkFigure {
+  scenario: string;
+  seed: number;
+  kind: string;
+  timeMs: number;
+  runs: number;
+  stoppedBy: string;
+  before: RunSize;
+  after: RunSize;
+}
+
+/**
+ * The first failure of a scenario (first seed from 0 with a violation, its first violation: what
+ * `eosfuzz run` shrinks), shrunk as `eosfuzz run` does it, with the default budget.
+ */
+export function measureShrink(scenario: string, maxSeeds: number): ShrinkFigure {
+  const loaded = resolveScenario(scenario);
+  const config = runConfigFor(loaded);
+  for (let seed = 0; seed < maxSeeds; seed++) {
+    const first = runSeed(config, { seed }).violations[0];
+    if (!first) continue;
+    const recorded = runSeed(config, { seed }, { recordTape: true });
+    const t0 = performance.now();
+    const summary = shrinkOne({ scenario: loaded, overrides: {}, tape: recorded.tape ?? {}, seed, target: targetOf(first), budgetMs: DEFAULT_SHRINK_BUDGET_MS });
+    return { scenario, seed, kind: first.kind, timeMs: performance.now() - t0, runs: summary.runs, stoppedBy: summary.stoppedBy, before: summary.before, after: summary.after };
+  }
+  throw new Error(`${scenario}: no failure within ${maxSeeds} seeds`);
 }

@@ -1,7 +1,8 @@
 // One measurement in a fresh process: `node dist-bench/figure.js <figure> [args...]` prints one
 // JSON object on stdout. bench/main.ts runs each figure several times this way, so that no run
 // inherits another's JIT state, heap or garbage.
-import { measureCeiling, measureQueueDepth, measureThroughput } from "./engine-figures.js";
+import { measureCeiling, measureFirstFailures, measureQueueDepth, measureShrink, measureThroughput } from "./engine-figures.js";
+import { firstFailureOfFastCheck } from "./fast-check-race.js";
 
 const [figure, ...args] = process.argv.slice(2);
 const num = (i: number, fallback?: number): number => {
@@ -15,7 +16,7 @@ const str = (i: number): string => {
   return v;
 };
 
-function measure(): unknown {
+async function measure(): Promise<unknown> {
   switch (figure) {
     case "ceiling":
       return measureCeiling(num(0), num(1), num(2));
@@ -23,9 +24,18 @@ function measure(): unknown {
       return measureThroughput(str(0), num(1));
     case "queue-depth":
       return measureQueueDepth(str(0), num(1));
+    case "first-failure":
+      return measureFirstFailures(str(0), str(1), num(2), num(3));
+    case "shrink":
+      return measureShrink(str(0), num(1));
+    case "fast-check": {
+      const out = [];
+      for (let seed = 0; seed < num(0); seed++) out.push(await firstFailureOfFastCheck(seed, num(1)));
+      return out;
+    }
     default:
       throw new Error(`unknown figure ${figure}`);
   }
 }
 
-process.stdout.write(`${JSON.stringify(measure())}\n`);
+process.stdout.write(`${JSON.stringify(await measure())}\n`);
