@@ -20,8 +20,17 @@ function warmUp(config: RunConfig, seeds: number): void {
   for (let i = 0; i < seeds; i++) runSeed(config, { seed: WARMUP_SEED_START + i });
 }
 
+/** CPU seconds (user + system) this process has used: unlike wall time, not inflated by waiting for a core. */
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
 export interface CeilingFigure {
+  /** Per wall-clock second. */
   eventsPerSecond: number;
+  /** Per CPU second of this process. */
+  eventsPerCpuSecond: number;
   events: number;
   pending: number;
 }
@@ -31,10 +40,13 @@ export function measureCeiling(pending: number, eventsPerRun: number, runs: numb
   let sink = 0;
   for (let r = 0; r < Math.max(10, runs / 10); r++) sink ^= bareRun(WARMUP_SEED_START + r, pending, eventsPerRun);
   const t0 = performance.now();
+  const c0 = cpuSeconds();
   for (let r = 0; r < runs; r++) sink ^= bareRun(r, pending, eventsPerRun);
+  const cpu = cpuSeconds() - c0;
   const seconds = (performance.now() - t0) / 1000;
   if (sink === 0x7fffffff) process.stderr.write("unlikely checksum\n");
-  return { eventsPerSecond: (runs * eventsPerRun) / seconds, events: runs * eventsPerRun, pending };
+  const events = runs * eventsPerRun;
+  return { eventsPerSecond: events / seconds, eventsPerCpuSecond: events / cpu, events, pending };
 }
 
 export interface ThroughputFigure {
@@ -44,6 +56,8 @@ export interface ThroughputFigure {
   traceEvents: number;
   eventsPerSecond: number;
   seedsPerSecond: number;
+  eventsPerCpuSecond: number;
+  seedsPerCpuSecond: number;
   violations: number;
 }
 
@@ -55,14 +69,16 @@ export function measureThroughput(scenario: string, seeds: number): ThroughputFi
   let traceEvents = 0;
   let violations = 0;
   const t0 = performance.now();
+  const c0 = cpuSeconds();
   for (let seed = 0; seed < seeds; seed++) {
     const r = runSeed(config, { seed });
     events += r.stats.events;
     traceEvents += r.stats.traceEvents;
     violations += r.violations.length;
   }
+  const cpu = cpuSeconds() - c0;
   const seconds = (performance.now() - t0) / 1000;
-  return { scenario, seeds, events, traceEvents, eventsPerSecond: events / seconds, seedsPerSecond: seeds / seconds, violations };
+  return { scenario, seeds, events, traceEvents, eventsPerSecond: events / seconds, seedsPerSecond: seeds / seconds, eventsPerCpuSecond: events / cpu, seedsPerCpuSecond: seeds / cpu, violations };
 }
 
 /** Mean number of events in the kernel's heap when one is popped (what the ceiling's `pending` copies). */
@@ -139,4 +155,71 @@ export function measureShrink(scenario: string, maxSeeds: number): ShrinkFigure 
     return { scenario, seed, kind: first.kind, timeMs: performance.now() - t0, runs: summary.runs, stoppedBy: summary.stoppedBy, before: summary.before, after: summary.after };
   }
   throw new Error(`${scenario}: no failure within ${maxSeeds} seeds`);
+}
+
+export interface MemorySample {
+  /** Seeds run so far. */
+  seeds: number;
+  rssMb: number;
+  /** Heap in use just after a full garbage collection (what is still reachable). */
+  heapAfterGcMb: number;
+}
+
+export interface MemoryFigure {
+  scenario: string;
+  seeds: number;
+  /** Seeds in each of the two windows compared (the first and the last). */
+  windowSeeds: number;
+  samples: MemorySample[];
+  /** Peak RSS of the whole process (getrusage), including start-up and warm-up. */
+  peakRssMb: number;
+  firstWindowPeakRssMb: number;
+  lastWindowPeakRssMb: number;
+  /** (last window's peak - first window's peak) / first window's peak, in percent. */
+  rssGrowthPercent: number;
+  firstWindowHeapAfterGcMb: number;
+  lastWindowHeapAfterGcMb: number;
+  wallMs: number;
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * Seeds 0..seeds-1 of one scenario in this process (as one `eosfuzz run --workers 0` would run
+ * them), sampling RSS every `sampleEvery` seeds and the heap after a forced GC (needs
+ * --expose-gc). A leak per seed shows as a last window higher than the first.
+ */
+export function measureMemory(scenario: string, seeds: number, windowSeeds: number, sampleEvery: number): MemoryFigure {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("measureMemory needs node --expose-gc");
+  if (!(windowSeeds > 0 && 2 * windowSeeds <= seeds && sampleEvery > 0 && windowSeeds % sampleEvery === 0)) throw new RangeError("memory: bad windows");
+  const config = configOf(scenario);
+  const samples: MemorySample[] = [];
+  const t0 = performance.now();
+  for (let seed = 0; seed < seeds; seed++) {
+    runSeed(config, { seed });
+    if ((seed + 1) % sampleEvery !== 0) continue;
+    const rssMb = process.memoryUsage.rss() / MB;
+    gc();
+    samples.push({ seeds: seed + 1, rssMb, heapAfterGcMb: process.memoryUsage().heapUsed / MB });
+  }
+  const wallMs = performance.now() - t0;
+  const first = samples.filter((s) => s.seeds <= windowSeeds);
+  const last = samples.filter((s) => s.seeds > seeds - windowSeeds);
+  const peak = (xs: MemorySample[], f: (s: MemorySample) => number) => Math.max(...xs.map(f));
+  const firstPeak = peak(first, (s) => s.rssMb);
+  const lastPeak = peak(last, (s) => s.rssMb);
+  return {
+    scenario,
+    seeds,
+    windowSeeds,
+    samples,
+    peakRssMb: (process.resourceUsage().maxRSS * 1024) / MB,
+    firstWindowPeakRssMb: firstPeak,
+    lastWindowPeakRssMb: lastPeak,
+    rssGrowthPercent: ((lastPeak - firstPeak) / firstPeak) * 100,
+    firstWindowHeapAfterGcMb: peak(first, (s) => s.heapAfterGcMb),
+    lastWindowHeapAfterGcMb: peak(last, (s) => s.heapAfterGcMb),
+    wallMs,
+  };
 }

@@ -78,3 +78,19 @@ export async function firstFailureOfFastCheck(seed: number, maxRuns: number, str
   );
   return { runs: details.numRuns, timeMs: performance.now() - t0, failed: details.failed };
 }
+
+export interface FastCheckCampaigns {
+  /** One per fast-check seed 0..campaigns-1 (runs and time to its first failure). */
+  campaigns: FastCheckFigure[];
+  /** The same property with the KIP-1228 strict rule: it must hold (else the model is wrong). */
+  strictRule: { runs: number; failed: boolean };
+}
+
+/** `campaigns` fast-check seeds with the legacy rule, then `strictRuns` runs with the strict rule. */
+export async function measureFastCheck(campaigns: number, maxRuns: number, strictRuns: number): Promise<FastCheckCampaigns> {
+  await firstFailureOfFastCheck(900_000_000, 100); // warm-up, like the engine's figures
+  const out: FastCheckFigure[] = [];
+  for (let seed = 0; seed < campaigns; seed++) out.push(await firstFailureOfFastCheck(seed, maxRuns));
+  const strict = await firstFailureOfFastCheck(0, strictRuns, true);
+  return { campaigns: out, strictRule: { runs: strict.runs, failed: strict.failed } };
+}

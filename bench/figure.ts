@@ -1,8 +1,8 @@
 // One measurement in a fresh process: `node dist-bench/figure.js <figure> [args...]` prints one
 // JSON object on stdout. bench/main.ts runs each figure several times this way, so that no run
 // inherits another's JIT state, heap or garbage.
-import { measureCeiling, measureFirstFailures, measureQueueDepth, measureShrink, measureThroughput } from "./engine-figures.js";
-import { firstFailureOfFastCheck } from "./fast-check-race.js";
+import { measureCeiling, measureFirstFailures, measureMemory, measureQueueDepth, measureShrink, measureThroughput } from "./engine-figures.js";
+import { measureFastCheck } from "./fast-check-race.js";
 
 const [figure, ...args] = process.argv.slice(2);
 const num = (i: number, fallback?: number): number => {
@@ -28,11 +28,10 @@ async function measure(): Promise<unknown> {
       return measureFirstFailures(str(0), str(1), num(2), num(3));
     case "shrink":
       return measureShrink(str(0), num(1));
-    case "fast-check": {
-      const out = [];
-      for (let seed = 0; seed < num(0); seed++) out.push(await firstFailureOfFastCheck(seed, num(1)));
-      return out;
-    }
+    case "fast-check":
+      return measureFastCheck(num(0), num(1), num(2));
+    case "memory":
+      return measureMemory(str(0), num(1), num(2), num(3));
     default:
       throw new Error(`unknown figure ${figure}`);
   }
