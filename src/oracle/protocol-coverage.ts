@@ -29,10 +29,13 @@ export const MARKER_DIMENSIONS = ["release", "wire", "arrival", "leaderTxn", "pr
 /** Other protocol situations worth reaching, named by event. */
 export const EVENT_POINTS = ["coordinator-initiated-abort", "marker-request-refused", "marker-sending-abandoned", "producer-outcome-unknown"] as const;
 
+/**
+ * `marker@<release> wire=.. arrival=.. leaderTxn=.. producer=.. rule=.. result=..`: the dimensions
+ * after the release in MARKER_DIMENSIONS order, spelled out (built once per marker arrival: no
+ * intermediate arrays on the hot path).
+ */
 export function markerPointKey(m: MarkerArrival): string {
-  return `marker@${m.release} ${MARKER_DIMENSIONS.slice(1)
-    .map((d) => `${d}=${m[d]}`)
-    .join(" ")}`;
+  return `marker@${m.release} wire=${m.wire} arrival=${m.arrival} leaderTxn=${m.leaderTxn} producer=${m.producer} rule=${m.rule} result=${m.result}`;
 }
 
 /** The inverse of markerPointKey (null for event points or malformed keys). */
