@@ -34,9 +34,15 @@ export async function runSeedStrategy(ctx: SearchContext): Promise<StopReason | 
   }
   next = nextToTally;
 
+  // The first batches grow from one seed, doubling up to batchSize: a campaign whose first seeds
+  // already fail (--stop-on-first, a find budget) stops after a few runs, not after maxInFlight
+  // full batches. Batch boundaries never change which seeds are tallied.
+  let rampSize = 1;
   const dispatch = () => {
+    const size = Math.min(batchSize, rampSize);
+    rampSize *= 2;
     const jobs: RunJob[] = [];
-    for (let seed = next; seed < Math.min(end, next + batchSize); seed++) jobs.push({ index: seed, input: { seed } });
+    for (let seed = next; seed < Math.min(end, next + size); seed++) jobs.push({ index: seed, input: { seed } });
     next += jobs.length;
     inFlight++;
     ctx.executor

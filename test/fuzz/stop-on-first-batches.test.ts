@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { InProcessExecutor, type RunExecutor } from "../../src/fuzz/executor/executor.js";
+import type { RunJob } from "../../src/fuzz/executor/run-job.js";
+import type { RunConfig } from "../../src/fuzz/run-seed.js";
+import { runSearch } from "../../src/fuzz/search/run-search.js";
+import { resolveScenario } from "../../src/scenario/loader.js";
+
+/** Counts the runs an executor was asked for (what a campaign costs, whatever it tallies). */
+class CountingExecutor implements RunExecutor {
+  readonly parallelism = 1;
+  runs = 0;
+  private readonly inner = new InProcessExecutor();
+
+  runBatch(config: RunConfig, jobs: readonly RunJob[]) {
+    this.runs += jobs.length;
+    return this.inner.runBatch(config, jobs);
+  }
+
+  async close(): Promise<void> {}
+}
+
+describe("--stop-on-first", () => {
+  it("stops a campaign whose first seeds fail after a few runs, not after whole batches", async () => {
+    // kip-1228-gap's seed 4 is its first stale-marker (seeds 0-3 are clean).
+    const executor = new CountingExecutor();
+    const r = await runSearch(resolveScenario("kip-1228-gap"), { strategy: "random", seeds: 2_000, seedStart: 0, shard: null, stopOnFirst: true }, executor, () => 0);
+    expect(r.seedsRun).toBe(5);
+    expect(r.violations.some((v) => v.seed === 4 && v.kind === "stale-marker")).toBe(true);
+    // Batches of 1, 2, 4, 8 (two in flight): at most 15 runs; full batches of 50 would be 100.
+    expect(executor.runs).toBeLessThanOrEqual(15);
+  });
+});
