@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import Table from "cli-table3";
-import type { CeilingFigure, FirstFailure, MemoryFigure, ShrinkFigure, ThroughputFigure } from "./engine-figures.js";
+import { CAMPAIGN_SEED_STRIDE, type CeilingFigure, type FirstFailure, type MemoryFigure, type ShrinkFigure, type ThroughputFigure } from "./engine-figures.js";
 import type { FastCheckCampaigns } from "./fast-check-race.js";
 import { quantile, type Spread, spread } from "./stats.js";
 
@@ -36,6 +36,13 @@ const WORKERS_SCENARIO = "kip-1228";
 const root = join(import.meta.dirname, "..");
 const figureJs = join(root, "dist-bench/figure.js");
 const cliJs = join(root, "dist/cli/main.js");
+
+interface CliReport {
+  seedsRun: number;
+  wallMs: number;
+  seedsPerSecond: number;
+  violations: { seed: number; kind: string; traceHash: string }[];
+}
 
 function spawnJson<T>(argv: string[], what: string): T {
   const r = spawnSync(process.execPath, argv, { encoding: "utf8", maxBuffer: 1 << 28, cwd: root });
@@ -111,6 +118,30 @@ const races = Object.fromEntries(
   }),
 );
 
+// 2b. The same from a user's shell: one `eosfuzz run --stop-on-first` process per campaign, from
+// process start to exit (module loading and a cold JIT included), in this thread (--workers 0: a
+// worker pool would add its threads' start-up). One pass: each campaign is itself one sample.
+const cliCampaigns = times(PLAN.campaigns, (c) => {
+  const argv = [cliJs, "run", "--scenario", "kip-1228-gap", "--seed-start", String(c * CAMPAIGN_SEED_STRIDE), "--seeds", String(FIRST_FAILURE_CAP)];
+  const t = performance.now();
+  const report = spawnJson<CliReport>([...argv, "--stop-on-first", "--no-shrink", "--no-progress", "--workers", "0", "--json"], "run --stop-on-first");
+  const processMs = performance.now() - t;
+  const first = report.violations.find((v) => v.kind === "stale-marker");
+  return { seeds: first ? first.seed - c * CAMPAIGN_SEED_STRIDE + 1 : null, processMs, reportWallMs: report.wallMs };
+});
+const cliFirstStaleMarker = {
+  scenario: "kip-1228-gap",
+  command: "eosfuzz run --scenario kip-1228-gap --seed-start <c x 1,000,000> --seeds 2000 --stop-on-first --no-shrink --workers 0 --json",
+  campaigns: cliCampaigns.length,
+  perCampaignSeeds: cliCampaigns.map((c) => c.seeds),
+  // The CLI tallies seeds in order and stops at the first: it must agree with the engine's campaigns.
+  sameSeedsAsEngineCampaigns: JSON.stringify(cliCampaigns.map((c) => c.seeds)) === JSON.stringify(races["kip-1228-gap"]?.perCampaign),
+  processMs: roundSpread(spread(cliCampaigns.map((c) => c.processMs)), 0),
+  processMsP90: round(quantile(cliCampaigns.map((c) => c.processMs), 0.9), 0),
+  campaignWallMs: roundSpread(spread(cliCampaigns.map((c) => c.reportWallMs)), 0),
+};
+note("CLI campaigns done");
+
 // 3. The fast-check baseline over the same race, the same way.
 const fastCheckReps = times(PLAN.repeats, () => figure<FastCheckCampaigns>("fast-check", PLAN.campaigns, FAST_CHECK_CAP, PLAN.fastCheckStrictRuns));
 const fastCheck = {
@@ -124,12 +155,6 @@ const fastCheck = {
 note("fast-check baseline done");
 
 // 4. Two workers against one, through the CLI as a user runs it.
-interface CliReport {
-  seedsRun: number;
-  wallMs: number;
-  seedsPerSecond: number;
-  violations: { seed: number; kind: string; traceHash: string }[];
-}
 const workerRuns: Record<"1" | "2", CliReport[]> = { "1": [], "2": [] };
 for (let r = 0; r < PLAN.repeats; r++) {
   for (const w of ["1", "2"] as const) {
@@ -180,6 +205,7 @@ const results = {
   ceiling: { pending, eventsPerRun: CEILING_EVENTS_PER_RUN, runsPerRepetition: PLAN.ceilingRuns, eventsPerSecond: roundSpread(ceiling, 0), eventsPerCpuSecond: roundSpread(ceilingCpu, 0) },
   throughput,
   firstStaleMarker: races,
+  cliFirstStaleMarker,
   fastCheckBaseline: { scenario: "kip-1228-gap race, bench/fast-check-race.ts", ...fastCheck },
   workers,
   memory,
@@ -240,6 +266,8 @@ function table(r: typeof results): string {
     t.push([`${s}: seeds to first stale-marker`, `median ${f.median}, p90 ${f.p90}`, `${f.campaigns} campaigns, ${f.notFound} not found`]);
     t.push([`${s}: ms to first stale-marker`, `median ${fmt(f.timeMsMedian)}`, `p90 ${fmt(f.timeMsP90)}`]);
   }
+  const cli = r.cliFirstStaleMarker;
+  t.push([`${cli.scenario}: CLI process to first stale-marker, ms`, fmt(cli.processMs), `p90 ${cli.processMsP90}; ${cli.campaigns} campaigns, --stop-on-first --workers 0; campaign alone ${fmt(cli.campaignWallMs)}`]);
   const fc = r.fastCheckBaseline;
   t.push(["fast-check scheduler: runs to failure", `median ${fc.median}, p90 ${fc.p90}`, `${fc.campaigns} seeds; strict rule holds over ${fc.strictRuleRuns} runs: ${fc.strictRuleHolds}`]);
   t.push(["fast-check scheduler: ms to failure", `median ${fmt(fc.timeMsMedian)}`, `p90 ${fmt(fc.timeMsP90)}`]);
