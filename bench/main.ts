@@ -34,6 +34,7 @@ const RACE_SCENARIOS = ["kip-1228-gap", "tv1-legacy"] as const;
 const WORKERS_SCENARIO = "kip-1228";
 
 const root = join(import.meta.dirname, "..");
+const CLOCK_TICKS_PER_SECOND = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 const figureJs = join(root, "dist-bench/figure.js");
 const cliJs = join(root, "dist/cli/main.js");
 
@@ -156,10 +157,15 @@ note("fast-check baseline done");
 
 // 4. Two workers against one, through the CLI as a user runs it.
 const workerRuns: Record<"1" | "2", CliReport[]> = { "1": [], "2": [] };
+/** Cores the CLI process kept busy on average (its CPU time over its wall time): what the machine let it have. */
+const coresUsed: Record<"1" | "2", number[]> = { "1": [], "2": [] };
 for (let r = 0; r < PLAN.repeats; r++) {
   for (const w of ["1", "2"] as const) {
     const argv = [cliJs, "run", "--scenario", WORKERS_SCENARIO, "--seeds", String(PLAN.workerSeeds), "--workers", w, "--no-shrink", "--no-progress", "--json"];
+    const cpu0 = childrenCpuSeconds();
+    const t = performance.now();
     workerRuns[w].push(spawnJson<CliReport>(argv, `run --workers ${w}`));
+    coresUsed[w].push((childrenCpuSeconds() - cpu0) / ((performance.now() - t) / 1000));
   }
 }
 const violationList = (r: CliReport) => JSON.stringify(r.violations.map((v) => [v.seed, v.kind, v.traceHash]));
@@ -169,6 +175,8 @@ const workers = {
   oneWorkerSeedsPerSecond: roundSpread(spread(workerRuns["1"].map((r) => r.seedsRun / (r.wallMs / 1000))), 1),
   twoWorkersSeedsPerSecond: roundSpread(spread(workerRuns["2"].map((r) => r.seedsRun / (r.wallMs / 1000))), 1),
   speedup: roundSpread(spread(workerRuns["2"].map((r, i) => (workerRuns["1"][i] as CliReport).wallMs / r.wallMs))),
+  oneWorkerCoresUsed: roundSpread(spread(coresUsed["1"]), 2),
+  twoWorkersCoresUsed: roundSpread(spread(coresUsed["2"]), 2),
   sameViolations: new Set([...workerRuns["1"], ...workerRuns["2"]].map(violationList)).size === 1,
 };
 note("workers done");
@@ -242,6 +250,14 @@ function campaignSummary(reps: CampaignRun[][], cap: number) {
   };
 }
 
+/** CPU seconds of this process's finished children (utime + stime of waited-for children, from /proc). */
+function childrenCpuSeconds(): number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 16 and 17 of proc(5) (cutime, cstime); `fields` starts at field 3.
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_SECOND;
+}
+
 function machine() {
   const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
   const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? "unknown";
@@ -271,7 +287,7 @@ function table(r: typeof results): string {
   const fc = r.fastCheckBaseline;
   t.push(["fast-check scheduler: runs to failure", `median ${fc.median}, p90 ${fc.p90}`, `${fc.campaigns} seeds; strict rule holds over ${fc.strictRuleRuns} runs: ${fc.strictRuleHolds}`]);
   t.push(["fast-check scheduler: ms to failure", `median ${fmt(fc.timeMsMedian)}`, `p90 ${fmt(fc.timeMsP90)}`]);
-  t.push([`2 workers over 1 (${r.workers.scenario})`, fmt(r.workers.speedup, "x"), `seeds/s ${fmt(r.workers.oneWorkerSeedsPerSecond)} -> ${fmt(r.workers.twoWorkersSeedsPerSecond)}; same violations: ${r.workers.sameViolations}`]);
+  t.push([`2 workers over 1 (${r.workers.scenario})`, fmt(r.workers.speedup, "x"), `seeds/s ${fmt(r.workers.oneWorkerSeedsPerSecond)} -> ${fmt(r.workers.twoWorkersSeedsPerSecond)}; cores used ${fmt(r.workers.oneWorkerCoresUsed)} -> ${fmt(r.workers.twoWorkersCoresUsed)}; same violations: ${r.workers.sameViolations}`]);
   const m = r.memory;
   t.push([`peak RSS over ${m.seeds.toLocaleString("en-US")} seeds of ${m.scenario}`, `${round(m.peakRssMb, 1)} MB`, `growth first -> last ${m.windowSeeds.toLocaleString("en-US")} seeds: ${round(m.rssGrowthPercent, 1)}% (heap after GC ${round(m.firstWindowHeapAfterGcMb, 1)} -> ${round(m.lastWindowHeapAfterGcMb, 1)} MB)`]);
   const sh = r.shrink;
