@@ -83,9 +83,9 @@ describe("terminal output", () => {
     const plain = eosfuzz(["run", ...aroundFailure], { env: { NO_COLOR: "1", FORCE_COLOR: "" } });
     expect(plain.stdout).toMatch(/stale-marker/);
     expect(plain.stdout + plain.stderr).not.toContain(ESC);
-    const coloured = eosfuzz(["run", ...aroundFailure], { env: { FORCE_COLOR: "1" } });
+    const coloured = eosfuzz(["run", ...aroundFailure, "--no-shrink"], { env: { FORCE_COLOR: "1" } });
     expect(coloured.stdout).toContain(`${ESC}[`);
-    const json = eosfuzz(["run", ...aroundFailure, "--json"], { env: { FORCE_COLOR: "1" } });
+    const json = eosfuzz(["run", ...aroundFailure, "--no-shrink", "--json"], { env: { FORCE_COLOR: "1" } });
     expect(json.stdout).not.toContain(ESC);
   });
 
