@@ -12,12 +12,9 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { flagReader } from "./flags.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
-};
+const flag = flagReader();
 const seeds = Number(flag("seeds", "1000000"));
 const workers = flag("workers", "2");
 const scenario = flag("scenario", "kip-1228");

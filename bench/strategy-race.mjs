@@ -6,12 +6,9 @@
 //                                [--rate-campaigns 5] [--rate-runs 300]
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { flagReader } from "./flags.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
-};
+const flag = flagReader();
 const campaigns = Number(flag("campaigns", "20"));
 const strategies = flag("strategies", "random,swarm,pct,coverage").split(",");
 const workers = flag("workers", "2");

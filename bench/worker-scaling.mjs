@@ -4,12 +4,9 @@
 //   node bench/worker-scaling.mjs [--seeds 5000] [--scenario kip-1228-gap] [--workers 1,2] [--repeat 1]
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { flagReader } from "./flags.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
-};
+const flag = flagReader();
 const seeds = flag("seeds", "5000");
 const scenario = flag("scenario", "kip-1228-gap");
 const counts = flag("workers", "1,2").split(",");

@@ -5,12 +5,9 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { flagReader } from "../bench/flags.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
-};
+const flag = flagReader();
 const seeds = flag("seeds", "1000");
 const workers = flag("workers", "1");
 const root = join(import.meta.dirname, "..");
