@@ -1,5 +1,5 @@
 import { Rng } from "./rng.js";
-import { checkRoom } from "./bounds.js";
+import { BoundExceeded } from "./bounds.js";
 
 /** Upper bound on the number of choices one run may make; a run that needs more is a model bug. */
 export const MAX_TAPE_LENGTH = 2_000_000;
@@ -143,7 +143,8 @@ export class ChoiceSource {
 
   /** Called by streams: the global bound on choices per run, and the last option chosen. */
   countOne(option: number): void {
-    checkRoom("choices of the run (the choice tape)", this.total++, MAX_TAPE_LENGTH);
+    if (this.total >= MAX_TAPE_LENGTH) throw new BoundExceeded("choices of the run (the choice tape)", MAX_TAPE_LENGTH);
+    this.total++;
     this.last = option;
   }
 

@@ -1,4 +1,4 @@
-import { checkRoom } from "./bounds.js";
+import { BoundExceeded } from "./bounds.js";
 import type { ChoiceSource, Stream } from "./choice-tape.js";
 import { SimEvent, type Simulation } from "./simulation.js";
 import { hashString } from "./trace.js";
@@ -295,8 +295,9 @@ export class Network<Req, Resp> {
     const link = connection as Link<Req, Resp>;
     if (!link.open) throw new Error(`request on closed connection ${link.id}`);
     const pending = link.pending;
-    // The bound's description is built only when it is reached (this runs for every request).
-    if (pending.size >= MAX_IN_FLIGHT_PER_CONNECTION) checkRoom(`requests in flight on connection ${link.id} (${link.client} to ${link.server})`, pending.size, MAX_IN_FLIGHT_PER_CONNECTION);
+    if (pending.size >= MAX_IN_FLIGHT_PER_CONNECTION) {
+      throw new BoundExceeded(`requests in flight on connection ${link.id} (${link.client} to ${link.server})`, MAX_IN_FLIGHT_PER_CONNECTION);
+    }
     const correlationId = this.nextCorrelationIdValue++;
     const entry = new Pending(this, link, correlationId, onResult, timeoutMs);
     pending.add(entry);
@@ -398,7 +399,7 @@ export class Network<Req, Resp> {
     const interceptor = this.interceptor as Interceptor<Req, Resp>;
     const message: InterceptedMessage<Req, Resp> = { from, to, direction, connectionId: connection.id, correlationId, label: this.labelOf(body), body };
     if (!interceptor.inspect(message)) return false;
-    checkRoom("messages held by the script", this.held.size, MAX_HELD_MESSAGES);
+    if (this.held.size >= MAX_HELD_MESSAGES) throw new BoundExceeded("messages held by the script", MAX_HELD_MESSAGES);
     const held = { id: this.nextHeldId++, message, heldAtMs: this.sim.nowMs, deliveries: 0, state: "held" as const };
     this.held.set(held.id, { held, arrive });
     this.sim.emit(from, "net.hold", { held: held.id, conn: connection.id, corr: correlationId, dir: direction, to, msg: message.label });

@@ -1,4 +1,4 @@
-import { checkRoom, SIM_BOUNDS } from "./bounds.js";
+import { BoundExceeded, SIM_BOUNDS } from "./bounds.js";
 import { EventQueue, type ScheduledEvent } from "./event-queue.js";
 import type { Trace, TraceFields } from "./trace.js";
 
@@ -121,7 +121,7 @@ export class Simulation {
   }
 
   private enqueue<E extends SimEvent>(timeMs: number, event: E): E {
-    checkRoom("pending events of the simulation", this.queue.size, SIM_BOUNDS.pendingEvents);
+    if (this.queue.size >= SIM_BOUNDS.pendingEvents) throw new BoundExceeded("pending events of the simulation", SIM_BOUNDS.pendingEvents);
     event.place(this, timeMs, this.seq++);
     this.queue.push(event);
     return event;

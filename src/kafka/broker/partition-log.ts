@@ -1,4 +1,4 @@
-import { checkRoom } from "../../sim/bounds.js";
+import { BoundExceeded } from "../../sim/bounds.js";
 import { Errors } from "../common/errors.js";
 import { NO_PRODUCER_EPOCH, type PartitionKey, type TransactionResult } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
@@ -170,7 +170,7 @@ export class PartitionLog {
     if (!input.isTransactional && existing?.currentTxnFirstOffset != null) {
       return err(Errors.INVALID_TXN_STATE, "non-transactional batch while a transaction is open");
     }
-    checkRoom(`batches in the log of ${this.partition}`, this.batches.length, MAX_LOG_BATCHES);
+    if (this.batches.length >= MAX_LOG_BATCHES) throw new BoundExceeded(`batches in the log of ${this.partition}`, MAX_LOG_BATCHES);
 
     const e = this.entry(input.producerId);
     const batch: LogBatch = {
@@ -233,7 +233,7 @@ export class PartitionLog {
     if (flags.coordinatorEpochCheck && storedCe > input.coordinatorEpoch) {
       return fail(Errors.TRANSACTION_COORDINATOR_FENCED, `coordinator epoch ${input.coordinatorEpoch} < stored ${storedCe}`);
     }
-    checkRoom(`batches in the log of ${this.partition}`, this.batches.length, MAX_LOG_BATCHES);
+    if (this.batches.length >= MAX_LOG_BATCHES) throw new BoundExceeded(`batches in the log of ${this.partition}`, MAX_LOG_BATCHES);
     const entry = this.entry(input.producerId);
     const offset = this.logEndOffset;
     const batch: LogBatch = {

@@ -1,5 +1,5 @@
 import type { Stream } from "../../sim/choice-tape.js";
-import { checkRoom } from "../../sim/bounds.js";
+import { BoundExceeded } from "../../sim/bounds.js";
 import { ConnectionPool } from "../../sim/network.js";
 import type { AbortedTxn, LogBatch, PartitionLog } from "../broker/partition-log.js";
 import { Errors } from "../common/errors.js";
@@ -133,7 +133,7 @@ export class ReadCommittedConsumer {
         const atMs = this.ctx.sim.nowMs;
         for (const r of records) {
           // A consumer that silently forgot what it read would make the client checks wrong: a bound, reported.
-          if (this.observations.length >= MAX_OBSERVATIONS) checkRoom(`records observed by ${this.name}`, this.observations.length, MAX_OBSERVATIONS);
+          if (this.observations.length >= MAX_OBSERVATIONS) throw new BoundExceeded(`records observed by ${this.name}`, MAX_OBSERVATIONS);
           this.observations.push({ partition: r.partition, offset: r.offset, value: r.value, producerId: r.producerId, ghostTxn: r.ghostTxn, atMs });
         }
         const last = body.batches[body.batches.length - 1];

@@ -1,5 +1,5 @@
 import type { Connection, RpcResult } from "../../sim/network.js";
-import { checkRoom } from "../../sim/bounds.js";
+import { BoundExceeded } from "../../sim/bounds.js";
 import { Errors, errorName, IllegalStateException } from "../common/errors.js";
 import type { IdSequence } from "../common/id-sequence.js";
 import { type PartitionKey, parsePartitionKey, type TransactionResult } from "../common/types.js";
@@ -150,7 +150,7 @@ export class TransactionMarkerChannelManager {
             resend: resendOf?.resend ?? 0,
           };
       const channel = this.channel(broker);
-      checkRoom(`markers queued at ${this.self} for ${broker}`, channel.queue.length, MAX_QUEUED_PER_BROKER);
+      if (channel.queue.length >= MAX_QUEUED_PER_BROKER) throw new BoundExceeded(`markers queued at ${this.self} for ${broker}`, MAX_QUEUED_PER_BROKER);
       channel.queue.push({ pending, entry });
     }
     this.wakeup();
@@ -176,7 +176,9 @@ export class TransactionMarkerChannelManager {
   }
 
   private retryCompletionLater(pending: PendingCompleteTxn): void {
-    checkRoom(`completions waiting for a retry at ${this.self}`, this.completionRetries.length, MAX_QUEUED_PER_BROKER);
+    if (this.completionRetries.length >= MAX_QUEUED_PER_BROKER) {
+      throw new BoundExceeded(`completions waiting for a retry at ${this.self}`, MAX_QUEUED_PER_BROKER);
+    }
     this.completionRetries.push(pending);
     if (this.completionRetryTimerSet) return;
     this.completionRetryTimerSet = true;
