@@ -4,7 +4,7 @@ import type { Simulation, StopReason } from "../sim/simulation.js";
 import { KafkaBroker } from "./broker/kafka-broker.js";
 import type { LogBatch } from "./broker/partition-log.js";
 import { type ConsumedRecord, type Observation, ReadCommittedConsumer, readPartition } from "./client/read-committed-consumer.js";
-import { TransactionalProducer } from "./client/transactional-producer.js";
+import { TransactionalProducer, workloadStreamName } from "./client/transactional-producer.js";
 import type { ClusterContext, MetadataCache } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
@@ -211,8 +211,8 @@ export class Cluster {
     const startRange = spec.producers.startMs;
     this.producers.forEach((p, i) => {
       // Producers after the first are always started in seeded runs; a shrunk tape can drop them.
-      if (i > 0 && !this.choices.chance("workload:start", 1_000_000)) p.skip();
-      else p.start(this.choices.between("workload:start", startRange.min, startRange.max));
+      if (i > 0 && !this.choices.chance(workloadStreamName("start"), 1_000_000)) p.skip();
+      else p.start(this.choices.between(workloadStreamName("start"), startRange.min, startRange.max));
     });
     for (const c of this.consumers) c.start();
     this.nemesis.start();

@@ -80,6 +80,8 @@ export interface CoveragePoint {
    * and continued with new choices re-rolls what happens while the message is in flight.
    */
   from: StreamPositions | null;
+  /** For a marker arrival: the link its copy travelled (client -> server), so a search can re-roll that link alone. */
+  link: { from: string; to: string } | null;
 }
 
 /** Bound on distinct points one run records (the vocabulary is far smaller; this guards a bug). */
@@ -98,8 +100,8 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   private readonly appliedAt = new Set<string>();
   /** transactional.id -> the transaction attempt begun last. */
   private readonly latestBegun = new Map<string, string>();
-  /** Network correlation id of a marker request copy -> stream positions when it was sent. */
-  private readonly sentAt = new Map<number, StreamPositions>();
+  /** Network correlation id of a marker request copy -> stream positions when it was sent, and its link. */
+  private readonly sentAt = new Map<number, { positions: StreamPositions; link: { from: string; to: string } }>();
 
   /** positions: null when a run does not need them (only the coverage strategy does; they cost a copy per marker). */
   constructor(private readonly positions: (() => StreamPositions) | null) {}
@@ -109,14 +111,14 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     return [...this.points.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
-  private hit(key: string, from?: StreamPositions): void {
+  private hit(key: string, sent?: { positions: StreamPositions; link: { from: string; to: string } }): void {
     const point = this.points.get(key);
     if (point) {
       point.count++;
       return;
     }
     if (this.points.size >= MAX_POINTS_PER_RUN) throw new Error(`more than ${MAX_POINTS_PER_RUN} coverage points in one run`);
-    this.points.set(key, { key, count: 1, from: from ?? this.positions?.() ?? null });
+    this.points.set(key, { key, count: 1, from: sent?.positions ?? this.positions?.() ?? null, link: sent?.link ?? null });
   }
 
   txnBegun(e: { ghostTxn: string; producer: string; transactionalId: string; atMs: number }): void {
@@ -137,7 +139,7 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   txnCompleted(): void {}
 
   markerSent(e: MarkerSend): void {
-    if (this.positions && !this.sentAt.has(e.correlationId)) this.sentAt.set(e.correlationId, this.positions());
+    if (this.positions && !this.sentAt.has(e.correlationId)) this.sentAt.set(e.correlationId, { positions: this.positions(), link: { from: e.coordinator, to: e.broker } });
   }
 
   markerApplied(e: MarkerOutcome): void {

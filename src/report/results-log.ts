@@ -161,5 +161,5 @@ function outcomeOfLine(file: string, value: unknown, line: number, keys: readonl
     typeof o.virtualTimeMs === "number";
   if (!ok) throw new InputError(file, "", "expected a run's result (index, seed, traceHash, violations, coverage, events), found a line without them", { line, col: 1 });
   const logged = o as LoggedOutcome;
-  return { ...logged, coverage: logged.coverage.map(([id, count]) => ({ key: keys[id] as string, count, from: null })), choicePoints: null };
+  return { ...logged, coverage: logged.coverage.map(([id, count]) => ({ key: keys[id] as string, count, from: null, link: null })), choicePoints: null };
 }

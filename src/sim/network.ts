@@ -132,6 +132,11 @@ export interface OutboundMessage {
  * Lets a search strategy (such as PCT) decide message delays instead of the link's fault profile.
  * Its draws must go through the run's ChoiceSource. Absent by default: zero cost.
  */
+/** The choice stream of the messages `from` sends to `to` (its faults and delays, in send order). */
+export function linkStreamName(from: string, to: string): string {
+  return `net:${from}>${to}`;
+}
+
 export interface DeliveryPolicy {
   /** Delay in ms of one copy of a message, or null to draw it from the link's profile as usual. */
   delayMs(message: OutboundMessage): number | null;
@@ -266,8 +271,8 @@ export class Network<Req, Resp> {
       serverIncarnation: serverNode.incarnation,
       lastRequestArrivalMs: 0,
       lastResponseArrivalMs: 0,
-      requestStream: this.choices.stream(`net:${client}>${server}`),
-      responseStream: this.choices.stream(`net:${server}>${client}`),
+      requestStream: this.choices.stream(linkStreamName(client, server)),
+      responseStream: this.choices.stream(linkStreamName(server, client)),
       pending: new InFlight(),
       requestFaults: this.faultsFor(client, server),
       responseFaults: this.faultsFor(server, client),

@@ -1,5 +1,7 @@
-import { type CoveragePoint, markerRisk, type StreamPositions } from "../../oracle/protocol-coverage.js";
+import { type CoveragePoint, markerRisk } from "../../oracle/protocol-coverage.js";
+import { WORKLOAD_STREAM_PREFIX } from "../../kafka/client/transactional-producer.js";
 import type { Tape } from "../../sim/choice-tape.js";
+import { linkStreamName } from "../../sim/network.js";
 import type { Rng } from "../../sim/rng.js";
 import type { JobOutcome, RunJob } from "../executor/run-job.js";
 import { SWARM_SCALES, SWARM_STREAM, type SwarmSetting } from "../run-shaping/swarm.js";
@@ -54,11 +56,30 @@ function pickWeighted<T>(rng: Rng, items: readonly T[], weight: (t: T) => number
   return items[items.length - 1] as T;
 }
 
-/** The tape as it stood at `positions`: replayed, it reruns the run up to that moment exactly. */
-function cutTape(tape: Readonly<Tape>, positions: StreamPositions): Tape {
+/**
+ * What a re-roll from a kept state draws anew after that state began (everything else replays the
+ * kept tape in full, so the rest of the run's decisions stay what they were):
+ * - "all": every stream (the run as it stood then, continued with new choices);
+ * - "clients": what the producers do next (which partitions, how many records, commit or abort,
+ *   when), under the same network and broker faults;
+ * - "link": for a marker arrival, what befalls the later messages on that copy's link (their
+ *   delays, duplicates, losses), with the same workload.
+ */
+export type RerollScope = "all" | "clients" | "link";
+
+/** The tape with the streams of `scope` cut where they stood at `positions` (replayed, they continue with new choices). */
+export function rerollTape(tape: Readonly<Tape>, point: Pick<CoveragePoint, "from" | "link">, scope: RerollScope): Tape {
+  const positions = point.from ?? {};
+  const link = point.link ? linkStreamName(point.link.from, point.link.to) : null;
+  const cut = (stream: string): boolean => scope === "all" || (scope === "clients" ? stream.startsWith(WORKLOAD_STREAM_PREFIX) : stream === link);
   const out: Tape = {};
-  for (const [stream, choices] of Object.entries(tape)) out[stream] = choices.slice(0, positions[stream] ?? 0);
+  for (const [stream, choices] of Object.entries(tape)) out[stream] = cut(stream) ? choices.slice(0, positions[stream] ?? 0) : choices.slice();
   return out;
+}
+
+/** The scopes a re-roll from `point` may take: a marker arrival can also re-roll its link or the clients alone. */
+function scopesFor(point: CoveragePoint): readonly RerollScope[] {
+  return point.link ? ["all", "clients", "link"] : ["all"];
 }
 
 /** The same fault mix with one fault kind switched on, off, or to another rate. */
@@ -98,6 +119,8 @@ export class CoverageCorpus {
   private readonly features = new Set<string>();
   fresh = 0;
   mutated = 0;
+  /** Runs re-rolled from a kept state, per scope. */
+  readonly rerolled: Record<RerollScope, number> = { all: 0, clients: 0, link: 0 };
 
   /** The scenario's own fault mix (every fault kind on at its rate): where the search starts. */
   private readonly scenarioMix: number[];
@@ -127,7 +150,12 @@ export class CoverageCorpus {
     if (kept.length > 0 && roll < FRESH_PERCENT + MUTATE_MIX_PERCENT + FROM_STATE_PERCENT) {
       const entry = pickWeighted(rng, kept, (e) => this.novelty(e.points));
       const point = pickWeighted(rng, entry.points, (p) => this.rarity(p.key));
-      if (point.from) return { job: { ...job, input: { tape: cutTape(entry.tape, point.from), continueSeed: index } }, mix };
+      if (point.from) {
+        const scopes = scopesFor(point);
+        const scope = scopes[rng.intBelow(scopes.length)] as RerollScope;
+        this.rerolled[scope]++;
+        return { job: { ...job, input: { tape: rerollTape(entry.tape, point, scope), continueSeed: index } }, mix };
+      }
     }
     return { job: { ...job, input: { tape: { [SWARM_STREAM]: mix.prefix }, continueSeed: index } }, mix };
   }

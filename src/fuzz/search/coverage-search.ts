@@ -8,11 +8,25 @@ import { externalStop, type SearchContext, settledBy } from "./search-context.js
 import { shardRange } from "./search-options.js";
 
 /**
- * Runs planned together from the same corpus state. Fixed (never derived from the worker count),
- * so a campaign is the same with 1 or N workers.
+ * Most runs planned together from the same corpus state. Fixed (never derived from the worker
+ * count), so a campaign is the same with 1 or N workers.
  */
 const GENERATION = 8;
 const BATCH = 2;
+
+/**
+ * Size of generation `g`: 1, 1, 2, 2, 4, 4, then GENERATION. Learning after every early run is what
+ * lets the search leave the random strategy's path at once; later generations are full for
+ * parallelism. Derived from `g` alone, never from the worker count.
+ */
+export function generationSize(g: number): number {
+  return Math.min(GENERATION, 2 ** Math.floor(g / 2));
+}
+
+function rerollSummary(corpus: CoverageCorpus): string {
+  const r = corpus.rerolled;
+  return `${r.all} whole runs, ${r.clients} clients only, ${r.link} marker links only`;
+}
 
 /** The coverage-guided strategy: generations of runs planned from the corpus, learned from in order. */
 export async function runCoverageStrategy(ctx: SearchContext): Promise<{ stop: StopReason | null; info: StrategyInfo }> {
@@ -21,9 +35,11 @@ export async function runCoverageStrategy(ctx: SearchContext): Promise<{ stop: S
   const corpus = new CoverageCorpus({ decode: (tape) => decodeSwarm(ctx.config.spec, tape), encode: encodeSwarm });
   let stop: StopReason | null = null;
   let generations = 0;
-  for (let index = start; index < end && stop === null; index += GENERATION) {
+  for (let index = start; index < end && stop === null; ) {
+    const size = generationSize(generations);
     const plans: Plan[] = [];
-    for (let i = index; i < Math.min(end, index + GENERATION); i++) plans.push(corpus.plan(rng, i));
+    for (let i = index; i < Math.min(end, index + size); i++) plans.push(corpus.plan(rng, i));
+    index += size;
     const run = await runJobsInOrder(
       ctx,
       plans.map((p) => p.job),
@@ -42,7 +58,7 @@ export async function runCoverageStrategy(ctx: SearchContext): Promise<{ stop: S
     stop,
     info: {
       name: "coverage",
-      summary: `coverage-guided: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (${generations} generations of ${GENERATION})`,
+      summary: `coverage-guided: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (from a kept state: ${rerollSummary(corpus)}; ${generations} generations, growing from 1 to ${GENERATION})`,
       coverage: { corpus: corpus.size, generations, freshRuns: corpus.fresh, mutatedRuns: corpus.mutated },
     },
   };

@@ -47,6 +47,14 @@ const FATAL = new Set<number>([Errors.PRODUCER_FENCED, Errors.INVALID_PRODUCER_E
 /** A choice that seeded runs always take (ppm 1e6) but a shrunk tape can turn off (option 0). */
 const ALWAYS = 1_000_000;
 
+/** Prefix of the choice streams that decide what clients do (a search may re-roll these alone). */
+export const WORKLOAD_STREAM_PREFIX = "workload:";
+
+/** The choice stream of one producer's workload (`start`: when each producer starts). */
+export function workloadStreamName(name: string): string {
+  return `${WORKLOAD_STREAM_PREFIX}${name}`;
+}
+
 export type ProducerPhase = "starting" | "idle" | "in-transaction" | "ending" | "closed" | "finished";
 
 /**
@@ -182,7 +190,7 @@ export class TransactionalProducer {
       if (this.stopping) return this.finish("closed");
       if (this.started >= this.workload.transactions) return this.finish("finished");
       // Always true in seeded runs; a shrinker that zeroes this choice ends the workload early.
-      if (this.started > 0 && !this.ctx.choices.chance(`workload:${this.config.name}`, ALWAYS)) return this.finish("finished");
+      if (this.started > 0 && !this.ctx.choices.chance(workloadStreamName(this.config.name), ALWAYS)) return this.finish("finished");
       this.started++;
       const ghost = `${this.config.name}.t${this.started}`;
       this.current = { ghost, records: this.drawRecords(ghost), next: 0, added: new Set(), commit: true, abortable: null };
@@ -195,7 +203,7 @@ export class TransactionalProducer {
 
   private drawRecords(ghost: string): { partition: PartitionKey; value: string }[] {
     const { choices } = this.ctx;
-    const stream = `workload:${this.config.name}`;
+    const stream = workloadStreamName(this.config.name);
     const all = this.workload.partitions;
     const partitionCount = Math.min(all.length, choices.between(stream, this.workload.partitionsPerTxn.min, this.workload.partitionsPerTxn.max));
     const chosen: PartitionKey[] = [];
@@ -289,7 +297,7 @@ export class TransactionalProducer {
   private endTransaction(attempt: number): void {
     const txn = this.current as CurrentTxn;
     if (attempt === 0) {
-      txn.commit = !txn.abortable && !this.ctx.choices.chance(`workload:${this.config.name}`, this.workload.abortPpm);
+      txn.commit = !txn.abortable && !this.ctx.choices.chance(workloadStreamName(this.config.name), this.workload.abortPpm);
       this.phase = "ending";
       this.emit("producer.end", { txn: txn.ghost, commit: txn.commit, pid: this.producerId, epoch: this.producerEpoch, reason: txn.abortable });
     }
@@ -327,7 +335,7 @@ export class TransactionalProducer {
     // TV0/1 after an abortable error: bump the epoch (KIP-360) so sequences restart cleanly.
     if (!this.tv2 && txn.abortable) return this.initTransactions(true);
     const { min, max } = this.workload.thinkMs;
-    this.beginNext(this.ctx.choices.between(`workload:${this.config.name}`, min, max));
+    this.beginNext(this.ctx.choices.between(workloadStreamName(this.config.name), min, max));
   }
 
   // ------------------------------------------------------------------ failure
