@@ -106,8 +106,9 @@ function mutateMix(rng: Rng, settings: readonly SwarmSetting[]): SwarmSetting[] 
  *   or changed in one fault kind (hill climbing over mixes);
  * - tapes: a run that reaches a new abstract state, or a state more often than before (bucketed),
  *   is kept; a kept tape is re-rolled from the choice at which one of its rare states began (for a
- *   marker arrival, right after that copy was sent), keeping everything before it (each choice
- *   stream cut where it stood then).
+ *   marker arrival, right after that copy was sent), keeping everything before it, in one of the
+ *   scopes of RerollScope (every stream, the clients' streams, or the marker copy's link, each cut
+ *   where it stood then; the other streams replay in full).
  * Every run is a tape (prefix + continuation seed), so every finding replays exactly.
  */
 export class CoverageCorpus {
