@@ -3,8 +3,13 @@
 // campaign seeds, and the fraction of runs that hit it over --rate-runs runs of --rate-campaigns
 // campaigns (how productive a strategy stays once it has learned). Uses the built CLI.
 //   node bench/strategy-race.mjs [--campaigns 20] [--strategies random,swarm,pct,coverage] [--workers 2] [--limit 400]
-//                                [--rate-campaigns 5] [--rate-runs 300]
+//                                [--rate-campaigns 5] [--rate-runs 300] [--warm-runs 200]
+// Strategy "coverage+corpus": each campaign starts from the corpus (--corpus) that a cold coverage
+// campaign of --warm-runs runs left on its own seeds (900,000,000 + c * 1,000,000): what a nightly
+// CI job that keeps its corpus gets. Those warm-up runs are not counted.
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { flagReader } from "./flags.mjs";
 
@@ -17,15 +22,28 @@ const scenario = flag("scenario", "kip-1228-gap");
 const kind = flag("kind", "stale-marker");
 const rateCampaigns = Number(flag("rate-campaigns", "5"));
 const rateRuns = Number(flag("rate-runs", "300"));
+const warmRuns = Number(flag("warm-runs", "200"));
+const WARM = "coverage+corpus";
 const cli = join(import.meta.dirname, "../dist/cli/main.js");
 
-function campaign(strategy, seedStart, seeds, extra) {
+/** A corpus file left by a cold coverage campaign of warmRuns runs on seeds of its own. */
+function warmCorpus(c) {
+  const file = join(mkdtempSync(join(tmpdir(), "eosfuzz-warm-")), "corpus.json");
+  campaign("coverage", 900_000_000 + c * 1_000_000, warmRuns, ["--corpus", file]);
+  return file;
+}
+
+function campaign(strategy, seedStart, seeds, given) {
+  const warm = strategy === WARM;
+  const corpus = warm ? warmCorpus(seedStart / 1_000_000) : null;
+  const extra = corpus ? [...given, "--corpus", corpus] : given;
   const r = spawnSync(
     process.execPath,
-    [cli, "run", "--scenario", scenario, "--strategy", strategy, "--seed-start", String(seedStart), "--seeds", String(seeds), "--no-shrink", "--no-progress", "--workers", workers, "--json", ...extra],
+    [cli, "run", "--scenario", scenario, "--strategy", warm ? "coverage" : strategy, "--seed-start", String(seedStart), "--seeds", String(seeds), "--no-shrink", "--no-progress", "--workers", workers, "--json", ...extra],
     { encoding: "utf8", maxBuffer: 1 << 28 },
   );
   if (r.status !== 0 && r.status !== 1) throw new Error(`${strategy} campaign from ${seedStart}: exit ${r.status}: ${r.stderr}`);
+  if (corpus) rmSync(join(corpus, ".."), { recursive: true, force: true });
   const report = JSON.parse(r.stdout);
   return { hit: report.statistics.signatures.find((s) => s.kind === kind) ?? null, wallMs: report.wallMs };
 }

@@ -2,7 +2,7 @@ import { isAbsolute, relative } from "node:path";
 import { z } from "zod";
 import { flagOverridesSchema, scenarioSchema } from "../scenario/schema.js";
 import { contentHash, fieldName, hashOf, type LoadedScenario, type Locator, validationError } from "../scenario/loader.js";
-import { describeJsonSyntaxError, jsonOffsetOf, lineColOf } from "../scenario/json-positions.js";
+import { parseJsonInput, jsonOffsetOf, lineColOf } from "../scenario/json-positions.js";
 import { describeFound, InputError, readInputFile } from "../scenario/input-error.js";
 import { semanticProblems } from "../scenario/semantic-checks.js";
 import { MAX_TAPE_LENGTH, tapeLength } from "../sim/choice-tape.js";
@@ -176,13 +176,7 @@ export function renderSeedFile(seedFile: SeedFile): string {
 
 /** Parse and validate a seed file's text; any problem is one InputError line (exit 2). */
 export function parseSeedFile(text: string, file: string): LoadedSeedFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    const { found, position } = describeJsonSyntaxError(text, e as Error);
-    throw new InputError(file, "", `expected a complete JSON seed file, found ${found}`, position);
-  }
+  const data = parseJsonInput(text, file, "a complete JSON seed file");
   if (data === null || typeof data !== "object" || Array.isArray(data) || (data as { format?: unknown }).format !== SEED_FILE_FORMAT) {
     throw new InputError(file, "format", `expected "${SEED_FILE_FORMAT}" (an eosfuzz seed file), found ${JSON.stringify((data as { format?: unknown } | null)?.format ?? null)}`, { line: 1, col: 1 });
   }

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { describeFound, InputError, readInputFile } from "../scenario/input-error.js";
-import { describeJsonSyntaxError } from "../scenario/json-positions.js";
+import { parseJsonInput } from "../scenario/json-positions.js";
 import type { RunReport } from "./run-report.js";
 import { runReportSchema } from "./run-report-schema.js";
 
@@ -21,13 +21,7 @@ const fieldName = (path: readonly PropertyKey[]) => path.map((p, i) => (typeof p
  */
 export function readRunReport(file: string): RunReport {
   const text = readInputFile(file, MAX_REPORT_BYTES, "a run report");
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    const { found, position } = describeJsonSyntaxError(text, e as Error);
-    throw new InputError(file, "", `expected a JSON run report (run.json or the output of run --json), found ${found}`, position);
-  }
+  const data = parseJsonInput(text, file, "a JSON run report (run.json or the output of run --json)");
   if ((data as { format?: unknown } | null)?.format === "eosfuzz-seed") {
     throw new InputError(file, "", "expected a run report (run.json or the output of run --json), found a seed file (replay it with eosfuzz replay)");
   }

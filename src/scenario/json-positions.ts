@@ -1,3 +1,4 @@
+import { InputError } from "./input-error.js";
 /**
  * Where a path lies in a JSON text, for `file:line:col` messages about JSON files (seed files). It
  * walks the text once along the path, skipping every other value, so it costs a fraction of a
@@ -116,4 +117,14 @@ export function describeJsonSyntaxError(text: string, error: Error): { found: st
   const found = cutShort ? "it cut short (truncated?)" : `text that is not JSON (${message.replace(/ in JSON at position \d+.*$/, "")})`;
   const where = offset ?? (cutShort ? text.length : null);
   return { found, position: where !== null ? lineColOf(text, where) : null };
+}
+
+/** JSON.parse of a user's file, or one InputError line: "expected <expected>, found <the syntax error>" at its position. */
+export function parseJsonInput(text: string, file: string, expected: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const { found, position } = describeJsonSyntaxError(text, e as Error);
+    throw new InputError(file, "", `expected ${expected}, found ${found}`, position);
+  }
 }

@@ -8,7 +8,8 @@ import { findMutant, killsMutant, MUTANTS, type Mutant, withMutant } from "../..
 import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { runSearch, searchConfig } from "../../fuzz/search/run-search.js";
 import { campaignReplayCommand, replayFlags, seedReplayCommand } from "../../fuzz/search/replay-commands.js";
-import { type SearchOptions, shardRange } from "../../fuzz/search/search-options.js";
+import { type CorpusStore, corpusFile } from "../../fuzz/search/corpus-file.js";
+import { type SearchOptions, type Shard, shardRange } from "../../fuzz/search/search-options.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { emitGithubActions } from "../../report/github-actions.js";
@@ -21,7 +22,7 @@ import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
 import { renderRunReport } from "../../report/terminal.js";
 import { writeFileAtomic } from "../../report/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
-import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
+import { canonicalJson, type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
 import { LIMITS } from "../../scenario/schema.js";
 import { EXIT, InternalError } from "../errors.js";
 import { campaignArgsOf, checkResumedScenario, type Resumed, resumeArgs } from "../run-resume.js";
@@ -52,6 +53,7 @@ export interface RunArgs extends SearchArgs {
   "shrink-budget-ms": number;
   "check-determinism": boolean;
   resume?: string;
+  corpus?: string;
 }
 
 const DEFAULT_SCENARIO = "kip-1228-gap";
@@ -80,6 +82,7 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
       .option("shrink", { type: "boolean", default: true, describe: "shrink the run's first failure to its minimal schedule (--no-shrink: don't)" })
       .option("shrink-budget-ms", { type: "number", default: DEFAULT_SHRINK_BUDGET_MS, describe: "wall-clock budget of that shrink" })
       .option("check-determinism", { type: "boolean", default: false, describe: "run every seed a second time and compare trace hashes; name the first divergent event" })
+      .option("corpus", { type: "string", requiresArg: true, describe: "coverage: start from the tapes kept in FILE by an earlier campaign of this scenario, and leave this campaign's there (created if missing)" })
       .option("resume", { type: "string", requiresArg: true, describe: "continue the interrupted run whose --out was DIR (its results.jsonl): the seeds it did not finish, then the whole report into DIR" }),
   ) as unknown as Argv<RunArgs>;
 }
@@ -94,6 +97,18 @@ function saveFailures(result: CampaignResult, dir: string, overrides: Partial<Re
   return files.map((f) => f.path);
 }
 
+/**
+ * --corpus FILE: checked and read before anything runs (a bad file is one line, exit 2, and is left
+ * as it is); written when the campaign ends.
+ */
+function corpusStore(file: string, strategy: string, shard: Shard | null, loaded: LoadedScenario, mutant: Mutant | null): CorpusStore {
+  if (strategy !== "coverage") throw new InputError("--corpus", "", `expected --strategy coverage (only the coverage strategy keeps a corpus), found --strategy ${strategy}`);
+  if (shard) throw new InputError("--corpus", "", "expected no --shard with --corpus (shards would each write the same file; run the shards without it)");
+  const store = corpusFile(file, { name: loaded.scenario.name, contentHash: loaded.contentHash, overrides: canonicalJson(mutant?.overrides ?? {}) });
+  const entries = store.load();
+  return { file, load: () => entries, save: (saved) => store.save(saved) };
+}
+
 /** The search options of the command line, checked (bad values are one InputError line). */
 function searchOptions(args: RunArgs, loaded: LoadedScenario, mutant: Mutant | null): SearchOptions {
   checkInteger("seeds", args.seeds, 1, LIMITS.seeds);
@@ -104,6 +119,7 @@ function searchOptions(args: RunArgs, loaded: LoadedScenario, mutant: Mutant | n
   const shard = parseShard(args.shard);
   if (shard && strategy === "exhaustive") throw new InputError("--shard", "", "expected no --shard with --strategy exhaustive (an exhaustive search of a small scope runs whole on one machine)");
   const probabilities = bugProbabilities(args["bug-probability"]);
+  const corpus = args.corpus === undefined ? null : corpusStore(args.corpus, strategy, shard, loaded, mutant);
   return {
     strategy,
     seeds: args.seeds ?? (strategy === "exhaustive" ? EXHAUSTIVE_MAX_SCHEDULES : mutant ? mutant.budget : loaded.scenario.seeds),
@@ -115,6 +131,7 @@ function searchOptions(args: RunArgs, loaded: LoadedScenario, mutant: Mutant | n
     timeBudgetMs: args["time-budget"] === undefined ? null : parseDuration("time-budget", args["time-budget"]),
     stopOnFirst: args["stop-on-first"],
     ...(probabilities ? { bugProbabilities: probabilities } : {}),
+    ...(corpus ? { corpus } : {}),
     // A mutant run asks whether the oracle catches it: its kinds, within its budget, then done.
     overrides: mutant?.overrides ?? {},
     ...(mutant ? { doneAfter: (outcome: Parameters<typeof killsMutant>[1]) => killsMutant(mutant, outcome) } : {}),

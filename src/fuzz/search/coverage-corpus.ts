@@ -4,6 +4,7 @@ import type { Tape } from "../../sim/choice-tape.js";
 import { linkStreamName } from "../../sim/network.js";
 import type { Rng } from "../../sim/rng.js";
 import type { JobOutcome, RunJob } from "../executor/run-job.js";
+import type { SavedEntry } from "./corpus-file.js";
 import { SWARM_SCALES, SWARM_STREAM, type SwarmSetting } from "../run-shaping/swarm.js";
 
 /** How a planned run is made, in percent of runs (the rest re-roll a whole run under a kept mix). */
@@ -120,6 +121,8 @@ export class CoverageCorpus {
   private readonly features = new Set<string>();
   fresh = 0;
   mutated = 0;
+  /** Tapes taken from a corpus file at the start. */
+  imported = 0;
   /** Runs re-rolled from a kept state, per scope. */
   readonly rerolled: Record<RerollScope, number> = { all: 0, clients: 0, link: 0 };
 
@@ -163,21 +166,45 @@ export class CoverageCorpus {
 
   /** Learn from a run, in campaign order. */
   learn(plan: Plan, outcome: JobOutcome): void {
-    for (const p of outcome.coverage) this.seenRuns.set(p.key, (this.seenRuns.get(p.key) ?? 0) + 1);
     const tape = outcome.tape ?? {};
     const mix = plan.mix ?? this.mixFor(this.swarm.encode(this.swarm.decode(tape[SWARM_STREAM] ?? [])));
+    this.absorb(tape, mix, outcome.coverage, false);
+  }
+
+  /**
+   * Start from the tapes a former campaign kept (a corpus file), in their order: each is learned
+   * as if it had just run under its mix and kept (it was kept for what it reached), so the first
+   * plans already build on them.
+   */
+  importEntries(saved: readonly SavedEntry[]): void {
+    for (const e of saved) this.absorb(e.tape, this.mixFor(this.swarm.encode(this.swarm.decode(e.mix))), e.points, true);
+    this.imported += saved.length;
+  }
+
+  /** The kept tapes most worth carrying to a later campaign, most novel first (ties: oldest first), at most `max`. */
+  exportEntries(max: number): SavedEntry[] {
+    return this.entries
+      .map((e, i) => ({ e, i, worth: this.novelty(e.points) }))
+      .sort((a, b) => b.worth - a.worth || a.i - b.i)
+      .slice(0, max)
+      .map(({ e }) => ({ mix: e.mix.prefix, tape: e.tape, points: e.points }));
+  }
+
+  /** Count what a run reached and keep its tape when it reached something new (or `keep`). */
+  private absorb(tape: Tape, mix: Mix | null, points: readonly CoveragePoint[], keep: boolean): void {
+    for (const p of points) this.seenRuns.set(p.key, (this.seenRuns.get(p.key) ?? 0) + 1);
     if (!mix) return;
     mix.runs++;
-    for (const p of outcome.coverage) mix.reached.set(p.key, (mix.reached.get(p.key) ?? 0) + 1);
+    for (const p of points) mix.reached.set(p.key, (mix.reached.get(p.key) ?? 0) + 1);
     let novel = false;
-    for (const p of outcome.coverage) {
+    for (const p of points) {
       const feature = `${p.key}#${bucket(p.count)}`;
       if (!this.features.has(feature)) {
         this.features.add(feature);
         novel = true;
       }
     }
-    if (novel && this.entries.length < MAX_ENTRIES && outcome.coverage.length > 0) this.entries.push({ tape, mix, points: outcome.coverage });
+    if ((novel || keep) && this.entries.length < MAX_ENTRIES && points.length > 0) this.entries.push({ tape, mix, points: [...points] });
   }
 
   private mixFor(prefix: number[]): Mix | null {

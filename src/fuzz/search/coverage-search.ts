@@ -2,6 +2,7 @@ import { Rng } from "../../sim/rng.js";
 import type { StrategyInfo } from "../campaign.js";
 import type { StopReason } from "../campaign-tally.js";
 import { decodeSwarm, encodeSwarm } from "../run-shaping/swarm.js";
+import { MAX_SAVED_ENTRIES } from "./corpus-file.js";
 import { CoverageCorpus, type Plan } from "./coverage-corpus.js";
 import { runJobsInOrder } from "./job-batches.js";
 import { externalStop, type SearchContext, settledBy } from "./search-context.js";
@@ -33,6 +34,8 @@ export async function runCoverageStrategy(ctx: SearchContext): Promise<{ stop: S
   const { start, end } = shardRange(ctx.options.seedStart, ctx.options.seeds, ctx.options.shard);
   const rng = Rng.fromSeed(`${ctx.options.seedStart}:${ctx.options.shard?.index ?? 0}`, "coverage-strategy");
   const corpus = new CoverageCorpus({ decode: (tape) => decodeSwarm(ctx.config.spec, tape), encode: encodeSwarm });
+  const store = ctx.options.corpus ?? null;
+  if (store) corpus.importEntries(store.load());
   let stop: StopReason | null = null;
   let generations = 0;
   for (let index = start; index < end && stop === null; ) {
@@ -54,11 +57,13 @@ export async function runCoverageStrategy(ctx: SearchContext): Promise<{ stop: S
     }
     stop ??= run.stop ?? externalStop(ctx);
   }
+  const saved = store ? corpus.exportEntries(MAX_SAVED_ENTRIES) : [];
+  store?.save(saved);
   return {
     stop,
     info: {
       name: "coverage",
-      summary: `coverage-guided: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (from a kept state: ${rerollSummary(corpus)}; ${generations} generations, growing from 1 to ${GENERATION})`,
+      summary: `coverage-guided${store ? ` (corpus ${store.file}: started from ${corpus.imported} kept tapes, left ${saved.length})` : ""}: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (from a kept state: ${rerollSummary(corpus)}; ${generations} generations, growing from 1 to ${GENERATION})`,
       coverage: { corpus: corpus.size, generations, freshRuns: corpus.fresh, mutatedRuns: corpus.mutated },
     },
   };

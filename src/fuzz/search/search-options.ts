@@ -1,6 +1,7 @@
 import type { ReleaseFlags } from "../../kafka/release.js";
 import type { JobOutcome } from "../executor/run-job.js";
 import type { PctScope } from "../run-shaping/pct.js";
+import type { CorpusStore } from "./corpus-file.js";
 
 export const STRATEGY_NAMES = ["random", "swarm", "pct", "coverage", "exhaustive"] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
@@ -42,6 +43,8 @@ export interface SearchOptions {
    * (random, swarm and pct only: their runs are independent of one another).
    */
   resumeFrom?: readonly JobOutcome[];
+  /** Coverage: the corpus to start from and to leave the campaign's kept tapes in (`--corpus FILE`). */
+  corpus?: CorpusStore;
   /** Called after each run is tallied, in campaign order, with the number of runs tallied so far. */
   onOutcome?: (outcome: JobOutcome, done: number) => void;
 }

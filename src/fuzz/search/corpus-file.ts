@@ -1,0 +1,99 @@
+import { existsSync } from "node:fs";
+import { z } from "zod";
+import { parseJsonInput, jsonOffsetOf, lineColOf } from "../../scenario/json-positions.js";
+import { describeFound, InputError, readInputFile } from "../../scenario/input-error.js";
+import { type Locator, validationError } from "../../scenario/loader.js";
+import { MAX_TAPE_LENGTH, type Tape, tapeLength } from "../../sim/choice-tape.js";
+import { writeFileAtomic } from "../../report/write-files.js";
+import { TOOL_NAME, TOOL_VERSION } from "../../version.js";
+
+/**
+ * A coverage corpus file (`run --strategy coverage --corpus FILE`): the tapes a coverage campaign
+ * kept, with the abstract states each reached and where on the tape each began, so that the next
+ * campaign on the same scenario starts from them instead of from nothing (what AFL's and libFuzzer's
+ * corpus directories do across nightly runs). It names the scenario by its content hash (and the
+ * flag overrides of a mutant): a tape means nothing under another scenario.
+ */
+export const CORPUS_FILE_FORMAT = "eosfuzz-corpus";
+export const CORPUS_FILE_VERSION = 1;
+
+/** At most this many tapes are carried to the next campaign (the most novel ones). */
+export const MAX_SAVED_ENTRIES = 200;
+const MAX_CORPUS_FILE_BYTES = 200_000_000;
+
+const positions = z.record(z.string().min(1).max(300), z.int().min(0).max(MAX_TAPE_LENGTH));
+
+const savedPoint = z.strictObject({
+  key: z.string().min(1).max(1_000),
+  count: z.int().min(1),
+  from: positions.nullable(),
+  link: z.strictObject({ from: z.string().min(1).max(200), to: z.string().min(1).max(200) }).nullable(),
+});
+
+const savedEntry = z.strictObject({
+  /** The fault mix the tape ran under (its "swarm" stream). */
+  mix: z.array(z.int().min(0).max(1_000)).max(1_000),
+  tape: z
+    .record(z.string().min(1).max(300), z.array(z.int().min(0).max(2_147_483_647)).max(MAX_TAPE_LENGTH))
+    .refine((t) => tapeLength(t) <= MAX_TAPE_LENGTH, { message: `expected at most ${MAX_TAPE_LENGTH} choices in all` }),
+  points: z.array(savedPoint).max(10_000),
+});
+
+const corpusFileSchema = z.strictObject({
+  format: z.literal(CORPUS_FILE_FORMAT),
+  formatVersion: z.literal(CORPUS_FILE_VERSION),
+  tool: z.strictObject({ name: z.string().max(100), version: z.string().max(100) }),
+  scenario: z.strictObject({ name: z.string().max(100), contentHash: z.string().regex(/^[0-9a-f]{16}$/), overrides: z.string().max(10_000) }),
+  entries: z.array(savedEntry).max(MAX_SAVED_ENTRIES),
+});
+
+export type SavedEntry = z.output<typeof savedEntry>;
+
+/** What a corpus belongs to: the scenario as loaded now, and a mutant's flag overrides (canonical JSON). */
+export interface CorpusOwner {
+  name: string;
+  contentHash: string;
+  overrides: string;
+}
+
+/** Where a coverage campaign starts from and leaves its corpus. */
+export interface CorpusStore {
+  readonly file: string;
+  load(): SavedEntry[];
+  save(entries: readonly SavedEntry[]): void;
+}
+
+/** A corpus kept in one JSON file: missing means empty (the first campaign creates it). */
+export function corpusFile(file: string, owner: CorpusOwner): CorpusStore {
+  return {
+    file,
+    load: () => (existsSync(file) ? parseCorpusFile(readInputFile(file, MAX_CORPUS_FILE_BYTES, "a corpus file"), file, owner) : []),
+    // One line, not indented: a tape is thousands of small numbers.
+    save: (entries) =>
+      writeFileAtomic(
+        file,
+        `${JSON.stringify({ format: CORPUS_FILE_FORMAT, formatVersion: CORPUS_FILE_VERSION, tool: { name: TOOL_NAME, version: TOOL_VERSION }, scenario: owner, entries: entries.slice(0, MAX_SAVED_ENTRIES) })}\n`,
+      ),
+  };
+}
+
+function ownerText(o: CorpusOwner): string {
+  return `${o.name} ${o.contentHash}${o.overrides === "{}" ? "" : ` with overrides ${o.overrides}`}`;
+}
+
+/** Parse and check a corpus file; any problem is one InputError line (exit 2), and the file is left as it is. */
+export function parseCorpusFile(text: string, file: string, owner: CorpusOwner): SavedEntry[] {
+  const data = parseJsonInput(text, file, "a complete JSON corpus file");
+  const format = (data as { format?: unknown } | null)?.format;
+  if (data === null || typeof data !== "object" || Array.isArray(data) || format !== CORPUS_FILE_FORMAT) {
+    throw new InputError(file, "format", `expected "${CORPUS_FILE_FORMAT}" (an eosfuzz coverage corpus), found ${describeFound(format ?? null)}`, { line: 1, col: 1 });
+  }
+  const parsed = corpusFileSchema.safeParse(data);
+  const locate: Locator = (path, unknownKey) => lineColOf(text, jsonOffsetOf(text, path, unknownKey));
+  if (!parsed.success) throw validationError(file, data, parsed.error.issues, locate);
+  const { scenario, entries } = parsed.data;
+  if (scenario.contentHash !== owner.contentHash || scenario.overrides !== owner.overrides) {
+    throw new InputError(file, "scenario", `expected a corpus of ${ownerText(owner)} (the scenario as loaded now), found one of ${ownerText(scenario)}: its tapes mean nothing here (give another --corpus file)`, locate(["scenario"]));
+  }
+  return entries.map((e) => ({ ...e, tape: e.tape as Tape }));
+}
