@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { rerollTape } from "../../src/fuzz/search/coverage-corpus.js";
+import { runConfigFor } from "../../src/fuzz/campaign.js";
+import type { JobOutcome } from "../../src/fuzz/executor/run-job.js";
+import { decodeSwarm, encodeSwarm, SWARM_STREAM } from "../../src/fuzz/run-shaping/swarm.js";
+import { CoverageCorpus, rerollTape } from "../../src/fuzz/search/coverage-corpus.js";
 import { generationSize } from "../../src/fuzz/search/coverage-search.js";
+import { resolveScenario } from "../../src/scenario/loader.js";
 
 const tape = {
   "workload:p0": [1, 2, 3, 4],
@@ -39,5 +43,30 @@ describe("coverage re-roll scopes", () => {
 describe("coverage generations", () => {
   it("grow 1, 1, 2, 2, 4, 4, then stay at 8: learning after each early run, full batches later", () => {
     expect([0, 1, 2, 3, 4, 5, 6, 7, 50].map(generationSize)).toEqual([1, 1, 2, 2, 4, 4, 8, 8, 8]);
+  });
+});
+
+describe("coverage corpus carried between campaigns", () => {
+  const spec = runConfigFor(resolveScenario("kip-1228-gap")).spec;
+  const newCorpus = () => new CoverageCorpus({ decode: (tape) => decodeSwarm(spec, tape), encode: encodeSwarm });
+  const point = (key: string) => ({ key, count: 1, from: {}, link: null });
+  const outcome = (index: number, keys: string[]) => ({ index, coverage: keys.map(point), tape: { [SWARM_STREAM]: [], "workload:p0": [index] } }) as unknown as JobOutcome;
+  const near = "marker@4.1 wire=v1 arrival=repeat leaderTxn=none producer=moved-on rule=legacy result=applied";
+
+  it("exports the kept tapes most novel first, and a later campaign keeps every one it imports", () => {
+    const first = newCorpus();
+    first.learn({ job: {} as never, mix: null }, outcome(0, ["event producer-outcome-unknown"]));
+    first.learn({ job: {} as never, mix: null }, outcome(1, [near]));
+    first.learn({ job: {} as never, mix: null }, outcome(2, ["event producer-outcome-unknown"])); // nothing new: not kept
+    expect(first.size).toBe(2);
+    const saved = first.exportEntries(10);
+    expect(saved.map((e) => e.tape["workload:p0"])).toEqual([[1], [0]]); // the near miss is worth more
+    expect(first.exportEntries(1)).toHaveLength(1);
+
+    const next = newCorpus();
+    next.importEntries([...saved, ...saved]); // repeats too: they were kept for what they reached
+    expect(next.size).toBe(4);
+    expect(next.imported).toBe(4);
+    expect(next.exportEntries(10).map((e) => e.tape["workload:p0"])).toEqual([[1], [1], [0], [0]]);
   });
 });
