@@ -5,6 +5,11 @@ export interface ScheduledEvent {
   cancelled: boolean;
 }
 
+/** (t1, q1) fires before (t2, q2): earlier time, then earlier sequence number (a total order). */
+function precedes(t1: number, q1: number, t2: number, q2: number): boolean {
+  return t1 < t2 || (t1 === t2 && q1 < q2);
+}
+
 /**
  * Binary min-heap on (timeMs, seq), hand-written: no comparator callback, FIFO among equal times.
  * Times and sequence numbers are kept in arrays of their own beside the events: comparisons read
@@ -22,27 +27,23 @@ export class EventQueue<E extends ScheduledEvent = ScheduledEvent> {
   }
 
   push(event: E): void {
-    const events = this.events;
     const times = this.times;
     const seqs = this.seqs;
     const t = event.timeMs;
     const q = event.seq;
-    let i = events.length;
-    events.push(event);
+    let i = this.events.length;
+    this.events.push(event);
     times.push(t);
     seqs.push(q);
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const pt = times[parent] as number;
-      if (pt < t || (pt === t && (seqs[parent] as number) < q)) break;
-      events[i] = events[parent] as E;
-      times[i] = pt;
-      seqs[i] = seqs[parent] as number;
+      const pq = seqs[parent] as number;
+      if (precedes(pt, pq, t, q)) break;
+      this.put(i, this.events[parent] as E, pt, pq);
       i = parent;
     }
-    events[i] = event;
-    times[i] = t;
-    seqs[i] = q;
+    this.put(i, event, t, q);
   }
 
   /** Due times of the events still to fire (cancelled ones left out), in no particular order. */
@@ -69,7 +70,6 @@ export class EventQueue<E extends ScheduledEvent = ScheduledEvent> {
 
   /** Place `item` (time t, seq q) at hole `start` and move it down until both children come after it. */
   private siftDown(item: E, t: number, q: number, start: number, n: number): void {
-    const events = this.events;
     const times = this.times;
     const seqs = this.seqs;
     let i = start;
@@ -79,24 +79,23 @@ export class EventQueue<E extends ScheduledEvent = ScheduledEvent> {
       let ct = times[child] as number;
       let cq = seqs[child] as number;
       const right = child + 1;
-      if (right < n) {
-        const rt = times[right] as number;
-        const rq = seqs[right] as number;
-        if (rt < ct || (rt === ct && rq < cq)) {
-          child = right;
-          ct = rt;
-          cq = rq;
-        }
+      if (right < n && precedes(times[right] as number, seqs[right] as number, ct, cq)) {
+        child = right;
+        ct = times[right] as number;
+        cq = seqs[right] as number;
       }
-      if (t < ct || (t === ct && q < cq)) break;
-      events[i] = events[child] as E;
-      times[i] = ct;
-      seqs[i] = cq;
+      if (precedes(t, q, ct, cq)) break;
+      this.put(i, this.events[child] as E, ct, cq);
       i = child;
     }
-    events[i] = item;
-    times[i] = t;
-    seqs[i] = q;
+    this.put(i, item, t, q);
+  }
+
+  /** Slot `i` holds `event` (due at t, sequence q): the three arrays always change together. */
+  private put(i: number, event: E, t: number, q: number): void {
+    this.events[i] = event;
+    this.times[i] = t;
+    this.seqs[i] = q;
   }
 
   /**
