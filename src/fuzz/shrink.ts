@@ -3,7 +3,7 @@ import type { Violation, ViolationKind } from "../oracle/violation.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { Scenario } from "../scenario/schema.js";
 import { toClusterSpec } from "../scenario/to-cluster-spec.js";
-import { type Tape, tapeLength } from "../sim/choice-tape.js";
+import { cutStreams, type Tape, tapeLength } from "../sim/choice-tape.js";
 import type { TraceEvent } from "../sim/trace.js";
 import { type RunConfig, type RunResult, runSeed } from "./run-seed.js";
 
@@ -75,9 +75,7 @@ export function normalizeTape(tape: Readonly<Tape>): Tape {
 
 /** Keep each stream up to `positions[stream]` (a run stopped there made exactly these choices). */
 export function cutTape(tape: Readonly<Tape>, positions: Record<string, number>): Tape {
-  const out: Tape = {};
-  for (const name of Object.keys(tape)) out[name] = (tape[name] as number[]).slice(0, positions[name] ?? 0);
-  return normalizeTape(out);
+  return normalizeTape(cutStreams(tape, positions));
 }
 
 const FAULT_KINDS = new Set(["net.slow", "net.drop", "net.duplicate", "fault.stall", "fault.partition", "fault.failover", "fault.producer-restart", "producer.pause"]);

@@ -23,6 +23,17 @@ export interface Stream {
   between(min: number, max: number): number;
 }
 
+/**
+ * The tape with each stream that `which` names cut where it stood at `positions` (a stream the
+ * positions do not name was not used yet: cut to nothing); the other streams are kept whole.
+ * Replayed, the cut streams make exactly the choices they had made by then.
+ */
+export function cutStreams(tape: Readonly<Tape>, positions: Readonly<Record<string, number>>, which: (stream: string) => boolean = () => true): Tape {
+  const out: Tape = {};
+  for (const [stream, choices] of Object.entries(tape)) out[stream] = which(stream) ? choices.slice(0, positions[stream] ?? 0) : choices.slice();
+  return out;
+}
+
 export function tapeLength(tape: Tape): number {
   let n = 0;
   for (const name in tape) n += (tape[name] as number[]).length;

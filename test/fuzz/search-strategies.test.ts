@@ -89,9 +89,15 @@ describe("search strategies", () => {
     const a = await search({ strategy: "coverage", seeds: 32, seedStart: 1_000_000 });
     const b = await search({ strategy: "coverage", seeds: 32, seedStart: 1_000_000 }, pool);
     expect(report(b)).toEqual(report(a));
-    expect(a.strategy.coverage?.freshRuns).toBeGreaterThanOrEqual(1); // the first run has no corpus to learn from
-    expect(a.strategy.coverage?.mutatedRuns).toBeGreaterThan(0);
-    expect(a.strategy.summary).toMatch(/from a kept state: \d+ whole runs, \d+ clients only, \d+ marker links only/);
+    const { freshRuns = 0, mutatedRuns = 0, generations = 0 } = a.strategy.coverage ?? {};
+    expect(freshRuns).toBeGreaterThanOrEqual(1); // the first run has no corpus to learn from
+    expect(freshRuns + mutatedRuns).toBe(32);
+    expect(generations).toBe(9); // 1, 1, 2, 2, 4, 4 (14 runs), then 8, 8 and the last 2
+    const scopes = /from a kept state: (\d+) whole runs, (\d+) clients only, (\d+) marker links only/.exec(a.strategy.summary);
+    const rerolled = (scopes?.slice(1) ?? []).map(Number);
+    expect(rerolled).toHaveLength(3);
+    expect(rerolled.reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
+    expect(rerolled.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(mutatedRuns);
     expect(a.violations.length).toBeGreaterThan(0); // this campaign reaches a stale marker
     const config = { ...runConfigFor(gap), shaping: { swarm: true } };
     for (const v of a.violations.slice(0, 3)) expect(runSeed(config, { tape: v.tape ?? {} }).traceHash).toBe(v.traceHash);

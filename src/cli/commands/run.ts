@@ -9,7 +9,7 @@ import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { runSearch, searchConfig } from "../../fuzz/search/run-search.js";
 import { campaignReplayCommand, replayFlags, seedReplayCommand } from "../../fuzz/search/replay-commands.js";
 import { type CorpusStore, corpusFile } from "../../fuzz/search/corpus-file.js";
-import { type SearchOptions, type Shard, shardRange } from "../../fuzz/search/search-options.js";
+import { type SearchOptions, type Shard, shardRange, type StrategyName } from "../../fuzz/search/search-options.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { emitGithubActions } from "../../report/github-actions.js";
@@ -101,7 +101,7 @@ function saveFailures(result: CampaignResult, dir: string, overrides: Partial<Re
  * --corpus FILE: checked and read before anything runs (a bad file is one line, exit 2, and is left
  * as it is); written when the campaign ends.
  */
-function corpusStore(file: string, strategy: string, shard: Shard | null, loaded: LoadedScenario, mutant: Mutant | null): CorpusStore {
+function corpusStore(file: string, strategy: StrategyName, shard: Shard | null, loaded: LoadedScenario, mutant: Mutant | null): CorpusStore {
   if (strategy !== "coverage") throw new InputError("--corpus", "", `expected --strategy coverage (only the coverage strategy keeps a corpus), found --strategy ${strategy}`);
   if (shard) throw new InputError("--corpus", "", "expected no --shard with --corpus (shards would each write the same file; run the shards without it)");
   const store = corpusFile(file, { name: loaded.scenario.name, contentHash: loaded.contentHash, overrides: canonicalJson(mutant?.overrides ?? {}) });

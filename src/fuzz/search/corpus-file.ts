@@ -3,7 +3,7 @@ import { z } from "zod";
 import { parseJsonInput, jsonOffsetOf, lineColOf } from "../../scenario/json-positions.js";
 import { describeFound, InputError, readInputFile } from "../../scenario/input-error.js";
 import { type Locator, validationError } from "../../scenario/loader.js";
-import { MAX_TAPE_LENGTH, type Tape, tapeLength } from "../../sim/choice-tape.js";
+import { MAX_TAPE_LENGTH, tapeLength } from "../../sim/choice-tape.js";
 import { writeFileAtomic } from "../../report/write-files.js";
 import { TOOL_NAME, TOOL_VERSION } from "../../version.js";
 
@@ -69,11 +69,12 @@ export function corpusFile(file: string, owner: CorpusOwner): CorpusStore {
     file,
     load: () => (existsSync(file) ? parseCorpusFile(readInputFile(file, MAX_CORPUS_FILE_BYTES, "a corpus file"), file, owner) : []),
     // One line, not indented: a tape is thousands of small numbers.
-    save: (entries) =>
-      writeFileAtomic(
-        file,
-        `${JSON.stringify({ format: CORPUS_FILE_FORMAT, formatVersion: CORPUS_FILE_VERSION, tool: { name: TOOL_NAME, version: TOOL_VERSION }, scenario: owner, entries: entries.slice(0, MAX_SAVED_ENTRIES) })}\n`,
-      ),
+    save: (entries) => {
+      // The reader refuses more (the schema's bound): never write a file this tool cannot read back.
+      if (entries.length > MAX_SAVED_ENTRIES) throw new Error(`corpus: ${entries.length} entries to save, at most ${MAX_SAVED_ENTRIES}`);
+      const content = { format: CORPUS_FILE_FORMAT, formatVersion: CORPUS_FILE_VERSION, tool: { name: TOOL_NAME, version: TOOL_VERSION }, scenario: owner, entries };
+      writeFileAtomic(file, `${JSON.stringify(content)}\n`);
+    },
   };
 }
 
@@ -95,5 +96,5 @@ export function parseCorpusFile(text: string, file: string, owner: CorpusOwner):
   if (scenario.contentHash !== owner.contentHash || scenario.overrides !== owner.overrides) {
     throw new InputError(file, "scenario", `expected a corpus of ${ownerText(owner)} (the scenario as loaded now), found one of ${ownerText(scenario)}: its tapes mean nothing here (give another --corpus file)`, locate(["scenario"]));
   }
-  return entries.map((e) => ({ ...e, tape: e.tape as Tape }));
+  return entries;
 }

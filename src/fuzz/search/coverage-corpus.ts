@@ -1,6 +1,6 @@
 import { type CoveragePoint, markerRisk } from "../../oracle/protocol-coverage.js";
 import { WORKLOAD_STREAM_PREFIX } from "../../kafka/client/transactional-producer.js";
-import type { Tape } from "../../sim/choice-tape.js";
+import { cutStreams, type Tape } from "../../sim/choice-tape.js";
 import { linkStreamName } from "../../sim/network.js";
 import type { Rng } from "../../sim/rng.js";
 import type { JobOutcome, RunJob } from "../executor/run-job.js";
@@ -70,12 +70,9 @@ export type RerollScope = "all" | "clients" | "link";
 
 /** The tape with the streams of `scope` cut where they stood at `positions` (replayed, they continue with new choices). */
 export function rerollTape(tape: Readonly<Tape>, point: Pick<CoveragePoint, "from" | "link">, scope: RerollScope): Tape {
-  const positions = point.from ?? {};
   const link = point.link ? linkStreamName(point.link.from, point.link.to) : null;
-  const cut = (stream: string): boolean => scope === "all" || (scope === "clients" ? stream.startsWith(WORKLOAD_STREAM_PREFIX) : stream === link);
-  const out: Tape = {};
-  for (const [stream, choices] of Object.entries(tape)) out[stream] = cut(stream) ? choices.slice(0, positions[stream] ?? 0) : choices.slice();
-  return out;
+  // Trailing zeros stay (unlike the shrinker's cut): past the cut, the run draws fresh choices.
+  return cutStreams(tape, point.from ?? {}, (stream) => scope === "all" || (scope === "clients" ? stream.startsWith(WORKLOAD_STREAM_PREFIX) : stream === link));
 }
 
 /** The scopes a re-roll from `point` may take: a marker arrival can also re-roll its link or the clients alone. */
