@@ -14,6 +14,7 @@ import { Simulation } from "../sim/simulation.js";
 import { hashIntegers, Trace, type TraceEvent } from "../sim/trace.js";
 import { type PctParams, PctDeliveryPolicy } from "./run-shaping/pct.js";
 import { drawSwarm } from "./run-shaping/swarm.js";
+import { LateCopyFinder, type LateCopyTarget } from "./search/late-copy-finder.js";
 
 /** How a search strategy shapes each run beyond the scenario (plain data: it goes to workers and seed files). */
 export interface RunShaping {
@@ -93,6 +94,8 @@ export interface RunResult {
   optionCounts: Record<string, number[]> | null;
   /** Abstract protocol states the run reached. */
   coverage: CoveragePoint[];
+  /** With coveragePositions: marker copies a late duplicate could have turned stale (coverage strategy). */
+  lateCopies: LateCopyTarget[] | null;
   /** What the strategy drew for this run (swarm fault mix, PCT change points), or null. */
   shaping: string | null;
   /** Under PCT: how many scoped messages the run sent while faults were on, over how many chains. */
@@ -110,6 +113,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   const ledger = new GhostLedger();
   const coverage = new ProtocolCoverageRecorder(options.coveragePositions ? () => choices.positions() : null);
   let cluster: Cluster | null = null;
+  const lateCopies = options.coveragePositions ? new LateCopyFinder(() => choices.positions(), (from, to) => cluster?.net.faultsDrawnNow(from, to) ?? null) : null;
   let stop = "error";
   let shaping: string | null = null;
   let pct: PctDeliveryPolicy | null = null;
@@ -123,7 +127,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   let script: ScriptRun | null = null;
   try {
     const swarm = config.shaping?.swarm ? drawSwarm(config.spec, choices) : null;
-    cluster = new Cluster(swarm ? swarm.spec : config.spec, sim, choices, teeGhost([ledger, coverage]));
+    cluster = new Cluster(swarm ? swarm.spec : config.spec, sim, choices, teeGhost(lateCopies ? [ledger, coverage, lateCopies] : [ledger, coverage]));
     pct = config.shaping?.pct ? new PctDeliveryPolicy(config.shaping.pct, choices) : null;
     cluster.net.deliveryPolicy = pct;
     shaping = swarm?.summary ?? null;
@@ -178,6 +182,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     script,
     optionCounts: options.recordTape ? choices.optionCounts() : null,
     coverage: coverage.reached(),
+    lateCopies: lateCopies?.targets() ?? null,
     shaping,
     pctScope: pct ? { messages: pct.scopedMessages, chains: pct.chains } : null,
   };

@@ -286,6 +286,16 @@ export class Network<Req, Resp> {
     return connection;
   }
 
+  /**
+   * The faults a request from `from` to `to` sent now would draw its choices under, or null when it
+   * would draw none of them (faults off, a delivery policy decides delays, an interceptor or a
+   * directed partition takes it first). See transmit-choices.ts.
+   */
+  faultsDrawnNow(from: string, to: string): LinkFaults | null {
+    if (!this.faultsActive || this.deliveryPolicy !== null || this.interceptor !== null || this.isBlocked(`${from}>${to}`)) return null;
+    return this.faultsFor(from, to);
+  }
+
   inFlightCount(connection: Connection): number {
     return (connection as Link<Req, Resp>).pending.size;
   }

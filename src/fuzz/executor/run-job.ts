@@ -2,6 +2,7 @@ import type { CoveragePoint } from "../../oracle/protocol-coverage.js";
 import type { Violation } from "../../oracle/violation.js";
 import type { StepRecord } from "../../scenario/script-driver.js";
 import type { Tape } from "../../sim/choice-tape.js";
+import type { LateCopyTarget } from "../search/late-copy-finder.js";
 import { type RunConfig, type RunInput, type RunResult, runSeed } from "../run-seed.js";
 
 /** One run to execute: its place in the campaign, its input, and what to bring back. */
@@ -35,6 +36,8 @@ export interface JobOutcome {
   virtualTimeMs: number;
   choices: number;
   coverage: CoveragePoint[];
+  /** With coveragePositions: the run's late-copy targets (coverage strategy). */
+  lateCopies: LateCopyTarget[] | null;
   shaping: string | null;
   tape: Tape | null;
   /** The choice points from choicePointsFrom on, in the order the run made them. */
@@ -76,6 +79,7 @@ export function outcomeOf(result: RunResult, index: number, choicePoints: Visite
     virtualTimeMs: result.stats.virtualTimeMs,
     choices: result.stats.choices,
     coverage: result.coverage,
+    lateCopies: result.lateCopies,
     shaping: result.shaping,
     tape: result.tape,
     choicePoints,
@@ -94,6 +98,7 @@ export function unfinishedOutcome(job: RunJob, summary: string, explanation: str
     virtualTimeMs: 0,
     choices: 0,
     coverage: [],
+    lateCopies: null,
     shaping: null,
     tape: job.recordTape && "tape" in job.input && job.input.continueSeed === undefined ? job.input.tape : null,
     choicePoints: null,

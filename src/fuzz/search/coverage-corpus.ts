@@ -6,6 +6,8 @@ import type { Rng } from "../../sim/rng.js";
 import type { JobOutcome, RunJob } from "../executor/run-job.js";
 import type { SavedEntry } from "./corpus-file.js";
 import { SWARM_SCALES, SWARM_STREAM, type SwarmSetting } from "../run-shaping/swarm.js";
+import { withLateDuplicate } from "../../sim/transmit-choices.js";
+import { type LateCopyTarget, lateCopyStatePrefix } from "./late-copy-finder.js";
 
 /** How a planned run is made, in percent of runs (the rest re-roll a whole run under a kept mix). */
 const FRESH_PERCENT = 15;
@@ -15,9 +17,17 @@ const FROM_STATE_PERCENT = 40;
 const RISK_WEIGHT = 4;
 /** A mix's weight grows with the cube of its mean novelty: strongly prefer the productive ones. */
 const MIX_WEIGHT_POWER = 3;
+/**
+ * Percent of planned runs aimed at a late-copy target: AIM_PERCENT times the worth of the best
+ * state to aim at (aimWorth, 1 while no run reached it), but never less than the floor.
+ */
+const AIM_PERCENT = 80;
+const AIM_PERCENT_FLOOR = 10;
 /** Bounds on what the corpus keeps (oldest entries first are kept; later novelties replace nothing). */
 const MAX_ENTRIES = 2_000;
 const MAX_MIXES = 2_000;
+/** Late-copy targets kept at once: the newest (each holds its run's tape, so older ones make room). */
+const MAX_TARGETS = 2_000;
 
 /** A fault mix (a tape's "swarm" stream) and what runs under it reached. */
 interface Mix {
@@ -32,6 +42,12 @@ interface Entry {
   tape: Tape;
   mix: Mix;
   points: CoveragePoint[];
+}
+
+/** A run's tape and one of its late-copy targets. */
+interface Aim {
+  tape: Tape;
+  target: LateCopyTarget;
 }
 
 /** How one planned run came about (for learn() and the strategy's statistics). */
@@ -63,7 +79,7 @@ function pickWeighted<T>(rng: Rng, items: readonly T[], weight: (t: T) => number
  * - "all": every stream (the run as it stood then, continued with new choices);
  * - "clients": what the producers do next (which partitions, how many records, commit or abort,
  *   when), under the same network and broker faults;
- * - "link": for a marker arrival, what befalls the later messages on that copy's link (their
+ * - "link": for a marker arrival, what befalls that copy and the later messages on its link (their
  *   delays, duplicates, losses), with the same workload.
  */
 export type RerollScope = "all" | "clients" | "link";
@@ -104,9 +120,13 @@ function mutateMix(rng: Rng, settings: readonly SwarmSetting[]): SwarmSetting[] 
  *   or changed in one fault kind (hill climbing over mixes);
  * - tapes: a run that reaches a new abstract state, or a state more often than before (bucketed),
  *   is kept; a kept tape is re-rolled from the choice at which one of its rare states began (for a
- *   marker arrival, right after that copy was sent), keeping everything before it, in one of the
+ *   marker arrival, as that copy was sent), keeping everything before it, in one of the
  *   scopes of RerollScope (every stream, the clients' streams, or the marker copy's link, each cut
- *   where it stood then; the other streams replay in full).
+ *   where it stood then; the other streams replay in full);
+ * - aims: a run that had a late-copy target (late-copy-finder.ts) is replayed with a late duplicate
+ *   of that marker copy, landing just after the next transaction wrote at its partition; aims go
+ *   to the states (leader release x wire) where no late copy was applied yet, and grow rarer as
+ *   those are reached.
  * Every run is a tape (prefix + continuation seed), so every finding replays exactly.
  */
 export class CoverageCorpus {
@@ -122,6 +142,10 @@ export class CoverageCorpus {
   imported = 0;
   /** Runs re-rolled from a kept state, per scope. */
   readonly rerolled: Record<RerollScope, number> = { all: 0, clients: 0, link: 0 };
+  /** Runs that replayed a former run with a late duplicate of one marker copy. */
+  aimed = 0;
+  /** Late-copy targets not tried yet, oldest first. */
+  private readonly aims: Aim[] = [];
 
   /** The scenario's own fault mix (every fault kind on at its rate): where the search starts. */
   private readonly scenarioMix: number[];
@@ -136,6 +160,14 @@ export class CoverageCorpus {
 
   plan(rng: Rng, index: number): Plan {
     const job: RunJob = { index, input: { tape: { [SWARM_STREAM]: this.scenarioMix }, continueSeed: index }, recordTape: true, coveragePositions: true };
+    if (this.mixes.length > 0 && this.aims.length > 0) {
+      const worth = this.aimWorth();
+      const best = Math.max(...worth.values());
+      if (rng.intBelow(100) < Math.max(AIM_PERCENT_FLOOR, Math.round(AIM_PERCENT * best))) {
+        const aimed = this.aimLateCopy(rng, worth, index);
+        if (aimed) return aimed;
+      }
+    }
     const roll = rng.intBelow(100);
     if (this.mixes.length === 0 || roll < FRESH_PERCENT) {
       // The scenario's mix with fresh choices: the same run as the random strategy's seed `index`.
@@ -161,9 +193,51 @@ export class CoverageCorpus {
     return { job: { ...job, input: { tape: { [SWARM_STREAM]: mix.prefix }, continueSeed: index } }, mix };
   }
 
+  /**
+   * A former run replayed with a late duplicate of one marker copy, aimed just after the next
+   * transaction wrote at its partition. First the state to aim at, by its worth (aimWorth); then a
+   * target of that state, the oldest untried first.
+   */
+  private aimLateCopy(rng: Rng, worth: ReadonlyMap<string, number>, index: number): Plan | null {
+    const state = pickWeighted(rng, [...worth.keys()], (prefix) => worth.get(prefix) ?? 0);
+    const i = this.aims.findIndex((a) => lateCopyStatePrefix(a.target) === state);
+    const { tape, target } = this.aims[i] as Aim;
+    this.aims.splice(i, 1);
+    const choices = withLateDuplicate(tape[target.stream] ?? [], target.at, target.faults, target.delayMs);
+    if (!choices) return null;
+    this.mutated++;
+    this.aimed++;
+    return { job: { index, input: { tape: { ...tape, [target.stream]: choices }, continueSeed: index }, recordTape: true, coveragePositions: true }, mix: null };
+  }
+
+  /**
+   * For each state the late-copy targets aim at (a key prefix: a late copy at a leader of one
+   * release, over one wire, while the next transaction is open), what aiming there is still worth,
+   * from 1 down: it falls with the square of the runs where such a copy was applied (the stale
+   * marker itself) and with the square root of the runs that reached the state at all (a leader
+   * that keeps rejecting late copies, as KIP-1228 leaders do, is aimed at less and less).
+   */
+  private aimWorth(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const a of this.aims) out.set(lateCopyStatePrefix(a.target), 0);
+    for (const prefix of out.keys()) {
+      let reached = 0;
+      let applied = 0;
+      for (const [key, runs] of this.seenRuns) {
+        if (!key.startsWith(prefix)) continue;
+        reached += runs;
+        if (key.endsWith(" result=applied")) applied += runs;
+      }
+      out.set(prefix, 1 / ((1 + applied) ** 2 * Math.sqrt(1 + reached)));
+    }
+    return out;
+  }
+
   /** Learn from a run, in campaign order. */
   learn(plan: Plan, outcome: JobOutcome): void {
     const tape = outcome.tape ?? {};
+    for (const target of outcome.lateCopies ?? []) this.aims.push({ tape, target });
+    if (this.aims.length > MAX_TARGETS) this.aims.splice(0, this.aims.length - MAX_TARGETS);
     const mix = plan.mix ?? this.mixFor(this.swarm.encode(this.swarm.decode(tape[SWARM_STREAM] ?? [])));
     this.absorb(tape, mix, outcome.coverage, false);
   }

@@ -26,7 +26,7 @@ export function generationSize(g: number): number {
 
 function rerollSummary(corpus: CoverageCorpus): string {
   const r = corpus.rerolled;
-  return `${r.all} whole runs, ${r.clients} clients only, ${r.link} marker links only`;
+  return `${r.all} whole runs, ${r.clients} clients only, ${r.link} marker links only; ${corpus.aimed} aimed a late marker copy`;
 }
 
 /** The coverage-guided strategy: generations of runs planned from the corpus, learned from in order. */

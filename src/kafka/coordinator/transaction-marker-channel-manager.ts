@@ -251,9 +251,8 @@ export class TransactionMarkerChannelManager {
       this.ctx.sim.emit(this.self, "markers.send", { broker: channel.broker, marker: entry.markerId, resend: entry.resend, v: version, pid: entry.producerId, epoch: entry.producerEpoch, result: entry.result, ce: entry.coordinatorEpoch, tv: entry.transactionVersion, partitions: entry.partitions.join(","), txn: entry.ghostTxn, corr });
     }
     channel.inFlight = true;
-    const correlationId = this.ctx.net.request(connection, { api: "WriteTxnMarkers", bytes, ghosts }, this.ctx.config.requestTimeoutMs, (result) =>
-      this.onMarkersResult(channel, version, batch, result),
-    );
+    // The ghost hears of each copy before it travels: an observer that notes where the run's choices
+    // stood then (the coverage strategy) can later re-draw this copy's own fate.
     const release = this.release().name;
     batch.forEach(({ entry }, i) => {
       this.ctx.ghost.markerSent({
@@ -271,11 +270,15 @@ export class TransactionMarkerChannelManager {
         producerEpoch: entry.producerEpoch,
         result: entry.result,
         partitions: [...entry.partitions],
-        correlationId,
+        correlationId: corr,
         atMs: this.ctx.sim.nowMs,
       });
       entry.resend++;
     });
+    const correlationId = this.ctx.net.request(connection, { api: "WriteTxnMarkers", bytes, ghosts }, this.ctx.config.requestTimeoutMs, (result) =>
+      this.onMarkersResult(channel, version, batch, result),
+    );
+    if (correlationId !== corr) throw new IllegalStateException(`marker request got correlation id ${correlationId}, announced ${corr}`);
   }
 
   private disconnected(channel: BrokerChannel): void {
