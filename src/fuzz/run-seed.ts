@@ -113,7 +113,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   const ledger = new GhostLedger();
   const coverage = new ProtocolCoverageRecorder(options.coveragePositions ? () => choices.positions() : null);
   let cluster: Cluster | null = null;
-  const lateCopies = options.coveragePositions ? new LateCopyFinder(() => choices.positions(), (from, to) => cluster?.net.faultsDrawnNow(from, to) ?? null) : null;
+  const lateCopies = options.coveragePositions ? new LateCopyFinder(() => choices.positions()) : null;
   let stop = "error";
   let shaping: string | null = null;
   let pct: PctDeliveryPolicy | null = null;
@@ -130,6 +130,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     cluster = new Cluster(swarm ? swarm.spec : config.spec, sim, choices, teeGhost(lateCopies ? [ledger, coverage, lateCopies] : [ledger, coverage]));
     pct = config.shaping?.pct ? new PctDeliveryPolicy(config.shaping.pct, choices) : null;
     cluster.net.deliveryPolicy = pct;
+    cluster.net.transmitObserver = lateCopies;
     shaping = swarm?.summary ?? null;
     // A script that stopped at a failed step skips the final checks: its cluster was left mid-race.
     let checkFinalState = true;

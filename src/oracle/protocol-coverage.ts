@@ -76,7 +76,7 @@ export interface CoveragePoint {
   count: number;
   /**
    * Where the situation first reached began, when positions are recorded: for a marker arrival,
-   * when that copy was sent (before its own loss, duplicate and delay were drawn), else when it was reached. A tape cut there
+   * when that copy was sent (its delay already drawn), else when it was reached. A tape cut there
    * and continued with new choices re-rolls what happens while the message is in flight.
    */
   from: StreamPositions | null;

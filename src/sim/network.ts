@@ -137,6 +137,14 @@ export function linkStreamName(from: string, to: string): string {
   return `net:${from}>${to}`;
 }
 
+/**
+ * Told of each request just before it draws its fault and delay choices, with the faults it draws
+ * them under (the coverage strategy's late-copy finder: see transmit-choices.ts). Absent by default.
+ */
+export interface TransmitObserver {
+  requestDrawing(correlationId: number, stream: string, faults: LinkFaults): void;
+}
+
 export interface DeliveryPolicy {
   /** Delay in ms of one copy of a message, or null to draw it from the link's profile as usual. */
   delayMs(message: OutboundMessage): number | null;
@@ -230,6 +238,8 @@ export class Network<Req, Resp> {
   faultsActive = true;
   /** Set by a search strategy before the run starts; null: the links' fault profiles decide. */
   deliveryPolicy: DeliveryPolicy | null = null;
+  /** Set by the coverage strategy before the run starts (told only while faults are on and no policy decides delays). */
+  transmitObserver: TransmitObserver | null = null;
 
   constructor(
     private readonly sim: Simulation,
@@ -284,16 +294,6 @@ export class Network<Req, Resp> {
     this.connections.set(connection.id, connection);
     this.sim.emit(client, "net.connect", { conn: connection.id, to: server });
     return connection;
-  }
-
-  /**
-   * The faults a request from `from` to `to` sent now would draw its choices under, or null when it
-   * would draw none of them (faults off, a delivery policy decides delays, an interceptor or a
-   * directed partition takes it first). See transmit-choices.ts.
-   */
-  faultsDrawnNow(from: string, to: string): LinkFaults | null {
-    if (!this.faultsActive || this.deliveryPolicy !== null || this.interceptor !== null || this.isBlocked(`${from}>${to}`)) return null;
-    return this.faultsFor(from, to);
   }
 
   inFlightCount(connection: Connection): number {
@@ -437,6 +437,7 @@ export class Network<Req, Resp> {
     }
     const faults = toServer ? link.requestFaults : link.responseFaults;
     const faulty = this.faultsActive;
+    if (this.transmitObserver !== null && toServer && faulty && this.deliveryPolicy === null) this.transmitObserver.requestDrawing(correlationId, stream.name, faults);
     if (faulty && stream.chance(faults.dropPpm)) {
       this.sim.emit(from, "net.drop", { conn: link.id, corr: correlationId, cause: "loss", dir: direction });
       return;

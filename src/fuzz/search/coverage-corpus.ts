@@ -79,7 +79,7 @@ function pickWeighted<T>(rng: Rng, items: readonly T[], weight: (t: T) => number
  * - "all": every stream (the run as it stood then, continued with new choices);
  * - "clients": what the producers do next (which partitions, how many records, commit or abort,
  *   when), under the same network and broker faults;
- * - "link": for a marker arrival, what befalls that copy and the later messages on its link (their
+ * - "link": for a marker arrival, what befalls the later messages on that copy's link (their
  *   delays, duplicates, losses), with the same workload.
  */
 export type RerollScope = "all" | "clients" | "link";
@@ -120,7 +120,7 @@ function mutateMix(rng: Rng, settings: readonly SwarmSetting[]): SwarmSetting[] 
  *   or changed in one fault kind (hill climbing over mixes);
  * - tapes: a run that reaches a new abstract state, or a state more often than before (bucketed),
  *   is kept; a kept tape is re-rolled from the choice at which one of its rare states began (for a
- *   marker arrival, as that copy was sent), keeping everything before it, in one of the
+ *   marker arrival, right after that copy was sent), keeping everything before it, in one of the
  *   scopes of RerollScope (every stream, the clients' streams, or the marker copy's link, each cut
  *   where it stood then; the other streams replay in full);
  * - aims: a run that had a late-copy target (late-copy-finder.ts) is replayed with a late duplicate
@@ -213,9 +213,9 @@ export class CoverageCorpus {
   /**
    * For each state the late-copy targets aim at (a key prefix: a late copy at a leader of one
    * release, over one wire, while the next transaction is open), what aiming there is still worth,
-   * from 1 down: it falls with the square of the runs where such a copy was applied (the stale
-   * marker itself) and with the square root of the runs that reached the state at all (a leader
-   * that keeps rejecting late copies, as KIP-1228 leaders do, is aimed at less and less).
+   * from 1 down: divided by the square of one plus the runs where such a copy was applied (the
+   * stale marker itself) and by one plus the runs that reached the state at all (a leader that
+   * keeps rejecting late copies, as KIP-1228 leaders do, is aimed at less and less).
    */
   private aimWorth(): Map<string, number> {
     const out = new Map<string, number>();
@@ -228,7 +228,7 @@ export class CoverageCorpus {
         reached += runs;
         if (key.endsWith(" result=applied")) applied += runs;
       }
-      out.set(prefix, 1 / ((1 + applied) ** 2 * Math.sqrt(1 + reached)));
+      out.set(prefix, 1 / ((1 + applied) ** 2 * (1 + reached)));
     }
     return out;
   }

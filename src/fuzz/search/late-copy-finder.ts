@@ -1,6 +1,5 @@
 import type { GhostObserver, MarkerOutcome, MarkerSend } from "../../kafka/ghost.js";
-import type { LinkFaults } from "../../sim/network.js";
-import { linkStreamName } from "../../sim/network.js";
+import type { LinkFaults, TransmitObserver } from "../../sim/network.js";
 import { canDuplicateLate } from "../../sim/transmit-choices.js";
 
 /**
@@ -41,12 +40,15 @@ interface SentCopy {
 }
 
 /**
- * Watches a run through the ghost feed and lists its late-copy targets at the end. It notes, for
- * each marker copy sent while faults were on, where its link stream stood; for each partition and
- * producer, when each transaction first wrote there; and where each copy landed.
+ * Watches a run through the ghost feed and the network, and lists its late-copy targets at the end.
+ * It notes, for each marker copy sent while faults were on, where its link stream stood before the
+ * copy drew its choices; for each partition and producer, when each transaction first wrote there;
+ * and where each copy landed.
  */
-export class LateCopyFinder implements GhostObserver {
+export class LateCopyFinder implements GhostObserver, TransmitObserver {
   private readonly sends: SentCopy[] = [];
+  /** Correlation id of a request sent while faults were on -> its link stream, where that stood, its faults. */
+  private readonly drawing = new Map<number, { stream: string; at: number; faults: LinkFaults }>();
   /** ghost transaction -> the transaction its transactional.id began next. */
   private readonly nextTxn = new Map<string, string>();
   /** transactional.id -> the transaction it began last. */
@@ -57,10 +59,7 @@ export class LateCopyFinder implements GhostObserver {
   /** `${correlationId}|${partition}` -> where that copy first landed. */
   private readonly landed = new Map<string, { release: string; wire: string }>();
 
-  constructor(
-    private readonly positions: () => Record<string, number>,
-    private readonly faultsDrawnNow: (from: string, to: string) => LinkFaults | null,
-  ) {}
+  constructor(private readonly positions: () => Record<string, number>) {}
 
   targets(): LateCopyTarget[] {
     const out: LateCopyTarget[] = [];
@@ -114,11 +113,14 @@ export class LateCopyFinder implements GhostObserver {
     this.firstWrites.set(key, list);
   }
 
+  requestDrawing(correlationId: number, stream: string, faults: LinkFaults): void {
+    if (this.drawing.size < MAX_SENDS) this.drawing.set(correlationId, { stream, at: this.positions()[stream] ?? 0, faults });
+  }
+
+  /** Told after the request was handed to the network (a request that drew no fault choices is no target). */
   markerSent(e: MarkerSend): void {
-    const faults = this.faultsDrawnNow(e.coordinator, e.broker);
-    if (!faults || this.sends.length >= MAX_SENDS) return;
-    const stream = linkStreamName(e.coordinator, e.broker);
-    this.sends.push({ send: e, stream, at: this.positions()[stream] ?? 0, faults });
+    const drawn = this.drawing.get(e.correlationId);
+    if (drawn && this.sends.length < MAX_SENDS) this.sends.push({ send: e, ...drawn });
   }
 
   markerApplied(e: MarkerOutcome): void {

@@ -251,8 +251,9 @@ export class TransactionMarkerChannelManager {
       this.ctx.sim.emit(this.self, "markers.send", { broker: channel.broker, marker: entry.markerId, resend: entry.resend, v: version, pid: entry.producerId, epoch: entry.producerEpoch, result: entry.result, ce: entry.coordinatorEpoch, tv: entry.transactionVersion, partitions: entry.partitions.join(","), txn: entry.ghostTxn, corr });
     }
     channel.inFlight = true;
-    // The ghost hears of each copy before it travels: an observer that notes where the run's choices
-    // stood then (the coverage strategy) can later re-draw this copy's own fate.
+    const correlationId = this.ctx.net.request(connection, { api: "WriteTxnMarkers", bytes, ghosts }, this.ctx.config.requestTimeoutMs, (result) =>
+      this.onMarkersResult(channel, version, batch, result),
+    );
     const release = this.release().name;
     batch.forEach(({ entry }, i) => {
       this.ctx.ghost.markerSent({
@@ -270,15 +271,11 @@ export class TransactionMarkerChannelManager {
         producerEpoch: entry.producerEpoch,
         result: entry.result,
         partitions: [...entry.partitions],
-        correlationId: corr,
+        correlationId,
         atMs: this.ctx.sim.nowMs,
       });
       entry.resend++;
     });
-    const correlationId = this.ctx.net.request(connection, { api: "WriteTxnMarkers", bytes, ghosts }, this.ctx.config.requestTimeoutMs, (result) =>
-      this.onMarkersResult(channel, version, batch, result),
-    );
-    if (correlationId !== corr) throw new IllegalStateException(`marker request got correlation id ${correlationId}, announced ${corr}`);
   }
 
   private disconnected(channel: BrokerChannel): void {
