@@ -97,10 +97,20 @@ describe("search strategies", () => {
     const rerolled = (scopes?.slice(1) ?? []).map(Number);
     expect(rerolled).toHaveLength(3);
     expect(rerolled.reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
-    expect(rerolled.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(mutatedRuns);
+    const aimed = Number(/; (\d+) aimed a late marker copy/.exec(a.strategy.summary)?.[1]);
+    expect(aimed).toBeGreaterThan(0);
+    expect(rerolled.reduce((x, y) => x + y, 0) + aimed).toBeLessThanOrEqual(mutatedRuns);
     expect(a.violations.length).toBeGreaterThan(0); // this campaign reaches a stale marker
     const config = { ...runConfigFor(gap), shaping: { swarm: true } };
     for (const v of a.violations.slice(0, 3)) expect(runSeed(config, { tape: v.tape ?? {} }).traceHash).toBe(v.traceHash);
+  });
+
+  it("coverage: aimed late marker copies find kip-1228-gap's stale marker within 4 runs in each of these campaigns (random needs 5, 7, 1 and 22)", async () => {
+    // Campaigns 0, 2, 4 and 8 of `npm run bench:strategies`: coverage needed 2, 3, 1 and 3 runs.
+    for (const c of [0, 2, 4, 8]) {
+      const r = await search({ strategy: "coverage", seeds: 4, seedStart: c * 1_000_000 });
+      expect(r.violations.some((v) => v.kind === "stale-marker")).toBe(true);
+    }
   });
 
   it("--stop-on-first ends right after the run that settles the expectation; a time budget after a contiguous prefix", async () => {
