@@ -113,7 +113,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   const ledger = new GhostLedger();
   const coverage = new ProtocolCoverageRecorder(options.coveragePositions ? () => choices.positions() : null);
   let cluster: Cluster | null = null;
-  const lateCopies = options.coveragePositions ? new LateCopyFinder(() => choices.positions()) : null;
+  const lateCopies = options.coveragePositions ? new LateCopyFinder((stream) => choices.positionOf(stream)) : null;
   let stop = "error";
   let shaping: string | null = null;
   let pct: PctDeliveryPolicy | null = null;

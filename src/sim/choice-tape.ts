@@ -131,6 +131,11 @@ export class ChoiceSource {
     return out;
   }
 
+  /** How many choices one stream has made so far (0 before its first). */
+  positionOf(name: string): number {
+    return this.streams.get(name)?.position ?? 0;
+  }
+
   stream(name: string): Stream {
     let s = this.streams.get(name);
     if (!s) {

@@ -47,8 +47,12 @@ interface SentCopy {
  */
 export class LateCopyFinder implements GhostObserver, TransmitObserver {
   private readonly sends: SentCopy[] = [];
-  /** Correlation id of a request sent while faults were on -> its link stream, where that stood, its faults. */
-  private readonly drawing = new Map<number, { stream: string; at: number; faults: LinkFaults }>();
+  /**
+   * The latest request that drew fault choices: its correlation id, link stream, where that stood,
+   * and its faults. The coordinator announces a marker copy right after handing it to the network,
+   * before any other request can be sent, so the latest is the one to match.
+   */
+  private latest: { correlationId: number; stream: string; at: number; faults: LinkFaults } | null = null;
   /** ghost transaction -> the transaction its transactional.id began next. */
   private readonly nextTxn = new Map<string, string>();
   /** transactional.id -> the transaction it began last. */
@@ -59,7 +63,8 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
   /** `${correlationId}|${partition}` -> where that copy first landed. */
   private readonly landed = new Map<string, { release: string; wire: string }>();
 
-  constructor(private readonly positions: () => Record<string, number>) {}
+  /** positionOf: how many choices a stream has made so far. */
+  constructor(private readonly positionOf: (stream: string) => number) {}
 
   targets(): LateCopyTarget[] {
     const out: LateCopyTarget[] = [];
@@ -114,13 +119,13 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
   }
 
   requestDrawing(correlationId: number, stream: string, faults: LinkFaults): void {
-    if (this.drawing.size < MAX_SENDS) this.drawing.set(correlationId, { stream, at: this.positions()[stream] ?? 0, faults });
+    this.latest = { correlationId, stream, at: this.positionOf(stream), faults };
   }
 
   /** Told after the request was handed to the network (a request that drew no fault choices is no target). */
   markerSent(e: MarkerSend): void {
-    const drawn = this.drawing.get(e.correlationId);
-    if (drawn && this.sends.length < MAX_SENDS) this.sends.push({ send: e, ...drawn });
+    const drawn = this.latest;
+    if (drawn?.correlationId === e.correlationId && this.sends.length < MAX_SENDS) this.sends.push({ send: e, stream: drawn.stream, at: drawn.at, faults: drawn.faults });
   }
 
   markerApplied(e: MarkerOutcome): void {
