@@ -38,6 +38,20 @@ export function markerPointKey(m: MarkerArrival): string {
   return `marker@${m.release} wire=${m.wire} arrival=${m.arrival} leaderTxn=${m.leaderTxn} producer=${m.producer} rule=${m.rule} result=${m.result}`;
 }
 
+/** How a marker request travelled, as a key spells it: `v1`, or `v2-tvN` with N the TransactionVersion the leader read. */
+export function markerWire(requestVersion: number, transactionVersionSeen: number): string {
+  return requestVersion < 2 ? "v1" : `v${requestVersion}-tv${transactionVersionSeen}`;
+}
+
+/**
+ * The start of the keys of a late marker copy at a leader of `release`, over `wire`: a repeat of its
+ * transaction's marker, after the producer moved on, while its next transaction was open at the
+ * partition (the rule and the result follow). Applied, it is the stale marker.
+ */
+export function lateCopyKeyPrefix(release: string, wire: string): string {
+  return `marker@${release} wire=${wire} arrival=repeat leaderTxn=other producer=moved-on `;
+}
+
 /** The inverse of markerPointKey (null for event points or malformed keys). */
 export function parseMarkerPointKey(key: string): MarkerArrival | null {
   const match = /^marker@(\S+) (.*)$/.exec(key);
@@ -150,7 +164,7 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     this.hit(
       markerPointKey({
         release: e.brokerRelease,
-        wire: e.requestVersion < 2 ? "v1" : `v${e.requestVersion}-tv${e.transactionVersionSeen}`,
+        wire: markerWire(e.requestVersion, e.transactionVersionSeen),
         arrival: this.appliedAt.has(`${e.partition}|${txn}`) ? "repeat" : "first",
         leaderTxn: open === undefined ? "none" : open === e.ghostTxn ? "same" : "other",
         producer: this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on",

@@ -1,5 +1,6 @@
 import type { GhostObserver, MarkerOutcome, MarkerSend } from "../../kafka/ghost.js";
 import type { LinkFaults, TransmitObserver } from "../../sim/network.js";
+import { lateCopyKeyPrefix, markerWire } from "../../oracle/protocol-coverage.js";
 import { canDuplicateLate } from "../../sim/transmit-choices.js";
 
 /**
@@ -22,9 +23,9 @@ export interface LateCopyTarget {
   wire: string;
 }
 
-/** The abstract state a late copy aims at, as a prefix of coverage point keys (markerPointKey). */
+/** The abstract state a late copy aims at, as a prefix of coverage point keys. */
 export function lateCopyStatePrefix(t: Pick<LateCopyTarget, "release" | "wire">): string {
-  return `marker@${t.release} wire=${t.wire} arrival=repeat leaderTxn=other producer=moved-on `;
+  return lateCopyKeyPrefix(t.release, t.wire);
 }
 
 /** Most targets one run offers per (release, wire): enough to aim at each partition leader kind. */
@@ -130,7 +131,7 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
 
   markerApplied(e: MarkerOutcome): void {
     const key = `${e.correlationId}|${e.partition}`;
-    if (!this.landed.has(key)) this.landed.set(key, { release: e.brokerRelease, wire: e.requestVersion < 2 ? "v1" : `v${e.requestVersion}-tv${e.transactionVersionSeen}` });
+    if (!this.landed.has(key)) this.landed.set(key, { release: e.brokerRelease, wire: markerWire(e.requestVersion, e.transactionVersionSeen) });
   }
 
   txnDecided(): void {}
