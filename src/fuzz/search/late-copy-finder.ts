@@ -142,4 +142,3 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
 }
 
 type GhostBatchAppended = Parameters<GhostObserver["batchAppended"]>[0];
-
