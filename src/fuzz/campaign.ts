@@ -44,7 +44,8 @@ export interface StrategyInfo {
   /** How each run was shaped (what a saved tape needs to replay); absent for plain runs. */
   runShaping?: RunShaping;
   pct?: { depth: number; scope: string; messagesPerRun: number; chains: number; perRunBound: number; missProbabilityBound: number };
-  coverage?: { corpus: number; generations: number; freshRuns: number; mutatedRuns: number };
+  /** aimedRuns: runs aimed at a late marker copy, counted among mutatedRuns. */
+  coverage?: { corpus: number; generations: number; freshRuns: number; mutatedRuns: number; aimedRuns?: number };
   exhaustive?: {
     exhaustive: boolean;
     depth: number;

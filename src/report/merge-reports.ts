@@ -107,11 +107,11 @@ function mergedStrategy(first: RunReport, shards: readonly ShardReport[], runs: 
   const s = first.strategy;
   if (s.name === "pct" && s.runShaping?.pct) return { ...pctStrategyInfo(s.runShaping.pct, runs), runShaping: s.runShaping };
   if (s.name === "coverage") {
-    const sum = (f: "corpus" | "generations" | "freshRuns" | "mutatedRuns") => shards.reduce((a, { report }) => a + (report.strategy.coverage?.[f] ?? 0), 0);
-    const coverage = { corpus: sum("corpus"), generations: sum("generations"), freshRuns: sum("freshRuns"), mutatedRuns: sum("mutatedRuns") };
+    const sum = (f: "corpus" | "generations" | "freshRuns" | "mutatedRuns" | "aimedRuns") => shards.reduce((a, { report }) => a + (report.strategy.coverage?.[f] ?? 0), 0);
+    const coverage = { corpus: sum("corpus"), generations: sum("generations"), freshRuns: sum("freshRuns"), mutatedRuns: sum("mutatedRuns"), aimedRuns: sum("aimedRuns") };
     return {
       ...s,
-      summary: `coverage-guided, ${shards.length} independent shards: ${coverage.freshRuns} fresh swarm runs, ${coverage.mutatedRuns} re-rolled from ${coverage.corpus} kept tapes`,
+      summary: `coverage-guided, ${shards.length} independent shards: ${coverage.freshRuns} fresh swarm runs, ${coverage.mutatedRuns} re-rolled from ${coverage.corpus} kept tapes (${coverage.aimedRuns} aimed a late marker copy)`,
       coverage,
     };
   }

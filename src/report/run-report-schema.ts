@@ -36,7 +36,8 @@ const strategySchema = z.object({
   summary: z.string().describe("what was searched and what it guarantees, in one line"),
   runShaping: z.object({ swarm: z.boolean().optional(), pct: z.object({ depth: z.int(), scope: z.string(), messagesPerRun: z.int(), chains: z.int() }).optional() }).optional(),
   pct: z.object({ depth: z.int(), scope: z.string(), messagesPerRun: z.int(), chains: z.int(), perRunBound: z.number(), missProbabilityBound: z.number() }).optional(),
-  coverage: z.object({ corpus: z.int(), generations: z.int(), freshRuns: z.int(), mutatedRuns: z.int() }).optional(),
+  // aimedRuns (runs aimed at a late marker copy, counted among mutatedRuns) is absent from reports written before it existed.
+  coverage: z.object({ corpus: z.int(), generations: z.int(), freshRuns: z.int(), mutatedRuns: z.int(), aimedRuns: z.int().optional() }).optional(),
   exhaustive: z
     .object({
       exhaustive: z.boolean().describe("true: every schedule within `depth` deviations was covered"),

@@ -99,6 +99,7 @@ describe("search strategies", () => {
     expect(rerolled.reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
     const aimed = Number(/; (\d+) aimed a late marker copy/.exec(a.strategy.summary)?.[1]);
     expect(aimed).toBeGreaterThan(0);
+    expect(a.strategy.coverage?.aimedRuns).toBe(aimed);
     expect(rerolled.reduce((x, y) => x + y, 0) + aimed).toBeLessThanOrEqual(mutatedRuns);
     expect(a.violations.length).toBeGreaterThan(0); // this campaign reaches a stale marker
     const config = { ...runConfigFor(gap), shaping: { swarm: true } };

@@ -64,7 +64,7 @@ export async function runCoverageStrategy(ctx: SearchContext): Promise<{ stop: S
     info: {
       name: "coverage",
       summary: `coverage-guided${store ? ` (corpus ${store.file}: started from ${corpus.imported} kept tapes, left ${saved.length})` : ""}: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (from a kept state: ${rerollSummary(corpus)}; ${generations} generations, growing from 1 to ${GENERATION})`,
-      coverage: { corpus: corpus.size, generations, freshRuns: corpus.fresh, mutatedRuns: corpus.mutated },
+      coverage: { corpus: corpus.size, generations, freshRuns: corpus.fresh, mutatedRuns: corpus.mutated, aimedRuns: corpus.aimed },
     },
   };
 }
