@@ -17,7 +17,6 @@ export class BoundExceeded extends Error {
   }
 }
 
-
 /** Bounds of the kernel (Kafka-side bounds live beside the queues they bound). Tests may lower them. */
 export const SIM_BOUNDS = {
   /** Events scheduled and not yet fired (timers, messages in the network). */

@@ -128,10 +128,6 @@ export interface OutboundMessage {
   readonly profile: DelayProfile;
 }
 
-/**
- * Lets a search strategy (such as PCT) decide message delays instead of the link's fault profile.
- * Its draws must go through the run's ChoiceSource. Absent by default: zero cost.
- */
 /** The choice stream of the messages `from` sends to `to` (its faults and delays, in send order). */
 export function linkStreamName(from: string, to: string): string {
   return `net:${from}>${to}`;
@@ -145,6 +141,10 @@ export interface TransmitObserver {
   requestDrawing(correlationId: number, stream: string, faults: LinkFaults): void;
 }
 
+/**
+ * Lets a search strategy (such as PCT) decide message delays instead of the link's fault profile.
+ * Its draws must go through the run's ChoiceSource. Absent by default: zero cost.
+ */
 export interface DeliveryPolicy {
   /** Delay in ms of one copy of a message, or null to draw it from the link's profile as usual. */
   delayMs(message: OutboundMessage): number | null;

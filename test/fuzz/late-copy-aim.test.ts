@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { runConfigFor } from "../../src/fuzz/campaign.js";
 import { runSeed } from "../../src/fuzz/run-seed.js";
-import { type LateCopyTarget, lateCopyStatePrefix } from "../../src/fuzz/search/late-copy-finder.js";
+import type { LateCopyTarget } from "../../src/fuzz/search/late-copy-finder.js";
+import { lateCopyKeyPrefix } from "../../src/oracle/protocol-coverage.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 import { withLateDuplicate } from "../../src/sim/transmit-choices.js";
 
@@ -18,7 +19,7 @@ function aimedRuns() {
       const choices = withLateDuplicate(tape[target.stream] ?? [], target.at, target.faults, target.delayMs);
       expect(choices).not.toBeNull(); // a target is only listed when its copy can be duplicated so
       const run = runSeed(config, { tape: { ...tape, [target.stream]: choices as number[] } });
-      const prefix = lateCopyStatePrefix(target);
+      const prefix = lateCopyKeyPrefix(target.release, target.wire);
       out.push({ target, kinds: new Set(run.violations.map((v) => v.kind)), lateCopyKeys: run.coverage.map((p) => p.key).filter((k) => k.startsWith(prefix)) });
     }
   }

@@ -1,4 +1,4 @@
-import { type CoveragePoint, markerRisk } from "../../oracle/protocol-coverage.js";
+import { type CoveragePoint, lateCopyKeyPrefix, markerRisk } from "../../oracle/protocol-coverage.js";
 import { WORKLOAD_STREAM_PREFIX } from "../../kafka/client/transactional-producer.js";
 import { cutStreams, type Tape } from "../../sim/choice-tape.js";
 import { linkStreamName } from "../../sim/network.js";
@@ -7,7 +7,7 @@ import type { JobOutcome, RunJob } from "../executor/run-job.js";
 import type { SavedEntry } from "./corpus-file.js";
 import { SWARM_SCALES, SWARM_STREAM, type SwarmSetting } from "../run-shaping/swarm.js";
 import { withLateDuplicate } from "../../sim/transmit-choices.js";
-import { type LateCopyTarget, lateCopyStatePrefix } from "./late-copy-finder.js";
+import type { LateCopyTarget } from "./late-copy-finder.js";
 
 /** How a planned run is made, in percent of runs (the rest re-roll a whole run under a kept mix). */
 const FRESH_PERCENT = 15;
@@ -200,7 +200,7 @@ export class CoverageCorpus {
    */
   private aimLateCopy(rng: Rng, worth: ReadonlyMap<string, number>, index: number): Plan | null {
     const state = pickWeighted(rng, [...worth.keys()], (prefix) => worth.get(prefix) ?? 0);
-    const i = this.aims.findIndex((a) => lateCopyStatePrefix(a.target) === state);
+    const i = this.aims.findIndex((a) => lateCopyKeyPrefix(a.target.release, a.target.wire) === state);
     const { tape, target } = this.aims[i] as Aim;
     this.aims.splice(i, 1);
     const choices = withLateDuplicate(tape[target.stream] ?? [], target.at, target.faults, target.delayMs);
@@ -219,7 +219,7 @@ export class CoverageCorpus {
    */
   private aimWorth(): Map<string, number> {
     const out = new Map<string, number>();
-    for (const a of this.aims) out.set(lateCopyStatePrefix(a.target), 0);
+    for (const a of this.aims) out.set(lateCopyKeyPrefix(a.target.release, a.target.wire), 0);
     for (const prefix of out.keys()) {
       let reached = 0;
       let applied = 0;

@@ -1,6 +1,6 @@
 import type { GhostObserver, MarkerOutcome, MarkerSend } from "../../kafka/ghost.js";
 import type { LinkFaults, TransmitObserver } from "../../sim/network.js";
-import { lateCopyKeyPrefix, markerWire } from "../../oracle/protocol-coverage.js";
+import { markerWire } from "../../oracle/protocol-coverage.js";
 import { canDuplicateLate } from "../../sim/transmit-choices.js";
 
 /**
@@ -21,11 +21,6 @@ export interface LateCopyTarget {
   /** Where the copy landed: the leader's release and the request's wire (`v1` or `v2-tvN`). */
   release: string;
   wire: string;
-}
-
-/** The abstract state a late copy aims at, as a prefix of coverage point keys. */
-export function lateCopyStatePrefix(t: Pick<LateCopyTarget, "release" | "wire">): string {
-  return lateCopyKeyPrefix(t.release, t.wire);
 }
 
 /** Most targets one run offers per (release, wire): enough to aim at each partition leader kind. */
@@ -60,7 +55,6 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
   private readonly lastBegun = new Map<string, string>();
   /** `${partition}|${producerId}` -> transactions in the order they first wrote there, with when. */
   private readonly firstWrites = new Map<string, { ghostTxn: string; atMs: number }[]>();
-  private readonly written = new Set<string>();
   /** `${correlationId}|${partition}` -> where that copy first landed. */
   private readonly landed = new Map<string, { release: string; wire: string }>();
 
@@ -112,9 +106,9 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
     const b = e.batch;
     if (b.control !== null || !b.isTransactional || b.ghostTxn === null) return;
     const key = `${e.partition}|${b.producerId}`;
-    if (this.written.has(`${key}|${b.ghostTxn}`)) return;
-    this.written.add(`${key}|${b.ghostTxn}`);
     const list = this.firstWrites.get(key) ?? [];
+    // One entry per transaction (its first write); a producer's transactions at one partition are few.
+    if (list.some((w) => w.ghostTxn === b.ghostTxn)) return;
     list.push({ ghostTxn: b.ghostTxn, atMs: e.atMs });
     this.firstWrites.set(key, list);
   }
