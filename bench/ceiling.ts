@@ -76,7 +76,8 @@ export function bareRun(seed: number, pending: number, events: number): number {
       heap.push(new BareEvent(now + 1 + rng.intBelow(MAX_DELAY_MS), seq++, handlers[k] as () => void));
     });
   }
-  for (let k = 0; k < pending; k++) heap.push(new BareEvent(rng.intBelow(MAX_DELAY_MS), seq++, handlers[k] as () => void));
+  for (let k = 0; k < pending; k++)
+    heap.push(new BareEvent(rng.intBelow(MAX_DELAY_MS), seq++, handlers[k] as () => void));
   while (fired < events) {
     const e = heap.pop();
     if (!e) break;

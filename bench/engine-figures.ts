@@ -78,11 +78,24 @@ export function measureThroughput(scenario: string, seeds: number): ThroughputFi
   }
   const cpu = cpuSeconds() - c0;
   const seconds = (performance.now() - t0) / 1000;
-  return { scenario, seeds, events, traceEvents, eventsPerSecond: events / seconds, seedsPerSecond: seeds / seconds, eventsPerCpuSecond: events / cpu, seedsPerCpuSecond: seeds / cpu, violations };
+  return {
+    scenario,
+    seeds,
+    events,
+    traceEvents,
+    eventsPerSecond: events / seconds,
+    seedsPerSecond: seeds / seconds,
+    eventsPerCpuSecond: events / cpu,
+    seedsPerCpuSecond: seeds / cpu,
+    violations,
+  };
 }
 
 /** Mean number of events in the kernel's heap when one is popped (what the ceiling's `pending` copies). */
-export function measureQueueDepth(scenario: string, seeds: number): { scenario: string; meanDepth: number; pops: number } {
+export function measureQueueDepth(
+  scenario: string,
+  seeds: number,
+): { scenario: string; meanDepth: number; pops: number } {
   const proto = EventQueue.prototype as unknown as { pop(this: EventQueue): unknown };
   const pop = proto.pop;
   let pops = 0;
@@ -112,7 +125,12 @@ export const CAMPAIGN_SEED_STRIDE = 1_000_000;
  * Campaigns 0..campaigns-1, each running its own seeds in order (as `eosfuzz run` does: whole
  * seeds) until one shows a violation of `kind`: how many seeds and how long that took.
  */
-export function measureFirstFailures(scenario: string, kind: string, campaigns: number, maxSeeds: number): FirstFailure[] {
+export function measureFirstFailures(
+  scenario: string,
+  kind: string,
+  campaigns: number,
+  maxSeeds: number,
+): FirstFailure[] {
   const config = configOf(scenario);
   warmUp(config, 100);
   const out: FirstFailure[] = [];
@@ -151,8 +169,24 @@ export function measureShrink(scenario: string, maxSeeds: number): ShrinkFigure 
     if (!first) continue;
     const recorded = runSeed(config, { seed }, { recordTape: true });
     const t0 = performance.now();
-    const summary = shrinkOne({ scenario: loaded, overrides: {}, tape: recorded.tape ?? {}, seed, target: targetOf(first), budgetMs: DEFAULT_SHRINK_BUDGET_MS });
-    return { scenario, seed, kind: first.kind, timeMs: performance.now() - t0, runs: summary.runs, stoppedBy: summary.stoppedBy, before: summary.before, after: summary.after };
+    const summary = shrinkOne({
+      scenario: loaded,
+      overrides: {},
+      tape: recorded.tape ?? {},
+      seed,
+      target: targetOf(first),
+      budgetMs: DEFAULT_SHRINK_BUDGET_MS,
+    });
+    return {
+      scenario,
+      seed,
+      kind: first.kind,
+      timeMs: performance.now() - t0,
+      runs: summary.runs,
+      stoppedBy: summary.stoppedBy,
+      before: summary.before,
+      after: summary.after,
+    };
   }
   throw new Error(`${scenario}: no failure within ${maxSeeds} seeds`);
 }
@@ -192,7 +226,8 @@ const MB = 1024 * 1024;
 export function measureMemory(scenario: string, seeds: number, windowSeeds: number, sampleEvery: number): MemoryFigure {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("measureMemory needs node --expose-gc");
-  if (!(windowSeeds > 0 && 2 * windowSeeds <= seeds && sampleEvery > 0 && windowSeeds % sampleEvery === 0)) throw new RangeError("memory: bad windows");
+  if (!(windowSeeds > 0 && 2 * windowSeeds <= seeds && sampleEvery > 0 && windowSeeds % sampleEvery === 0))
+    throw new RangeError("memory: bad windows");
   const config = configOf(scenario);
   const samples: MemorySample[] = [];
   const t0 = performance.now();

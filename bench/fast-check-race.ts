@@ -30,9 +30,12 @@ class MinimalLeader {
   }
 
   marker(issuedFor: string, epoch: number): void {
-    const accepted = this.strict ? epoch > this.epoch || (epoch === this.epoch && this.openTxn === null) : epoch >= this.epoch;
+    const accepted = this.strict
+      ? epoch > this.epoch || (epoch === this.epoch && this.openTxn === null)
+      : epoch >= this.epoch;
     if (!accepted) return;
-    if (this.openTxn !== null && this.openTxn !== issuedFor) this.staleMarkers.push(`marker for ${issuedFor} closed ${this.openTxn}`);
+    if (this.openTxn !== null && this.openTxn !== issuedFor)
+      this.staleMarkers.push(`marker for ${issuedFor} closed ${this.openTxn}`);
     this.openTxn = null;
     this.epoch = epoch;
   }
@@ -70,7 +73,11 @@ export interface FastCheckFigure {
 }
 
 /** Run the property with one fast-check seed until its first failure (no shrinking). */
-export async function firstFailureOfFastCheck(seed: number, maxRuns: number, strictLeader = false): Promise<FastCheckFigure> {
+export async function firstFailureOfFastCheck(
+  seed: number,
+  maxRuns: number,
+  strictLeader = false,
+): Promise<FastCheckFigure> {
   const t0 = performance.now();
   const details = await fc.check(
     fc.asyncProperty(fc.scheduler(), async (s) => (await kip1228GapRace(s, strictLeader)).length === 0),
@@ -87,7 +94,11 @@ export interface FastCheckCampaigns {
 }
 
 /** `campaigns` fast-check seeds with the legacy rule, then `strictRuns` runs with the strict rule. */
-export async function measureFastCheck(campaigns: number, maxRuns: number, strictRuns: number): Promise<FastCheckCampaigns> {
+export async function measureFastCheck(
+  campaigns: number,
+  maxRuns: number,
+  strictRuns: number,
+): Promise<FastCheckCampaigns> {
   await firstFailureOfFastCheck(900_000_000, 100); // warm-up, like the engine's figures
   const out: FastCheckFigure[] = [];
   for (let seed = 0; seed < campaigns; seed++) out.push(await firstFailureOfFastCheck(seed, maxRuns));

@@ -1,7 +1,14 @@
 // One measurement in a fresh process: `node dist-bench/figure.js <figure> [args...]` prints one
 // JSON object on stdout. bench/main.ts runs each figure several times this way, so that no run
 // inherits another's JIT state, heap or garbage.
-import { measureCeiling, measureFirstFailures, measureMemory, measureQueueDepth, measureShrink, measureThroughput } from "./engine-figures.js";
+import {
+  measureCeiling,
+  measureFirstFailures,
+  measureMemory,
+  measureQueueDepth,
+  measureShrink,
+  measureThroughput,
+} from "./engine-figures.js";
 import { measureFastCheck } from "./fast-check-race.js";
 
 const [figure, ...args] = process.argv.slice(2);

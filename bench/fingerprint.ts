@@ -38,8 +38,12 @@ function fingerprintGroup(label: string, config: RunConfig, count: number): void
   for (let seed = 0; seed < Math.min(RECORDED_SEEDS, count); seed++) {
     const recorded = runSeed(config, { seed }, { recordTape: true, recordTrace: true });
     const replayed = runSeed(config, { tape: recorded.tape ?? {} }, { recordTrace: true });
-    group.push(`${label} recorded ${seed} ${recorded.traceHash} trace ${digest(JSON.stringify(recorded.trace))} tape ${digest(JSON.stringify(recorded.tape))}`);
-    group.push(`${label} replayed ${seed} ${replayed.traceHash} trace ${digest(JSON.stringify(replayed.trace))} ${digest(JSON.stringify(replayed.violations))}`);
+    group.push(
+      `${label} recorded ${seed} ${recorded.traceHash} trace ${digest(JSON.stringify(recorded.trace))} tape ${digest(JSON.stringify(recorded.tape))}`,
+    );
+    group.push(
+      `${label} replayed ${seed} ${replayed.traceHash} trace ${digest(JSON.stringify(replayed.trace))} ${digest(JSON.stringify(replayed.violations))}`,
+    );
   }
   lines.push(...group);
   const d = digest(group.join("\n"));

@@ -9,7 +9,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import Table from "cli-table3";
-import { CAMPAIGN_SEED_STRIDE, type CeilingFigure, type FirstFailure, type MemoryFigure, type ShrinkFigure, type ThroughputFigure } from "./engine-figures.js";
+import {
+  CAMPAIGN_SEED_STRIDE,
+  type CeilingFigure,
+  type FirstFailure,
+  type MemoryFigure,
+  type ShrinkFigure,
+  type ThroughputFigure,
+} from "./engine-figures.js";
 import type { FastCheckCampaigns } from "./fast-check-race.js";
 import { quantile, type Spread, spread } from "./stats.js";
 
@@ -20,8 +27,26 @@ const outFile = outIndex >= 0 ? (args[outIndex + 1] as string) : join(import.met
 
 /** How much each figure runs. `--quick` checks the harness end to end in well under a minute. */
 const PLAN = quick
-  ? { repeats: 2, ceilingRuns: 5, throughputSeeds: 100, campaigns: 4, workerSeeds: 100, memorySeeds: 2_000, memoryWindow: 500, fastCheckStrictRuns: 200 }
-  : { repeats: 5, ceilingRuns: 40, throughputSeeds: 600, campaigns: 20, workerSeeds: 1_000, memorySeeds: 20_000, memoryWindow: 2_000, fastCheckStrictRuns: 2_000 };
+  ? {
+      repeats: 2,
+      ceilingRuns: 5,
+      throughputSeeds: 100,
+      campaigns: 4,
+      workerSeeds: 100,
+      memorySeeds: 2_000,
+      memoryWindow: 500,
+      fastCheckStrictRuns: 200,
+    }
+  : {
+      repeats: 5,
+      ceilingRuns: 40,
+      throughputSeeds: 600,
+      campaigns: 20,
+      workerSeeds: 1_000,
+      memorySeeds: 20_000,
+      memoryWindow: 2_000,
+      fastCheckStrictRuns: 2_000,
+    };
 /** Events per ceiling run (one "seed" of the bare loop). */
 const CEILING_EVENTS_PER_RUN = 200_000;
 /** Seeds a first-failure campaign may run before it counts as not found. */
@@ -48,7 +73,8 @@ interface CliReport {
 function spawnJson<T>(argv: string[], what: string): T {
   const r = spawnSync(process.execPath, argv, { encoding: "utf8", maxBuffer: 1 << 28, cwd: root });
   // `eosfuzz run` exits 1 when it finds violations: still a complete report.
-  if (r.status !== 0 && !(r.status === 1 && r.stdout.trim().startsWith("{"))) throw new Error(`${what}: exit ${r.status}\n${r.stderr}`);
+  if (r.status !== 0 && !(r.status === 1 && r.stdout.trim().startsWith("{")))
+    throw new Error(`${what}: exit ${r.status}\n${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }
 
@@ -83,7 +109,8 @@ const ceilingRuns: CeilingFigure[] = [];
 const throughputRuns = new Map<string, ThroughputFigure[]>(THROUGHPUT_SCENARIOS.map((s) => [s, []]));
 for (let r = 0; r < PLAN.repeats; r++) {
   ceilingRuns.push(figure<CeilingFigure>("ceiling", pending, CEILING_EVENTS_PER_RUN, PLAN.ceilingRuns));
-  for (const s of THROUGHPUT_SCENARIOS) throughputRuns.get(s)?.push(figure<ThroughputFigure>("throughput", s, PLAN.throughputSeeds));
+  for (const s of THROUGHPUT_SCENARIOS)
+    throughputRuns.get(s)?.push(figure<ThroughputFigure>("throughput", s, PLAN.throughputSeeds));
   note(`throughput repetition ${r + 1}/${PLAN.repeats} done`);
 }
 const ceiling = spread(ceilingRuns.map((c) => c.eventsPerSecond));
@@ -103,8 +130,12 @@ const throughput = Object.fromEntries(
         seedsPerSecond: roundSpread(spread(runs.map((t) => t.seedsPerSecond)), 1),
         seedsPerCpuSecond: roundSpread(spread(runs.map((t) => t.seedsPerCpuSecond)), 1),
         // Each repetition's engine run against the ceiling run just before it, in wall-clock and in CPU time.
-        ratioToCeiling: roundSpread(spread(runs.map((t, i) => t.eventsPerSecond / (ceilingRuns[i] as CeilingFigure).eventsPerSecond))),
-        ratioToCeilingCpu: roundSpread(spread(runs.map((t, i) => t.eventsPerCpuSecond / (ceilingRuns[i] as CeilingFigure).eventsPerCpuSecond))),
+        ratioToCeiling: roundSpread(
+          spread(runs.map((t, i) => t.eventsPerSecond / (ceilingRuns[i] as CeilingFigure).eventsPerSecond)),
+        ),
+        ratioToCeilingCpu: roundSpread(
+          spread(runs.map((t, i) => t.eventsPerCpuSecond / (ceilingRuns[i] as CeilingFigure).eventsPerCpuSecond)),
+        ),
       },
     ];
   }),
@@ -113,9 +144,17 @@ const throughput = Object.fromEntries(
 // 2. Time and seeds to the first stale-marker: 20 campaigns, repeated for the timings.
 const races = Object.fromEntries(
   RACE_SCENARIOS.map((s) => {
-    const reps = times(PLAN.repeats, () => figure<FirstFailure[]>("first-failure", s, "stale-marker", PLAN.campaigns, FIRST_FAILURE_CAP));
+    const reps = times(PLAN.repeats, () =>
+      figure<FirstFailure[]>("first-failure", s, "stale-marker", PLAN.campaigns, FIRST_FAILURE_CAP),
+    );
     note(`first failures on ${s} done`);
-    return [s, campaignSummary(reps.map((rep) => rep.map((c) => ({ count: c.seeds, timeMs: c.timeMs }))), FIRST_FAILURE_CAP)];
+    return [
+      s,
+      campaignSummary(
+        reps.map((rep) => rep.map((c) => ({ count: c.seeds, timeMs: c.timeMs }))),
+        FIRST_FAILURE_CAP,
+      ),
+    ];
   }),
 );
 
@@ -123,28 +162,50 @@ const races = Object.fromEntries(
 // process start to exit (module loading and a cold JIT included), in this thread (--workers 0: a
 // worker pool would add its threads' start-up). One pass: each campaign is itself one sample.
 const cliCampaigns = times(PLAN.campaigns, (c) => {
-  const argv = [cliJs, "run", "--scenario", "kip-1228-gap", "--seed-start", String(c * CAMPAIGN_SEED_STRIDE), "--seeds", String(FIRST_FAILURE_CAP)];
+  const argv = [
+    cliJs,
+    "run",
+    "--scenario",
+    "kip-1228-gap",
+    "--seed-start",
+    String(c * CAMPAIGN_SEED_STRIDE),
+    "--seeds",
+    String(FIRST_FAILURE_CAP),
+  ];
   const t = performance.now();
-  const report = spawnJson<CliReport>([...argv, "--stop-on-first", "--no-shrink", "--no-progress", "--workers", "0", "--json"], "run --stop-on-first");
+  const report = spawnJson<CliReport>(
+    [...argv, "--stop-on-first", "--no-shrink", "--no-progress", "--workers", "0", "--json"],
+    "run --stop-on-first",
+  );
   const processMs = performance.now() - t;
   const first = report.violations.find((v) => v.kind === "stale-marker");
   return { seeds: first ? first.seed - c * CAMPAIGN_SEED_STRIDE + 1 : null, processMs, reportWallMs: report.wallMs };
 });
 const cliFirstStaleMarker = {
   scenario: "kip-1228-gap",
-  command: "eosfuzz run --scenario kip-1228-gap --seed-start <c x 1,000,000> --seeds 2000 --stop-on-first --no-shrink --workers 0 --json",
+  command:
+    "eosfuzz run --scenario kip-1228-gap --seed-start <c x 1,000,000> --seeds 2000 --stop-on-first --no-shrink --workers 0 --json",
   campaigns: cliCampaigns.length,
   perCampaignSeeds: cliCampaigns.map((c) => c.seeds),
   // The CLI tallies seeds in order and stops at the first: it must agree with the engine's campaigns.
-  sameSeedsAsEngineCampaigns: JSON.stringify(cliCampaigns.map((c) => c.seeds)) === JSON.stringify(races["kip-1228-gap"]?.perCampaign),
+  sameSeedsAsEngineCampaigns:
+    JSON.stringify(cliCampaigns.map((c) => c.seeds)) === JSON.stringify(races["kip-1228-gap"]?.perCampaign),
   processMs: roundSpread(spread(cliCampaigns.map((c) => c.processMs)), 0),
-  processMsP90: round(quantile(cliCampaigns.map((c) => c.processMs), 0.9), 0),
+  processMsP90: round(
+    quantile(
+      cliCampaigns.map((c) => c.processMs),
+      0.9,
+    ),
+    0,
+  ),
   campaignWallMs: roundSpread(spread(cliCampaigns.map((c) => c.reportWallMs)), 0),
 };
 note("CLI campaigns done");
 
 // 3. The fast-check baseline over the same race, the same way.
-const fastCheckReps = times(PLAN.repeats, () => figure<FastCheckCampaigns>("fast-check", PLAN.campaigns, FAST_CHECK_CAP, PLAN.fastCheckStrictRuns));
+const fastCheckReps = times(PLAN.repeats, () =>
+  figure<FastCheckCampaigns>("fast-check", PLAN.campaigns, FAST_CHECK_CAP, PLAN.fastCheckStrictRuns),
+);
 const fastCheck = {
   ...campaignSummary(
     fastCheckReps.map((rep) => rep.campaigns.map((c) => ({ count: c.failed ? c.runs : null, timeMs: c.timeMs }))),
@@ -161,7 +222,19 @@ const workerRuns: Record<"1" | "2", CliReport[]> = { "1": [], "2": [] };
 const coresUsed: Record<"1" | "2", number[]> = { "1": [], "2": [] };
 for (let r = 0; r < PLAN.repeats; r++) {
   for (const w of ["1", "2"] as const) {
-    const argv = [cliJs, "run", "--scenario", WORKERS_SCENARIO, "--seeds", String(PLAN.workerSeeds), "--workers", w, "--no-shrink", "--no-progress", "--json"];
+    const argv = [
+      cliJs,
+      "run",
+      "--scenario",
+      WORKERS_SCENARIO,
+      "--seeds",
+      String(PLAN.workerSeeds),
+      "--workers",
+      w,
+      "--no-shrink",
+      "--no-progress",
+      "--json",
+    ];
     const cpu0 = childrenCpuSeconds();
     const t = performance.now();
     workerRuns[w].push(spawnJson<CliReport>(argv, `run --workers ${w}`));
@@ -182,14 +255,31 @@ const workers = {
 note("workers done");
 
 // 5. Memory over one long campaign (one run: it is long, and what it measures is a trend within it).
-const memoryRun = spawnJson<MemoryFigure>(["--expose-gc", figureJs, "memory", "kip-1228", ...[PLAN.memorySeeds, PLAN.memoryWindow, MEMORY_SAMPLE_EVERY].map(String)], "memory");
-const memory = { ...memoryRun, samples: memoryRun.samples.map((s) => ({ seeds: s.seeds, rssMb: round(s.rssMb, 1), heapAfterGcMb: round(s.heapAfterGcMb, 2) })) };
+const memoryRun = spawnJson<MemoryFigure>(
+  [
+    "--expose-gc",
+    figureJs,
+    "memory",
+    "kip-1228",
+    ...[PLAN.memorySeeds, PLAN.memoryWindow, MEMORY_SAMPLE_EVERY].map(String),
+  ],
+  "memory",
+);
+const memory = {
+  ...memoryRun,
+  samples: memoryRun.samples.map((s) => ({
+    seeds: s.seeds,
+    rssMb: round(s.rssMb, 1),
+    heapAfterGcMb: round(s.heapAfterGcMb, 2),
+  })),
+};
 note("memory done");
 
 // 6. Shrinking the first failure of kip-1228-gap (its size reduction is the same every time when the shrink reaches its fixpoint).
 const shrinkRuns = times(PLAN.repeats, () => figure<ShrinkFigure>("shrink", "kip-1228-gap", FIRST_FAILURE_CAP));
 const firstShrink = shrinkRuns[0] as ShrinkFigure;
-const reduction = (k: keyof ShrinkFigure["before"]) => round(100 * (1 - firstShrink.after[k] / Math.max(1, firstShrink.before[k])), 1);
+const reduction = (k: keyof ShrinkFigure["before"]) =>
+  round(100 * (1 - firstShrink.after[k] / Math.max(1, firstShrink.before[k])), 1);
 const shrink = {
   scenario: firstShrink.scenario,
   seed: firstShrink.seed,
@@ -200,7 +290,13 @@ const shrink = {
   sameResultEveryRun: new Set(shrinkRuns.map((s) => JSON.stringify(s.after))).size === 1,
   before: firstShrink.before,
   after: firstShrink.after,
-  reductionPercent: { events: reduction("events"), tapeLength: reduction("tapeLength"), nonZeroChoices: reduction("nonZeroChoices"), messages: reduction("messages"), faults: reduction("faults") },
+  reductionPercent: {
+    events: reduction("events"),
+    tapeLength: reduction("tapeLength"),
+    nonZeroChoices: reduction("nonZeroChoices"),
+    messages: reduction("messages"),
+    faults: reduction("faults"),
+  },
 };
 note("shrink done");
 
@@ -210,7 +306,13 @@ const results = {
   loadAverage: { before: loadBefore.map((x) => round(x, 2)), after: loadavg().map((x) => round(x, 2)) },
   wallSeconds: round((performance.now() - t0) / 1000, 1),
   plan: PLAN,
-  ceiling: { pending, eventsPerRun: CEILING_EVENTS_PER_RUN, runsPerRepetition: PLAN.ceilingRuns, eventsPerSecond: roundSpread(ceiling, 0), eventsPerCpuSecond: roundSpread(ceilingCpu, 0) },
+  ceiling: {
+    pending,
+    eventsPerRun: CEILING_EVENTS_PER_RUN,
+    runsPerRepetition: PLAN.ceilingRuns,
+    eventsPerSecond: roundSpread(ceiling, 0),
+    eventsPerCpuSecond: roundSpread(ceilingCpu, 0),
+  },
   throughput,
   firstStaleMarker: races,
   cliFirstStaleMarker,
@@ -235,7 +337,9 @@ interface CampaignRun {
  */
 function campaignSummary(reps: CampaignRun[][], cap: number) {
   const counts = (reps[0] as CampaignRun[]).map((c) => c.count);
-  for (const rep of reps) if (JSON.stringify(rep.map((c) => c.count)) !== JSON.stringify(counts)) throw new Error("counts to first failure differ between repetitions");
+  for (const rep of reps)
+    if (JSON.stringify(rep.map((c) => c.count)) !== JSON.stringify(counts))
+      throw new Error("counts to first failure differ between repetitions");
   const found = counts.filter((c): c is number => c !== null);
   // A campaign that found nothing counts as the cap (a lower bound) in the quantiles.
   const asNumbers = counts.map((c) => c ?? cap);
@@ -245,8 +349,26 @@ function campaignSummary(reps: CampaignRun[][], cap: number) {
     perCampaign: counts,
     median: quantile(asNumbers, 0.5),
     p90: quantile(asNumbers, 0.9),
-    timeMsMedian: roundSpread(spread(reps.map((rep) => quantile(rep.map((c) => c.timeMs), 0.5)))),
-    timeMsP90: roundSpread(spread(reps.map((rep) => quantile(rep.map((c) => c.timeMs), 0.9)))),
+    timeMsMedian: roundSpread(
+      spread(
+        reps.map((rep) =>
+          quantile(
+            rep.map((c) => c.timeMs),
+            0.5,
+          ),
+        ),
+      ),
+    ),
+    timeMsP90: roundSpread(
+      spread(
+        reps.map((rep) =>
+          quantile(
+            rep.map((c) => c.timeMs),
+            0.9,
+          ),
+        ),
+      ),
+    ),
   };
 }
 
@@ -262,7 +384,12 @@ function machine() {
   const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
   const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? "unknown";
   const nproc = spawnSync("nproc", { encoding: "utf8" }).stdout.trim();
-  return { nproc: Number(nproc), cpuModel: model, node: process.version, platform: `${process.platform} ${process.arch}` };
+  return {
+    nproc: Number(nproc),
+    cpuModel: model,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
 }
 
 function fmt(s: Spread, unit = ""): string {
@@ -271,26 +398,71 @@ function fmt(s: Spread, unit = ""): string {
 }
 
 function table(r: typeof results): string {
-  const t = new Table({ head: ["figure", "median (min .. max)", "notes"], style: { head: [], border: [] }, wordWrap: true, colWidths: [42, 34, 44] });
-  t.push(["ceiling: bare event loop, events/s", fmt(r.ceiling.eventsPerSecond), `${r.ceiling.pending} events pending, ${r.ceiling.eventsPerSecond.runs} runs; per CPU s ${fmt(r.ceiling.eventsPerCpuSecond)}`]);
+  const t = new Table({
+    head: ["figure", "median (min .. max)", "notes"],
+    style: { head: [], border: [] },
+    wordWrap: true,
+    colWidths: [42, 34, 44],
+  });
+  t.push([
+    "ceiling: bare event loop, events/s",
+    fmt(r.ceiling.eventsPerSecond),
+    `${r.ceiling.pending} events pending, ${r.ceiling.eventsPerSecond.runs} runs; per CPU s ${fmt(r.ceiling.eventsPerCpuSecond)}`,
+  ]);
   for (const [s, f] of Object.entries(r.throughput)) {
-    t.push([`${s}: events/s (1 core)`, fmt(f.eventsPerSecond), `${f.eventsPerSeed} kernel events per seed; per CPU s ${fmt(f.eventsPerCpuSecond)}`]);
-    t.push([`${s}: seeds/s (1 core)`, fmt(f.seedsPerSecond), `${f.seedsPerRun} seeds per run; per CPU s ${fmt(f.seedsPerCpuSecond)}`]);
-    t.push([`${s}: events/s / ceiling`, fmt(f.ratioToCeiling), `target >= 0.25; in CPU time ${fmt(f.ratioToCeilingCpu)}`]);
+    t.push([
+      `${s}: events/s (1 core)`,
+      fmt(f.eventsPerSecond),
+      `${f.eventsPerSeed} kernel events per seed; per CPU s ${fmt(f.eventsPerCpuSecond)}`,
+    ]);
+    t.push([
+      `${s}: seeds/s (1 core)`,
+      fmt(f.seedsPerSecond),
+      `${f.seedsPerRun} seeds per run; per CPU s ${fmt(f.seedsPerCpuSecond)}`,
+    ]);
+    t.push([
+      `${s}: events/s / ceiling`,
+      fmt(f.ratioToCeiling),
+      `target >= 0.25; in CPU time ${fmt(f.ratioToCeilingCpu)}`,
+    ]);
   }
   for (const [s, f] of Object.entries(r.firstStaleMarker)) {
-    t.push([`${s}: seeds to first stale-marker`, `median ${f.median}, p90 ${f.p90}`, `${f.campaigns} campaigns, ${f.notFound} not found`]);
+    t.push([
+      `${s}: seeds to first stale-marker`,
+      `median ${f.median}, p90 ${f.p90}`,
+      `${f.campaigns} campaigns, ${f.notFound} not found`,
+    ]);
     t.push([`${s}: ms to first stale-marker`, `median ${fmt(f.timeMsMedian)}`, `p90 ${fmt(f.timeMsP90)}`]);
   }
   const cli = r.cliFirstStaleMarker;
-  t.push([`${cli.scenario}: CLI process to first stale-marker, ms`, fmt(cli.processMs), `p90 ${cli.processMsP90}; ${cli.campaigns} campaigns, --stop-on-first --workers 0; campaign alone ${fmt(cli.campaignWallMs)}`]);
+  t.push([
+    `${cli.scenario}: CLI process to first stale-marker, ms`,
+    fmt(cli.processMs),
+    `p90 ${cli.processMsP90}; ${cli.campaigns} campaigns, --stop-on-first --workers 0; campaign alone ${fmt(cli.campaignWallMs)}`,
+  ]);
   const fc = r.fastCheckBaseline;
-  t.push(["fast-check scheduler: runs to failure", `median ${fc.median}, p90 ${fc.p90}`, `${fc.campaigns} seeds; strict rule holds over ${fc.strictRuleRuns} runs: ${fc.strictRuleHolds}`]);
+  t.push([
+    "fast-check scheduler: runs to failure",
+    `median ${fc.median}, p90 ${fc.p90}`,
+    `${fc.campaigns} seeds; strict rule holds over ${fc.strictRuleRuns} runs: ${fc.strictRuleHolds}`,
+  ]);
   t.push(["fast-check scheduler: ms to failure", `median ${fmt(fc.timeMsMedian)}`, `p90 ${fmt(fc.timeMsP90)}`]);
-  t.push([`2 workers over 1 (${r.workers.scenario})`, fmt(r.workers.speedup, "x"), `seeds/s ${fmt(r.workers.oneWorkerSeedsPerSecond)} -> ${fmt(r.workers.twoWorkersSeedsPerSecond)}; cores used ${fmt(r.workers.oneWorkerCoresUsed)} -> ${fmt(r.workers.twoWorkersCoresUsed)}; same violations: ${r.workers.sameViolations}`]);
+  t.push([
+    `2 workers over 1 (${r.workers.scenario})`,
+    fmt(r.workers.speedup, "x"),
+    `seeds/s ${fmt(r.workers.oneWorkerSeedsPerSecond)} -> ${fmt(r.workers.twoWorkersSeedsPerSecond)}; cores used ${fmt(r.workers.oneWorkerCoresUsed)} -> ${fmt(r.workers.twoWorkersCoresUsed)}; same violations: ${r.workers.sameViolations}`,
+  ]);
   const m = r.memory;
-  t.push([`peak RSS over ${m.seeds.toLocaleString("en-US")} seeds of ${m.scenario}`, `${round(m.peakRssMb, 1)} MB`, `growth first -> last ${m.windowSeeds.toLocaleString("en-US")} seeds: ${round(m.rssGrowthPercent, 1)}% (heap after GC ${round(m.firstWindowHeapAfterGcMb, 1)} -> ${round(m.lastWindowHeapAfterGcMb, 1)} MB)`]);
+  t.push([
+    `peak RSS over ${m.seeds.toLocaleString("en-US")} seeds of ${m.scenario}`,
+    `${round(m.peakRssMb, 1)} MB`,
+    `growth first -> last ${m.windowSeeds.toLocaleString("en-US")} seeds: ${round(m.rssGrowthPercent, 1)}% (heap after GC ${round(m.firstWindowHeapAfterGcMb, 1)} -> ${round(m.lastWindowHeapAfterGcMb, 1)} MB)`,
+  ]);
   const sh = r.shrink;
-  t.push([`shrink first failure of ${sh.scenario}`, fmt(sh.timeMs, " ms"), `seed ${sh.seed} ${sh.kind}: events ${sh.before.events} -> ${sh.after.events}, non-zero choices ${sh.before.nonZeroChoices} -> ${sh.after.nonZeroChoices} (${sh.stoppedBy.join("/")})`]);
+  t.push([
+    `shrink first failure of ${sh.scenario}`,
+    fmt(sh.timeMs, " ms"),
+    `seed ${sh.seed} ${sh.kind}: events ${sh.before.events} -> ${sh.after.events}, non-zero choices ${sh.before.nonZeroChoices} -> ${sh.after.nonZeroChoices} (${sh.stoppedBy.join("/")})`,
+  ]);
   return `${t.toString()}\nmachine: ${r.machine.nproc} cores, ${r.machine.cpuModel}, Node ${r.machine.node}; load average before ${r.loadAverage.before.join(" ")}, after ${r.loadAverage.after.join(" ")}`;
 }

@@ -27,7 +27,20 @@ const memorySlackRatio = 0.15;
 const cli = join(import.meta.dirname, "../dist/cli/main.js");
 const out = mkdtempSync(join(tmpdir(), "eosfuzz-soak-"));
 const results = join(out, "results.jsonl");
-const command = ["run", "--scenario", scenario, "--seeds", String(seeds), "--workers", workers, "--no-shrink", "--no-progress", "--json", "--out", out];
+const command = [
+  "run",
+  "--scenario",
+  scenario,
+  "--seeds",
+  String(seeds),
+  "--workers",
+  workers,
+  "--no-shrink",
+  "--no-progress",
+  "--json",
+  "--out",
+  out,
+];
 console.log(`soak: node dist/cli/main.js ${command.join(" ")}`);
 const child = spawn(process.execPath, [cli, ...command], { stdio: ["ignore", "pipe", "inherit"] });
 let stdout = "";
@@ -87,7 +100,13 @@ const timer = setInterval(() => {
   const seedsPerSecond = ((runs - last.runs) * 1000) / (atMs - last.atMs);
   const seedsPerCpuSecond = cpuS > last.cpuS ? (runs - last.runs) / (cpuS - last.cpuS) : 0;
   const round = (x) => Math.round(x * 10) / 10;
-  samples.push({ atS: Math.round(atMs / 1000), runs, seedsPerSecond: round(seedsPerSecond), seedsPerCpuSecond: round(seedsPerCpuSecond), rssMb: rss === null ? null : Math.round(rss) });
+  samples.push({
+    atS: Math.round(atMs / 1000),
+    runs,
+    seedsPerSecond: round(seedsPerSecond),
+    seedsPerCpuSecond: round(seedsPerCpuSecond),
+    rssMb: rss === null ? null : Math.round(rss),
+  });
   console.log(
     `  ${String(Math.round(atMs / 1000)).padStart(6)} s  ${String(runs).padStart(8)} seeds  ${seedsPerSecond.toFixed(1).padStart(7)} seeds/s  ${seedsPerCpuSecond.toFixed(1).padStart(7)} seeds/cpu-s  rss ${rss === null ? "?" : rss.toFixed(0)} MB`,
   );
@@ -107,8 +126,18 @@ const startRate = median(full.slice(0, third).map((s) => s.seedsPerCpuSecond));
 const endRate = median(full.slice(-third).map((s) => s.seedsPerCpuSecond));
 const startWallRate = median(full.slice(0, third).map((s) => s.seedsPerSecond));
 const endWallRate = median(full.slice(-third).map((s) => s.seedsPerSecond));
-const startRss = median(full.slice(0, third).map((s) => s.rssMb).filter((x) => x !== null));
-const endRss = median(full.slice(-third).map((s) => s.rssMb).filter((x) => x !== null));
+const startRss = median(
+  full
+    .slice(0, third)
+    .map((s) => s.rssMb)
+    .filter((x) => x !== null),
+);
+const endRss = median(
+  full
+    .slice(-third)
+    .map((s) => s.rssMb)
+    .filter((x) => x !== null),
+);
 const maxRss = Math.max(...samples.map((s) => s.rssMb ?? 0));
 const enough = full.length >= 3;
 const throughputOk = enough && endRate >= startRate * (1 - tolerance);
@@ -135,5 +164,8 @@ const summary = {
   checks: { run: runOk, throughput: throughputOk, memory: memoryOk, enoughWindows: enough },
 };
 console.log(JSON.stringify(summary));
-if (!enough) console.log(`too short to judge: ${full.length} full windows of ${windowMs / 1000} s (need 3); use more --seeds or a shorter --window`);
+if (!enough)
+  console.log(
+    `too short to judge: ${full.length} full windows of ${windowMs / 1000} s (need 3); use more --seeds or a shorter --window`,
+  );
 process.exitCode = runOk && throughputOk && memoryOk ? 0 : 1;

@@ -39,10 +39,28 @@ function campaign(strategy, seedStart, seeds, given) {
   const extra = corpus ? [...given, "--corpus", corpus] : given;
   const r = spawnSync(
     process.execPath,
-    [cli, "run", "--scenario", scenario, "--strategy", warm ? "coverage" : strategy, "--seed-start", String(seedStart), "--seeds", String(seeds), "--no-shrink", "--no-progress", "--workers", workers, "--json", ...extra],
+    [
+      cli,
+      "run",
+      "--scenario",
+      scenario,
+      "--strategy",
+      warm ? "coverage" : strategy,
+      "--seed-start",
+      String(seedStart),
+      "--seeds",
+      String(seeds),
+      "--no-shrink",
+      "--no-progress",
+      "--workers",
+      workers,
+      "--json",
+      ...extra,
+    ],
     { encoding: "utf8", maxBuffer: 1 << 28 },
   );
-  if (r.status !== 0 && r.status !== 1) throw new Error(`${strategy} campaign from ${seedStart}: exit ${r.status}: ${r.stderr}`);
+  if (r.status !== 0 && r.status !== 1)
+    throw new Error(`${strategy} campaign from ${seedStart}: exit ${r.status}: ${r.stderr}`);
   if (corpus) rmSync(join(corpus, ".."), { recursive: true, force: true });
   const report = JSON.parse(r.stdout);
   return { hit: report.statistics.signatures.find((s) => s.kind === kind) ?? null, wallMs: report.wallMs };
@@ -65,7 +83,9 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-console.log(`${scenario}: runs to the first ${kind}, ${campaigns} campaigns per strategy (a miss within ${limit} runs counts as ${limit + 1})`);
+console.log(
+  `${scenario}: runs to the first ${kind}, ${campaigns} campaigns per strategy (a miss within ${limit} runs counts as ${limit + 1})`,
+);
 for (const strategy of strategies) {
   const runs = [];
   let wall = 0;
@@ -77,6 +97,11 @@ for (const strategy of strategies) {
   const fractions = [];
   for (let c = 0; c < rateCampaigns; c++) fractions.push(hitFraction(strategy, c));
   const mean = fractions.reduce((a, b) => a + b, 0) / Math.max(1, fractions.length);
-  console.log(`${strategy.padEnd(9)} median ${String(median(runs)).padStart(5)}   runs: ${runs.join(" ")}   (${(wall / 1000).toFixed(0)} s)`);
-  if (rateCampaigns > 0) console.log(`${"".padEnd(9)} hit rate ${(mean * 100).toFixed(1)}% of runs (${rateCampaigns} x ${rateRuns} runs: ${fractions.map((f) => (f * 100).toFixed(1)).join(" ")})`);
+  console.log(
+    `${strategy.padEnd(9)} median ${String(median(runs)).padStart(5)}   runs: ${runs.join(" ")}   (${(wall / 1000).toFixed(0)} s)`,
+  );
+  if (rateCampaigns > 0)
+    console.log(
+      `${"".padEnd(9)} hit rate ${(mean * 100).toFixed(1)}% of runs (${rateCampaigns} x ${rateRuns} runs: ${fractions.map((f) => (f * 100).toFixed(1)).join(" ")})`,
+    );
 }

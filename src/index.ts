@@ -5,8 +5,19 @@
  *
  * Every run is a pure function of (scenario, seed | tape). Bad input throws InputError (one line).
  */
-import { type CampaignOptions, type CampaignResult, runCampaign as runCampaignOf, runConfigFor } from "./fuzz/campaign.js";
-import { type RunConfig, type RunInput, type RunOptions, type RunResult, runSeed as runSeedOf } from "./fuzz/run-seed.js";
+import {
+  type CampaignOptions,
+  type CampaignResult,
+  runCampaign as runCampaignOf,
+  runConfigFor,
+} from "./fuzz/campaign.js";
+import {
+  type RunConfig,
+  type RunInput,
+  type RunOptions,
+  type RunResult,
+  runSeed as runSeedOf,
+} from "./fuzz/run-seed.js";
 import { InputError } from "./scenario/input-error.js";
 import { type LoadedScenario, parseScenario, resolveScenario } from "./scenario/loader.js";
 
@@ -22,7 +33,14 @@ export type { CampaignOptions, CampaignResult, SeededViolation } from "./fuzz/ca
 export type { RunConfig, RunInput, RunOptions, RunResult } from "./fuzz/run-seed.js";
 export type { ExpectationVerdict } from "./fuzz/expectation.js";
 export { replay, replaySeed, type ReplayResult, type ReplayStatus, type Divergence } from "./fuzz/replay.js";
-export { readSeedFile, parseSeedFile, buildSeedFile, renderSeedFile, type SeedFile, type LoadedSeedFile } from "./fuzz/seed-file.js";
+export {
+  readSeedFile,
+  parseSeedFile,
+  buildSeedFile,
+  renderSeedFile,
+  type SeedFile,
+  type LoadedSeedFile,
+} from "./fuzz/seed-file.js";
 export { failingSeedFiles, type SeedFileToWrite } from "./fuzz/save-failures.js";
 export { regress, type RegressResult, type RegressRow, type RegressOptions } from "./fuzz/regress.js";
 export { builtinScenarioNames, parseScenario, contentHash } from "./scenario/loader.js";
@@ -40,7 +58,11 @@ function scenarioOf(scenario: LoadedScenario | string): LoadedScenario {
 }
 
 /** One run of a scenario: from a seed number, or from a recorded choice tape. */
-export function runSeed(scenario: LoadedScenario | string | RunConfig, input: RunInput, options: RunOptions = {}): RunResult {
+export function runSeed(
+  scenario: LoadedScenario | string | RunConfig,
+  input: RunInput,
+  options: RunOptions = {},
+): RunResult {
   const config = typeof scenario === "object" && "spec" in scenario ? scenario : runConfigFor(scenarioOf(scenario));
   return runSeedOf(config, input, options);
 }
@@ -49,6 +71,7 @@ export function runSeed(scenario: LoadedScenario | string | RunConfig, input: Ru
 export function runCampaign(scenario: LoadedScenario | string, options: Partial<CampaignOptions> = {}): CampaignResult {
   const loaded = scenarioOf(scenario);
   const seeds = options.seeds ?? loaded.scenario.seeds;
-  if (!Number.isInteger(seeds) || seeds < 1) throw new InputError("seeds", "", `expected an integer >= 1, found ${seeds}`);
+  if (!Number.isInteger(seeds) || seeds < 1)
+    throw new InputError("seeds", "", `expected an integer >= 1, found ${seeds}`);
   return runCampaignOf(loaded, { ...options, seeds, seedStart: options.seedStart ?? 0 });
 }

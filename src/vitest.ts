@@ -13,7 +13,9 @@ import { type ReplayResult, replay } from "./fuzz/replay.js";
 import { type LoadedScenario, runCampaign } from "./index.js";
 
 function describeFailure(result: CampaignResult): string {
-  const lines = [`scenario ${result.scenario.scenario.name} did not meet its expectation over seeds ${result.seedStart}..${result.seedStart + result.seedsRun - 1}:`];
+  const lines = [
+    `scenario ${result.scenario.scenario.name} did not meet its expectation over seeds ${result.seedStart}..${result.seedStart + result.seedsRun - 1}:`,
+  ];
   for (const reason of result.verdict.reasons) lines.push(`  ${reason}`);
   const first = result.verdict.unexpected[0];
   if (first) {
@@ -21,12 +23,16 @@ function describeFailure(result: CampaignResult): string {
     for (const step of first.explanation) lines.push(`    ${step}`);
     lines.push(`replay: eosfuzz run --scenario ${result.scenario.source} --seed-start ${first.seed} --seeds 1`);
   }
-  for (const s of result.scriptSteps ?? []) if (!s.ok) lines.push(`step ${s.index} ${s.action}: ${s.problems.join("; ")}`);
+  for (const s of result.scriptSteps ?? [])
+    if (!s.ok) lines.push(`step ${s.index} ${s.action}: ${s.problems.join("; ")}`);
   return lines.join("\n");
 }
 
 /** Run a scenario (built-in name, file or loaded) over its seed budget and fail with its causal chain unless its expectation holds. */
-export function expectScenario(scenario: LoadedScenario | string, options: { seeds?: number; seedStart?: number } = {}): CampaignResult {
+export function expectScenario(
+  scenario: LoadedScenario | string,
+  options: { seeds?: number; seedStart?: number } = {},
+): CampaignResult {
   const result = runCampaign(scenario, options);
   expect(result.verdict.met, describeFailure(result)).toBe(true);
   return result;
@@ -36,8 +42,15 @@ export function expectScenario(scenario: LoadedScenario | string, options: { see
 export function expectSeedReproduces(file: string, options: { acceptChangedTrace?: boolean } = {}): ReplayResult {
   const r = replay(file);
   const ok = r.status === "reproduced" || (r.status === "trace-changed" && options.acceptChangedTrace === true);
-  const where = r.divergence ? (r.divergence.eventIndex !== null ? ` at event #${r.divergence.eventIndex}` : ` between events #${r.divergence.fromEvent} and #${r.divergence.toEvent}`) : "";
-  expect(ok, `${file}: ${r.status}${where}: trace ${r.traceHash}, recorded ${r.recordedTraceHash} (eosfuzz replay ${file} --trace shows the events)`).toBe(true);
+  const where = r.divergence
+    ? r.divergence.eventIndex !== null
+      ? ` at event #${r.divergence.eventIndex}`
+      : ` between events #${r.divergence.fromEvent} and #${r.divergence.toEvent}`
+    : "";
+  expect(
+    ok,
+    `${file}: ${r.status}${where}: trace ${r.traceHash}, recorded ${r.recordedTraceHash} (eosfuzz replay ${file} --trace shows the events)`,
+  ).toBe(true);
   return r;
 }
 

@@ -25,7 +25,13 @@ interface CommandEntry {
 }
 
 const COMMAND_TABLE: readonly CommandEntry[] = [
-  { name: "run", usage: "run", describe: "fuzz a scenario over many seeds and check its expectation", builder: runBuilder, handler: runCommand },
+  {
+    name: "run",
+    usage: "run",
+    describe: "fuzz a scenario over many seeds and check its expectation",
+    builder: runBuilder,
+    handler: runCommand,
+  },
   {
     name: "merge",
     usage: "merge <reports..>",
@@ -40,8 +46,20 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     builder: reportBuilder,
     handler: reportCommand,
   },
-  { name: "replay", usage: "replay <file>", describe: "re-run a saved seed file, check its trace hash and explain it", builder: replayBuilder, handler: replayCommand },
-  { name: "shrink", usage: "shrink <file>", describe: "shrink a saved failure to its minimal schedule and save it as a seed file", builder: shrinkBuilder, handler: shrinkCommand },
+  {
+    name: "replay",
+    usage: "replay <file>",
+    describe: "re-run a saved seed file, check its trace hash and explain it",
+    builder: replayBuilder,
+    handler: replayCommand,
+  },
+  {
+    name: "shrink",
+    usage: "shrink <file>",
+    describe: "shrink a saved failure to its minimal schedule and save it as a seed file",
+    builder: shrinkBuilder,
+    handler: shrinkCommand,
+  },
   {
     name: "regress",
     usage: "regress",
@@ -49,7 +67,13 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     builder: regressBuilder,
     handler: regressCommand,
   },
-  { name: "mutants", usage: "mutants", describe: "list the deliberately broken variants of the model the oracle must catch", builder: mutantsBuilder, handler: mutantsCommand },
+  {
+    name: "mutants",
+    usage: "mutants",
+    describe: "list the deliberately broken variants of the model the oracle must catch",
+    builder: mutantsBuilder,
+    handler: mutantsCommand,
+  },
 ];
 
 export interface CliOptions {
@@ -68,7 +92,8 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
     code = c;
   };
   const reserved = argv.find(namesParserKey);
-  if (reserved !== undefined) throw new InputError(reserved, "", "expected an option of eosfuzz (see eosfuzz --help), found an unknown option");
+  if (reserved !== undefined)
+    throw new InputError(reserved, "", "expected an option of eosfuzz (see eosfuzz --help), found an unknown option");
   const parser = yargs([...argv]);
   parser
     .scriptName("eosfuzz")
@@ -87,8 +112,15 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
       const missing = flagWithoutValue(argv, new Set(known.boolean));
       if (missing) throw new InputError(`--${missing}`, "", "expected a value after it, found none");
       // yargs makes a list of an option given twice; only list options (--bug-probability) take one.
-      const repeated = Object.entries(args).find(([key, value]) => Array.isArray(value) && key !== "_" && !known.array.includes(key) && !/[A-Z]/.test(key));
-      if (repeated) throw new InputError(`--${repeated[0]}`, "", `expected it once, found it ${(repeated[1] as unknown[]).length} times`);
+      const repeated = Object.entries(args).find(
+        ([key, value]) => Array.isArray(value) && key !== "_" && !known.array.includes(key) && !/[A-Z]/.test(key),
+      );
+      if (repeated)
+        throw new InputError(
+          `--${repeated[0]}`,
+          "",
+          `expected it once, found it ${(repeated[1] as unknown[]).length} times`,
+        );
     }, true)
     .demandCommand(1, "")
     .recommendCommands()
@@ -128,7 +160,8 @@ export function flagWithoutValue(argv: readonly string[], booleans: ReadonlySet<
     const name = match[1] as string;
     if (booleans.has(name) || name.startsWith("no-") || BARE_OPTIONS.has(name)) continue;
     const next = argv[i + 1];
-    const bare = match[2] === "=" ? match[3] === "" : next === undefined || (next.startsWith("-") && !/^-\d/.test(next));
+    const bare =
+      match[2] === "=" ? match[3] === "" : next === undefined || (next.startsWith("-") && !/^-\d/.test(next));
     if (bare) return name;
   }
   return null;
@@ -142,21 +175,46 @@ export function usageError(message: string, argv: readonly string[]): InputError
   const unknown = /^Unknown arguments?: (.+)$/.exec(first);
   if (unknown) {
     const name = (unknown[1] as string).split(", ")[0] as string;
-    const asOption = argv.some((a) => a === `--${name}` || a === `-${name}` || a.startsWith(`--${name}=`) || a === `--no-${name}`);
+    const asOption = argv.some(
+      (a) => a === `--${name}` || a === `-${name}` || a.startsWith(`--${name}=`) || a === `--no-${name}`,
+    );
     if (asOption || !command) {
       return asOption
-        ? new InputError(`--${name}`, "", `expected an option of eosfuzz ${command ?? ""} (see ${help}), found an unknown option`.replace("  ", " "))
+        ? new InputError(
+            `--${name}`,
+            "",
+            `expected an option of eosfuzz ${command ?? ""} (see ${help}), found an unknown option`.replace("  ", " "),
+          )
         : new InputError(name, "", `expected a command (${COMMANDS.join(", ")}), found an unknown one`);
     }
-    return new InputError(name, "", `expected no further argument to eosfuzz ${command} (see ${help}), found an extra one`);
+    return new InputError(
+      name,
+      "",
+      `expected no further argument to eosfuzz ${command} (see ${help}), found an extra one`,
+    );
   }
-  if (first === "") return new InputError("command line", "", `expected a command (${COMMANDS.join(", ")}), found none`);
+  if (first === "")
+    return new InputError("command line", "", `expected a command (${COMMANDS.join(", ")}), found none`);
   const typo = /^Did you mean (.+)\?$/.exec(first);
   const word = argv.find((a) => !a.startsWith("-")) ?? argv[0] ?? "command line";
-  if (typo) return new InputError(word, "", `expected a command (${COMMANDS.join(", ")}), found an unknown one (did you mean ${typo[1]}?)`);
+  if (typo)
+    return new InputError(
+      word,
+      "",
+      `expected a command (${COMMANDS.join(", ")}), found an unknown one (did you mean ${typo[1]}?)`,
+    );
   const missing = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(first);
-  if (missing) return new InputError(`eosfuzz ${command ?? ""}`.trim(), "", `expected ${missing[2]} file argument${missing[2] === "1" ? "" : "s"} (see ${help}), found ${missing[1]}`);
+  if (missing)
+    return new InputError(
+      `eosfuzz ${command ?? ""}`.trim(),
+      "",
+      `expected ${missing[2]} file argument${missing[2] === "1" ? "" : "s"} (see ${help}), found ${missing[1]}`,
+    );
   const noValue = /^(?:Not enough arguments following|Missing required argument): (.+)$/.exec(first);
   if (noValue) return new InputError(`--${noValue[1]}`, "", "expected a value after it, found none");
-  return new InputError(command ? `eosfuzz ${command}` : "eosfuzz", "", `expected valid arguments (see ${help}), found a problem: ${first}`);
+  return new InputError(
+    command ? `eosfuzz ${command}` : "eosfuzz",
+    "",
+    `expected valid arguments (see ${help}), found a problem: ${first}`,
+  );
 }

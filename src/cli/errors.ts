@@ -34,9 +34,15 @@ export function reportFatal(error: unknown): number {
   }
   const lines =
     error instanceof InternalError
-      ? [`eosfuzz: internal error at seed ${error.seed}: ${firstLine(error)}`, `  replay: ${error.replay}`, ...(error.kept ? [`  results so far: ${error.kept}`] : [])]
+      ? [
+          `eosfuzz: internal error at seed ${error.seed}: ${firstLine(error)}`,
+          `  replay: ${error.replay}`,
+          ...(error.kept ? [`  results so far: ${error.kept}`] : []),
+        ]
       : [`eosfuzz: internal error: ${firstLine(error)}`, `  command: eosfuzz ${process.argv.slice(2).join(" ")}`];
-  lines.push("  this is a bug in eosfuzz, not in Kafka: please report it to the eosfuzz maintainers with the command above");
+  lines.push(
+    "  this is a bug in eosfuzz, not in Kafka: please report it to the eosfuzz maintainers with the command above",
+  );
   process.stderr.write(`${lines.join("\n")}\n`);
   return EXIT.internal;
 }

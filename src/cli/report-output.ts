@@ -12,7 +12,12 @@ import { type LoadedScenario, loadScenarioFile, resolveScenario } from "../scena
  * A seed whose trace hash differs from the one the run recorded is still drawn, with a note: the
  * picture is of today's model, not of the recorded run.
  */
-export function traceReport(report: RunReport, loaded: LoadedScenario | null, overrides: Partial<ReleaseFlags> = {}, whyNoScenario = ""): ReportContent {
+export function traceReport(
+  report: RunReport,
+  loaded: LoadedScenario | null,
+  overrides: Partial<ReleaseFlags> = {},
+  whyNoScenario = "",
+): ReportContent {
   const failures = reportedFailures(report);
   if (failures.length === 0) return { report, traces: [], notes: [] };
   if (!loaded) return { report, traces: [], notes: [`No diagrams: ${whyNoScenario}`] };
@@ -28,7 +33,10 @@ export function traceReport(report: RunReport, loaded: LoadedScenario | null, ov
   );
   const notes = traces
     .filter((t) => t.recordedTraceHash !== null && t.recordedTraceHash !== t.traceHash)
-    .map((t) => `Seed ${t.seed} ran with trace hash ${t.traceHash}, not ${t.recordedTraceHash} as recorded: the model changed since the run, so its diagram shows the run as eosfuzz runs it today.`);
+    .map(
+      (t) =>
+        `Seed ${t.seed} ran with trace hash ${t.traceHash}, not ${t.recordedTraceHash} as recorded: the model changed since the run, so its diagram shows the run as eosfuzz runs it today.`,
+    );
   return { report, traces, notes };
 }
 
@@ -48,5 +56,8 @@ export function scenarioOfReport(report: RunReport): { loaded: LoadedScenario | 
       if (!(e instanceof InputError)) throw e;
     }
   }
-  return { loaded: null, why: `scenario ${report.scenario} with content hash ${report.scenarioHash} was not found (neither ${report.scenarioSource} nor a built-in scenario has that content), so the failing seeds cannot be run again.` };
+  return {
+    loaded: null,
+    why: `scenario ${report.scenario} with content hash ${report.scenarioHash} was not found (neither ${report.scenarioSource} nor a built-in scenario has that content), so the failing seeds cannot be run again.`,
+  };
 }

@@ -57,15 +57,28 @@ export function resumeArgs<A extends object>(dir: string, commandLine: A): Resum
   for (const name of NAMES) {
     const given = args[name];
     if (given !== undefined && given !== CAMPAIGN_OPTIONS[name]) {
-      throw new InputError(`--${name}`, "", `expected no --${name} with --resume (the campaign's own settings are in ${resultsFile(dir)}), found ${JSON.stringify(given)}`);
+      throw new InputError(
+        `--${name}`,
+        "",
+        `expected no --${name} with --resume (the campaign's own settings are in ${resultsFile(dir)}), found ${JSON.stringify(given)}`,
+      );
     }
   }
-  if (args.out !== undefined) throw new InputError("--out", "", `expected no --out with --resume (the report goes back into ${dir}), found ${JSON.stringify(args.out)}`);
+  if (args.out !== undefined)
+    throw new InputError(
+      "--out",
+      "",
+      `expected no --out with --resume (the report goes back into ${dir}), found ${JSON.stringify(args.out)}`,
+    );
   const log = readResultsLog(dir);
   const stored = log.header.args;
   const strategy = String(stored.strategy ?? "random");
   if (!RESUMABLE_STRATEGIES.includes(strategy)) {
-    throw new InputError(resultsFile(dir), "args.strategy", `expected a campaign of ${RESUMABLE_STRATEGIES.join(", ")} to resume (a ${strategy} search depends on the order of all its runs: run it again), found ${strategy}`);
+    throw new InputError(
+      resultsFile(dir),
+      "args.strategy",
+      `expected a campaign of ${RESUMABLE_STRATEGIES.join(", ")} to resume (a ${strategy} search depends on the order of all its runs: run it again), found ${strategy}`,
+    );
   }
   const merged: Record<string, unknown> = { ...args, out: dir };
   for (const name of NAMES) merged[name] = stored[name] ?? CAMPAIGN_OPTIONS[name];
@@ -75,6 +88,10 @@ export function resumeArgs<A extends object>(dir: string, commandLine: A): Resum
 /** The scenario must be the one the interrupted run used (a file may have been edited since). */
 export function checkResumedScenario(dir: string, loaded: LoadedScenario, scenarioHash: string): void {
   if (loaded.contentHash !== scenarioHash) {
-    throw new InputError(resultsFile(dir), "scenarioHash", `expected ${loaded.source} unchanged since the run began (${scenarioHash}), found it changed (${loaded.contentHash}); start a new run instead`);
+    throw new InputError(
+      resultsFile(dir),
+      "scenarioHash",
+      `expected ${loaded.source} unchanged since the run began (${scenarioHash}), found it changed (${loaded.contentHash}); start a new run instead`,
+    );
   }
 }

@@ -45,5 +45,9 @@ export function shrinkFirstFailure(
     writeFileAtomic(savedTo, renderSeedFile(shrunkSeedFile(summary, overrides, mutant, savedTo)));
   }
   const { scenario, ...rest } = summary;
-  return { summary, report: { ...rest, scenario: scenario.scenario.name, scenarioHash: scenario.contentHash, savedTo }, savedTo };
+  return {
+    summary,
+    report: { ...rest, scenario: scenario.scenario.name, scenarioHash: scenario.contentHash, savedTo },
+    savedTo,
+  };
 }

@@ -45,7 +45,10 @@ export function addToRanges(ranges: [number, number][], seed: number): void {
 
 /** Ranges of several sources (shards) as one sorted list, adjacent and overlapping ranges joined. */
 export function mergeRanges(lists: readonly (readonly [number, number][])[]): [number, number][] {
-  const all = lists.flat().map(([a, b]) => [a, b] as [number, number]).sort((x, y) => x[0] - y[0]);
+  const all = lists
+    .flat()
+    .map(([a, b]) => [a, b] as [number, number])
+    .sort((x, y) => x[0] - y[0]);
   const out: [number, number][] = [];
   for (const [a, b] of all) {
     const last = out[out.length - 1];
@@ -131,7 +134,9 @@ export class CampaignTally implements TallyData {
       for (const kind of [...expect.find, ...findAny]) if (countsAsFound(expect, kind, v)) this.foundKinds.add(kind);
     }
     const sought = expect.find.length > 0 || findAny.length > 0;
-    const allFound = expect.find.every((k) => this.foundKinds.has(k)) && (findAny.length === 0 || findAny.some((k) => this.foundKinds.has(k)));
+    const allFound =
+      expect.find.every((k) => this.foundKinds.has(k)) &&
+      (findAny.length === 0 || findAny.some((k) => this.foundKinds.has(k)));
     if (sought && allFound) this.settled = true;
   }
 }

@@ -43,7 +43,14 @@ export interface StrategyInfo {
   summary: string;
   /** How each run was shaped (what a saved tape needs to replay); absent for plain runs. */
   runShaping?: RunShaping;
-  pct?: { depth: number; scope: string; messagesPerRun: number; chains: number; perRunBound: number; missProbabilityBound: number };
+  pct?: {
+    depth: number;
+    scope: string;
+    messagesPerRun: number;
+    chains: number;
+    perRunBound: number;
+    missProbabilityBound: number;
+  };
   /** aimedRuns: runs aimed at a late marker copy, counted among mutatedRuns. */
   coverage?: { corpus: number; generations: number; freshRuns: number; mutatedRuns: number; aimedRuns?: number };
   exhaustive?: {
@@ -82,7 +89,11 @@ export interface CampaignResult {
 }
 
 export function runConfigFor(loaded: LoadedScenario, overrides: Partial<ReleaseFlags> = {}): RunConfig {
-  return { scenario: loaded.scenario.name, spec: toClusterSpec(loaded.scenario, overrides), script: loaded.scenario.script ?? null };
+  return {
+    scenario: loaded.scenario.name,
+    spec: toClusterSpec(loaded.scenario, overrides),
+    script: loaded.scenario.script ?? null,
+  };
 }
 
 /** Run seeds seedStart .. seedStart+seeds-1 one after another in this thread and judge the expectation. */
@@ -131,7 +142,13 @@ export function finishCampaign(loaded: LoadedScenario, tally: TallyData, p: Fini
   const start = shardRange(p.seedStart, p.plannedSeeds, p.shard).start;
   const coverage = summarizeCoverage(s, tally.points, tally.goals, p.overrides);
   const verdict = judge(loaded, tally, p.seedStart, p.shard, coverage);
-  const statistics = campaignStatistics(tally.violations, tally.runs, (seed) => seed - start + 1, tally.firstHitWallMs, p.bugProbabilities);
+  const statistics = campaignStatistics(
+    tally.violations,
+    tally.runs,
+    (seed) => seed - start + 1,
+    tally.firstHitWallMs,
+    p.bugProbabilities,
+  );
   return {
     scenario: loaded,
     seedStart: p.seedStart,
@@ -153,7 +170,13 @@ export function finishCampaign(loaded: LoadedScenario, tally: TallyData, p: Fini
   };
 }
 
-function judge(loaded: LoadedScenario, tally: TallyData, seedStart: number, shard: Shard | null, coverage: CoverageSummary): ExpectationVerdict {
+function judge(
+  loaded: LoadedScenario,
+  tally: TallyData,
+  seedStart: number,
+  shard: Shard | null,
+  coverage: CoverageSummary,
+): ExpectationVerdict {
   const expect = loaded.scenario.expect;
   if (shard) return evaluateExpectation(expect, tally.violations, seedStart, tally.runs, { judgeFinds: false });
   const verdict = evaluateExpectation(expect, tally.violations, seedStart, tally.runs);

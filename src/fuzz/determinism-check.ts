@@ -21,7 +21,11 @@ const recordingRunner: Runner = (config, input) => runSeed(config, input, { reco
  * Run the same input twice with full traces and compare them event by event (every event carries
  * the rolling hash up to it). On a mismatch, name the first divergent event and both versions of it.
  */
-export function checkDeterminism(config: RunConfig, input: RunInput, runner: Runner = recordingRunner): DeterminismVerdict {
+export function checkDeterminism(
+  config: RunConfig,
+  input: RunInput,
+  runner: Runner = recordingRunner,
+): DeterminismVerdict {
   const a = runner(config, input);
   const b = runner(config, input);
   const ta = a.trace ?? [];
@@ -29,7 +33,13 @@ export function checkDeterminism(config: RunConfig, input: RunInput, runner: Run
   const n = Math.max(ta.length, tb.length);
   for (let i = 0; i < n; i++) {
     if (ta[i]?.hash !== tb[i]?.hash) {
-      return { deterministic: false, index: i, first: ta[i] ?? null, second: tb[i] ?? null, traceHashes: [a.traceHash, b.traceHash] };
+      return {
+        deterministic: false,
+        index: i,
+        first: ta[i] ?? null,
+        second: tb[i] ?? null,
+        traceHashes: [a.traceHash, b.traceHash],
+      };
     }
   }
   if (a.traceHash !== b.traceHash) {
@@ -48,7 +58,11 @@ export function describeEvent(e: TraceEvent | null): string {
 
 /** One line per side, for the terminal and for seed-file checks. */
 export function describeDivergence(v: Extract<DeterminismVerdict, { deterministic: false }>): string[] {
-  return [`runs diverge at trace event #${v.index} (trace hashes ${v.traceHashes[0]} vs ${v.traceHashes[1]})`, `  first run:  ${describeEvent(v.first)}`, `  second run: ${describeEvent(v.second)}`];
+  return [
+    `runs diverge at trace event #${v.index} (trace hashes ${v.traceHashes[0]} vs ${v.traceHashes[1]})`,
+    `  first run:  ${describeEvent(v.first)}`,
+    `  second run: ${describeEvent(v.second)}`,
+  ];
 }
 
 /** What --check-determinism adds to a run report. */
@@ -79,7 +93,9 @@ export class DeterminismWatch {
     if (again.traceHash === first.traceHash || this.mismatches.length >= MAX_MISMATCHES) return;
     const verdict = checkDeterminism(this.config, { seed: first.seed });
     const lines = verdict.deterministic
-      ? [`seed ${first.seed}: trace ${first.traceHash} in the campaign, ${again.traceHash} when run again (two further runs agreed with each other)`]
+      ? [
+          `seed ${first.seed}: trace ${first.traceHash} in the campaign, ${again.traceHash} when run again (two further runs agreed with each other)`,
+        ]
       : describeDivergence(verdict);
     this.mismatches.push({ seed: first.seed, lines });
   }
@@ -88,6 +104,8 @@ export class DeterminismWatch {
     report.determinism = { checked: this.checked, mismatches: this.mismatches };
     if (this.mismatches.length === 0) return;
     report.expectationMet = false;
-    report.expectationReasons.push(`nondeterminism: ${this.mismatches.length} seed(s) gave a different trace when run again (first: seed ${this.mismatches[0]?.seed})`);
+    report.expectationReasons.push(
+      `nondeterminism: ${this.mismatches.length} seed(s) gave a different trace when run again (first: seed ${this.mismatches[0]?.seed})`,
+    );
   }
 }

@@ -38,16 +38,24 @@ export function evaluateExpectation(
     const first = violations.find((v) => countsAsFound(expect, kind, v));
     found[kind] = first ? first.seed : null;
     if (!first) reasons.push(`expected ${kind} within ${budget} seeds, found none in ${seedsRun} seeds`);
-    else if (first.seed - seedStart >= budget) reasons.push(`expected ${kind} within ${budget} seeds, first found at seed ${first.seed} (${first.seed - seedStart + 1} seeds in)`);
+    else if (first.seed - seedStart >= budget)
+      reasons.push(
+        `expected ${kind} within ${budget} seeds, first found at seed ${first.seed} (${first.seed - seedStart + 1} seeds in)`,
+      );
   }
   // findAny is optional for expectations built by hand (library users); the schema defaults it.
-  if (judgeFinds && (expect.findAny ?? []).length > 0) reasons.push(...findAnyReasons(expect, violations, places, seedStart, seedsRun, found));
+  if (judgeFinds && (expect.findAny ?? []).length > 0)
+    reasons.push(...findAnyReasons(expect, violations, places, seedStart, seedsRun, found));
   // Failures of the model are reported apart: they say nothing about Kafka.
   const protocol = unexpected.filter((v) => !isModelFailure(v.kind));
   if (protocol.length > 0) {
     const kinds = [...new Set(protocol.map((v) => v.kind))];
-    const where = protocol[0]?.brokerRelease ? ` (first at seed ${protocol[0].seed}, ${protocol[0].broker} on ${protocol[0].brokerRelease})` : ` (first at seed ${protocol[0]?.seed})`;
-    reasons.push(`unexpected ${kinds.join(", ")}: ${protocol.length} violation${protocol.length > 1 ? "s" : ""}${where}`);
+    const where = protocol[0]?.brokerRelease
+      ? ` (first at seed ${protocol[0].seed}, ${protocol[0].broker} on ${protocol[0].brokerRelease})`
+      : ` (first at seed ${protocol[0]?.seed})`;
+    reasons.push(
+      `unexpected ${kinds.join(", ")}: ${protocol.length} violation${protocol.length > 1 ? "s" : ""}${where}`,
+    );
   }
   const model = modelFailureReason(unexpected);
   if (model) reasons.push(model);
@@ -67,7 +75,9 @@ export const MODEL_FAILURE_REASON_PREFIX = "model failures (bugs in eosfuzz, not
 function modelFailureReason(violations: readonly SeededViolation[]): string | null {
   const failures = violations.filter((v) => isModelFailure(v.kind));
   if (failures.length === 0) return null;
-  const counts = MODEL_FAILURE_KINDS.map((k) => [k, failures.filter((v) => v.kind === k).length] as const).filter(([, n]) => n > 0);
+  const counts = MODEL_FAILURE_KINDS.map((k) => [k, failures.filter((v) => v.kind === k).length] as const).filter(
+    ([, n]) => n > 0,
+  );
   return `${MODEL_FAILURE_REASON_PREFIX}: ${counts.map(([k, n]) => `${k} x${n}`).join(", ")} (first at seed ${failures[0]?.seed})`;
 }
 
@@ -81,17 +91,26 @@ function findAnyReasons(
   found: Partial<Record<ViolationKind, number | null>>,
 ): string[] {
   const budget = expect.within ?? seedsRun;
-  const matching = violations.filter((v) => expect.findAny.includes(v.kind) && (places === null || places.has(v.brokerRelease ?? "")));
-  for (const kind of expect.findAny) if (!(kind in found)) found[kind] = matching.find((v) => v.kind === kind)?.seed ?? null;
+  const matching = violations.filter(
+    (v) => expect.findAny.includes(v.kind) && (places === null || places.has(v.brokerRelease ?? "")),
+  );
+  for (const kind of expect.findAny)
+    if (!(kind in found)) found[kind] = matching.find((v) => v.kind === kind)?.seed ?? null;
   const first = matching.reduce<SeededViolation | null>((a, v) => (a === null || v.seed < a.seed ? v : a), null);
   const any = `any of ${expect.findAny.join(", ")}`;
   if (!first) return [`expected ${any} within ${budget} seeds, found none in ${seedsRun} seeds`];
-  if (first.seed - seedStart >= budget) return [`expected ${any} within ${budget} seeds, first found at seed ${first.seed} (${first.seed - seedStart + 1} seeds in)`];
+  if (first.seed - seedStart >= budget)
+    return [
+      `expected ${any} within ${budget} seeds, first found at seed ${first.seed} (${first.seed - seedStart + 1} seeds in)`,
+    ];
   return [];
 }
 
 /** A violation the expectation does not allow (the run fails because of it). */
-export function isUnexpected(expect: Expectation, v: { kind: ViolationKind; brokerRelease?: string | undefined }): boolean {
+export function isUnexpected(
+  expect: Expectation,
+  v: { kind: ViolationKind; brokerRelease?: string | undefined },
+): boolean {
   if (v.kind === "model-error" || v.kind === "step-mismatch" || v.kind === "model-timeout") return true;
   const findAny = expect.findAny ?? [];
   const sought = expect.find.includes(v.kind) || findAny.includes(v.kind);
@@ -100,6 +119,13 @@ export function isUnexpected(expect: Expectation, v: { kind: ViolationKind; brok
 }
 
 /** Does v satisfy the expectation's `find` (or `findAny`) of kind: the right kind, in a `where` place if given? */
-export function countsAsFound(expect: Expectation, kind: ViolationKind, v: { kind: ViolationKind; brokerRelease?: string | undefined }): boolean {
-  return v.kind === kind && (expect.where === undefined || expect.where.brokerRelease.includes((v.brokerRelease ?? "") as never));
+export function countsAsFound(
+  expect: Expectation,
+  kind: ViolationKind,
+  v: { kind: ViolationKind; brokerRelease?: string | undefined },
+): boolean {
+  return (
+    v.kind === kind &&
+    (expect.where === undefined || expect.where.brokerRelease.includes((v.brokerRelease ?? "") as never))
+  );
 }

@@ -17,7 +17,12 @@ export interface CampaignRun {
   tape?: Readonly<Tape> | undefined;
 }
 
-export function recipeFor(loaded: LoadedScenario, overrides: Partial<ReleaseFlags>, shaping: RunShaping | null | undefined, run: CampaignRun): RunRecipe {
+export function recipeFor(
+  loaded: LoadedScenario,
+  overrides: Partial<ReleaseFlags>,
+  shaping: RunShaping | null | undefined,
+  run: CampaignRun,
+): RunRecipe {
   const base = runConfigFor(loaded, overrides);
   return { config: shaping ? { ...base, shaping } : base, input: run.tape ? { tape: run.tape } : { seed: run.seed } };
 }
@@ -27,10 +32,18 @@ export function recipeFor(loaded: LoadedScenario, overrides: Partial<ReleaseFlag
  * the shrinker): a swarm run's fault-mix draws become the scenario's fault rates (the result has
  * the same trace hash). Null for PCT, whose delivery policy is not a scenario property.
  */
-export function standaloneRun(loaded: LoadedScenario, overrides: Partial<ReleaseFlags>, shaping: RunShaping | null | undefined, tape: Readonly<Tape>): { loaded: LoadedScenario; tape: Tape } | null {
+export function standaloneRun(
+  loaded: LoadedScenario,
+  overrides: Partial<ReleaseFlags>,
+  shaping: RunShaping | null | undefined,
+  tape: Readonly<Tape>,
+): { loaded: LoadedScenario; tape: Tape } | null {
   if (shaping?.pct) return null;
   if (!shaping?.swarm) return { loaded, tape: { ...tape } };
   const { [SWARM_STREAM]: draws, ...rest } = tape;
   const scenario = scenarioWithSwarm(loaded.scenario, runConfigFor(loaded, overrides).spec, draws ?? []);
-  return { loaded: { scenario, source: `${loaded.source} (fault rates of a swarm run)`, contentHash: contentHash(scenario) }, tape: rest };
+  return {
+    loaded: { scenario, source: `${loaded.source} (fault rates of a swarm run)`, contentHash: contentHash(scenario) },
+    tape: rest,
+  };
 }

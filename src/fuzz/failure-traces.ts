@@ -41,7 +41,12 @@ export function serversOf(config: RunConfig): ServerNode[] {
 }
 
 /** Run one seed (or a campaign run's tape) again, recording every event. Pure: the same input gives the same trace. */
-export function traceSeed(config: RunConfig, seed: number, recordedTraceHash: string | null = null, input: RunInput = { seed }): SeedTrace {
+export function traceSeed(
+  config: RunConfig,
+  seed: number,
+  recordedTraceHash: string | null = null,
+  input: RunInput = { seed },
+): SeedTrace {
   const result = runSeed(config, input, { recordTrace: true });
   return {
     scenario: config.scenario,

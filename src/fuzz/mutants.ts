@@ -31,7 +31,8 @@ export interface Mutant {
 export const MUTANTS: readonly Mutant[] = [
   {
     name: "tv2-marker-legacy-rule",
-    description: "leader applies the legacy marker rule (marker epoch >= producer epoch) to TV2 markers even on v2 requests",
+    description:
+      "leader applies the legacy marker rule (marker epoch >= producer epoch) to TV2 markers even on v2 requests",
     overrides: { strictMarkerEpochForTv2: false },
     scenario: "kip-1228",
     expectedKinds: ["stale-marker"],
@@ -63,7 +64,8 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: "no-epoch-bump-at-endtxn",
-    description: "coordinator does not bump the producer epoch at EndTxn under TV2, so KIP-1228 leaders refuse every marker",
+    description:
+      "coordinator does not bump the producer epoch at EndTxn under TV2, so KIP-1228 leaders refuse every marker",
     overrides: { epochBumpOnEndTxn: false },
     scenario: "kip-1228",
     expectedKinds: ["hanging-transaction"],
@@ -71,15 +73,24 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: "complete-after-first-ack",
-    description: "coordinator writes CompleteCommit/CompleteAbort after the first partition acknowledged its marker, not all",
+    description:
+      "coordinator writes CompleteCommit/CompleteAbort after the first partition acknowledged its marker, not all",
     overrides: { completeAfterAllMarkersAcked: false },
     scenario: "kip-1228",
-    expectedKinds: ["stale-marker", "lost-write", "aborted-read", "torn-transaction", "premature-read", "hanging-transaction"],
+    expectedKinds: [
+      "stale-marker",
+      "lost-write",
+      "aborted-read",
+      "torn-transaction",
+      "premature-read",
+      "hanging-transaction",
+    ],
     budget: 10,
   },
   {
     name: "drop-transaction-version",
-    description: "coordinator drops the TransactionVersion field (sends 0) on WriteTxnMarkers v2, so leaders use the legacy rule",
+    description:
+      "coordinator drops the TransactionVersion field (sends 0) on WriteTxnMarkers v2, so leaders use the legacy rule",
     overrides: { fillMarkerTransactionVersion: false },
     scenario: "kip-1228",
     expectedKinds: ["stale-marker"],
@@ -111,7 +122,8 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: "append-retried-batch",
-    description: "leader appends a retried (duplicate) produce batch as new data: no duplicate detection and no sequence check",
+    description:
+      "leader appends a retried (duplicate) produce batch as new data: no duplicate detection and no sequence check",
     overrides: { produceDuplicateDetection: false, produceSequenceCheck: false },
     scenario: "kafka-17754-tv2",
     expectedKinds: ["duplicate", "non-monotonic"],
@@ -119,7 +131,8 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: "endtxn-previous-epoch",
-    description: "coordinator takes a TV2 EndTxn one epoch behind (a delayed EndTxn of the previous transaction) as the current one's",
+    description:
+      "coordinator takes a TV2 EndTxn one epoch behind (a delayed EndTxn of the previous transaction) as the current one's",
     overrides: { endTxnEpochCheck: false },
     scenario: "kafka-17754-tv2",
     expectedKinds: ["premature-read", "aborted-read", "lost-write", "torn-transaction"],
@@ -147,7 +160,12 @@ export const MUTANTS: readonly Mutant[] = [
  * Candidates that turned out equivalent: another Kafka defence covers them, so no oracle can tell
  * them from the correct model (each was run; see docs/mutants.md for the measurement).
  */
-export const EQUIVALENT_MUTANTS: readonly { name: string; overrides: Partial<ReleaseFlags>; scenario: string; why: string }[] = [
+export const EQUIVALENT_MUTANTS: readonly {
+  name: string;
+  overrides: Partial<ReleaseFlags>;
+  scenario: string;
+  why: string;
+}[] = [
   {
     name: "no-duplicate-detection",
     overrides: { produceDuplicateDetection: false },

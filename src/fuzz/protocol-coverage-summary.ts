@@ -1,5 +1,11 @@
 import { type ReleaseFlags, type ReleaseName, releaseProfile } from "../kafka/release.js";
-import { EVENT_POINTS, eventPointKey, type MarkerArrival, markerPointKey, parseMarkerPointKey } from "../oracle/protocol-coverage.js";
+import {
+  EVENT_POINTS,
+  eventPointKey,
+  type MarkerArrival,
+  markerPointKey,
+  parseMarkerPointKey,
+} from "../oracle/protocol-coverage.js";
 import type { CoverageGoal, Scenario } from "../scenario/schema.js";
 
 /** Seeds (runs) that reached one abstract state, and the first of them. */
@@ -46,7 +52,8 @@ function flagsOf(node: NodeLike, global: Partial<ReleaseFlags>): Readonly<Releas
  */
 export function possibleCoveragePoints(s: Scenario, global: Partial<ReleaseFlags> = {}): string[] {
   const upgradeTargets = (id: string) => s.faults.upgrades.filter((u) => u.node === id).map((u) => u.release);
-  const expand = (nodes: Scenario["cluster"]["brokers"]) => nodes.flatMap((n) => [n, ...upgradeTargets(n.id).map((release) => ({ ...n, release }))]);
+  const expand = (nodes: Scenario["cluster"]["brokers"]) =>
+    nodes.flatMap((n) => [n, ...upgradeTargets(n.id).map((release) => ({ ...n, release }))]);
   const brokers = expand(s.cluster.brokers);
   const coordinators = expand(s.cluster.coordinators);
   const tvs = [...new Set([s.workload.transactionVersion, s.cluster.transactionVersion])];
@@ -55,7 +62,9 @@ export function possibleCoveragePoints(s: Scenario, global: Partial<ReleaseFlags
     const bf = flagsOf(b, global);
     for (const c of coordinators) {
       const cf = flagsOf(c, global);
-      const version = cf.markerVersionDiscovery ? Math.min(cf.maxWriteTxnMarkersVersion, bf.maxWriteTxnMarkersVersion) : cf.maxWriteTxnMarkersVersion;
+      const version = cf.markerVersionDiscovery
+        ? Math.min(cf.maxWriteTxnMarkersVersion, bf.maxWriteTxnMarkersVersion)
+        : cf.maxWriteTxnMarkersVersion;
       if (version > bf.maxWriteTxnMarkersVersion) continue; // refused at the broker: an event, not an arrival
       for (const tv of tvs) {
         const seen = version >= 2 && cf.fillMarkerTransactionVersion ? tv : 0;
@@ -142,7 +151,10 @@ export function goalFailures(goals: readonly GoalVerdict[], seedsRun: number): s
   return goals
     .filter((g) => !g.reached)
     .map((g) => {
-      const how = g.seeds === 0 ? `never reached in ${seedsRun} seeds` : `reached in ${g.seeds} seed${g.seeds > 1 ? "s" : ""}, needs ${g.minSeeds}`;
+      const how =
+        g.seeds === 0
+          ? `never reached in ${seedsRun} seeds`
+          : `reached in ${g.seeds} seed${g.seeds > 1 ? "s" : ""}, needs ${g.minSeeds}`;
       const why = g.possible ? "" : " (no state this scenario can produce matches it)";
       return `coverage goal "${g.name}" (${g.pattern}) ${how}${why}`;
     });

@@ -42,7 +42,8 @@ export interface RegressOptions {
 
 /** Files of a directory with one of the extensions, sorted by name. */
 export function filesIn(dir: string, extensions: readonly string[]): string[] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(dir, "", "expected a directory, found none");
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new InputError(dir, "", "expected a directory, found none");
   return readdirSync(dir)
     .filter((f) => extensions.some((ext) => f.endsWith(ext)))
     .sort()
@@ -50,7 +51,8 @@ export function filesIn(dir: string, extensions: readonly string[]): string[] {
 }
 
 function expectationText(e: Expectation, seeds: number): string {
-  if (e.find.length > 0) return `find ${e.find.join(", ")} within ${e.within ?? seeds}${e.where ? ` at ${e.where.brokerRelease.join("/")}` : ""}`;
+  if (e.find.length > 0)
+    return `find ${e.find.join(", ")} within ${e.within ?? seeds}${e.where ? ` at ${e.where.brokerRelease.join("/")}` : ""}`;
   if (!e.clean && e.allow.length > 0) return `nothing but ${e.allow.join(", ")}`;
   return "clean";
 }
@@ -67,16 +69,42 @@ function scenarioRow(file: string): { row: RegressRow; loaded: LoadedScenario | 
     loaded = loadScenarioFile(file);
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
-    return { row: { kind: "scenario", name: file, file, expectation: "-", result: "error", detail: e.message, seeds: 0, wallMs: 0 }, loaded: null };
+    return {
+      row: {
+        kind: "scenario",
+        name: file,
+        file,
+        expectation: "-",
+        result: "error",
+        detail: e.message,
+        seeds: 0,
+        wallMs: 0,
+      },
+      loaded: null,
+    };
   }
   const s = loaded.scenario;
   const { value: result, wallMs } = timed(() => runCampaign(loaded, { seeds: s.seeds, seedStart: 0 }));
   const found = Object.entries(result.verdict.found)
     .map(([kind, seed]) => `${kind} at seed ${seed}`)
     .join(", ");
-  const detail = result.verdict.met ? found || (result.scriptSteps ? `${result.scriptSteps.length} steps as expected` : `no violation in ${result.seedsRun} seeds`) : (result.verdict.reasons[0] ?? "not met");
+  const detail = result.verdict.met
+    ? found ||
+      (result.scriptSteps
+        ? `${result.scriptSteps.length} steps as expected`
+        : `no violation in ${result.seedsRun} seeds`)
+    : (result.verdict.reasons[0] ?? "not met");
   return {
-    row: { kind: "scenario", name: s.name, file, expectation: expectationText(s.expect, s.seeds), result: result.verdict.met ? "pass" : "fail", detail, seeds: result.seedsRun, wallMs },
+    row: {
+      kind: "scenario",
+      name: s.name,
+      file,
+      expectation: expectationText(s.expect, s.seeds),
+      result: result.verdict.met ? "pass" : "fail",
+      detail,
+      seeds: result.seedsRun,
+      wallMs,
+    },
     loaded,
   };
 }
@@ -98,12 +126,26 @@ function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptCha
     if (r.status === "reproduced") detail = `reproduced, trace ${r.traceHash}`;
     else {
       const d = r.divergence;
-      const where = d ? (d.eventIndex !== null ? ` at event #${d.eventIndex}` : ` between events #${d.fromEvent} and #${d.toEvent}`) : "";
+      const where = d
+        ? d.eventIndex !== null
+          ? ` at event #${d.eventIndex}`
+          : ` between events #${d.fromEvent} and #${d.toEvent}`
+        : "";
       detail = `${r.status === "trace-changed" ? "violation reproduced, trace changed" : "diverged"}${where}: trace ${r.traceHash}, recorded ${r.recordedTraceHash}`;
     }
     const current = scenarios.get(r.scenario);
-    if (current && currentHashFor(current, loaded.seedFile.mutant) !== r.recordedScenarioHash) detail += ` (note: ${current.source} changed since this seed was saved; the seed replays its inline copy)`;
-    return { kind: "seed", name, file, expectation: `${kinds} as recorded`, result: pass ? "pass" : "fail", detail, seeds: 1, wallMs };
+    if (current && currentHashFor(current, loaded.seedFile.mutant) !== r.recordedScenarioHash)
+      detail += ` (note: ${current.source} changed since this seed was saved; the seed replays its inline copy)`;
+    return {
+      kind: "seed",
+      name,
+      file,
+      expectation: `${kinds} as recorded`,
+      result: pass ? "pass" : "fail",
+      detail,
+      seeds: 1,
+      wallMs,
+    };
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     return { kind: "seed", name, file, expectation: "-", result: "error", detail: e.message, seeds: 0, wallMs: 0 };
@@ -127,7 +169,8 @@ export function regress(options: RegressOptions): RegressResult {
     push(row);
   }
   if (options.seedsDir !== null) {
-    for (const file of filesIn(options.seedsDir, [".json"])) push(seedRow(file, scenarios, options.acceptChangedTrace ?? false));
+    for (const file of filesIn(options.seedsDir, [".json"]))
+      push(seedRow(file, scenarios, options.acceptChangedTrace ?? false));
   }
   return {
     rows,

@@ -5,7 +5,13 @@ import type { TraceEvent } from "../sim/trace.js";
 import { TOOL_VERSION } from "../version.js";
 import { runConfigFor } from "./campaign.js";
 import { type RunResult, runSeed } from "./run-seed.js";
-import { decodeFingerprints, type LoadedSeedFile, type RecordedViolation, readSeedFile, traceFingerprints } from "./seed-file.js";
+import {
+  decodeFingerprints,
+  type LoadedSeedFile,
+  type RecordedViolation,
+  readSeedFile,
+  traceFingerprints,
+} from "./seed-file.js";
 
 /**
  * reproduced: the same trace hash as recorded. trace-changed: the hash differs but every recorded
@@ -65,7 +71,10 @@ export function replay(file: string): ReplayResult {
 /** Re-run the recorded tape, check the trace hash, and locate any divergence. */
 export function replaySeed(loaded: LoadedSeedFile): ReplayResult {
   const { seedFile } = loaded;
-  const config = { ...runConfigFor(loaded.scenario, seedFile.overrides as Partial<ReleaseFlags>), ...(seedFile.shaping ? { shaping: seedFile.shaping } : {}) };
+  const config = {
+    ...runConfigFor(loaded.scenario, seedFile.overrides as Partial<ReleaseFlags>),
+    ...(seedFile.shaping ? { shaping: seedFile.shaping } : {}),
+  };
   const run = runSeed(config, { tape: seedFile.tape }, { recordTrace: true });
   const trace = run.trace ?? [];
   const reproduced = run.traceHash === seedFile.traceHash;
@@ -73,9 +82,12 @@ export function replaySeed(loaded: LoadedSeedFile): ReplayResult {
   const status: ReplayStatus = reproduced ? "reproduced" : violationReproduced ? "trace-changed" : "diverged";
   const notes: string[] = [];
   if (loaded.scenario.contentHash !== seedFile.scenario.contentHash) {
-    notes.push(`the inline scenario hashes to ${loaded.scenario.contentHash}, not the recorded ${seedFile.scenario.contentHash}: it was edited, or the schema gained fields since`);
+    notes.push(
+      `the inline scenario hashes to ${loaded.scenario.contentHash}, not the recorded ${seedFile.scenario.contentHash}: it was edited, or the schema gained fields since`,
+    );
   }
-  if (seedFile.tool.version !== TOOL_VERSION) notes.push(`recorded with ${seedFile.tool.name} ${seedFile.tool.version}, replayed with ${TOOL_VERSION}`);
+  if (seedFile.tool.version !== TOOL_VERSION)
+    notes.push(`recorded with ${seedFile.tool.name} ${seedFile.tool.version}, replayed with ${TOOL_VERSION}`);
   return {
     file: loaded.file,
     scenario: seedFile.scenario.name,
@@ -102,17 +114,30 @@ export function replaySeed(loaded: LoadedSeedFile): ReplayResult {
 }
 
 function sameViolation(recorded: RecordedViolation, v: Violation): boolean {
-  return v.kind === recorded.kind && (recorded.brokerRelease === undefined || v.brokerRelease === recorded.brokerRelease);
+  return (
+    v.kind === recorded.kind && (recorded.brokerRelease === undefined || v.brokerRelease === recorded.brokerRelease)
+  );
 }
 
 function locateDivergence(loaded: LoadedSeedFile, trace: readonly TraceEvent[], run: RunResult): Divergence {
   const { seedFile } = loaded;
   // The recorded run rebuilt from its seed gives every recorded event, if the model still produces it.
   if (seedFile.seed !== null) {
-    const original = runSeed(runConfigFor(loaded.scenario, seedFile.overrides as Partial<ReleaseFlags>), { seed: seedFile.seed }, { recordTrace: true });
+    const original = runSeed(
+      runConfigFor(loaded.scenario, seedFile.overrides as Partial<ReleaseFlags>),
+      { seed: seedFile.seed },
+      { recordTrace: true },
+    );
     if (original.traceHash === seedFile.traceHash && original.trace) {
       const index = firstDifference(original.trace, trace);
-      return { eventIndex: index, fromEvent: index, toEvent: index, replayed: trace[index] ?? null, recorded: original.trace[index] ?? null, how: `compared event by event with the recorded run, rebuilt from seed ${seedFile.seed}` };
+      return {
+        eventIndex: index,
+        fromEvent: index,
+        toEvent: index,
+        replayed: trace[index] ?? null,
+        recorded: original.trace[index] ?? null,
+        how: `compared event by event with the recorded run, rebuilt from seed ${seedFile.seed}`,
+      };
     }
   }
   const recorded = decodeFingerprints(seedFile.fingerprints.data);
@@ -121,7 +146,10 @@ function locateDivergence(loaded: LoadedSeedFile, trace: readonly TraceEvent[], 
   let k = 0;
   while (k < recorded.length && k < replayed.length && recorded[k] === replayed[k]) k++;
   const fromEvent = k * every;
-  const toEvent = k < recorded.length ? (k + 1) * every - 1 : Math.max(fromEvent, Math.max(run.stats.traceEvents, seedFile.traceEvents) - 1);
+  const toEvent =
+    k < recorded.length
+      ? (k + 1) * every - 1
+      : Math.max(fromEvent, Math.max(run.stats.traceEvents, seedFile.traceEvents) - 1);
   const exact = fromEvent === toEvent;
   return {
     eventIndex: exact ? fromEvent : null,
@@ -129,7 +157,9 @@ function locateDivergence(loaded: LoadedSeedFile, trace: readonly TraceEvent[], 
     toEvent,
     replayed: trace[fromEvent] ?? null,
     recorded: null,
-    how: exact ? "from the recorded per-event hash fingerprints" : `from the recorded hash fingerprints (one per ${every} events)`,
+    how: exact
+      ? "from the recorded per-event hash fingerprints"
+      : `from the recorded hash fingerprints (one per ${every} events)`,
   };
 }
 

@@ -127,7 +127,12 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   let script: ScriptRun | null = null;
   try {
     const swarm = config.shaping?.swarm ? drawSwarm(config.spec, choices) : null;
-    cluster = new Cluster(swarm ? swarm.spec : config.spec, sim, choices, teeGhost(lateCopies ? [ledger, coverage, lateCopies] : [ledger, coverage]));
+    cluster = new Cluster(
+      swarm ? swarm.spec : config.spec,
+      sim,
+      choices,
+      teeGhost(lateCopies ? [ledger, coverage, lateCopies] : [ledger, coverage]),
+    );
     pct = config.shaping?.pct ? new PctDeliveryPolicy(config.shaping.pct, choices) : null;
     cluster.net.deliveryPolicy = pct;
     cluster.net.transmitObserver = lateCopies;
@@ -147,10 +152,14 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
       // Stopped at the accepted violation: the run is incomplete by design, no final checks.
     } else if (stop === "max-events") {
       ledger.report(
-        modelError(`the run exceeded ${config.spec.bounds.maxEvents} events (bounds.maxEvents of the scenario)`, sim.nowMs, [
-          "the scenario caps the events of one run; a workload that needs more is stopped and reported here rather than run without end",
-          "raise bounds.maxEvents if the workload needs more (the most is LIMITS.maxEvents), else the model loops: a bug of eosfuzz",
-        ]),
+        modelError(
+          `the run exceeded ${config.spec.bounds.maxEvents} events (bounds.maxEvents of the scenario)`,
+          sim.nowMs,
+          [
+            "the scenario caps the events of one run; a workload that needs more is stopped and reported here rather than run without end",
+            "raise bounds.maxEvents if the workload needs more (the most is LIMITS.maxEvents), else the model loops: a bug of eosfuzz",
+          ],
+        ),
       );
     } else if (checkFinalState) {
       for (const v of checkLiveness(ledger, cluster.snapshot(), sim.nowMs)) ledger.report(v);
@@ -203,18 +212,38 @@ function choiceSourceFor(input: RunInput, options: RunOptions, sim: Simulation, 
       } else {
         sinceEvent.push((choices as ChoiceSource).lastOption);
       }
-      observe({ stream, index, options: n, fingerprint: () => hashIntegers([...sim.pendingDelaysMs(), -1, ...sinceEvent, -1, n], `${trace.hash()}:${stream}`) });
+      observe({
+        stream,
+        index,
+        options: n,
+        fingerprint: () =>
+          hashIntegers([...sim.pendingDelaysMs(), -1, ...sinceEvent, -1, n], `${trace.hash()}:${stream}`),
+      });
     };
   }
   if ("seed" in input) choices = ChoiceSource.seeded(input.seed, sourceOptions);
-  else choices = ChoiceSource.replaying(input.tape, input.continueSeed === undefined ? sourceOptions : { ...sourceOptions, continueSeed: input.continueSeed });
+  else
+    choices = ChoiceSource.replaying(
+      input.tape,
+      input.continueSeed === undefined ? sourceOptions : { ...sourceOptions, continueSeed: input.continueSeed },
+    );
   return choices;
 }
 
 /** An exception inside the model: a bug of eosfuzz (Kafka's own invariant checks throw IllegalStateException). */
 function reportModelException(ledger: GhostLedger, error: Error, atMs: number): void {
-  const where = error instanceof IllegalStateException ? "IllegalStateException in the model" : `${error.name} in the model`;
-  ledger.report(modelError(`${where}: ${error.message}`, atMs, (error.stack ?? "").split("\n").slice(1, 6).map((l) => l.trim())));
+  const where =
+    error instanceof IllegalStateException ? "IllegalStateException in the model" : `${error.name} in the model`;
+  ledger.report(
+    modelError(
+      `${where}: ${error.message}`,
+      atMs,
+      (error.stack ?? "")
+        .split("\n")
+        .slice(1, 6)
+        .map((l) => l.trim()),
+    ),
+  );
 }
 
 /** A queue of the model reached its bound: reported, never a hang or an out-of-memory. */

@@ -20,7 +20,11 @@ export interface SeedFileToWrite {
  * One seed file per distinct failing seed of a campaign. Each failing seed is run again with its
  * tape and trace recorded (campaigns keep neither); the re-run must give the campaign's trace hash.
  */
-export function failingSeedFiles(result: CampaignResult, dir: string, options: { overrides?: Partial<ReleaseFlags>; mutant?: string | null } = {}): SeedFileToWrite[] {
+export function failingSeedFiles(
+  result: CampaignResult,
+  dir: string,
+  options: { overrides?: Partial<ReleaseFlags>; mutant?: string | null } = {},
+): SeedFileToWrite[] {
   const overrides = options.overrides ?? {};
   const mutant = options.mutant ?? null;
   const shaping = result.strategy.runShaping ?? null;
@@ -32,7 +36,9 @@ export function failingSeedFiles(result: CampaignResult, dir: string, options: {
     const recipe = recipeFor(result.scenario, overrides, shaping, failure);
     const run = runSeed(recipe.config, recipe.input, { recordTape: true, recordTrace: true });
     if (run.traceHash !== failure.traceHash) {
-      throw new Error(`run ${seed} of ${result.scenario.scenario.name} gave trace ${run.traceHash} on its re-run, ${failure.traceHash} in the campaign: the model is not deterministic`);
+      throw new Error(
+        `run ${seed} of ${result.scenario.scenario.name} gave trace ${run.traceHash} on its re-run, ${failure.traceHash} in the campaign: the model is not deterministic`,
+      );
     }
     // A swarm run is saved as a plain run of the scenario with its fault rates (the same trace);
     // a PCT run keeps its shaping, which replay applies. A seed alone reproduces only a random run.

@@ -1,7 +1,14 @@
 import { isAbsolute, relative } from "node:path";
 import { z } from "zod";
 import { flagOverridesSchema, scenarioSchema } from "../scenario/schema.js";
-import { contentHash, fieldName, hashOf, type LoadedScenario, type Locator, validationError } from "../scenario/loader.js";
+import {
+  contentHash,
+  fieldName,
+  hashOf,
+  type LoadedScenario,
+  type Locator,
+  validationError,
+} from "../scenario/loader.js";
 import { parseJsonInput, jsonOffsetOf, lineColOf } from "../scenario/json-positions.js";
 import { describeFound, InputError, readInputFile } from "../scenario/input-error.js";
 import { semanticProblems } from "../scenario/semantic-checks.js";
@@ -94,7 +101,10 @@ function fingerprintOf(event: TraceEvent): number {
 }
 
 /** Fingerprints of a recorded trace: one per `every` events, at the last event of each group. */
-export function traceFingerprints(events: readonly TraceEvent[], traceEvents: number): { every: number; values: number[] } {
+export function traceFingerprints(
+  events: readonly TraceEvent[],
+  traceEvents: number,
+): { every: number; values: number[] } {
   const every = Math.max(1, Math.ceil(traceEvents / MAX_FINGERPRINTS));
   const values: number[] = [];
   for (let i = every - 1; i < events.length; i += every) values.push(fingerprintOf(events[i] as TraceEvent));
@@ -157,7 +167,8 @@ export function buildSeedFile(input: SeedFileInput): SeedFile {
     fingerprints: { every, data: encodeFingerprints(values) },
     violations: run.violations.map((v) => {
       const out: RecordedViolation = { kind: v.kind, summary: v.summary, atMs: v.atMs };
-      for (const key of ["partition", "broker", "brokerRelease", "transaction", "markerIssuedFor"] as const) if (v[key] !== undefined) out[key] = v[key];
+      for (const key of ["partition", "broker", "brokerRelease", "transaction", "markerIssuedFor"] as const)
+        if (v[key] !== undefined) out[key] = v[key];
       return out;
     }),
     replay: `eosfuzz replay ${input.path}`,
@@ -169,7 +180,9 @@ export function buildSeedFile(input: SeedFileInput): SeedFile {
 export function renderSeedFile(seedFile: SeedFile): string {
   const placeholder = "\u0000tape\u0000";
   const text = JSON.stringify({ ...seedFile, tape: placeholder }, null, 2);
-  const streams = Object.entries(seedFile.tape).map(([name, choices]) => `    ${JSON.stringify(name)}: [${choices.join(",")}]`);
+  const streams = Object.entries(seedFile.tape).map(
+    ([name, choices]) => `    ${JSON.stringify(name)}: [${choices.join(",")}]`,
+  );
   const tape = streams.length > 0 ? `{\n${streams.join(",\n")}\n  }` : "{}";
   return `${text.replace(JSON.stringify(placeholder), tape)}\n`;
 }
@@ -177,12 +190,27 @@ export function renderSeedFile(seedFile: SeedFile): string {
 /** Parse and validate a seed file's text; any problem is one InputError line (exit 2). */
 export function parseSeedFile(text: string, file: string): LoadedSeedFile {
   const data = parseJsonInput(text, file, "a complete JSON seed file");
-  if (data === null || typeof data !== "object" || Array.isArray(data) || (data as { format?: unknown }).format !== SEED_FILE_FORMAT) {
-    throw new InputError(file, "format", `expected "${SEED_FILE_FORMAT}" (an eosfuzz seed file), found ${JSON.stringify((data as { format?: unknown } | null)?.format ?? null)}`, { line: 1, col: 1 });
+  if (
+    data === null ||
+    typeof data !== "object" ||
+    Array.isArray(data) ||
+    (data as { format?: unknown }).format !== SEED_FILE_FORMAT
+  ) {
+    throw new InputError(
+      file,
+      "format",
+      `expected "${SEED_FILE_FORMAT}" (an eosfuzz seed file), found ${JSON.stringify((data as { format?: unknown } | null)?.format ?? null)}`,
+      { line: 1, col: 1 },
+    );
   }
   const version = (data as { formatVersion?: unknown }).formatVersion;
   if (version !== SEED_FILE_VERSION) {
-    throw new InputError(file, "formatVersion", `expected ${SEED_FILE_VERSION} (the seed file format this eosfuzz ${TOOL_VERSION} reads), found ${describeFound(version)}`, { line: 1, col: 1 });
+    throw new InputError(
+      file,
+      "formatVersion",
+      `expected ${SEED_FILE_VERSION} (the seed file format this eosfuzz ${TOOL_VERSION} reads), found ${describeFound(version)}`,
+      { line: 1, col: 1 },
+    );
   }
   const parsed = seedFileSchema.safeParse(data);
   const locate: Locator = (path, unknownKey) => lineColOf(text, jsonOffsetOf(text, path, unknownKey));
@@ -208,8 +236,13 @@ export function parseSeedFile(text: string, file: string): LoadedSeedFile {
     const path = ["scenario", "definition", ...problem.path];
     throw new InputError(file, fieldName(path), problem.message, locate(path));
   }
-  if (tapeLength(seedFile.tape) === 0 && seedFile.seed === null) throw new InputError(file, "tape", "expected a choice tape or a seed, found neither");
-  const scenario: LoadedScenario = { scenario: definition.data, source: `${file} (inline)`, contentHash: contentHash(definition.data) };
+  if (tapeLength(seedFile.tape) === 0 && seedFile.seed === null)
+    throw new InputError(file, "tape", "expected a choice tape or a seed, found neither");
+  const scenario: LoadedScenario = {
+    scenario: definition.data,
+    source: `${file} (inline)`,
+    contentHash: contentHash(definition.data),
+  };
   return { file, seedFile, scenario };
 }
 

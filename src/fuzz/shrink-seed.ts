@@ -50,22 +50,34 @@ export interface ShrinkInput {
 }
 
 /** The reduced scenario keeps its name (with a note) so reports and regress still group it. */
-function reducedLoaded(original: LoadedScenario, reduced: LoadedScenario["scenario"], changed: boolean): LoadedScenario {
+function reducedLoaded(
+  original: LoadedScenario,
+  reduced: LoadedScenario["scenario"],
+  changed: boolean,
+): LoadedScenario {
   if (!changed) return original;
-  const scenario = { ...reduced, description: `${original.scenario.description.trim()} (reduced by eosfuzz shrink)`.trim() };
+  const scenario = {
+    ...reduced,
+    description: `${original.scenario.description.trim()} (reduced by eosfuzz shrink)`.trim(),
+  };
   return { scenario, source: `${original.source} (reduced)`, contentHash: contentHash(scenario) };
 }
 
 /** Shrink one failure and check that the result replays deterministically. */
 export function shrinkOne(input: ShrinkInput): ShrinkSummary {
-  const result = shrinkFailure(input.scenario.scenario, input.overrides, input.tape, input.target, { budgetMs: input.budgetMs });
+  const result = shrinkFailure(input.scenario.scenario, input.overrides, input.tape, input.target, {
+    budgetMs: input.budgetMs,
+  });
   const scenario = reducedLoaded(input.scenario, result.scenario, result.reduction !== null);
   const config = runConfigFor(scenario, input.overrides);
   const verdict = checkDeterminism(config, { tape: result.tape });
   const run = runSeed(config, { tape: result.tape }, { recordTrace: true });
-  const v = run.violations.find((x) => x.kind === input.target.kind && (input.target.broker === undefined || x.broker === input.target.broker)) as Violation;
+  const v = run.violations.find(
+    (x) => x.kind === input.target.kind && (input.target.broker === undefined || x.broker === input.target.broker),
+  ) as Violation;
   const violation: ShrinkSummary["violation"] = { summary: v.summary };
-  for (const key of ["partition", "broker", "transaction", "markerIssuedFor"] as const) if (v[key] !== undefined) violation[key] = v[key];
+  for (const key of ["partition", "broker", "transaction", "markerIssuedFor"] as const)
+    if (v[key] !== undefined) violation[key] = v[key];
   return {
     kind: input.target.kind,
     broker: input.target.broker ?? null,
@@ -87,9 +99,21 @@ export function shrinkOne(input: ShrinkInput): ShrinkSummary {
 }
 
 /** A seed file for a shrunk failure (tape only, no seed), next to `nearPath` unless told otherwise. */
-export function shrunkSeedFile(summary: ShrinkSummary, overrides: Partial<ReleaseFlags>, mutant: string | null, path: string): SeedFile {
+export function shrunkSeedFile(
+  summary: ShrinkSummary,
+  overrides: Partial<ReleaseFlags>,
+  mutant: string | null,
+  path: string,
+): SeedFile {
   const run = runSeed(runConfigFor(summary.scenario, overrides), { tape: summary.tape }, { recordTrace: true });
-  return buildSeedFile({ loaded: summary.scenario, overrides, mutant, seed: null, run: { ...run, tape: summary.tape }, path });
+  return buildSeedFile({
+    loaded: summary.scenario,
+    overrides,
+    mutant,
+    seed: null,
+    run: { ...run, tape: summary.tape },
+    path,
+  });
 }
 
 export function defaultShrunkPath(nearPath: string, summary: ShrinkSummary, mutant: string | null): string {
@@ -101,9 +125,14 @@ export function shrinkSeedFile(loaded: LoadedSeedFile, budgetMs: number): Shrink
   const first = loaded.seedFile.violations[0];
   if (!first) throw new Error("a seed file has at least one violation");
   if (loaded.seedFile.shaping) {
-    throw new InputError(loaded.file, "shaping", "expected a seed file the shrinker can re-run, found a PCT run (its delivery policy is not part of the scenario): replay it with eosfuzz replay");
+    throw new InputError(
+      loaded.file,
+      "shaping",
+      "expected a seed file the shrinker can re-run, found a PCT run (its delivery policy is not part of the scenario): replay it with eosfuzz replay",
+    );
   }
-  const target: ShrinkTarget = first.broker !== undefined ? { kind: first.kind, broker: first.broker } : { kind: first.kind };
+  const target: ShrinkTarget =
+    first.broker !== undefined ? { kind: first.kind, broker: first.broker } : { kind: first.kind };
   return shrinkOne({
     scenario: loaded.scenario,
     overrides: loaded.seedFile.overrides as Partial<ReleaseFlags>,

@@ -78,7 +78,16 @@ export function cutTape(tape: Readonly<Tape>, positions: Record<string, number>)
   return normalizeTape(cutStreams(tape, positions));
 }
 
-const FAULT_KINDS = new Set(["net.slow", "net.drop", "net.duplicate", "fault.stall", "fault.partition", "fault.failover", "fault.producer-restart", "producer.pause"]);
+const FAULT_KINDS = new Set([
+  "net.slow",
+  "net.drop",
+  "net.duplicate",
+  "fault.stall",
+  "fault.partition",
+  "fault.failover",
+  "fault.producer-restart",
+  "producer.pause",
+]);
 
 function nonZero(tape: Readonly<Tape>): number {
   let n = 0;
@@ -123,7 +132,12 @@ export function measureRun(result: RunResult, tape: Readonly<Tape>): RunSize {
  * (delta debugging), fast-check's array shrinker (removes chunks, shifting later choices earlier,
  * and shrinks values), then lower each value. Repeats until nothing shrinks or the budget is spent.
  */
-export function shrinkTape(config: RunConfig, tape: Readonly<Tape>, target: ShrinkTarget, options: ShrinkOptions): ShrinkResult {
+export function shrinkTape(
+  config: RunConfig,
+  tape: Readonly<Tape>,
+  target: ShrinkTarget,
+  options: ShrinkOptions,
+): ShrinkResult {
   const now = options.nowMs ?? (() => performance.now());
   const started = now();
   const deadline = started + options.budgetMs;
@@ -300,7 +314,14 @@ const REDUCTION_BUDGET_SHARE = 0.5;
 /** Seeds tried per reduced scenario. */
 const REDUCTION_SEEDS = 3_000;
 
-const CLIENT_VISIBLE = new Set<ViolationKind>(["aborted-read", "lost-write", "torn-transaction", "premature-read", "duplicate", "non-monotonic"]);
+const CLIENT_VISIBLE = new Set<ViolationKind>([
+  "aborted-read",
+  "lost-write",
+  "torn-transaction",
+  "premature-read",
+  "duplicate",
+  "non-monotonic",
+]);
 
 /** Smaller workloads to try, smallest first: one producer with two transactions, and so on. */
 function reducedWorkloads(s: Scenario, target: ShrinkTarget): Scenario[] {
@@ -330,10 +351,20 @@ function reducedWorkloads(s: Scenario, target: ShrinkTarget): Scenario[] {
  * minimal than anything reachable by editing the original tape, whose failing transaction pair may
  * sit deep in a long workload. Returns null when no smaller scenario shows it within the budget.
  */
-export function reduceScenario(scenario: Scenario, overrides: Partial<ReleaseFlags>, target: ShrinkTarget, budgetMs: number, now: () => number): { scenario: Scenario; tape: Tape; reduction: ScenarioReduction } | null {
+export function reduceScenario(
+  scenario: Scenario,
+  overrides: Partial<ReleaseFlags>,
+  target: ShrinkTarget,
+  budgetMs: number,
+  now: () => number,
+): { scenario: Scenario; tape: Tape; reduction: ScenarioReduction } | null {
   const deadline = now() + budgetMs;
   for (const candidate of reducedWorkloads(scenario, target)) {
-    const config: RunConfig = { scenario: candidate.name, spec: toClusterSpec(candidate, overrides), script: candidate.script ?? null };
+    const config: RunConfig = {
+      scenario: candidate.name,
+      spec: toClusterSpec(candidate, overrides),
+      script: candidate.script ?? null,
+    };
     for (let seed = 0; seed < REDUCTION_SEEDS && now() < deadline; seed++) {
       const r = runSeed(config, { seed }, { recordTape: true, stopWhen: (v) => matchesTarget(v, target) });
       if (r.stoppedAt === null) continue;
@@ -358,10 +389,20 @@ export function reduceScenario(scenario: Scenario, overrides: Partial<ReleaseFla
  * Shrink a failure: first try to reproduce it in a smaller scenario, then shrink the tape (of the
  * smaller scenario if one reproduced it, else of the original) with `shrinkTape`.
  */
-export function shrinkFailure(scenario: Scenario, overrides: Partial<ReleaseFlags>, tape: Readonly<Tape>, target: ShrinkTarget, options: ShrinkOptions): ShrinkFailureResult {
+export function shrinkFailure(
+  scenario: Scenario,
+  overrides: Partial<ReleaseFlags>,
+  tape: Readonly<Tape>,
+  target: ShrinkTarget,
+  options: ShrinkOptions,
+): ShrinkFailureResult {
   const now = options.nowMs ?? (() => performance.now());
   const started = now();
-  const originalConfig: RunConfig = { scenario: scenario.name, spec: toClusterSpec(scenario, overrides), script: scenario.script ?? null };
+  const originalConfig: RunConfig = {
+    scenario: scenario.name,
+    spec: toClusterSpec(scenario, overrides),
+    script: scenario.script ?? null,
+  };
   const originalRun = runSeed(originalConfig, { tape }, { recordTrace: true });
   if (!originalRun.violations.some((v) => matchesTarget(v, target))) {
     throw new Error(`the tape does not show ${target.kind}${target.broker ? ` at ${target.broker}` : ""}`);
@@ -369,8 +410,18 @@ export function shrinkFailure(scenario: Scenario, overrides: Partial<ReleaseFlag
   const original = measureRun(originalRun, normalizeTape(tape));
   const reduced = reduceScenario(scenario, overrides, target, options.budgetMs * REDUCTION_BUDGET_SHARE, now);
   const chosen = reduced ?? { scenario, tape, reduction: null };
-  const config: RunConfig = { scenario: chosen.scenario.name, spec: toClusterSpec(chosen.scenario, overrides), script: chosen.scenario.script ?? null };
+  const config: RunConfig = {
+    scenario: chosen.scenario.name,
+    spec: toClusterSpec(chosen.scenario, overrides),
+    script: chosen.scenario.script ?? null,
+  };
   const remaining = Math.max(1, options.budgetMs - (now() - started));
   const result = shrinkTape(config, chosen.tape, target, { ...options, budgetMs: remaining, nowMs: now });
-  return { ...result, scenario: chosen.scenario, reduction: chosen.reduction, original, timeMs: Math.round(now() - started) };
+  return {
+    ...result,
+    scenario: chosen.scenario,
+    reduction: chosen.reduction,
+    original,
+    timeMs: Math.round(now() - started),
+  };
 }

@@ -3,7 +3,12 @@ import { type LinkFaults, Network } from "../sim/network.js";
 import type { Simulation, StopReason } from "../sim/simulation.js";
 import { KafkaBroker } from "./broker/kafka-broker.js";
 import type { LogBatch } from "./broker/partition-log.js";
-import { type ConsumedRecord, type Observation, ReadCommittedConsumer, readPartition } from "./client/read-committed-consumer.js";
+import {
+  type ConsumedRecord,
+  type Observation,
+  ReadCommittedConsumer,
+  readPartition,
+} from "./client/read-committed-consumer.js";
 import { TransactionalProducer, workloadStreamName } from "./client/transactional-producer.js";
 import type { ClusterContext, MetadataCache } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
@@ -89,7 +94,13 @@ export class Cluster {
       });
     }
     const coordinatorIds = new Set(spec.coordinators.map((c) => c.id));
-    this.net = new Network<KafkaRequest, KafkaResponse>(sim, choices, (from, to) => this.linkFaults(coordinatorIds, from, to), labelOf, describeMessage);
+    this.net = new Network<KafkaRequest, KafkaResponse>(
+      sim,
+      choices,
+      (from, to) => this.linkFaults(coordinatorIds, from, to),
+      labelOf,
+      describeMessage,
+    );
     const first = spec.coordinators[0];
     if (!first) throw new Error("a cluster needs a coordinator");
     const metadata: MetadataCache = {
@@ -101,7 +112,10 @@ export class Cluster {
     const producerIds = new ProducerIdManager(FIRST_PRODUCER_ID);
     const markerIds = new IdSequence(1);
     for (const c of spec.coordinators) {
-      this.coordinators.set(c.id, new TransactionCoordinator(this.ctx, c.id, this.profileOf(c), this.log, producerIds, markerIds));
+      this.coordinators.set(
+        c.id,
+        new TransactionCoordinator(this.ctx, c.id, this.profileOf(c), this.log, producerIds, markerIds),
+      );
     }
     for (const b of spec.brokers) {
       const led = this.partitions.filter((p) => this.leaders.get(p) === b.id);
@@ -226,7 +240,8 @@ export class Cluster {
     let stop = sim.run(bounds, () => producersDone() || abort());
     const workloadEndMs = sim.nowMs;
     const done = producersDone();
-    if (stop === "max-events" || abort()) return { stop: abort() ? "stopped" : stop, workloadEndMs, producersDone: done };
+    if (stop === "max-events" || abort())
+      return { stop: abort() ? "stopped" : stop, workloadEndMs, producersDone: done };
     this.endFaults();
     for (const p of this.producers) p.stop();
     sim.emit("cluster", "quiet-period", { untilMs: sim.nowMs + spec.bounds.quietPeriodMs });
@@ -251,7 +266,14 @@ export class Cluster {
       const log = broker.logs.get(partition);
       if (!log) throw new Error(`${brokerId} does not hold ${partition}`);
       const { records, readBound } = consumer ? consumer.readAll(log) : readPartition(log);
-      return { partition, broker: brokerId, brokerRelease: broker.releaseName, readBound, highWatermark: log.highWatermark, records };
+      return {
+        partition,
+        broker: brokerId,
+        brokerRelease: broker.releaseName,
+        readBound,
+        highWatermark: log.highWatermark,
+        records,
+      };
     });
   }
 
@@ -281,7 +303,13 @@ export class Cluster {
         .map((e) => ({
           producerId: e.producerId,
           firstOffset: e.currentTxnFirstOffset as number,
-          ghostTxns: [...new Set(log.dataBatchesOf(e.producerId, e.currentTxnFirstOffset as number, log.logEndOffset).map((b) => b.ghostTxn ?? "?"))],
+          ghostTxns: [
+            ...new Set(
+              log
+                .dataBatchesOf(e.producerId, e.currentTxnFirstOffset as number, log.logEndOffset)
+                .map((b) => b.ghostTxn ?? "?"),
+            ),
+          ],
         }));
       return {
         partition,
@@ -291,7 +319,11 @@ export class Cluster {
         lastStableOffset: log.lastStableOffset(),
         openTransactions: open,
         batches: log.batches,
-        abortedTxns: log.abortedTxns.map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset, lastOffset: a.lastOffset })),
+        abortedTxns: log.abortedTxns.map((a) => ({
+          producerId: a.producerId,
+          firstOffset: a.firstOffset,
+          lastOffset: a.lastOffset,
+        })),
       };
     });
     return { coordinator: this.log.leader, coordinatorEpoch: this.log.epoch, transactions, partitions };

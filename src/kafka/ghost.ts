@@ -11,12 +11,38 @@ export interface GhostObserver {
   txnBegun(e: { ghostTxn: string; producer: string; transactionalId: string; atMs: number }): void;
   batchAppended(e: { broker: string; partition: PartitionKey; batch: LogBatch; atMs: number }): void;
   txnDecided(e: TxnDecision): void;
-  txnCompleted(e: { ghostTxn: string | null; transactionalId: string; result: TransactionResult; coordinator: string; atMs: number }): void;
+  txnCompleted(e: {
+    ghostTxn: string | null;
+    transactionalId: string;
+    result: TransactionResult;
+    coordinator: string;
+    atMs: number;
+  }): void;
   markerSent(e: MarkerSend): void;
   markerApplied(e: MarkerOutcome): void;
-  markerRequestRefused(e: { broker: string; brokerRelease: ReleaseName; version: number; reason: string; markerIds: number[]; atMs: number }): void;
-  markerSendingAbandoned(e: { transactionalId: string; ghostTxn: string | null; coordinator: string; broker: string; errorCode: number; atMs: number }): void;
-  producerOutcome(e: { ghostTxn: string; producer: string; outcome: "committed" | "aborted" | "unknown"; detail: string; atMs: number }): void;
+  markerRequestRefused(e: {
+    broker: string;
+    brokerRelease: ReleaseName;
+    version: number;
+    reason: string;
+    markerIds: number[];
+    atMs: number;
+  }): void;
+  markerSendingAbandoned(e: {
+    transactionalId: string;
+    ghostTxn: string | null;
+    coordinator: string;
+    broker: string;
+    errorCode: number;
+    atMs: number;
+  }): void;
+  producerOutcome(e: {
+    ghostTxn: string;
+    producer: string;
+    outcome: "committed" | "aborted" | "unknown";
+    detail: string;
+    atMs: number;
+  }): void;
 }
 
 export interface TxnDecision {

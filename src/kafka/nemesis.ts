@@ -19,7 +19,8 @@ export class Nemesis {
 
   start(): void {
     const { faults } = this.cluster.spec;
-    for (const upgrade of faults.upgrades) this.cluster.sim.scheduleAt(upgrade.atMs, () => this.upgrade(upgrade.node, upgrade.release));
+    for (const upgrade of faults.upgrades)
+      this.cluster.sim.scheduleAt(upgrade.atMs, () => this.upgrade(upgrade.node, upgrade.release));
     if (faults.nemesisTickMs <= 0) return;
     this.active = true;
     this.cluster.sim.schedule(faults.nemesisTickMs, () => this.tick());
@@ -37,7 +38,10 @@ export class Nemesis {
     const now = sim.nowMs;
     for (const broker of this.cluster.brokers.keys()) {
       if (choices.chance("nemesis:stall", f.brokerStall.ppm)) {
-        net.stall(broker, now + choices.between("nemesis:stall", f.brokerStall.durationMs.min, f.brokerStall.durationMs.max));
+        net.stall(
+          broker,
+          now + choices.between("nemesis:stall", f.brokerStall.durationMs.min, f.brokerStall.durationMs.max),
+        );
       }
     }
     if (choices.chance("nemesis:partition", f.linkPartition.ppm)) this.partitionLink();
@@ -45,7 +49,9 @@ export class Nemesis {
     this.cluster.producers.forEach((producer, i) => {
       if (producer.isDone) return;
       if (choices.chance("nemesis:pause", f.producerPause.ppm)) {
-        producer.pause(now + choices.between("nemesis:pause", f.producerPause.durationMs.min, f.producerPause.durationMs.max));
+        producer.pause(
+          now + choices.between("nemesis:pause", f.producerPause.durationMs.min, f.producerPause.durationMs.max),
+        );
       }
       if (this.restarts < MAX_RESTARTS && choices.chance("nemesis:restart", f.producerRestart.ppm)) this.restart(i);
     });
@@ -58,7 +64,13 @@ export class Nemesis {
     const brokers = [...this.cluster.brokers.keys()];
     const broker = brokers[choices.pick("nemesis:partition", brokers.length)] as string;
     const coordinator = this.cluster.log.leader;
-    const until = sim.nowMs + choices.between("nemesis:partition", spec.faults.linkPartition.durationMs.min, spec.faults.linkPartition.durationMs.max);
+    const until =
+      sim.nowMs +
+      choices.between(
+        "nemesis:partition",
+        spec.faults.linkPartition.durationMs.min,
+        spec.faults.linkPartition.durationMs.max,
+      );
     const oneWay = choices.chance("nemesis:partition", spec.faults.linkPartition.oneWayPpm);
     net.block(coordinator, broker, until);
     if (!oneWay) net.block(broker, coordinator, until);
@@ -92,7 +104,14 @@ export class Nemesis {
     const { sim, choices, spec } = this.cluster;
     const old = this.cluster.producers[index] as TransactionalProducer;
     old.superseded = true;
-    old.pause(sim.nowMs + choices.between("nemesis:restart", spec.faults.producerRestart.zombiePauseMs.min, spec.faults.producerRestart.zombiePauseMs.max));
+    old.pause(
+      sim.nowMs +
+        choices.between(
+          "nemesis:restart",
+          spec.faults.producerRestart.zombiePauseMs.min,
+          spec.faults.producerRestart.zombiePauseMs.max,
+        ),
+    );
     this.zombies.push(old);
     this.restarts++;
     const base = old.config.name.split("#")[0] as string;

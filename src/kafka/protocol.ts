@@ -154,7 +154,8 @@ export function labelOf(message: KafkaRequest | KafkaResponse): string {
   return message.api;
 }
 
-const ids = (producerId: number, producerEpoch: number) => (producerId >= 0 ? ` pid ${producerId} epoch ${producerEpoch}` : "");
+const ids = (producerId: number, producerEpoch: number) =>
+  producerId >= 0 ? ` pid ${producerId} epoch ${producerEpoch}` : "";
 
 /**
  * The key fields of a message as short text (the `detail` of net.send / net.reply trace events), so a
@@ -164,20 +165,36 @@ const ids = (producerId: number, producerEpoch: number) => (producerId >= 0 ? ` 
 export function describeMessage(message: KafkaRequest | KafkaResponse): string {
   switch (message.api) {
     case "InitProducerId":
-      return "transactionalId" in message ? `${message.transactionalId}${ids(message.producerId, message.producerEpoch)}` : `${errorName(message.errorCode)}${ids(message.producerId, message.producerEpoch)}`;
+      return "transactionalId" in message
+        ? `${message.transactionalId}${ids(message.producerId, message.producerEpoch)}`
+        : `${errorName(message.errorCode)}${ids(message.producerId, message.producerEpoch)}`;
     case "AddPartitionsToTxn":
-      if ("transactionalId" in message) return `v${message.version}${ids(message.producerId, message.producerEpoch)} ${message.partitions.join(",")}${message.verifyOnly ? " verifyOnly" : ""}`;
-      return [errorName(message.errorCode), ...message.results.filter((r) => r.errorCode !== 0).map((r) => `${r.partition} ${errorName(r.errorCode)}`)].join(" ");
+      if ("transactionalId" in message)
+        return `v${message.version}${ids(message.producerId, message.producerEpoch)} ${message.partitions.join(",")}${message.verifyOnly ? " verifyOnly" : ""}`;
+      return [
+        errorName(message.errorCode),
+        ...message.results.filter((r) => r.errorCode !== 0).map((r) => `${r.partition} ${errorName(r.errorCode)}`),
+      ].join(" ");
     case "EndTxn":
-      return "transactionalId" in message ? `v${message.version} ${resultOf(message.committed)}${ids(message.producerId, message.producerEpoch)}` : `${errorName(message.errorCode)}${ids(message.producerId, message.producerEpoch)}`;
+      return "transactionalId" in message
+        ? `v${message.version} ${resultOf(message.committed)}${ids(message.producerId, message.producerEpoch)}`
+        : `${errorName(message.errorCode)}${ids(message.producerId, message.producerEpoch)}`;
     case "Produce":
-      return "partition" in message ? `v${message.version} ${message.partition}${ids(message.producerId, message.producerEpoch)} seq ${message.baseSequence}` : `${errorName(message.errorCode)}${message.errorCode === 0 ? ` offset ${message.baseOffset}` : ""}`;
+      return "partition" in message
+        ? `v${message.version} ${message.partition}${ids(message.producerId, message.producerEpoch)} seq ${message.baseSequence}`
+        : `${errorName(message.errorCode)}${message.errorCode === 0 ? ` offset ${message.baseOffset}` : ""}`;
     case "WriteTxnMarkers":
-      return "ghosts" in message ? message.ghosts.map((g) => `marker #${g.markerId} copy ${g.resend + 1}`).join(", ") : "";
+      return "ghosts" in message
+        ? message.ghosts.map((g) => `marker #${g.markerId} copy ${g.resend + 1}`).join(", ")
+        : "";
     case "ApiVersions":
-      return "writeTxnMarkersMaxVersion" in message ? `${errorName(message.errorCode)} WriteTxnMarkers max v${message.writeTxnMarkersMaxVersion}` : "";
+      return "writeTxnMarkersMaxVersion" in message
+        ? `${errorName(message.errorCode)} WriteTxnMarkers max v${message.writeTxnMarkersMaxVersion}`
+        : "";
     case "Fetch":
-      return "fetchOffset" in message ? `${message.partition} from ${message.fetchOffset} ${message.isolation}` : `${errorName(message.errorCode)} hw ${message.highWatermark} lso ${message.lastStableOffset} ${message.batches.length} batches`;
+      return "fetchOffset" in message
+        ? `${message.partition} from ${message.fetchOffset} ${message.isolation}`
+        : `${errorName(message.errorCode)} hw ${message.highWatermark} lso ${message.lastStableOffset} ${message.batches.length} batches`;
   }
 }
 

@@ -6,7 +6,10 @@ import type { GhostLedger } from "./ghost-ledger.js";
 import type { Violation } from "./violation.js";
 
 function describeSend(s: MarkerSend): string {
-  const tv = s.version >= 2 ? `TransactionVersion ${s.transactionVersionField}` : "TransactionVersion dropped (v1 has no such field)";
+  const tv =
+    s.version >= 2
+      ? `TransactionVersion ${s.transactionVersionField}`
+      : "TransactionVersion dropped (v1 has no such field)";
   return `${s.coordinator} (${s.coordinatorRelease}, coordinatorEpoch ${s.coordinatorEpoch}) sent marker #${s.markerId} copy ${s.resend + 1} to ${s.broker} as WriteTxnMarkers v${s.version}, ${tv} [request ${s.correlationId}]`;
 }
 
@@ -14,8 +17,11 @@ function describeSend(s: MarkerSend): string {
 function originOfCopy(ledger: GhostLedger, e: MarkerOutcome): string {
   const sends = ledger.markerSends.get(e.markerId) ?? [];
   const later = sends.filter((s) => s.resend > e.resend);
-  const sameRequestApplied = (ledger.markerOutcomes.get(e.markerId) ?? []).filter((o) => o.correlationId === e.correlationId && o.partition === e.partition);
-  if (sameRequestApplied.length > 1 && sameRequestApplied[0] !== e) return `a duplicate delivery of request ${e.correlationId} (the network delivered it twice)`;
+  const sameRequestApplied = (ledger.markerOutcomes.get(e.markerId) ?? []).filter(
+    (o) => o.correlationId === e.correlationId && o.partition === e.partition,
+  );
+  if (sameRequestApplied.length > 1 && sameRequestApplied[0] !== e)
+    return `a duplicate delivery of request ${e.correlationId} (the network delivered it twice)`;
   if (later.length > 0) {
     const next = later[0] as MarkerSend;
     return `copy ${e.resend + 1} of marker #${e.markerId}, delayed in the network; the coordinator had re-sent it as copy ${next.resend + 1} at t=${next.atMs}ms after request ${e.correlationId} timed out or its connection dropped`;
@@ -24,17 +30,22 @@ function originOfCopy(ledger: GhostLedger, e: MarkerOutcome): string {
 }
 
 function whatKip1228Would(ledger: GhostLedger, e: MarkerOutcome, victimOpen: boolean): string {
-  if (e.rule === "strict-tv2") return "the strict KIP-1228 rule accepted it: the marker epoch was above the producer epoch";
+  if (e.rule === "strict-tv2")
+    return "the strict KIP-1228 rule accepted it: the marker epoch was above the producer epoch";
   const reject = `a KIP-1228 leader on v2 would have rejected this copy with INVALID_PRODUCER_EPOCH (${e.markerEpoch} <= ${e.storedEpochBefore}${victimOpen ? " with a transaction open" : ""})`;
   const tv2Txn = (ledger.decisions.get(e.ghostTxn ?? "") ?? []).some((d) => d.transactionVersion >= 2);
   if (e.rule === "legacy" && e.requestVersion < 2 && tv2Txn) {
-    const v1Only = RELEASES[e.brokerRelease].maxWriteTxnMarkersVersion < 2 ? `${e.broker} runs ${e.brokerRelease}, which takes only WriteTxnMarkers v1, so` : "the request was WriteTxnMarkers v1, so";
+    const v1Only =
+      RELEASES[e.brokerRelease].maxWriteTxnMarkersVersion < 2
+        ? `${e.broker} runs ${e.brokerRelease}, which takes only WriteTxnMarkers v1, so`
+        : "the request was WriteTxnMarkers v1, so";
     return `${v1Only} the TransactionVersion never reached it; ${reject}`;
   }
   if (e.rule === "legacy" && e.requestVersion >= 2 && e.transactionVersionSeen >= 2) {
     return `the request was v2 with TransactionVersion ${e.transactionVersionSeen}, yet ${e.broker} judged it by the legacy rule (its strict KIP-1228 check is off); ${reject}`;
   }
-  if (e.rule === "kafka-19999-equal-epoch") return `the KAFKA-19999 tolerance let an equal epoch through although a transaction was open; ${reject}`;
+  if (e.rule === "kafka-19999-equal-epoch")
+    return `the KAFKA-19999 tolerance let an equal epoch through although a transaction was open; ${reject}`;
   if (e.rule === "unchecked") return `${e.broker} did not check the producer epoch at all`;
   if (e.rule === "legacy" && e.requestVersion >= 2 && e.transactionVersionSeen < 2) {
     return "the request was v2 but carried TransactionVersion 0 (a TV0/TV1 transaction, or the coordinator did not fill the field), so the legacy rule applied";
@@ -52,27 +63,44 @@ export function explainStaleMarker(ledger: GhostLedger, e: MarkerOutcome, foreig
   const lines: string[] = [];
   const decision = ledger.decisions.get(issuedFor)?.[0];
   if (decision) {
-    lines.push(`${at(decision.atMs)} ${decision.coordinator} wrote ${decision.result === "COMMIT" ? "PrepareCommit" : "PrepareAbort"} for ${issuedFor} (producerId ${decision.producerId}, epoch ${decision.producerEpoch}, coordinatorEpoch ${decision.coordinatorEpoch}, TV${decision.transactionVersion}, ${decision.initiator === "client" ? "EndTxn from the producer" : "coordinator-initiated abort"})`);
+    lines.push(
+      `${at(decision.atMs)} ${decision.coordinator} wrote ${decision.result === "COMMIT" ? "PrepareCommit" : "PrepareAbort"} for ${issuedFor} (producerId ${decision.producerId}, epoch ${decision.producerEpoch}, coordinatorEpoch ${decision.coordinatorEpoch}, TV${decision.transactionVersion}, ${decision.initiator === "client" ? "EndTxn from the producer" : "coordinator-initiated abort"})`,
+    );
   }
   const sends = (ledger.markerSends.get(e.markerId) ?? []).filter((s) => s.atMs <= e.atMs);
   for (const s of sends) lines.push(`${at(s.atMs)} ${describeSend(s)}`);
-  const earlier = (ledger.markerOutcomes.get(e.markerId) ?? []).find((o) => o.partition === e.partition && o.errorCode === 0 && o.atMs <= e.atMs && o !== e);
+  const earlier = (ledger.markerOutcomes.get(e.markerId) ?? []).find(
+    (o) => o.partition === e.partition && o.errorCode === 0 && o.atMs <= e.atMs && o !== e,
+  );
   if (earlier) {
-    const closed = earlier.completed ? `, closing ${issuedFor}'s ${offsetRange(earlier.completed.firstOffset, earlier.completed.lastOffset)}` : "";
-    lines.push(`${at(earlier.atMs)} ${earlier.broker} applied copy ${earlier.resend + 1} at ${e.partition} (${pastTense(earlier.result)} at offset ${earlier.markerOffset}${closed})`);
+    const closed = earlier.completed
+      ? `, closing ${issuedFor}'s ${offsetRange(earlier.completed.firstOffset, earlier.completed.lastOffset)}`
+      : "";
+    lines.push(
+      `${at(earlier.atMs)} ${earlier.broker} applied copy ${earlier.resend + 1} at ${e.partition} (${pastTense(earlier.result)} at offset ${earlier.markerOffset}${closed})`,
+    );
   }
   const completion = ledger.completions.get(issuedFor);
-  if (completion && completion.atMs <= e.atMs) lines.push(`${at(completion.atMs)} ${completion.coordinator} wrote ${completion.result === "COMMIT" ? "CompleteCommit" : "CompleteAbort"} for ${issuedFor}`);
-  const victimAppends = (ledger.appends.get(victim) ?? []).filter((a) => a.partition === e.partition && a.atMs <= e.atMs);
+  if (completion && completion.atMs <= e.atMs)
+    lines.push(
+      `${at(completion.atMs)} ${completion.coordinator} wrote ${completion.result === "COMMIT" ? "CompleteCommit" : "CompleteAbort"} for ${issuedFor}`,
+    );
+  const victimAppends = (ledger.appends.get(victim) ?? []).filter(
+    (a) => a.partition === e.partition && a.atMs <= e.atMs,
+  );
   if (victimAppends.length > 0) {
     const a = victimAppends[0] as (typeof victimAppends)[number];
-    lines.push(`${at(a.atMs)} ${victim} wrote ${offsetRange(first.baseOffset, last.lastOffset)} at ${e.partition} (producerId ${a.producerId}, epoch ${a.producerEpoch}); its transaction was open there`);
+    lines.push(
+      `${at(a.atMs)} ${victim} wrote ${offsetRange(first.baseOffset, last.lastOffset)} at ${e.partition} (producerId ${a.producerId}, epoch ${a.producerEpoch}); its transaction was open there`,
+    );
   }
   lines.push(
     `${at(e.atMs)} ${e.broker} (${e.brokerRelease}) received ${originOfCopy(ledger, e)}: ${describeRule(e.rule)} passed (marker epoch ${e.markerEpoch}, producer epoch ${e.storedEpochBefore}), coordinator epoch ${e.coordinatorEpoch} >= ${e.storedCoordinatorEpochBefore}`,
   );
   const completed = e.completed as NonNullable<MarkerOutcome["completed"]>;
-  lines.push(`${" ".repeat(10)} -> ${e.result} marker at offset ${e.markerOffset} closed ${offsetRange(completed.firstOffset, completed.lastOffset)}: ${victims.join(", ")}'s records were ${pastTense(e.result)} by ${issuedFor}'s marker`);
+  lines.push(
+    `${" ".repeat(10)} -> ${e.result} marker at offset ${e.markerOffset} closed ${offsetRange(completed.firstOffset, completed.lastOffset)}: ${victims.join(", ")}'s records were ${pastTense(e.result)} by ${issuedFor}'s marker`,
+  );
   lines.push(`${" ".repeat(10)} why: ${whatKip1228Would(ledger, e, true)}`);
   return {
     kind: "stale-marker",
@@ -90,10 +118,16 @@ export function explainStaleMarker(ledger: GhostLedger, e: MarkerOutcome, foreig
 /** A marker for transaction T applied a result the coordinator never decided for T. */
 export function explainOutcomeMismatch(ledger: GhostLedger, e: MarkerOutcome, decided: TxnDecision[]): Violation {
   const ghost = e.ghostTxn ?? "(none)";
-  const lines = decided.map((d) => `${at(d.atMs)} ${d.coordinator} decided ${d.result} for ${ghost} (epoch ${d.producerEpoch}, coordinatorEpoch ${d.coordinatorEpoch})`);
-  for (const s of (ledger.markerSends.get(e.markerId) ?? []).filter((x) => x.atMs <= e.atMs)) lines.push(`${at(s.atMs)} ${describeSend(s)} with result ${s.result}`);
+  const lines = decided.map(
+    (d) =>
+      `${at(d.atMs)} ${d.coordinator} decided ${d.result} for ${ghost} (epoch ${d.producerEpoch}, coordinatorEpoch ${d.coordinatorEpoch})`,
+  );
+  for (const s of (ledger.markerSends.get(e.markerId) ?? []).filter((x) => x.atMs <= e.atMs))
+    lines.push(`${at(s.atMs)} ${describeSend(s)} with result ${s.result}`);
   const completed = e.completed as NonNullable<MarkerOutcome["completed"]>;
-  lines.push(`${at(e.atMs)} ${e.broker} (${e.brokerRelease}) applied ${e.result} to ${ghost}'s ${offsetRange(completed.firstOffset, completed.lastOffset)} at ${e.partition}`);
+  lines.push(
+    `${at(e.atMs)} ${e.broker} (${e.brokerRelease}) applied ${e.result} to ${ghost}'s ${offsetRange(completed.firstOffset, completed.lastOffset)} at ${e.partition}`,
+  );
   return {
     kind: "outcome-mismatch",
     summary: `${e.partition} on ${e.broker} ${pastTense(e.result)} ${ghost}, but the coordinator decided ${decided.map((d) => d.result).join("/")}`,

@@ -109,8 +109,15 @@ export class GhostLedger implements GhostObserver {
     this.decisions.set(e.ghostTxn, list);
   }
 
-  txnCompleted(e: { ghostTxn: string | null; transactionalId: string; result: TransactionResult; coordinator: string; atMs: number }): void {
-    if (e.ghostTxn !== null && !this.completions.has(e.ghostTxn)) this.completions.set(e.ghostTxn, { result: e.result, atMs: e.atMs, coordinator: e.coordinator });
+  txnCompleted(e: {
+    ghostTxn: string | null;
+    transactionalId: string;
+    result: TransactionResult;
+    coordinator: string;
+    atMs: number;
+  }): void {
+    if (e.ghostTxn !== null && !this.completions.has(e.ghostTxn))
+      this.completions.set(e.ghostTxn, { result: e.result, atMs: e.atMs, coordinator: e.coordinator });
   }
 
   markerSent(e: MarkerSend): void {
@@ -146,7 +153,13 @@ export class GhostLedger implements GhostObserver {
     this.abandoned.push(e);
   }
 
-  producerOutcome(e: { ghostTxn: string; producer: string; outcome: "committed" | "aborted" | "unknown"; detail: string; atMs: number }): void {
+  producerOutcome(e: {
+    ghostTxn: string;
+    producer: string;
+    outcome: "committed" | "aborted" | "unknown";
+    detail: string;
+    atMs: number;
+  }): void {
     this.producerOutcomes.set(e.ghostTxn, { outcome: e.outcome, detail: e.detail, atMs: e.atMs });
   }
 

@@ -32,7 +32,8 @@ export function checkLiveness(ledger: GhostLedger, snapshot: ClusterSnapshot, en
       if (open.ghostTxns.every((g) => explainedGhosts.has(g))) continue;
       out.push(stuckAtPartition(ledger, snapshot, p, open, endMs));
     }
-    if (p.openTransactions.length === 0 && p.lastStableOffset < p.highWatermark) out.push(lsoStuckWithoutOpenTxn(p, endMs));
+    if (p.openTransactions.length === 0 && p.lastStableOffset < p.highWatermark)
+      out.push(lsoStuckWithoutOpenTxn(p, endMs));
   }
   return out;
 }
@@ -44,23 +45,43 @@ interface HangCause {
   place: { broker: string; brokerRelease: string; partition: string } | null;
 }
 
-function stuckAtCoordinator(ledger: GhostLedger, snapshot: ClusterSnapshot, txn: SnapshotTxn, endMs: number): Violation {
+function stuckAtCoordinator(
+  ledger: GhostLedger,
+  snapshot: ClusterSnapshot,
+  txn: SnapshotTxn,
+  endMs: number,
+): Violation {
   const ghost = txn.ghostTxn ?? "(unknown)";
   const lines: string[] = [];
   const decision = txn.ghostTxn ? ledger.decisions.get(txn.ghostTxn)?.[0] : undefined;
-  if (decision) lines.push(`${at(decision.atMs)} ${decision.coordinator} wrote ${txn.state} for ${ghost} (producerId ${decision.producerId}, epoch ${decision.producerEpoch}, TV${decision.transactionVersion})`);
+  if (decision)
+    lines.push(
+      `${at(decision.atMs)} ${decision.coordinator} wrote ${txn.state} for ${ghost} (producerId ${decision.producerId}, epoch ${decision.producerEpoch}, TV${decision.transactionVersion})`,
+    );
   const sends = ledger.sendsFor(txn.ghostTxn);
   const markerIds = new Set(sends.map((s) => s.markerId));
-  const abandoned = ledger.abandoned.filter((a) => a.transactionalId === txn.transactionalId && a.ghostTxn === txn.ghostTxn);
+  const abandoned = ledger.abandoned.filter(
+    (a) => a.transactionalId === txn.transactionalId && a.ghostTxn === txn.ghostTxn,
+  );
   const refused = ledger.refused.filter((r) => r.markerIds.some((id) => markerIds.has(id)));
   const firstAbandon = abandoned[0];
   const firstRefusal = refused[0];
   let cause: HangCause;
   if (firstAbandon) cause = rejectedAndAbandoned(ledger, txn, firstAbandon);
   else if (firstRefusal) cause = neverUnderstood(sends, refused, firstRefusal);
-  else cause = { summary: sends.length > 0 ? `its markers were still being re-sent (${sends.length} sends) when the run ended` : "no marker was ever sent for it", lines: [], place: null };
+  else
+    cause = {
+      summary:
+        sends.length > 0
+          ? `its markers were still being re-sent (${sends.length} sends) when the run ended`
+          : "no marker was ever sent for it",
+      lines: [],
+      place: null,
+    };
   lines.push(...cause.lines);
-  lines.push(`${at(endMs)} after the quiet period ${ghost} is still ${txn.state} (pending ${txn.pendingState ?? "none"}) at coordinator ${snapshot.coordinator}`);
+  lines.push(
+    `${at(endMs)} after the quiet period ${ghost} is still ${txn.state} (pending ${txn.pendingState ?? "none"}) at coordinator ${snapshot.coordinator}`,
+  );
   return {
     kind: "hanging-transaction",
     summary: `${ghost} hangs in ${txn.state} at ${snapshot.coordinator}: ${cause.summary}`,
@@ -91,36 +112,63 @@ function neverUnderstood(sends: MarkerSend[], refused: RefusedRequest[], r: Refu
 /** The rejection that made the coordinator abandon the transaction's markers, judged precisely. */
 function rejectedAndAbandoned(ledger: GhostLedger, txn: SnapshotTxn, a: AbandonedSending): HangCause {
   const outcomes = [...ledger.markerOutcomes.values()].flat();
-  const rejected = outcomes.find((o) => o.ghostTxn === txn.ghostTxn && o.broker === a.broker && o.errorCode === a.errorCode && o.atMs <= a.atMs);
+  const rejected = outcomes.find(
+    (o) => o.ghostTxn === txn.ghostTxn && o.broker === a.broker && o.errorCode === a.errorCode && o.atMs <= a.atMs,
+  );
   const lines: string[] = [];
   let why = "";
   if (rejected) {
-    const earlier = outcomes.find((o) => o !== rejected && o.markerId === rejected.markerId && o.partition === rejected.partition && o.errorCode === Errors.NONE && o.atMs <= rejected.atMs);
-    if (earlier) lines.push(`${at(earlier.atMs)} ${earlier.broker} applied marker #${earlier.markerId} copy ${earlier.resend + 1} at ${earlier.partition} (offset ${earlier.markerOffset})`);
-    const open = rejected.openTxnBefore ? "a transaction of this producer was open there" : "no transaction was open there";
+    const earlier = outcomes.find(
+      (o) =>
+        o !== rejected &&
+        o.markerId === rejected.markerId &&
+        o.partition === rejected.partition &&
+        o.errorCode === Errors.NONE &&
+        o.atMs <= rejected.atMs,
+    );
+    if (earlier)
+      lines.push(
+        `${at(earlier.atMs)} ${earlier.broker} applied marker #${earlier.markerId} copy ${earlier.resend + 1} at ${earlier.partition} (offset ${earlier.markerOffset})`,
+      );
+    const open = rejected.openTxnBefore
+      ? "a transaction of this producer was open there"
+      : "no transaction was open there";
     lines.push(
       `${at(rejected.atMs)} ${rejected.broker} (${rejected.brokerRelease}) rejected ${describeCopy(rejected, earlier)} at ${rejected.partition} with ${errorName(rejected.errorCode)} (marker epoch ${rejected.markerEpoch}, producer epoch ${rejected.storedEpochBefore}, coordinator epoch ${rejected.coordinatorEpoch} vs stored ${rejected.storedCoordinatorEpochBefore}, ${rejected.rule} rule; ${open})`,
     );
     why = rejectionReason(rejected, earlier);
     if (why) lines.push(`${INDENT} ${why}`);
   }
-  lines.push(`${at(a.atMs)} ${a.coordinator} stopped sending markers for ${txn.ghostTxn ?? "it"} on ${errorName(a.errorCode)}: CompleteX is never written and every request for ${txn.transactionalId} gets CONCURRENT_TRANSACTIONS until a coordinator reload`);
+  lines.push(
+    `${at(a.atMs)} ${a.coordinator} stopped sending markers for ${txn.ghostTxn ?? "it"} on ${errorName(a.errorCode)}: CompleteX is never written and every request for ${txn.transactionalId} gets CONCURRENT_TRANSACTIONS until a coordinator reload`,
+  );
   const where = rejected ? ` at ${rejected.partition}` : "";
-  const harmless = rejected && isHarmlessDuplicate(rejected) ? " (a harmless duplicate refused by the strict rule without the KAFKA-19999 tolerance)" : "";
+  const harmless =
+    rejected && isHarmlessDuplicate(rejected)
+      ? " (a harmless duplicate refused by the strict rule without the KAFKA-19999 tolerance)"
+      : "";
   return {
     summary: `${a.broker}${rejected ? ` (${rejected.brokerRelease})` : ""} rejected its marker${where} with ${errorName(a.errorCode)} and the coordinator gave up${harmless}`,
     lines,
-    place: rejected ? { broker: rejected.broker, brokerRelease: rejected.brokerRelease, partition: rejected.partition } : null,
+    place: rejected
+      ? { broker: rejected.broker, brokerRelease: rejected.brokerRelease, partition: rejected.partition }
+      : null,
   };
 }
 
 /** Equal epoch, nothing open, refused by the strict rule: what KAFKA-19999 lets through. */
 function isHarmlessDuplicate(o: MarkerOutcome): boolean {
-  return o.errorCode === Errors.INVALID_PRODUCER_EPOCH && o.rule === "strict-tv2" && o.markerEpoch === o.storedEpochBefore && !o.openTxnBefore;
+  return (
+    o.errorCode === Errors.INVALID_PRODUCER_EPOCH &&
+    o.rule === "strict-tv2" &&
+    o.markerEpoch === o.storedEpochBefore &&
+    !o.openTxnBefore
+  );
 }
 
 function describeCopy(o: MarkerOutcome, earlier: MarkerOutcome | undefined): string {
-  if (earlier && earlier.correlationId === o.correlationId) return `a second delivery of the same request (the network duplicated request ${o.correlationId}) of marker #${o.markerId}`;
+  if (earlier && earlier.correlationId === o.correlationId)
+    return `a second delivery of the same request (the network duplicated request ${o.correlationId}) of marker #${o.markerId}`;
   return `marker #${o.markerId} copy ${o.resend + 1}`;
 }
 
@@ -129,24 +177,38 @@ function rejectionReason(o: MarkerOutcome, earlier: MarkerOutcome | undefined): 
     const dup = earlier ? "it duplicated a marker already applied there, so refusing it protected nothing; " : "";
     return `${dup}the strict KIP-1228 rule (marker epoch > producer epoch) refuses an equal epoch even with no transaction open; a leader with KAFKA-19999 (4.2.1) accepts it as an idempotent duplicate`;
   }
-  if (o.errorCode === Errors.TRANSACTION_COORDINATOR_FENCED) return `the leader had stored coordinator epoch ${o.storedCoordinatorEpochBefore} from a newer coordinator`;
-  if (o.errorCode === Errors.INVALID_PRODUCER_EPOCH) return `the ${o.rule} rule refused marker epoch ${o.markerEpoch} against producer epoch ${o.storedEpochBefore}`;
+  if (o.errorCode === Errors.TRANSACTION_COORDINATOR_FENCED)
+    return `the leader had stored coordinator epoch ${o.storedCoordinatorEpochBefore} from a newer coordinator`;
+  if (o.errorCode === Errors.INVALID_PRODUCER_EPOCH)
+    return `the ${o.rule} rule refused marker epoch ${o.markerEpoch} against producer epoch ${o.storedEpochBefore}`;
   return "";
 }
 
-function stuckAtPartition(ledger: GhostLedger, snapshot: ClusterSnapshot, p: SnapshotPartition, open: SnapshotPartition["openTransactions"][number], endMs: number): Violation {
+function stuckAtPartition(
+  ledger: GhostLedger,
+  snapshot: ClusterSnapshot,
+  p: SnapshotPartition,
+  open: SnapshotPartition["openTransactions"][number],
+  endMs: number,
+): Violation {
   const ghosts = open.ghostTxns.join(", ");
   const lines = open.ghostTxns.map((g) => {
     const first = (ledger.appends.get(g) ?? []).find((a) => a.partition === p.partition);
-    return first ? `${at(first.atMs)} ${g} wrote offset ${first.firstOffset} at ${p.partition} (producerId ${first.producerId}, epoch ${first.producerEpoch})` : `${INDENT} ${g} has records at ${p.partition}`;
+    return first
+      ? `${at(first.atMs)} ${g} wrote offset ${first.firstOffset} at ${p.partition} (producerId ${first.producerId}, epoch ${first.producerEpoch})`
+      : `${INDENT} ${g} has records at ${p.partition}`;
   });
-  const owner = snapshot.transactions.find((t) => t.producerId === open.producerId || (t.ghostTxn !== null && open.ghostTxns.includes(t.ghostTxn)));
+  const owner = snapshot.transactions.find(
+    (t) => t.producerId === open.producerId || (t.ghostTxn !== null && open.ghostTxns.includes(t.ghostTxn)),
+  );
   let cause = "no marker ever closed them";
   if (owner) {
     const includes = owner.partitions.includes(p.partition);
     cause = `the coordinator's transaction for ${owner.transactionalId} (producerId ${owner.producerId}, epoch ${owner.producerEpoch}) is ${owner.state}${includes ? "" : ` and does not include ${p.partition}`}, so no marker will ever close them`;
   }
-  lines.push(`${at(endMs)} ${cause}: LSO of ${p.partition} is stuck at ${p.lastStableOffset} (high watermark ${p.highWatermark})`);
+  lines.push(
+    `${at(endMs)} ${cause}: LSO of ${p.partition} is stuck at ${p.lastStableOffset} (high watermark ${p.highWatermark})`,
+  );
   return {
     kind: "hanging-transaction",
     summary: `${p.partition} on ${p.broker} (${p.brokerRelease}): LSO stuck at ${p.lastStableOffset} behind the open transaction of producer ${open.producerId} (${ghosts})`,

@@ -24,10 +24,23 @@ export interface MarkerArrival {
   result: "applied" | "rejected";
 }
 
-export const MARKER_DIMENSIONS = ["release", "wire", "arrival", "leaderTxn", "producer", "rule", "result"] as const satisfies readonly (keyof MarkerArrival)[];
+export const MARKER_DIMENSIONS = [
+  "release",
+  "wire",
+  "arrival",
+  "leaderTxn",
+  "producer",
+  "rule",
+  "result",
+] as const satisfies readonly (keyof MarkerArrival)[];
 
 /** Other protocol situations worth reaching, named by event. */
-export const EVENT_POINTS = ["coordinator-initiated-abort", "marker-request-refused", "marker-sending-abandoned", "producer-outcome-unknown"] as const;
+export const EVENT_POINTS = [
+  "coordinator-initiated-abort",
+  "marker-request-refused",
+  "marker-sending-abandoned",
+  "producer-outcome-unknown",
+] as const;
 
 /**
  * `marker@<release> wire=.. arrival=.. leaderTxn=.. producer=.. rule=.. result=..`: the dimensions
@@ -74,7 +87,12 @@ export function parseMarkerPointKey(key: string): MarkerArrival | null {
 export function markerRisk(key: string): number {
   const m = parseMarkerPointKey(key);
   if (!m) return 0;
-  return Number(m.arrival === "repeat") + Number(m.producer === "moved-on") + Number(m.leaderTxn === "other") + Number(m.result === "applied");
+  return (
+    Number(m.arrival === "repeat") +
+    Number(m.producer === "moved-on") +
+    Number(m.leaderTxn === "other") +
+    Number(m.result === "applied")
+  );
 }
 
 export function eventPointKey(event: (typeof EVENT_POINTS)[number]): string {
@@ -131,8 +149,14 @@ export class ProtocolCoverageRecorder implements GhostObserver {
       point.count++;
       return;
     }
-    if (this.points.size >= MAX_POINTS_PER_RUN) throw new Error(`more than ${MAX_POINTS_PER_RUN} coverage points in one run`);
-    this.points.set(key, { key, count: 1, from: sent?.positions ?? this.positions?.() ?? null, link: sent?.link ?? null });
+    if (this.points.size >= MAX_POINTS_PER_RUN)
+      throw new Error(`more than ${MAX_POINTS_PER_RUN} coverage points in one run`);
+    this.points.set(key, {
+      key,
+      count: 1,
+      from: sent?.positions ?? this.positions?.() ?? null,
+      link: sent?.link ?? null,
+    });
   }
 
   txnBegun(e: { ghostTxn: string; producer: string; transactionalId: string; atMs: number }): void {
@@ -153,7 +177,8 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   txnCompleted(): void {}
 
   markerSent(e: MarkerSend): void {
-    if (this.positions && !this.sentAt.has(e.correlationId)) this.sentAt.set(e.correlationId, { positions: this.positions(), link: { from: e.coordinator, to: e.broker } });
+    if (this.positions && !this.sentAt.has(e.correlationId))
+      this.sentAt.set(e.correlationId, { positions: this.positions(), link: { from: e.coordinator, to: e.broker } });
   }
 
   markerApplied(e: MarkerOutcome): void {
@@ -167,7 +192,8 @@ export class ProtocolCoverageRecorder implements GhostObserver {
         wire: markerWire(e.requestVersion, e.transactionVersionSeen),
         arrival: this.appliedAt.has(`${e.partition}|${txn}`) ? "repeat" : "first",
         leaderTxn: open === undefined ? "none" : open === e.ghostTxn ? "same" : "other",
-        producer: this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on",
+        producer:
+          this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on",
         rule: e.rule,
         result: applied ? "applied" : "rejected",
       }),

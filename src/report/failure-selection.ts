@@ -16,7 +16,9 @@ export function signatureOf(v: ReportedViolation): string {
 export function reportedFailures(report: RunReport, max = MAX_REPORTED_FAILURES): ReportedViolation[] {
   const first = new Map<string, ReportedViolation>();
   for (const v of report.violations) if (!first.has(signatureOf(v))) first.set(signatureOf(v), v);
-  return [...first.values()].sort((a, b) => Number(b.unexpected) - Number(a.unexpected) || a.seed - b.seed).slice(0, max);
+  return [...first.values()]
+    .sort((a, b) => Number(b.unexpected) - Number(a.unexpected) || a.seed - b.seed)
+    .slice(0, max);
 }
 
 export function shivizFileName(seed: number): string {

@@ -32,11 +32,15 @@ export function githubAnnotations(report: RunReport, env: NodeJS.ProcessEnv = pr
   const lines: string[] = [];
   const scenarioFile = annotationFile(report.scenarioSource, env.GITHUB_WORKSPACE);
   for (const check of report.expectationChecks.filter((c) => !c.met && c.clause !== "nothing-unexpected")) {
-    lines.push(`::error ${scenarioFile}title=${escapeProperty(`eosfuzz ${report.scenario}: expectation not met`)}::${escapeData(`${check.name}: ${check.detail}`)}`);
+    lines.push(
+      `::error ${scenarioFile}title=${escapeProperty(`eosfuzz ${report.scenario}: expectation not met`)}::${escapeData(`${check.name}: ${check.detail}`)}`,
+    );
   }
   for (const v of reportedFailures(report).filter((x) => x.unexpected)) {
     const title = `eosfuzz ${report.scenario}: ${v.kind} (seed ${v.seed})`;
-    lines.push(`::error ${scenarioFile}title=${escapeProperty(title)}::${escapeData(`${v.summary}\nreplay: ${v.replay}`)}`);
+    lines.push(
+      `::error ${scenarioFile}title=${escapeProperty(title)}::${escapeData(`${v.summary}\nreplay: ${v.replay}`)}`,
+    );
   }
   return lines.slice(0, MAX_ANNOTATIONS);
 }
@@ -48,24 +52,43 @@ export function githubStepSummary(report: RunReport): string {
   const out: string[] = [];
   const verdict = report.expectationMet ? "expectation met" : "expectation NOT met";
   out.push(`### eosfuzz run \`${report.scenario}\`: ${report.expectationMet ? "✅" : "❌"} ${verdict}`, "");
-  out.push(`Seeds ${report.seedStart}..${report.seedStart + report.seedsRun - 1} (${report.seedsRun}), ${report.events.toLocaleString("en-US")} events, ${report.eventsPerSecond.toLocaleString("en-US")} events/s. Expectation: ${describeExpectation(report.expectation)}.`, "");
+  out.push(
+    `Seeds ${report.seedStart}..${report.seedStart + report.seedsRun - 1} (${report.seedsRun}), ${report.events.toLocaleString("en-US")} events, ${report.eventsPerSecond.toLocaleString("en-US")} events/s. Expectation: ${describeExpectation(report.expectation)}.`,
+    "",
+  );
   out.push("| | clause | result |", "|---|---|---|");
-  for (const c of report.expectationChecks) out.push(`| ${c.met ? "✅" : "❌"} | ${cell(c.name)} | ${cell(c.detail)} |`);
+  for (const c of report.expectationChecks)
+    out.push(`| ${c.met ? "✅" : "❌"} | ${cell(c.name)} | ${cell(c.detail)} |`);
   if (report.violations.length > 0) {
     out.push("", "| seed | kind | where | expected | replay |", "|---:|---|---|---|---|");
     for (const v of report.violations.slice(0, MAX_SUMMARY_ROWS)) {
       const where = v.broker ? `${v.broker} (${v.brokerRelease ?? "?"}) ${v.partition ?? ""}` : "coordinator";
       out.push(`| ${v.seed} | ${v.kind} | ${cell(where.trim())} | ${v.unexpected ? "no" : "yes"} | \`${v.replay}\` |`);
     }
-    if (report.violations.length > MAX_SUMMARY_ROWS) out.push("", `${report.violations.length - MAX_SUMMARY_ROWS} more violations in run.json.`);
+    if (report.violations.length > MAX_SUMMARY_ROWS)
+      out.push("", `${report.violations.length - MAX_SUMMARY_ROWS} more violations in run.json.`);
     const first = reportedFailures(report)[0];
-    if (first) out.push("", `<details><summary>Causal chain of seed ${first.seed} (${first.kind})</summary>`, "", "```", first.explanation, "```", "", "</details>");
+    if (first)
+      out.push(
+        "",
+        `<details><summary>Causal chain of seed ${first.seed} (${first.kind})</summary>`,
+        "",
+        "```",
+        first.explanation,
+        "```",
+        "",
+        "</details>",
+      );
   }
   return `${out.join("\n")}\n`;
 }
 
 /** When running under GitHub Actions: print the annotations and append the step summary. */
-export function emitGithubActions(report: RunReport, write: (line: string) => void, env: NodeJS.ProcessEnv = process.env): void {
+export function emitGithubActions(
+  report: RunReport,
+  write: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   if (!isGithubActions(env)) return;
   for (const line of githubAnnotations(report, env)) write(`${line}\n`);
   const summaryFile = env.GITHUB_STEP_SUMMARY;

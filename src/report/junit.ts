@@ -24,7 +24,10 @@ function where(v: ReportedViolation): string {
 
 function detailOf(v: ReportedViolation): string {
   const lines = v.explanation.split("\n");
-  const shown = lines.length > MAX_DETAIL_LINES ? [...lines.slice(0, MAX_DETAIL_LINES), `... (${lines.length - MAX_DETAIL_LINES} more lines in run.json)`] : lines;
+  const shown =
+    lines.length > MAX_DETAIL_LINES
+      ? [...lines.slice(0, MAX_DETAIL_LINES), `... (${lines.length - MAX_DETAIL_LINES} more lines in run.json)`]
+      : lines;
   return [...shown, "", `seed ${v.seed}, trace ${v.traceHash}`, `replay: ${v.replay}`].join("\n");
 }
 
@@ -37,7 +40,9 @@ interface Case {
 
 function renderCase(c: Case): string {
   const open = `    <testcase classname="${xmlText(c.classname)}" name="${xmlText(c.name)}" time="0"`;
-  const failure = c.failure ? `      <failure message="${xmlText(c.failure.message)}" type="${xmlText(c.failure.type)}">${xmlText(c.failure.body)}</failure>\n` : "";
+  const failure = c.failure
+    ? `      <failure message="${xmlText(c.failure.message)}" type="${xmlText(c.failure.type)}">${xmlText(c.failure.body)}</failure>\n`
+    : "";
   const out = c.out ? `      <system-out>${xmlText(c.out)}</system-out>\n` : "";
   return failure || out ? `${open}>\n${failure}${out}    </testcase>` : `${open}/>`;
 }
@@ -53,7 +58,9 @@ export function renderJunit(report: RunReport): string {
   const cases: Case[] = [];
   for (const check of report.expectationChecks) {
     if (check.clause === "nothing-unexpected" && !check.met) continue;
-    const failure = check.met ? null : { message: check.detail, type: "expectation", body: `${check.name}: ${check.detail}` };
+    const failure = check.met
+      ? null
+      : { message: check.detail, type: "expectation", body: `${check.name}: ${check.detail}` };
     cases.push({ classname: `${prefix}.expectation`, name: check.name, failure, out: check.met ? check.detail : "" });
   }
   const ordered = [...report.violations.filter((v) => v.unexpected), ...report.violations.filter((v) => !v.unexpected)];
@@ -61,7 +68,12 @@ export function renderJunit(report: RunReport): string {
     const name = `seed ${v.seed} ${v.kind}${where(v)}`;
     cases.push(
       v.unexpected
-        ? { classname: `${prefix}.violations`, name, failure: { message: v.summary, type: v.kind, body: detailOf(v) }, out: "" }
+        ? {
+            classname: `${prefix}.violations`,
+            name,
+            failure: { message: v.summary, type: v.kind, body: detailOf(v) },
+            out: "",
+          }
         : { classname: `${prefix}.violations`, name, failure: null, out: `expected by the scenario\n${detailOf(v)}` },
     );
   }
@@ -69,7 +81,12 @@ export function renderJunit(report: RunReport): string {
   if (left.length > 0) {
     const unexpected = left.filter((v) => v.unexpected).length;
     const message = `${left.length} more violations (${unexpected} unexpected) not listed as test cases; see run.json`;
-    cases.push({ classname: `${prefix}.violations`, name: "further violations", failure: unexpected > 0 ? { message, type: "unexpected", body: message } : null, out: unexpected > 0 ? "" : message });
+    cases.push({
+      classname: `${prefix}.violations`,
+      name: "further violations",
+      failure: unexpected > 0 ? { message, type: "unexpected", body: message } : null,
+      out: unexpected > 0 ? "" : message,
+    });
   }
   const failures = cases.filter((c) => c.failure).length;
   const suite = `eosfuzz run ${report.scenario}`;

@@ -22,18 +22,27 @@ export interface ShardReport {
 export function readShardReport(file: string): ShardReport {
   const report = readRunReport(file);
   const shard = report.shard;
-  if (!shard) throw new InputError(file, "shard", "expected a shard report (eosfuzz run --shard I/N --out DIR), found a report of a whole campaign");
+  if (!shard)
+    throw new InputError(
+      file,
+      "shard",
+      "expected a shard report (eosfuzz run --shard I/N --out DIR), found a report of a whole campaign",
+    );
   for (const key of ["strategy", "seedsPlanned", "statistics", "coverage"] as const) {
-    if (report[key] === undefined) throw new InputError(file, key, "expected the field a shard report of this version has, found none");
+    if (report[key] === undefined)
+      throw new InputError(file, key, "expected the field a shard report of this version has, found none");
   }
   return { file, report };
 }
 
 function sameCampaign(a: RunReport, b: RunReport): string | null {
   const fields: (keyof RunReport)[] = ["scenario", "scenarioHash", "mutant", "seedStart", "seedsPlanned"];
-  for (const f of fields) if (a[f] !== b[f]) return `${f}: expected ${JSON.stringify(a[f])} as in the first report, found ${JSON.stringify(b[f])}`;
+  for (const f of fields)
+    if (a[f] !== b[f])
+      return `${f}: expected ${JSON.stringify(a[f])} as in the first report, found ${JSON.stringify(b[f])}`;
   if (a.strategy.name !== b.strategy.name) return `strategy: expected ${a.strategy.name}, found ${b.strategy.name}`;
-  if (canonicalJson(a.strategy.runShaping ?? null) !== canonicalJson(b.strategy.runShaping ?? null)) return "strategy.runShaping: the shards ran with different strategy parameters";
+  if (canonicalJson(a.strategy.runShaping ?? null) !== canonicalJson(b.strategy.runShaping ?? null))
+    return "strategy.runShaping: the shards ran with different strategy parameters";
   if (a.shard?.count !== b.shard?.count) return `shard: expected shards of ${a.shard?.count}, found ${b.shard?.count}`;
   return null;
 }
@@ -84,17 +93,33 @@ function mergedTally(shards: readonly ShardReport[], goalCount: number): TallyDa
     report.coverage.goals.forEach((g, i) => {
       if (i >= goalCount || g.seeds === 0 || g.firstSeed === null) return;
       const t = goals[i];
-      goals[i] = t ? { seeds: t.seeds + g.seeds, firstSeed: Math.min(t.firstSeed, g.firstSeed) } : { seeds: g.seeds, firstSeed: g.firstSeed };
+      goals[i] = t
+        ? { seeds: t.seeds + g.seeds, firstSeed: Math.min(t.firstSeed, g.firstSeed) }
+        : { seeds: g.seeds, firstSeed: g.firstSeed };
     });
     for (const s of report.statistics.signatures) {
       if (s.wallMsToFirstHit === null) continue;
-      firstHitWallMs.set(s.signature, Math.min(firstHitWallMs.get(s.signature) ?? Number.POSITIVE_INFINITY, s.wallMsToFirstHit));
+      firstHitWallMs.set(
+        s.signature,
+        Math.min(firstHitWallMs.get(s.signature) ?? Number.POSITIVE_INFINITY, s.wallMsToFirstHit),
+      );
     }
   }
   violations.sort((a, b) => a.seed - b.seed);
   failingSeeds.sort((a, b) => a - b);
   const completedRanges = mergeRanges(shards.map(({ report }) => report.completedSeeds ?? []));
-  return { runs, events, virtualTimeMs, violations, failingSeeds, points, goals, firstHitWallMs, scriptSteps: mergedScriptSteps(shards), completedRanges };
+  return {
+    runs,
+    events,
+    virtualTimeMs,
+    violations,
+    failingSeeds,
+    points,
+    goals,
+    firstHitWallMs,
+    scriptSteps: mergedScriptSteps(shards),
+    completedRanges,
+  };
 }
 
 /** As one campaign keeps them: the step log of the first run whose script failed, else of the first run. */
@@ -105,10 +130,18 @@ function mergedScriptSteps(shards: readonly ShardReport[]): StepRecord[] | null 
 
 function mergedStrategy(first: RunReport, shards: readonly ShardReport[], runs: number): StrategyInfo {
   const s = first.strategy;
-  if (s.name === "pct" && s.runShaping?.pct) return { ...pctStrategyInfo(s.runShaping.pct, runs), runShaping: s.runShaping };
+  if (s.name === "pct" && s.runShaping?.pct)
+    return { ...pctStrategyInfo(s.runShaping.pct, runs), runShaping: s.runShaping };
   if (s.name === "coverage") {
-    const sum = (f: "corpus" | "generations" | "freshRuns" | "mutatedRuns" | "aimedRuns") => shards.reduce((a, { report }) => a + (report.strategy.coverage?.[f] ?? 0), 0);
-    const coverage = { corpus: sum("corpus"), generations: sum("generations"), freshRuns: sum("freshRuns"), mutatedRuns: sum("mutatedRuns"), aimedRuns: sum("aimedRuns") };
+    const sum = (f: "corpus" | "generations" | "freshRuns" | "mutatedRuns" | "aimedRuns") =>
+      shards.reduce((a, { report }) => a + (report.strategy.coverage?.[f] ?? 0), 0);
+    const coverage = {
+      corpus: sum("corpus"),
+      generations: sum("generations"),
+      freshRuns: sum("freshRuns"),
+      mutatedRuns: sum("mutatedRuns"),
+      aimedRuns: sum("aimedRuns"),
+    };
     return {
       ...s,
       summary: `coverage-guided, ${shards.length} independent shards: ${coverage.freshRuns} fresh swarm runs, ${coverage.mutatedRuns} re-rolled from ${coverage.corpus} kept tapes (${coverage.aimedRuns} aimed a late marker copy)`,
@@ -124,9 +157,14 @@ function mergedStrategy(first: RunReport, shards: readonly ShardReport[], runs: 
  * coverage and goal tallies add up, and the expectation (with its `find` budgets and the coverage
  * goals, which no single shard can judge) is evaluated once over everything.
  */
-export function mergeShardReports(shards: readonly ShardReport[], loaded: LoadedScenario, overrides: Partial<ReleaseFlags> = {}): { result: CampaignResult; wallMs: number; mutant: string | null; startedAt: Date } {
+export function mergeShardReports(
+  shards: readonly ShardReport[],
+  loaded: LoadedScenario,
+  overrides: Partial<ReleaseFlags> = {},
+): { result: CampaignResult; wallMs: number; mutant: string | null; startedAt: Date } {
   if (shards.length === 0) throw new InputError("merge", "", "expected at least one run.json");
-  if (shards.length > MAX_REPORTS) throw new InputError("merge", "", `expected at most ${MAX_REPORTS} reports, found ${shards.length}`);
+  if (shards.length > MAX_REPORTS)
+    throw new InputError("merge", "", `expected at most ${MAX_REPORTS} reports, found ${shards.length}`);
   const first = shards[0] as ShardReport;
   const count = first.report.shard?.count ?? 0;
   const byIndex = new Map<number, ShardReport>();
@@ -135,13 +173,28 @@ export function mergeShardReports(shards: readonly ShardReport[], loaded: Loaded
     if (problem) throw new InputError(s.file, "", `not a shard of the same campaign as ${first.file}: ${problem}`);
     const index = s.report.shard?.index ?? -1;
     const other = byIndex.get(index);
-    if (other) throw new InputError(s.file, "shard", `expected each shard once, found shard ${index}/${count} also in ${other.file}`);
+    if (other)
+      throw new InputError(
+        s.file,
+        "shard",
+        `expected each shard once, found shard ${index}/${count} also in ${other.file}`,
+      );
     byIndex.set(index, s);
   }
   const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !byIndex.has(i));
-  if (missing.length > 0) throw new InputError("merge", "", `expected all ${count} shards, missing shard${missing.length > 1 ? "s" : ""} ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", ..." : ""}`);
+  if (missing.length > 0)
+    throw new InputError(
+      "merge",
+      "",
+      `expected all ${count} shards, missing shard${missing.length > 1 ? "s" : ""} ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", ..." : ""}`,
+    );
   const ordered = [...byIndex.keys()].sort((a, b) => a - b).map((i) => byIndex.get(i) as ShardReport);
-  if (loaded.contentHash !== first.report.scenarioHash) throw new InputError(first.file, "scenarioHash", `expected the content hash of ${loaded.source} (${loaded.contentHash}), found ${first.report.scenarioHash}`);
+  if (loaded.contentHash !== first.report.scenarioHash)
+    throw new InputError(
+      first.file,
+      "scenarioHash",
+      `expected the content hash of ${loaded.source} (${loaded.contentHash}), found ${first.report.scenarioHash}`,
+    );
   const tally = mergedTally(ordered, (loaded.scenario.coverage?.goals ?? []).length);
   const stoppedBy: StopReason | null = ordered.map((s) => s.report.stoppedBy).find((x) => x !== null) ?? null;
   const r = first.report;

@@ -21,7 +21,13 @@ export function formatDuration(ms: number): string {
 const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
 
 /** One heartbeat line: what a CI log shows every few seconds. */
-export function heartbeatLine(scenario: string, done: number, total: number, violations: number, elapsedMs: number): string {
+export function heartbeatLine(
+  scenario: string,
+  done: number,
+  total: number,
+  violations: number,
+  elapsedMs: number,
+): string {
   const rate = done / Math.max(elapsedMs / 1000, 0.001);
   const eta = rate > 0 ? ((total - done) / rate) * 1000 : Number.NaN;
   const percent = Math.floor((done / Math.max(total, 1)) * 100);
@@ -54,7 +60,13 @@ function bar(stream: NodeJS.WriteStream, total: number, now: () => number): Prog
 }
 
 /** A line every `intervalMs` on a non-interactive stderr, so a long CI job shows it is alive. */
-function heartbeat(stream: NodeJS.WritableStream, scenario: string, total: number, intervalMs: number, now: () => number): Progress {
+function heartbeat(
+  stream: NodeJS.WritableStream,
+  scenario: string,
+  total: number,
+  intervalMs: number,
+  now: () => number,
+): Progress {
   const started = now();
   let last = started;
   return {

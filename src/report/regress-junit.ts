@@ -2,14 +2,16 @@ import type { RegressResult, RegressRow } from "../fuzz/regress.js";
 
 /** XML 1.0 text: escape markup, drop characters XML forbids (such as ANSI escapes). */
 function xml(text: string): string {
-  return text
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing the control characters XML 1.0 forbids
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing the control characters XML 1.0 forbids
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "")
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&apos;")
+  );
 }
 
 function testcase(r: RegressRow, suite: string): string {
@@ -23,7 +25,11 @@ function suite(name: string, rows: RegressRow[]): string {
   const failures = rows.filter((r) => r.result === "fail").length;
   const errors = rows.filter((r) => r.result === "error").length;
   const time = rows.reduce((t, r) => t + r.wallMs, 0) / 1000;
-  return [`  <testsuite name="eosfuzz ${name}" tests="${rows.length}" failures="${failures}" errors="${errors}" time="${time.toFixed(3)}">`, ...rows.map((r) => testcase(r, name)), "  </testsuite>"].join("\n");
+  return [
+    `  <testsuite name="eosfuzz ${name}" tests="${rows.length}" failures="${failures}" errors="${errors}" time="${time.toFixed(3)}">`,
+    ...rows.map((r) => testcase(r, name)),
+    "  </testsuite>",
+  ].join("\n");
 }
 
 /** JUnit XML for CI systems: one suite for scenarios, one for saved seeds. */

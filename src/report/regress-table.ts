@@ -15,13 +15,22 @@ export function renderRegressTable(result: RegressResult): string {
   const nameWidth = Math.min(48, Math.max(8, ...result.rows.map((r) => r.name.length)));
   const expectWidth = Math.min(44, Math.max(11, ...result.rows.map((r) => r.expectation.length)));
   const out: string[] = [];
-  out.push(chalk.bold(`  ${"".padEnd(5)} ${"kind".padEnd(8)} ${"name".padEnd(nameWidth)} ${"expectation".padEnd(expectWidth)} ${"seeds".padStart(5)} ${"time".padStart(7)}  detail`));
+  out.push(
+    chalk.bold(
+      `  ${"".padEnd(5)} ${"kind".padEnd(8)} ${"name".padEnd(nameWidth)} ${"expectation".padEnd(expectWidth)} ${"seeds".padStart(5)} ${"time".padStart(7)}  detail`,
+    ),
+  );
   for (const r of result.rows) {
     const time = `${(r.wallMs / 1000).toFixed(1)}s`;
-    out.push(`  ${resultCell(r)} ${r.kind.padEnd(8)} ${cell(r.name, nameWidth)} ${cell(r.expectation, expectWidth)} ${String(r.seeds).padStart(5)} ${time.padStart(7)}  ${r.detail}`);
+    out.push(
+      `  ${resultCell(r)} ${r.kind.padEnd(8)} ${cell(r.name, nameWidth)} ${cell(r.expectation, expectWidth)} ${String(r.seeds).padStart(5)} ${time.padStart(7)}  ${r.detail}`,
+    );
   }
   out.push("");
-  const verdict = result.failed === 0 && result.errors === 0 ? chalk.green.bold("ALL HOLD") : chalk.red.bold("NOT ALL HOLD");
-  out.push(`  ${verdict}  ${result.passed} passed, ${result.failed} failed${result.errors > 0 ? `, ${result.errors} unreadable` : ""}`);
+  const verdict =
+    result.failed === 0 && result.errors === 0 ? chalk.green.bold("ALL HOLD") : chalk.red.bold("NOT ALL HOLD");
+  out.push(
+    `  ${verdict}  ${result.passed} passed, ${result.failed} failed${result.errors > 0 ? `, ${result.errors} unreadable` : ""}`,
+  );
   return out.join("\n");
 }

@@ -45,7 +45,9 @@ export function renderTrace(trace: readonly TraceEvent[], range: EventRange, mar
     const at = laneIndex.get(e.node) ?? 0;
     const columns = lanes.map((_, i) => (i === at ? "●" : "│")).join(" ");
     const marker = e.index === mark ? chalk.red("  <- first divergent event") : "";
-    out.push(`  ${String(`#${e.index}`).padStart(7)} ${`t=${e.timeMs}ms`.padEnd(10)} ${columns}  ${e.node.padEnd(width)} ${chalk.bold(e.kind)} ${chalk.dim(fieldsText(e))}${marker}`);
+    out.push(
+      `  ${String(`#${e.index}`).padStart(7)} ${`t=${e.timeMs}ms`.padEnd(10)} ${columns}  ${e.node.padEnd(width)} ${chalk.bold(e.kind)} ${chalk.dim(fieldsText(e))}${marker}`,
+    );
   }
   return out.join("\n");
 }
@@ -54,16 +56,22 @@ export function renderTrace(trace: readonly TraceEvent[], range: EventRange, mar
 export function renderReplay(r: ReplayResult, options: { trace?: EventRange | null } = {}): string {
   const out: string[] = [];
   out.push(chalk.bold(`eosfuzz replay ${r.file}`));
-  out.push(`  scenario ${r.scenario} (${r.recordedScenarioHash})${r.mutant ? `, mutant ${r.mutant}` : ""}, ${r.seed !== null ? `seed ${r.seed}` : "shrunk tape"}, recorded with eosfuzz ${r.recordedToolVersion}`);
+  out.push(
+    `  scenario ${r.scenario} (${r.recordedScenarioHash})${r.mutant ? `, mutant ${r.mutant}` : ""}, ${r.seed !== null ? `seed ${r.seed}` : "shrunk tape"}, recorded with eosfuzz ${r.recordedToolVersion}`,
+  );
   if (r.status === "reproduced") {
     out.push(`  ${chalk.green.bold("REPRODUCED")} trace ${r.traceHash} (${r.events} events), as recorded`);
   } else {
     const label = r.status === "trace-changed" ? chalk.yellow.bold("TRACE CHANGED") : chalk.red.bold("DIVERGED");
-    const what = r.status === "trace-changed" ? "violation reproduced, trace changed" : "the recorded violation did not happen";
-    out.push(`  ${label} ${what}: trace ${r.traceHash} (${r.events} events), recorded ${r.recordedTraceHash} (${r.recordedEvents} events)`);
+    const what =
+      r.status === "trace-changed" ? "violation reproduced, trace changed" : "the recorded violation did not happen";
+    out.push(
+      `  ${label} ${what}: trace ${r.traceHash} (${r.events} events), recorded ${r.recordedTraceHash} (${r.recordedEvents} events)`,
+    );
     const d = r.divergence;
     if (d) {
-      const where = d.eventIndex !== null ? `at event #${d.eventIndex}` : `between events #${d.fromEvent} and #${d.toEvent}`;
+      const where =
+        d.eventIndex !== null ? `at event #${d.eventIndex}` : `between events #${d.fromEvent} and #${d.toEvent}`;
       out.push(`  the hashes part ${where} (${d.how})`);
       out.push(`    replay:   ${d.replayed ? describeEvent(d.replayed) : "(the replay ended before this event)"}`);
       if (d.recorded) out.push(`    recorded: ${describeEvent(d.recorded)}`);
@@ -78,7 +86,11 @@ export function renderReplay(r: ReplayResult, options: { trace?: EventRange | nu
     out.push("");
   }
   if (r.status !== "reproduced") {
-    out.push(chalk.dim(`  recorded: ${r.recordedViolations.map((v) => `${v.kind}${v.brokerRelease ? ` on ${v.brokerRelease}` : ""}`).join(", ")}`));
+    out.push(
+      chalk.dim(
+        `  recorded: ${r.recordedViolations.map((v) => `${v.kind}${v.brokerRelease ? ` on ${v.brokerRelease}` : ""}`).join(", ")}`,
+      ),
+    );
   }
   if (options.trace) {
     out.push("");

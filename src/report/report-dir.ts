@@ -40,13 +40,19 @@ export function writeReportDir(dir: string, content: ReportContent): string[] {
     const trace = bySeed.get(seed);
     if (trace) put(shivizFileName(seed), shivizLog(trace.events));
   }
-  put("index.html", renderRunHtml({ report: content.report, traces: content.traces, notes: content.notes, withFiles: true }));
+  put(
+    "index.html",
+    renderRunHtml({ report: content.report, traces: content.traces, notes: content.notes, withFiles: true }),
+  );
   return written;
 }
 
 /** Only the page (`eosfuzz report RUN.json --html FILE`). */
 export function writeReportHtml(file: string, content: ReportContent): void {
-  writeFileAtomic(file, renderRunHtml({ report: content.report, traces: content.traces, notes: content.notes, withFiles: false }));
+  writeFileAtomic(
+    file,
+    renderRunHtml({ report: content.report, traces: content.traces, notes: content.notes, withFiles: false }),
+  );
 }
 
 /** The page of one replayed seed (`eosfuzz replay FILE --html FILE`). */

@@ -103,20 +103,35 @@ export interface ReadResults {
 /** Read results.jsonl back; a torn last line is ignored, anything else malformed is one InputError line. */
 export function readResultsLog(dir: string): ReadResults {
   const file = resultsFile(dir);
-  if (!existsSync(file)) throw new InputError(file, "", `expected the results of a run started with --out ${dir}, found no such file`);
+  if (!existsSync(file))
+    throw new InputError(file, "", `expected the results of a run started with --out ${dir}, found no such file`);
   const bytes = readInputBytes(file, MAX_RESULTS_BYTES, "a results log (results.jsonl)");
   const validBytes = bytes.lastIndexOf(NEWLINE) + 1;
   const lines = splitLines(bytes, validBytes);
   const header = parseLine(file, lines[0], 1) as Partial<ResultsHeader> | null;
-  if (header?.format !== RESULTS_FORMAT || header.version !== RESULTS_FORMAT_VERSION || typeof header.args !== "object" || header.args === null) {
-    throw new InputError(file, "format", `expected a "${RESULTS_FORMAT}" header (version ${RESULTS_FORMAT_VERSION}) on line 1, found ${lines.length === 0 ? "an empty file" : "something else"}`, { line: 1, col: 1 });
+  if (
+    header?.format !== RESULTS_FORMAT ||
+    header.version !== RESULTS_FORMAT_VERSION ||
+    typeof header.args !== "object" ||
+    header.args === null
+  ) {
+    throw new InputError(
+      file,
+      "format",
+      `expected a "${RESULTS_FORMAT}" header (version ${RESULTS_FORMAT_VERSION}) on line 1, found ${lines.length === 0 ? "an empty file" : "something else"}`,
+      { line: 1, col: 1 },
+    );
   }
   const keys: string[] = [];
   const outcomes: JobOutcome[] = [];
   for (let i = 1; i < lines.length; i++) {
     const value = parseLine(file, lines[i], i + 1) as { point?: unknown; key?: unknown } | null;
     if (value !== null && typeof value === "object" && "point" in value) {
-      if (value.point !== keys.length || typeof value.key !== "string") throw new InputError(file, "point", `expected point ${keys.length} with its key, found another`, { line: i + 1, col: 1 });
+      if (value.point !== keys.length || typeof value.key !== "string")
+        throw new InputError(file, "point", `expected point ${keys.length} with its key, found another`, {
+          line: i + 1,
+          col: 1,
+        });
       keys.push(value.key);
     } else {
       outcomes.push(outcomeOfLine(file, value, i + 1, keys));
@@ -142,7 +157,10 @@ function parseLine(file: string, line: Buffer | undefined, lineNumber: number): 
   try {
     return JSON.parse(line?.toString("utf8") ?? "");
   } catch {
-    throw new InputError(file, "", "expected one JSON object per line, found a damaged line", { line: lineNumber, col: 1 });
+    throw new InputError(file, "", "expected one JSON object per line, found a damaged line", {
+      line: lineNumber,
+      col: 1,
+    });
   }
 }
 
@@ -159,7 +177,17 @@ function outcomeOfLine(file: string, value: unknown, line: number, keys: readonl
     o.coverage.every((c) => Array.isArray(c) && keys[c[0]] !== undefined && Number.isSafeInteger(c[1])) &&
     typeof o.events === "number" &&
     typeof o.virtualTimeMs === "number";
-  if (!ok) throw new InputError(file, "", "expected a run's result (index, seed, traceHash, violations, coverage, events), found a line without them", { line, col: 1 });
+  if (!ok)
+    throw new InputError(
+      file,
+      "",
+      "expected a run's result (index, seed, traceHash, violations, coverage, events), found a line without them",
+      { line, col: 1 },
+    );
   const logged = o as LoggedOutcome;
-  return { ...logged, coverage: logged.coverage.map(([id, count]) => ({ key: keys[id] as string, count, from: null, link: null })), choicePoints: null };
+  return {
+    ...logged,
+    coverage: logged.coverage.map(([id, count]) => ({ key: keys[id] as string, count, from: null, link: null })),
+    choicePoints: null,
+  };
 }

@@ -34,10 +34,32 @@ const pointTallySchema = { seeds: z.int().min(0), firstSeed: z.int().min(0) };
 const strategySchema = z.object({
   name: z.enum(["random", "swarm", "pct", "coverage", "exhaustive"]),
   summary: z.string().describe("what was searched and what it guarantees, in one line"),
-  runShaping: z.object({ swarm: z.boolean().optional(), pct: z.object({ depth: z.int(), scope: z.string(), messagesPerRun: z.int(), chains: z.int() }).optional() }).optional(),
-  pct: z.object({ depth: z.int(), scope: z.string(), messagesPerRun: z.int(), chains: z.int(), perRunBound: z.number(), missProbabilityBound: z.number() }).optional(),
+  runShaping: z
+    .object({
+      swarm: z.boolean().optional(),
+      pct: z.object({ depth: z.int(), scope: z.string(), messagesPerRun: z.int(), chains: z.int() }).optional(),
+    })
+    .optional(),
+  pct: z
+    .object({
+      depth: z.int(),
+      scope: z.string(),
+      messagesPerRun: z.int(),
+      chains: z.int(),
+      perRunBound: z.number(),
+      missProbabilityBound: z.number(),
+    })
+    .optional(),
   // aimedRuns (runs aimed at a late marker copy, counted among mutatedRuns) is absent from reports written before it existed.
-  coverage: z.object({ corpus: z.int(), generations: z.int(), freshRuns: z.int(), mutatedRuns: z.int(), aimedRuns: z.int().optional() }).optional(),
+  coverage: z
+    .object({
+      corpus: z.int(),
+      generations: z.int(),
+      freshRuns: z.int(),
+      mutatedRuns: z.int(),
+      aimedRuns: z.int().optional(),
+    })
+    .optional(),
   exhaustive: z
     .object({
       exhaustive: z.boolean().describe("true: every schedule within `depth` deviations was covered"),
@@ -77,7 +99,15 @@ const coverageSchema = z.object({
   possible: z.int().min(0),
   neverReached: z.array(z.string()),
   goals: z.array(
-    z.object({ name: z.string(), pattern: z.string(), minSeeds: z.int().min(1), seeds: z.int().min(0), firstSeed: z.int().min(0).nullable(), reached: z.boolean(), possible: z.boolean() }),
+    z.object({
+      name: z.string(),
+      pattern: z.string(),
+      minSeeds: z.int().min(1),
+      seeds: z.int().min(0),
+      firstSeed: z.int().min(0).nullable(),
+      reached: z.boolean(),
+      possible: z.boolean(),
+    }),
   ),
 });
 
@@ -114,7 +144,13 @@ const shrunkSchema = z.object({
   timeMs: z.number().min(0).describe("wall clock (not deterministic)"),
   traceHash: z.string().regex(/^[0-9a-f]{16}$/),
   tape: z.record(z.string(), z.array(z.int().min(0))).describe("the shrunk choice tape (replays on its own)"),
-  violation: z.object({ summary: z.string(), partition: z.string().optional(), broker: z.string().optional(), transaction: z.string().optional(), markerIssuedFor: z.string().optional() }),
+  violation: z.object({
+    summary: z.string(),
+    partition: z.string().optional(),
+    broker: z.string().optional(),
+    transaction: z.string().optional(),
+    markerIssuedFor: z.string().optional(),
+  }),
   story: z.array(z.string()).describe("the minimal counterexample as numbered protocol steps"),
   deterministic: z.boolean(),
   determinismProblem: z.array(z.string()),
@@ -123,18 +159,31 @@ const shrunkSchema = z.object({
   savedTo: z.string().nullable(),
 });
 
-const checkSchema = z.object({ clause: z.enum(["find", "nothing-unexpected", "other"]), name: z.string(), met: z.boolean(), detail: z.string() });
+const checkSchema = z.object({
+  clause: z.enum(["find", "nothing-unexpected", "other"]),
+  name: z.string(),
+  met: z.boolean(),
+  detail: z.string(),
+});
 
 export const runReportSchema = z
   .object({
-    schemaVersion: z.int().min(RUN_REPORT_SCHEMA_VERSION).max(RUN_REPORT_SCHEMA_VERSION).describe("the version of this schema"),
+    schemaVersion: z
+      .int()
+      .min(RUN_REPORT_SCHEMA_VERSION)
+      .max(RUN_REPORT_SCHEMA_VERSION)
+      .describe("the version of this schema"),
     tool: z.object({ name: z.string(), version: z.string() }),
     scenario: z.string(),
     scenarioHash: z.string(),
     scenarioSource: z.string(),
     mutant: z.string().nullable(),
     strategy: strategySchema.optional().describe("how runs were searched (absent in reports of older versions)"),
-    shard: z.object({ index: z.int().min(0), count: z.int().min(1) }).nullable().optional().describe("run --shard I/N: which slice this report covers"),
+    shard: z
+      .object({ index: z.int().min(0), count: z.int().min(1) })
+      .nullable()
+      .optional()
+      .describe("run --shard I/N: which slice this report covers"),
     seedStart: z.int().min(0),
     seedsPlanned: z.int().min(0).optional().describe("runs the whole campaign planned (--seeds)"),
     seedsRun: z.int().min(0),
@@ -142,8 +191,14 @@ export const runReportSchema = z
     completedSeeds: z
       .array(z.tuple([z.int().min(0), z.int().min(0)]))
       .optional()
-      .describe("the seeds that ran (run indices for coverage and exhaustive), as sorted inclusive ranges [first, last]; what run --resume continues after"),
-    stoppedBy: z.enum(["time-budget", "stop-on-first", "done", "interrupted", "counterexample", "schedule-limit"]).nullable().optional().describe("why the campaign ended before its planned runs"),
+      .describe(
+        "the seeds that ran (run indices for coverage and exhaustive), as sorted inclusive ranges [first, last]; what run --resume continues after",
+      ),
+    stoppedBy: z
+      .enum(["time-budget", "stop-on-first", "done", "interrupted", "counterexample", "schedule-limit"])
+      .nullable()
+      .optional()
+      .describe("why the campaign ended before its planned runs"),
     events: z.int().min(0),
     virtualTimeMs: z.int().min(0),
     expectation: expectationSchema,
@@ -154,19 +209,43 @@ export const runReportSchema = z
     failingSeeds: z.array(z.int().min(0)),
     violations: z.array(violationSchema).describe("sorted by seed"),
     scriptSteps: z
-      .array(z.object({ index: z.int().min(1), action: z.string(), note: z.string().nullable(), startMs: z.int().min(0), endMs: z.int().min(0), outcome: z.string(), ok: z.boolean(), problems: z.array(z.string()) }))
+      .array(
+        z.object({
+          index: z.int().min(1),
+          action: z.string(),
+          note: z.string().nullable(),
+          startMs: z.int().min(0),
+          endMs: z.int().min(0),
+          outcome: z.string(),
+          ok: z.boolean(),
+          problems: z.array(z.string()),
+        }),
+      )
       .nullable()
-      .describe("scripted scenarios: the step log of the first seed whose script failed, else of the first seed (null for fuzzed scenarios)"),
-    statistics: statisticsSchema.optional().describe("per violation signature: how often and how soon; for a clean run: what it proves at 95% confidence"),
-    coverage: coverageSchema.optional().describe("abstract protocol states reached and never reached, and the scenario's coverage goals"),
+      .describe(
+        "scripted scenarios: the step log of the first seed whose script failed, else of the first seed (null for fuzzed scenarios)",
+      ),
+    statistics: statisticsSchema
+      .optional()
+      .describe("per violation signature: how often and how soon; for a clean run: what it proves at 95% confidence"),
+    coverage: coverageSchema
+      .optional()
+      .describe("abstract protocol states reached and never reached, and the scenario's coverage goals"),
     modelFailures: z
       .object({ violations: z.int().min(0), seeds: z.array(z.int().min(0)) })
       .optional()
-      .describe("failures of eosfuzz's own model (model-error, model-timeout): bugs in the tool, not in Kafka; any fails the run"),
+      .describe(
+        "failures of eosfuzz's own model (model-error, model-timeout): bugs in the tool, not in Kafka; any fails the run",
+      ),
     seedFiles: z.array(z.string()).optional().describe("seed files written by run --save-failures"),
-    shrunk: shrunkSchema.optional().describe("the run's first failure shrunk to its minimal schedule (absent with --no-shrink or without failures)"),
+    shrunk: shrunkSchema
+      .optional()
+      .describe("the run's first failure shrunk to its minimal schedule (absent with --no-shrink or without failures)"),
     determinism: z
-      .object({ checked: z.int().min(0), mismatches: z.array(z.object({ seed: z.int().min(0), lines: z.array(z.string()) })) })
+      .object({
+        checked: z.int().min(0),
+        mismatches: z.array(z.object({ seed: z.int().min(0), lines: z.array(z.string()) })),
+      })
       .optional()
       .describe("--check-determinism: seeds run a second time, and those whose trace differed"),
     wallMs: z.number().min(0).describe("wall clock (not deterministic)"),
@@ -174,7 +253,9 @@ export const runReportSchema = z
     seedsPerSecond: z.number().min(0).describe("wall clock (not deterministic)"),
     startedAt: z.string().describe("wall clock (not deterministic): ISO 8601 start time"),
   })
-  .describe("eosfuzz run report (run.json). Every field except the wall-clock ones is a pure function of (scenario, seeds, tool version).");
+  .describe(
+    "eosfuzz run report (run.json). Every field except the wall-clock ones is a pure function of (scenario, seeds, tool version).",
+  );
 
 /** Compile-time check: everything RunReport declares, the schema accepts. */
 type Parsed = z.output<typeof runReportSchema>;

@@ -45,7 +45,11 @@ export interface ExpectationCheck {
 
 /** The `--json` object and run.json: stable keys, violations sorted by seed. */
 /** A shrink as the report carries it (sizes, story, tape); timeMs is its only wall-clock field. */
-export type ShrunkReport = Omit<ShrinkSummary, "scenario"> & { scenario: string; scenarioHash: string; savedTo: string | null };
+export type ShrunkReport = Omit<ShrinkSummary, "scenario"> & {
+  scenario: string;
+  scenarioHash: string;
+  savedTo: string | null;
+};
 
 export interface RunReport {
   schemaVersion: number;
@@ -105,14 +109,21 @@ export function deterministicPart(report: RunReport): Omit<RunReport, (typeof WA
   const copy: Record<string, unknown> = { ...report };
   for (const field of WALL_CLOCK_FIELDS) delete copy[field];
   if (report.shrunk) copy.shrunk = { ...report.shrunk, timeMs: 0 };
-  if (report.statistics) copy.statistics = { ...report.statistics, signatures: report.statistics.signatures.map((s) => ({ ...s, wallMsToFirstHit: null })) };
+  if (report.statistics)
+    copy.statistics = {
+      ...report.statistics,
+      signatures: report.statistics.signatures.map((s) => ({ ...s, wallMsToFirstHit: null })),
+    };
   return copy as Omit<RunReport, (typeof WALL_CLOCK_FIELDS)[number]>;
 }
 
 /** The optional fields that say where a violation happened and to which transactions. */
 const PLACE_FIELDS = ["partition", "broker", "brokerRelease", "transaction", "markerIssuedFor"] as const;
 
-export function copyPlaceFields(from: { [K in (typeof PLACE_FIELDS)[number]]?: string }, to: { [K in (typeof PLACE_FIELDS)[number]]?: string }): void {
+export function copyPlaceFields(
+  from: { [K in (typeof PLACE_FIELDS)[number]]?: string },
+  to: { [K in (typeof PLACE_FIELDS)[number]]?: string },
+): void {
   for (const f of PLACE_FIELDS) {
     const value = from[f];
     if (value !== undefined) to[f] = value;
@@ -123,7 +134,12 @@ export function replayCommand(scenario: string, seed: number, mutant: string | n
   return `eosfuzz run --scenario ${scenario} --seed-start ${seed} --seeds 1${mutant ? ` --mutant ${mutant}` : ""}`;
 }
 
-function reportViolation(v: SeededViolation, scenario: string, mutant: string | null, unexpected: boolean): ReportedViolation {
+function reportViolation(
+  v: SeededViolation,
+  scenario: string,
+  mutant: string | null,
+  unexpected: boolean,
+): ReportedViolation {
   const out: ReportedViolation = {
     kind: v.kind,
     seed: v.seed,
@@ -153,7 +169,10 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
     const budget = expect.within ?? result.seedsRun;
     const first = verdict.found[kind] ?? null;
     const met = first !== null && first - seedStart < budget;
-    const detail = first === null ? `not found in ${result.seedsRun} seeds` : `first found at seed ${first} (${first - seedStart + 1} seeds in)`;
+    const detail =
+      first === null
+        ? `not found in ${result.seedsRun} seeds`
+        : `first found at seed ${first} (${first - seedStart + 1} seeds in)`;
     checks.push({ clause: "find", name: `finds ${kind} within ${budget} seeds${where}`, met, detail });
   }
   const findAny = expect.findAny ?? [];
@@ -162,8 +181,16 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
     const seeds = findAny.map((k) => verdict.found[k] ?? null).filter((s): s is number => s !== null);
     const first = seeds.length > 0 ? Math.min(...seeds) : null;
     const met = first !== null && first - seedStart < budget;
-    const detail = first === null ? `none found in ${result.seedsRun} seeds` : `first found at seed ${first} (${first - seedStart + 1} seeds in)`;
-    checks.push({ clause: "find", name: `finds any of ${findAny.join(", ")} within ${budget} seeds${where}`, met, detail });
+    const detail =
+      first === null
+        ? `none found in ${result.seedsRun} seeds`
+        : `first found at seed ${first} (${first - seedStart + 1} seeds in)`;
+    checks.push({
+      clause: "find",
+      name: `finds any of ${findAny.join(", ")} within ${budget} seeds${where}`,
+      met,
+      detail,
+    });
   }
   // Model failures are not protocol findings: they have their own line (and fail the run all the same).
   const protocolUnexpected = verdict.unexpected.filter((v) => !isModelFailure(v.kind));
@@ -171,16 +198,33 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
   const kinds = [...new Set(protocolUnexpected.map((v) => v.kind))].join(", ");
   checks.push({
     clause: "nothing-unexpected",
-    name: expect.clean || expect.find.length + findAny.length === 0 ? "no violation of any kind" : "no violation the expectation does not allow",
+    name:
+      expect.clean || expect.find.length + findAny.length === 0
+        ? "no violation of any kind"
+        : "no violation the expectation does not allow",
     met: unexpected === 0,
-    detail: unexpected === 0 ? `none in ${result.seedsRun} seeds` : `${unexpected} unexpected (${kinds}), first at seed ${protocolUnexpected[0]?.seed}`,
+    detail:
+      unexpected === 0
+        ? `none in ${result.seedsRun} seeds`
+        : `${unexpected} unexpected (${kinds}), first at seed ${protocolUnexpected[0]?.seed}`,
   });
   const covered = (reason: string) => reason.startsWith("expected ") || reason.startsWith("unexpected ");
   for (const reason of verdict.reasons.filter((r) => !covered(r))) {
     const model = reason.startsWith(MODEL_FAILURE_REASON_PREFIX);
-    checks.push({ clause: "other", name: model ? "the model runs without failing (model-error, model-timeout)" : reason, met: false, detail: reason });
+    checks.push({
+      clause: "other",
+      name: model ? "the model runs without failing (model-error, model-timeout)" : reason,
+      met: false,
+      detail: reason,
+    });
   }
-  if (result.interrupted) checks.push({ clause: "other", name: "runs its whole seed budget", met: false, detail: `interrupted after ${result.seedsRun} seeds` });
+  if (result.interrupted)
+    checks.push({
+      clause: "other",
+      name: "runs its whole seed budget",
+      met: false,
+      detail: `interrupted after ${result.seedsRun} seeds`,
+    });
   return checks;
 }
 
@@ -199,7 +243,12 @@ function modelFailuresOf(violations: readonly SeededViolation[]): RunReport["mod
   return { violations: failures.length, seeds: [...new Set(failures.map((v) => v.seed))].sort((a, b) => a - b) };
 }
 
-export function buildRunReport(result: CampaignResult, wallMs: number, mutant: string | null = null, startedAt: Date = new Date(Date.now() - wallMs)): RunReport {
+export function buildRunReport(
+  result: CampaignResult,
+  wallMs: number,
+  mutant: string | null = null,
+  startedAt: Date = new Date(Date.now() - wallMs),
+): RunReport {
   const name = result.scenario.scenario.name;
   const unexpected = new Set(result.verdict.unexpected);
   const byKind: Record<string, number> = {};
@@ -224,11 +273,17 @@ export function buildRunReport(result: CampaignResult, wallMs: number, mutant: s
     virtualTimeMs: result.virtualTimeMs,
     expectation: result.scenario.scenario.expect,
     expectationMet: result.verdict.met && !result.interrupted,
-    expectationReasons: result.interrupted ? ["interrupted before the seed budget was run", ...result.verdict.reasons] : result.verdict.reasons,
+    expectationReasons: result.interrupted
+      ? ["interrupted before the seed budget was run", ...result.verdict.reasons]
+      : result.verdict.reasons,
     expectationChecks: expectationChecks(result),
     violationsByKind: Object.fromEntries(Object.entries(byKind).sort(([a], [b]) => a.localeCompare(b))),
     failingSeeds: result.failingSeeds,
-    violations: withTapeOncePerRun([...result.violations].sort((a, b) => a.seed - b.seed).map((v) => reportViolation(v, name, mutant, unexpected.has(v)))),
+    violations: withTapeOncePerRun(
+      [...result.violations]
+        .sort((a, b) => a.seed - b.seed)
+        .map((v) => reportViolation(v, name, mutant, unexpected.has(v))),
+    ),
     scriptSteps: result.scriptSteps,
     statistics: result.statistics,
     coverage: result.coverage,

@@ -11,6 +11,9 @@ export function renderScriptSteps(steps: readonly StepRecord[], totalSteps: numb
     out.push(`                       -> ${s.outcome}`);
     for (const p of s.problems) out.push(chalk.red(`                       ${p}`));
   }
-  if (steps.length < totalSteps) out.push(chalk.dim(`  (${totalSteps - steps.length} later step${totalSteps - steps.length > 1 ? "s" : ""} not run)`));
+  if (steps.length < totalSteps)
+    out.push(
+      chalk.dim(`  (${totalSteps - steps.length} later step${totalSteps - steps.length > 1 ? "s" : ""} not run)`),
+    );
   return out.join("\n");
 }

@@ -16,20 +16,32 @@ function seconds(ms: number | null): string {
 export function renderSearchSummary(r: RunReport): string[] {
   const out: string[] = [];
   out.push(`  strategy: ${r.strategy.summary}`);
-  if (r.shard) out.push(`  shard ${r.shard.index}/${r.shard.count} of seeds ${r.seedStart}..${r.seedStart + r.seedsPlanned - 1} (merge the shards' run.json with eosfuzz merge)`);
-  if (r.stoppedBy && r.stoppedBy !== "interrupted") out.push(`  stopped by ${r.stoppedBy} after ${n(r.seedsRun)} of ${n(r.seedsPlanned)} runs`);
+  if (r.shard)
+    out.push(
+      `  shard ${r.shard.index}/${r.shard.count} of seeds ${r.seedStart}..${r.seedStart + r.seedsPlanned - 1} (merge the shards' run.json with eosfuzz merge)`,
+    );
+  if (r.stoppedBy && r.stoppedBy !== "interrupted")
+    out.push(`  stopped by ${r.stoppedBy} after ${n(r.seedsRun)} of ${n(r.seedsPlanned)} runs`);
   for (const s of r.statistics.signatures) {
-    out.push(`  ${chalk.yellow(s.signature)}: ${n(s.seeds)} of ${n(r.seedsRun)} runs (${percent(s.fractionOfSeeds)}), first at run ${s.firstSeed} (${n(s.seedsToFirstHit)} runs in${seconds(s.wallMsToFirstHit)})`);
+    out.push(
+      `  ${chalk.yellow(s.signature)}: ${n(s.seeds)} of ${n(r.seedsRun)} runs (${percent(s.fractionOfSeeds)}), first at run ${s.firstSeed} (${n(s.seedsToFirstHit)} runs in${seconds(s.wallMsToFirstHit)})`,
+    );
   }
   const c = r.statistics.clean;
   const needed = c.seedsNeeded.map((x) => `${percent(x.perSeedProbability)} needs ${n(x.seeds)}`).join(", ");
   const claim = r.statistics.signatures.length === 0 ? "no violation" : "no other violation";
-  out.push(`  ${claim} in ${n(c.seedsRun)} runs: any bug hit by >= ${percent(c.largestMissedPerSeedProbability)} of runs would have shown (95% confidence); seeds for 95%: ${needed}`);
+  out.push(
+    `  ${claim} in ${n(c.seedsRun)} runs: any bug hit by >= ${percent(c.largestMissedPerSeedProbability)} of runs would have shown (95% confidence); seeds for 95%: ${needed}`,
+  );
   const cov = r.coverage;
-  out.push(`  coverage: ${cov.reached.length} abstract protocol states reached, ${cov.neverReached.length} of ${cov.possible} possible never reached`);
+  out.push(
+    `  coverage: ${cov.reached.length} abstract protocol states reached, ${cov.neverReached.length} of ${cov.possible} possible never reached`,
+  );
   for (const g of cov.goals) {
     const mark = g.reached ? chalk.green("reached") : chalk.red("NOT reached");
-    out.push(`    goal "${g.name}": ${mark} (${n(g.seeds)} run${g.seeds === 1 ? "" : "s"}${g.firstSeed !== null ? `, first ${g.firstSeed}` : ""})`);
+    out.push(
+      `    goal "${g.name}": ${mark} (${n(g.seeds)} run${g.seeds === 1 ? "" : "s"}${g.firstSeed !== null ? `, first ${g.firstSeed}` : ""})`,
+    );
   }
   return out;
 }

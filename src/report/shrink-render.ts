@@ -17,14 +17,27 @@ const ROWS: [keyof RunSize, string][] = [
 export function renderShrink(s: ShrinkSummary, options: { savedTo?: string | null } = {}): string {
   const out: string[] = [];
   const where = s.broker ? ` at ${s.broker}` : "";
-  out.push(chalk.bold(`  shrunk ${s.kind}${where}`) + chalk.dim(` (${s.runs} candidate runs, ${(s.timeMs / 1000).toFixed(1)} s, ${s.stoppedBy === "fixpoint" ? "minimal: no smaller candidate fails" : "budget spent: best so far"})`));
+  out.push(
+    chalk.bold(`  shrunk ${s.kind}${where}`) +
+      chalk.dim(
+        ` (${s.runs} candidate runs, ${(s.timeMs / 1000).toFixed(1)} s, ${s.stoppedBy === "fixpoint" ? "minimal: no smaller candidate fails" : "budget spent: best so far"})`,
+      ),
+  );
   out.push(`    ${"".padEnd(22)}${"before".padStart(9)}${"after".padStart(9)}`);
-  for (const [key, label] of ROWS) out.push(`    ${label.padEnd(22)}${String(s.before[key]).padStart(9)}${String(s.after[key]).padStart(9)}`);
+  for (const [key, label] of ROWS)
+    out.push(`    ${label.padEnd(22)}${String(s.before[key]).padStart(9)}${String(s.after[key]).padStart(9)}`);
   if (s.reduction) {
     const r = s.reduction;
-    out.push(`    scenario reduced to ${r.producers[1]} producer${r.producers[1] > 1 ? "s" : ""} x ${r.transactions[1]} transactions, ${r.consumers[1]} consumers (found at its seed ${r.seed}), then its tape was shrunk`);
+    out.push(
+      `    scenario reduced to ${r.producers[1]} producer${r.producers[1] > 1 ? "s" : ""} x ${r.transactions[1]} transactions, ${r.consumers[1]} consumers (found at its seed ${r.seed}), then its tape was shrunk`,
+    );
   }
-  if (!s.deterministic) out.push(chalk.red(`    the shrunk tape does not replay deterministically:\n      ${s.determinismProblem.join("\n      ")}`));
+  if (!s.deterministic)
+    out.push(
+      chalk.red(
+        `    the shrunk tape does not replay deterministically:\n      ${s.determinismProblem.join("\n      ")}`,
+      ),
+    );
   out.push("");
   out.push(chalk.bold("  minimal counterexample"));
   for (const line of s.story) out.push(`    ${line}`);
@@ -35,7 +48,9 @@ export function renderShrink(s: ShrinkSummary, options: { savedTo?: string | nul
 /** The --check-determinism verdict. */
 export function renderDeterminism(d: DeterminismReport): string {
   if (d.mismatches.length === 0) return `  determinism: ${d.checked} seeds run twice, identical traces`;
-  const lines = [chalk.red.bold(`  determinism: ${d.mismatches.length} of ${d.checked} seeds gave a different trace when run again`)];
+  const lines = [
+    chalk.red.bold(`  determinism: ${d.mismatches.length} of ${d.checked} seeds gave a different trace when run again`),
+  ];
   for (const m of d.mismatches) for (const l of m.lines) lines.push(`    ${l}`);
   return lines.join("\n");
 }

@@ -109,7 +109,9 @@ export function lanesOf(events: readonly TraceEvent[], servers: readonly ServerN
     if (role) lanes.push({ id, role, release: servers.find((s) => s.id === id)?.release ?? null });
   }
   const serverRank = (id: string) => servers.findIndex((s) => s.id === id);
-  return lanes.sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || serverRank(a.id) - serverRank(b.id) || natural(a.id, b.id));
+  return lanes.sort(
+    (a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || serverRank(a.id) - serverRank(b.id) || natural(a.id, b.id),
+  );
 }
 
 const f = (fields: TraceFields, k: string) => fields[k];
@@ -141,7 +143,11 @@ function markerSendLabel(sends: readonly TraceEvent[]): string {
 /** The leader's answer per partition, from its marker.append / marker.rejected events. */
 function markerResultLabel(results: readonly TraceEvent[]): string {
   return results
-    .map(({ kind, fields: x }) => (kind === "marker.append" ? `${s(x, "partition")} OK @${s(x, "offset")}` : `${s(x, "partition")} ${errorName(Number(f(x, "error")))}`))
+    .map(({ kind, fields: x }) =>
+      kind === "marker.append"
+        ? `${s(x, "partition")} OK @${s(x, "offset")}`
+        : `${s(x, "partition")} ${errorName(Number(f(x, "error")))}`,
+    )
     .join(", ");
 }
 
@@ -152,7 +158,8 @@ function eventLabel(e: TraceEvent): string {
     case "markers.send":
       return `send #${s(x, "marker")}.${Number(f(x, "resend")) + 1} ${s(x, "result")} ${s(x, "txn")} -> ${s(x, "broker")} (v${s(x, "v")})`;
     case "marker.append": {
-      const closed = Number(f(x, "closedFrom")) >= 0 ? ` closes ${s(x, "closedFrom")}..${Number(f(x, "offset")) - 1}` : "";
+      const closed =
+        Number(f(x, "closedFrom")) >= 0 ? ` closes ${s(x, "closedFrom")}..${Number(f(x, "offset")) - 1}` : "";
       return `${s(x, "result")} ${s(x, "txn")} @${s(x, "offset")} ${s(x, "partition")}${closed} (${s(x, "rule")})`;
     }
     case "marker.rejected":
@@ -188,11 +195,25 @@ interface Focus {
 }
 
 function focusOf(events: readonly TraceEvent[], v: Violation | null): Focus {
-  const focus: Focus = { stale: new Set(), victims: new Set(), related: new Set(), staleCorr: new Set(), victimCorr: new Set(), index: null };
+  const focus: Focus = {
+    stale: new Set(),
+    victims: new Set(),
+    related: new Set(),
+    staleCorr: new Set(),
+    victimCorr: new Set(),
+    index: null,
+  };
   if (!v) return focus;
   // The event that shows the violation: the marker append for a stale marker, else the first
   // event of the affected transaction at or before the time of detection.
-  const applied = events.find((e) => e.kind === "marker.append" && e.node === v.broker && e.fields.partition === v.partition && e.fields.txn === v.markerIssuedFor && e.timeMs === v.atMs);
+  const applied = events.find(
+    (e) =>
+      e.kind === "marker.append" &&
+      e.node === v.broker &&
+      e.fields.partition === v.partition &&
+      e.fields.txn === v.markerIssuedFor &&
+      e.timeMs === v.atMs,
+  );
   if (applied && v.kind === "stale-marker") {
     focus.stale.add(applied.index);
     focus.index = applied.index;
@@ -200,8 +221,14 @@ function focusOf(events: readonly TraceEvent[], v: Violation | null): Focus {
     const closedFrom = Number(applied.fields.closedFrom);
     const markerOffset = Number(applied.fields.offset);
     for (const e of events) {
-      if (e.kind === "markers.send" && focus.staleCorr.has(Number(e.fields.corr)) && e.fields.txn === v.markerIssuedFor) focus.stale.add(e.index);
-      if (e.kind === "produce.append" && e.node === v.broker && e.fields.partition === v.partition && e.fields.txn === v.transaction) {
+      if (e.kind === "markers.send" && focus.staleCorr.has(Number(e.fields.corr)) && e.fields.txn === v.markerIssuedFor)
+        focus.stale.add(e.index);
+      if (
+        e.kind === "produce.append" &&
+        e.node === v.broker &&
+        e.fields.partition === v.partition &&
+        e.fields.txn === v.transaction
+      ) {
         const offset = Number(e.fields.offset);
         if (offset >= closedFrom && offset < markerOffset) {
           focus.victims.add(e.index);
@@ -215,7 +242,9 @@ function focusOf(events: readonly TraceEvent[], v: Violation | null): Focus {
     if (focus.stale.has(e.index) || focus.victims.has(e.index)) continue;
     if (typeof e.fields.txn === "string" && txns.has(e.fields.txn)) focus.related.add(e.index);
   }
-  if (focus.index === null) focus.index = [...focus.related].filter((i) => (events[i - (events[0]?.index ?? 0)]?.timeMs ?? 0) <= v.atMs).pop() ?? null;
+  if (focus.index === null)
+    focus.index =
+      [...focus.related].filter((i) => (events[i - (events[0]?.index ?? 0)]?.timeMs ?? 0) <= v.atMs).pop() ?? null;
   return focus;
 }
 
@@ -239,23 +268,53 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
         bands.push({ kind: "stall", lanes: [e.node], ...at, toMs: until(x), label: `${e.node} stalled` });
         break;
       case "fault.partition":
-        bands.push({ kind: "partition", lanes: [e.node, s(x, "to")].filter((l) => laneIds.has(l)), ...at, toMs: until(x), label: `link ${e.node} -> ${s(x, "to")} cut` });
+        bands.push({
+          kind: "partition",
+          lanes: [e.node, s(x, "to")].filter((l) => laneIds.has(l)),
+          ...at,
+          toMs: until(x),
+          label: `link ${e.node} -> ${s(x, "to")} cut`,
+        });
         break;
       case "producer.pause":
         bands.push({ kind: "pause", lanes: [e.node], ...at, toMs: until(x), label: `${e.node} paused (zombie)` });
         break;
       case "fault.failover":
-        bands.push({ kind: "failover", lanes: [], ...at, toMs: e.timeMs, label: `failover ${s(x, "from")} -> ${s(x, "to")} (coordinator epoch ${s(x, "ce")})` });
+        bands.push({
+          kind: "failover",
+          lanes: [],
+          ...at,
+          toMs: e.timeMs,
+          label: `failover ${s(x, "from")} -> ${s(x, "to")} (coordinator epoch ${s(x, "ce")})`,
+        });
         break;
       case "fault.producer-restart":
-        bands.push({ kind: "restart", lanes: [s(x, "old"), s(x, "fresh")].filter((l) => laneIds.has(l)), ...at, toMs: e.timeMs, label: `restart: ${s(x, "fresh")} replaces ${s(x, "old")}` });
+        bands.push({
+          kind: "restart",
+          lanes: [s(x, "old"), s(x, "fresh")].filter((l) => laneIds.has(l)),
+          ...at,
+          toMs: e.timeMs,
+          label: `restart: ${s(x, "fresh")} replaces ${s(x, "old")}`,
+        });
         break;
       case "broker.upgrade":
       case "coordinator.upgrade":
-        bands.push({ kind: "upgrade", lanes: [e.node], ...at, toMs: e.timeMs, label: `${e.node} upgraded ${s(x, "from")} -> ${s(x, "to")}` });
+        bands.push({
+          kind: "upgrade",
+          lanes: [e.node],
+          ...at,
+          toMs: e.timeMs,
+          label: `${e.node} upgraded ${s(x, "from")} -> ${s(x, "to")}`,
+        });
         break;
       case "quiet-period":
-        bands.push({ kind: "quiet", lanes: [], ...at, toMs: until(x), label: "quiet period: no faults, no new transactions" });
+        bands.push({
+          kind: "quiet",
+          lanes: [],
+          ...at,
+          toMs: until(x),
+          label: "quiet period: no faults, no new transactions",
+        });
         break;
     }
   }
@@ -279,13 +338,22 @@ function markDelays(events: readonly TraceEvent[], arrows: readonly Arrow[]): Ba
     const delayMs = Number(e.fields.delayMs);
     // Of a duplicated message's two copies, the delayed one arrives closest to send + delay.
     const candidates = byKey.get(`${s(e.fields, "dir")}:${s(e.fields, "conn")}:${s(e.fields, "corr")}`) ?? [];
-    const gap = (a: Arrow) => (a.arriveMs === null ? Number.MAX_SAFE_INTEGER - 1 : Math.abs(a.arriveMs - (e.timeMs + delayMs)));
+    const gap = (a: Arrow) =>
+      a.arriveMs === null ? Number.MAX_SAFE_INTEGER - 1 : Math.abs(a.arriveMs - (e.timeMs + delayMs));
     const arrow = candidates.reduce<Arrow | null>((best, a) => (best === null || gap(a) < gap(best) ? a : best), null);
     if (!arrow) continue;
     const what = e.kind === "net.slow" ? `slow network: delayed ${delayMs} ms` : "overtook an earlier message";
     arrow.delay = what;
     const toMs = arrow.arriveMs ?? e.timeMs + delayMs;
-    if (arrow.emphasis !== null) bands.push({ kind: "slow", lanes: [arrow.from, arrow.to], fromMs: e.timeMs, toMs, label: `${arrow.api} ${arrow.direction}: ${what}`, index: e.index });
+    if (arrow.emphasis !== null)
+      bands.push({
+        kind: "slow",
+        lanes: [arrow.from, arrow.to],
+        fromMs: e.timeMs,
+        toMs,
+        label: `${arrow.api} ${arrow.direction}: ${what}`,
+        index: e.index,
+      });
   }
   return bands;
 }
@@ -301,7 +369,10 @@ function arrowLabel(link: MessageLink, byCorr: Map<number, TraceEvent[]>, detail
   if (link.close) return "connection closed by the server";
   const related = byCorr.get(link.corr) ?? [];
   if (link.api === "WriteTxnMarkers") {
-    const text = link.direction === "request" ? markerSendLabel(related.filter((e) => e.kind === "markers.send")) : markerResultLabel(related.filter((e) => e.kind === "marker.append" || e.kind === "marker.rejected"));
+    const text =
+      link.direction === "request"
+        ? markerSendLabel(related.filter((e) => e.kind === "markers.send"))
+        : markerResultLabel(related.filter((e) => e.kind === "marker.append" || e.kind === "marker.rejected"));
     if (text) return `WriteTxnMarkers ${text}`;
   }
   return `${link.api}${detail ? ` ${detail}` : ""}`;
@@ -353,13 +424,25 @@ export function buildSpaceTime(trace: SeedTrace, violation: Violation | null = t
       };
     });
   // The stale copy is the one whose arrival applied the marker: mark only that arrival, not a twin.
-  const staleArrival = [...focus.stale].map((i) => events[i - (events[0]?.index ?? 0)]).find((e) => e?.kind === "marker.append");
+  const staleArrival = [...focus.stale]
+    .map((i) => events[i - (events[0]?.index ?? 0)])
+    .find((e) => e?.kind === "marker.append");
   for (const a of arrows) {
-    if (a.emphasis === "stale" && a.direction === "request" && staleArrival && a.arriveMs !== staleArrival.timeMs) a.emphasis = "related";
+    if (a.emphasis === "stale" && a.direction === "request" && staleArrival && a.arriveMs !== staleArrival.timeMs)
+      a.emphasis = "related";
   }
   const diagramEvents: DiagramEvent[] = events
     .filter((e) => laneIds.has(e.node))
-    .map((e) => ({ index: e.index, timeMs: e.timeMs, lane: e.node, kind: e.kind, category: categoryOf(e.kind), label: eventLabel(e), text: describeEventLine(e), emphasis: emphasisOf(focus, e.index) }));
+    .map((e) => ({
+      index: e.index,
+      timeMs: e.timeMs,
+      lane: e.node,
+      kind: e.kind,
+      category: categoryOf(e.kind),
+      label: eventLabel(e),
+      text: describeEventLine(e),
+      emphasis: emphasisOf(focus, e.index),
+    }));
   return {
     title: `${trace.scenario} ${seedLabel(trace.seed)}`,
     seed: trace.seed,
@@ -368,7 +451,15 @@ export function buildSpaceTime(trace: SeedTrace, violation: Violation | null = t
     events: diagramEvents,
     arrows,
     bands: [...bandsOf(events, lanes, endMs), ...markDelays(events, arrows)].sort((a, b) => a.index - b.index),
-    violation: violation ? { kind: violation.kind, summary: violation.summary, atMs: violation.atMs, steps: violation.explanation, index: focus.index } : null,
+    violation: violation
+      ? {
+          kind: violation.kind,
+          summary: violation.summary,
+          atMs: violation.atMs,
+          steps: violation.explanation,
+          index: focus.index,
+        }
+      : null,
     window: { first: events[0]?.index ?? 0, last: events.at(-1)?.index ?? 0, total: trace.eventCount },
     endMs,
   };

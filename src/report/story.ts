@@ -11,7 +11,12 @@ export function renderStory(trace: readonly TraceEvent[], violation: Violation):
   const txns = new Set([violation.transaction, violation.markerIssuedFor].filter((t): t is string => !!t));
   const markerConns = new Set<number>();
   for (const e of trace) {
-    if (e.kind === "net.send" && e.fields.msg === "WriteTxnMarkers" && (!violation.broker || e.fields.to === violation.broker)) markerConns.add(e.fields.conn as number);
+    if (
+      e.kind === "net.send" &&
+      e.fields.msg === "WriteTxnMarkers" &&
+      (!violation.broker || e.fields.to === violation.broker)
+    )
+      markerConns.add(e.fields.conn as number);
   }
   const lines: string[] = [];
   for (const e of trace) {
@@ -26,7 +31,13 @@ export function renderStory(trace: readonly TraceEvent[], violation: Violation):
 
 /** The trace event at which the violation happened (a stale marker's append), if there is one. */
 function isTheViolation(e: TraceEvent, v: Violation): boolean {
-  return e.timeMs === v.atMs && e.kind === "marker.append" && e.fields.txn === v.markerIssuedFor && e.fields.partition === v.partition && Number(e.fields.closedFrom) >= 0;
+  return (
+    e.timeMs === v.atMs &&
+    e.kind === "marker.append" &&
+    e.fields.txn === v.markerIssuedFor &&
+    e.fields.partition === v.partition &&
+    Number(e.fields.closedFrom) >= 0
+  );
 }
 
 const str = (v: TraceValue | undefined) => String(v ?? "?");
@@ -37,18 +48,28 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
   const atPartition = !v.partition || f.partition === v.partition;
   switch (e.kind) {
     case "producer.begin":
-      return involved(e, txns) ? `${e.node} begins ${str(f.txn)} (producerId ${str(f.pid)}, epoch ${str(f.epoch)})` : null;
+      return involved(e, txns)
+        ? `${e.node} begins ${str(f.txn)} (producerId ${str(f.pid)}, epoch ${str(f.epoch)})`
+        : null;
     case "txn.add-partitions":
-      return involved(e, txns) && (!v.partition || String(f.partitions).split(",").includes(v.partition)) ? `${e.node} adds ${str(f.partitions)} to ${str(f.txn)}: Ongoing` : null;
+      return involved(e, txns) && (!v.partition || String(f.partitions).split(",").includes(v.partition))
+        ? `${e.node} adds ${str(f.partitions)} to ${str(f.txn)}: Ongoing`
+        : null;
     case "produce.append":
-      return involved(e, txns) && atPartition ? `${e.node} appends ${str(f.txn)}'s record at ${str(f.partition)} offset ${str(f.offset)} (producer epoch ${str(f.epoch)})` : null;
+      return involved(e, txns) && atPartition
+        ? `${e.node} appends ${str(f.txn)}'s record at ${str(f.partition)} offset ${str(f.offset)} (producer epoch ${str(f.epoch)})`
+        : null;
     case "producer.end":
-      return involved(e, txns) ? `${e.node} sends EndTxn(${f.commit ? "COMMIT" : "ABORT"}) for ${str(f.txn)} at epoch ${str(f.epoch)}` : null;
+      return involved(e, txns)
+        ? `${e.node} sends EndTxn(${f.commit ? "COMMIT" : "ABORT"}) for ${str(f.txn)} at epoch ${str(f.epoch)}`
+        : null;
     case "txn.prepare":
       if (!involved(e, txns)) return null;
       return `${e.node} writes ${str(f.state)} for ${str(f.txn)} at epoch ${str(f.epoch)}${f.tv === 2 ? ` (bumped from ${Number(f.epoch) - 1}: TV2` : " (TV0/1: epoch unchanged"}, coordinatorEpoch ${str(f.ce)}${f.by === "coordinator" ? ", coordinator-initiated" : ""})`;
     case "producer.outcome":
-      return involved(e, txns) ? `${e.node} sees ${str(f.txn)} ${str(f.outcome)}; its epoch is now ${str(f.epoch)}` : null;
+      return involved(e, txns)
+        ? `${e.node} sees ${str(f.txn)} ${str(f.outcome)}; its epoch is now ${str(f.epoch)}`
+        : null;
     case "markers.send": {
       if (!involved(e, txns) || (v.broker && f.broker !== v.broker)) return null;
       const copy = Number(f.resend) + 1;
@@ -56,18 +77,26 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
     }
     case "net.slow":
       if (!markerConns.has(f.conn as number) || f.dir !== "request") return null;
-      return f.copy === 1 ? `fault: the duplicate is delayed ${str(f.delayMs)} ms in the network` : `fault: that request is delayed ${str(f.delayMs)} ms in the network`;
+      return f.copy === 1
+        ? `fault: the duplicate is delayed ${str(f.delayMs)} ms in the network`
+        : `fault: that request is delayed ${str(f.delayMs)} ms in the network`;
     case "net.duplicate":
-      return markerConns.has(f.conn as number) && f.dir === "request" ? "fault: the network duplicates that request" : null;
+      return markerConns.has(f.conn as number) && f.dir === "request"
+        ? "fault: the network duplicates that request"
+        : null;
     case "net.drop":
       return markerConns.has(f.conn as number) ? `fault: the network loses a ${str(f.dir)} of that connection` : null;
     case "net.close":
-      return markerConns.has(f.conn as number) && e.node === e.node.replace(/^p\d.*/, "") ? `${e.node} closes the connection to ${v.broker ?? "the broker"}: ${str(f.reason)}` : null;
+      return markerConns.has(f.conn as number) && e.node === e.node.replace(/^p\d.*/, "")
+        ? `${e.node} closes the connection to ${v.broker ?? "the broker"}: ${str(f.reason)}`
+        : null;
     case "marker.append":
       if (!involved(e, txns) || !atPartition) return null;
       return `${e.node} accepts ${str(f.txn)}'s ${str(f.result)} marker at ${str(f.partition)} (${ruleText(f)}): offset ${str(f.offset)}${Number(f.closedFrom) >= 0 ? `, closing offsets ${str(f.closedFrom)}..${str(f.offset)}` : ", nothing open to close"}`;
     case "marker.rejected":
-      return involved(e, txns) && atPartition ? `${e.node} rejects ${str(f.txn)}'s marker at ${str(f.partition)} (${ruleText(f)}): error ${str(f.error)}` : null;
+      return involved(e, txns) && atPartition
+        ? `${e.node} rejects ${str(f.txn)}'s marker at ${str(f.partition)} (${ruleText(f)}): error ${str(f.error)}`
+        : null;
     case "txn.complete":
       return involved(e, txns) ? `${e.node} writes ${str(f.state)} for ${str(f.txn)}` : null;
     case "fault.stall":
@@ -81,6 +110,9 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
 
 function ruleText(f: Readonly<Record<string, TraceValue>>): string {
   const cmp = f.rule === "strict-tv2" ? ">" : ">=";
-  const rule = f.rule === "kafka-19999-equal-epoch" ? "KAFKA-19999 equal epoch, no open transaction" : `${str(f.rule)} rule ${str(f.epoch)} ${cmp} ${str(f.stored)}`;
+  const rule =
+    f.rule === "kafka-19999-equal-epoch"
+      ? "KAFKA-19999 equal epoch, no open transaction"
+      : `${str(f.rule)} rule ${str(f.epoch)} ${cmp} ${str(f.stored)}`;
   return `TransactionVersion ${str(f.tv)} read, ${rule}`;
 }

@@ -18,8 +18,14 @@ export function describeExpectation(e: Expectation): string {
   if (e.clean || !seeks) return "clean (no violation of any kind)";
   const where = e.where ? `, only at brokers on ${e.where.brokerRelease.join("/")}` : "";
   const allowsAll = VIOLATION_KINDS.every((k) => NEVER_ALLOWED.includes(k) || e.allow.includes(k));
-  const allow = allowsAll ? `; any other kind allowed but ${NEVER_ALLOWED.join(" and ")}` : e.allow.length > 0 ? `; also allowed: ${e.allow.join(", ")}` : "";
-  const seek = [e.find.length > 0 ? e.find.join(", ") : "", findAny.length > 0 ? `any of ${findAny.join(", ")}` : ""].filter(Boolean).join(" and ");
+  const allow = allowsAll
+    ? `; any other kind allowed but ${NEVER_ALLOWED.join(" and ")}`
+    : e.allow.length > 0
+      ? `; also allowed: ${e.allow.join(", ")}`
+      : "";
+  const seek = [e.find.length > 0 ? e.find.join(", ") : "", findAny.length > 0 ? `any of ${findAny.join(", ")}` : ""]
+    .filter(Boolean)
+    .join(" and ");
   return `find ${seek}${e.within ? ` within ${e.within} seeds` : ""}${where}${allow}`;
 }
 
@@ -40,7 +46,14 @@ export function violationTable(r: RunReport): string {
     for (const v of of) places.set(whereOf(v), (places.get(whereOf(v)) ?? 0) + 1);
     const placeText = [...places].map(([p, c]) => `${p} x${c}`).join(", ");
     const unexpected = of.some((v) => v.unexpected);
-    table.push([chalk.yellow(kind), n(r.violationsByKind[kind] ?? 0), n(new Set(of.map((v) => v.seed)).size), placeText, String(of[0]?.seed ?? ""), unexpected ? chalk.red("no") : chalk.green("yes")]);
+    table.push([
+      chalk.yellow(kind),
+      n(r.violationsByKind[kind] ?? 0),
+      n(new Set(of.map((v) => v.seed)).size),
+      placeText,
+      String(of[0]?.seed ?? ""),
+      unexpected ? chalk.red("no") : chalk.green("yes"),
+    ]);
   }
   return table.toString();
 }
@@ -50,11 +63,16 @@ function modelFailureLines(r: RunReport): string[] {
   const failures = r.violations.filter((v) => isModelFailure(v.kind));
   const first = failures[0];
   if (!first) return [];
-  const byKind = Object.entries(r.violationsByKind).filter(([k]) => isModelFailure(k)).map(([k, c]) => `${k} x${c}`).join(", ");
+  const byKind = Object.entries(r.violationsByKind)
+    .filter(([k]) => isModelFailure(k))
+    .map(([k, c]) => `${k} x${c}`)
+    .join(", ");
   const seeds = new Set(failures.map((v) => v.seed)).size;
   return [
     "",
-    chalk.red.bold(`  model failures: ${byKind} in ${seeds} seed${seeds === 1 ? "" : "s"}, bugs in eosfuzz, not in Kafka`),
+    chalk.red.bold(
+      `  model failures: ${byKind} in ${seeds} seed${seeds === 1 ? "" : "s"}, bugs in eosfuzz, not in Kafka`,
+    ),
     `    first at seed ${first.seed}: ${first.summary}`,
     chalk.dim(`    replay: ${first.replay}`),
     "    please report it to the eosfuzz maintainers with the replay command",
@@ -65,12 +83,22 @@ function modelFailureLines(r: RunReport): string[] {
 export function renderRunReport(r: RunReport, options: { examples?: number; afterHeader?: string } = {}): string {
   const out: string[] = [];
   const last = r.seedStart + r.seedsRun - 1;
-  out.push(chalk.bold(`eosfuzz run ${r.scenario}`) + chalk.dim(`  seeds ${r.seedStart}..${last}${r.mutant ? `  mutant ${r.mutant}` : ""}${r.interrupted ? "  (interrupted)" : ""}`));
-  out.push(`  ${n(r.seedsRun)} seeds, ${n(r.events)} events in ${(r.wallMs / 1000).toFixed(1)} s (${n(r.eventsPerSecond)} events/s, ${r.seedsPerSecond} seeds/s)`);
+  out.push(
+    chalk.bold(`eosfuzz run ${r.scenario}`) +
+      chalk.dim(
+        `  seeds ${r.seedStart}..${last}${r.mutant ? `  mutant ${r.mutant}` : ""}${r.interrupted ? "  (interrupted)" : ""}`,
+      ),
+  );
+  out.push(
+    `  ${n(r.seedsRun)} seeds, ${n(r.events)} events in ${(r.wallMs / 1000).toFixed(1)} s (${n(r.eventsPerSecond)} events/s, ${r.seedsPerSecond} seeds/s)`,
+  );
   out.push("");
   if (options.afterHeader) out.push(options.afterHeader, "");
   const protocolKinds = Object.keys(r.violationsByKind).filter((k) => !isModelFailure(k));
-  if (protocolKinds.length === 0) out.push(`  ${chalk.green(Object.keys(r.violationsByKind).length === 0 ? "no violations" : "no protocol violations")}`);
+  if (protocolKinds.length === 0)
+    out.push(
+      `  ${chalk.green(Object.keys(r.violationsByKind).length === 0 ? "no violations" : "no protocol violations")}`,
+    );
   else out.push(violationTable(r).replace(/^/gm, "  "));
   out.push(...modelFailureLines(r));
   out.push("");

@@ -38,7 +38,20 @@ export function linkMessages(events: readonly TraceEvent[]): MessageLink[] {
   const open = { request: new Map<string, MessageLink>(), response: new Map<string, MessageLink>() };
   const closes = new Map<number, MessageLink>();
   const start = (e: TraceEvent, direction: "request" | "response", to: string) => {
-    const link: MessageLink = { direction, conn: num(e.fields.conn), corr: num(e.fields.corr), api: str(e.fields.msg), from: e.node, to, sendIndex: e.index, sendMs: e.timeMs, arriveIndex: null, arriveMs: null, fate: "lost", duplicate: false };
+    const link: MessageLink = {
+      direction,
+      conn: num(e.fields.conn),
+      corr: num(e.fields.corr),
+      api: str(e.fields.msg),
+      from: e.node,
+      to,
+      sendIndex: e.index,
+      sendMs: e.timeMs,
+      arriveIndex: null,
+      arriveMs: null,
+      fate: "lost",
+      duplicate: false,
+    };
     links.push(link);
     open[direction].set(key(e), link);
   };
@@ -75,14 +88,29 @@ export function linkMessages(events: readonly TraceEvent[]): MessageLink[] {
         break;
       }
       case "net.server-close": {
-        const link: MessageLink = { direction: "response", conn: num(e.fields.conn), corr: -1, api: "close", from: e.node, to: "", sendIndex: e.index, sendMs: e.timeMs, arriveIndex: null, arriveMs: null, fate: "lost", duplicate: false, close: true };
+        const link: MessageLink = {
+          direction: "response",
+          conn: num(e.fields.conn),
+          corr: -1,
+          api: "close",
+          from: e.node,
+          to: "",
+          sendIndex: e.index,
+          sendMs: e.timeMs,
+          arriveIndex: null,
+          arriveMs: null,
+          fate: "lost",
+          duplicate: false,
+          close: true,
+        };
         closes.set(link.conn, link);
         links.push(link);
         break;
       }
       case "net.close": {
         const link = closes.get(num(e.fields.conn));
-        if (link && link.arriveIndex === null) Object.assign(link, { to: e.node, arriveIndex: e.index, arriveMs: e.timeMs, fate: "delivered" });
+        if (link && link.arriveIndex === null)
+          Object.assign(link, { to: e.node, arriveIndex: e.index, arriveMs: e.timeMs, fate: "delivered" });
         break;
       }
     }

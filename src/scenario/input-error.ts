@@ -20,7 +20,12 @@ export class InputError extends Error {
 const MAX_MESSAGE_CHARS = 500;
 const MAX_NAME_CHARS = 160;
 
-export function formatInputError(file: string, field: string, problem: string, position: { line: number; col: number } | null): string {
+export function formatInputError(
+  file: string,
+  field: string,
+  problem: string,
+  position: { line: number; col: number } | null,
+): string {
   // A name longer than a line (a pasted blob as a file name) is cut, so what was expected still shows.
   const name = file.length > MAX_NAME_CHARS ? `${file.slice(0, MAX_NAME_CHARS - 3)}...` : file;
   const where = position ? `${name}:${position.line}:${position.col}` : name;
@@ -30,8 +35,11 @@ export function formatInputError(file: string, field: string, problem: string, p
 
 /** Control characters (from binary garbage or a file name) escaped, so the line cannot garble a terminal. */
 export function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to escape
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to escape
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** Read a user's file as UTF-8 text, or fail with one line (unreadable, or bigger than `maxBytes`). */
@@ -47,14 +55,21 @@ export function readInputBytes(path: string, maxBytes: number, what: string): Bu
   try {
     const stat = statSync(path);
     if (stat.isDirectory()) throw Object.assign(new Error("a directory"), { code: "EISDIR" });
-    if (stat.isFile() && stat.size > maxBytes) throw new InputError(path, "", `expected ${what} under ${maxBytes} bytes, found ${stat.size}`);
+    if (stat.isFile() && stat.size > maxBytes)
+      throw new InputError(path, "", `expected ${what} under ${maxBytes} bytes, found ${stat.size}`);
     const buffer = readFileSync(path);
-    if (buffer.length > maxBytes) throw new InputError(path, "", `expected ${what} under ${maxBytes} bytes, found ${buffer.length}`);
+    if (buffer.length > maxBytes)
+      throw new InputError(path, "", `expected ${what} under ${maxBytes} bytes, found ${buffer.length}`);
     return buffer;
   } catch (e) {
     if (e instanceof InputError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    const found = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory" : `a file it cannot read (${code ?? (e as Error).message})`;
+    const found =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EISDIR"
+          ? "a directory"
+          : `a file it cannot read (${code ?? (e as Error).message})`;
     throw new InputError(path, "", `expected ${what}, found ${found}`);
   }
 }
@@ -62,7 +77,8 @@ export function readInputBytes(path: string, maxBytes: number, what: string): Bu
 /** A found value in a few words, for "expected ..., found ..." messages. */
 export function describeFound(value: unknown): string {
   if (value === undefined) return "nothing";
-  if (typeof value === "string") return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}..."` : JSON.stringify(value);
+  if (typeof value === "string")
+    return value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}..."` : JSON.stringify(value);
   if (Array.isArray(value)) return `a list of ${value.length}`;
   if (value === null) return "null";
   if (typeof value === "object") return "a map";

@@ -108,13 +108,19 @@ class Scanner {
 }
 
 /** What JSON.parse's error says about a text, for "expected ..., found ..." (and where, when it says). */
-export function describeJsonSyntaxError(text: string, error: Error): { found: string; position: { line: number; col: number } | null } {
+export function describeJsonSyntaxError(
+  text: string,
+  error: Error,
+): { found: string; position: { line: number; col: number } | null } {
   if (text.trim() === "") return { found: "an empty file", position: null };
   const message = error.message.split("\n")[0] ?? "";
   const at = /position (\d+)/.exec(message);
   const offset = at ? Number(at[1]) : null;
-  const cutShort = /end of (JSON )?input|Unterminated/i.test(message) || (offset !== null && offset >= text.trimEnd().length);
-  const found = cutShort ? "it cut short (truncated?)" : `text that is not JSON (${message.replace(/ in JSON at position \d+.*$/, "")})`;
+  const cutShort =
+    /end of (JSON )?input|Unterminated/i.test(message) || (offset !== null && offset >= text.trimEnd().length);
+  const found = cutShort
+    ? "it cut short (truncated?)"
+    : `text that is not JSON (${message.replace(/ in JSON at position \d+.*$/, "")})`;
   const where = offset ?? (cutShort ? text.length : null);
   return { found, position: where !== null ? lineColOf(text, where) : null };
 }

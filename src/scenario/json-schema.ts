@@ -15,7 +15,8 @@ export function scenarioJsonSchema(): Record<string, unknown> {
     $schema,
     $id: "https://eosfuzz.dev/schema/scenario.schema.json",
     title: "eosfuzz scenario",
-    description: "A cluster, a fuzzed workload or a script of steps, faults, run bounds and the expected outcome. Generated from src/scenario/schema.ts by `npm run schema`; do not edit by hand.",
+    description:
+      "A cluster, a fuzzed workload or a script of steps, faults, run bounds and the expected outcome. Generated from src/scenario/schema.ts by `npm run schema`; do not edit by hand.",
     ...rest,
   };
 }

@@ -33,7 +33,12 @@ function valueAt(data: unknown, path: Path): unknown {
 }
 
 /** file:line:col of the node at `path` (or of the deepest existing parent, or of an unknown key). */
-function positionOf(doc: Document, lines: LineCounter, path: Path, unknownKey?: string): { line: number; col: number } | null {
+function positionOf(
+  doc: Document,
+  lines: LineCounter,
+  path: Path,
+  unknownKey?: string,
+): { line: number; col: number } | null {
   let node: unknown = null;
   for (let depth = path.length; depth >= 0 && !node; depth--) node = doc.getIn(path.slice(0, depth), true);
   if (unknownKey !== undefined && isMap(node)) {
@@ -47,7 +52,14 @@ function positionOf(doc: Document, lines: LineCounter, path: Path, unknownKey?: 
 
 /** A path as a reader writes it: cluster.brokers[0].release. */
 export function fieldName(path: Path): string {
-  const part = (p: string | number, i: number) => (typeof p === "number" ? `[${p}]` : !/^[A-Za-z_][\w:.-]*$/.test(p) ? `[${JSON.stringify(p)}]` : i === 0 ? p : `.${p}`);
+  const part = (p: string | number, i: number) =>
+    typeof p === "number"
+      ? `[${p}]`
+      : !/^[A-Za-z_][\w:.-]*$/.test(p)
+        ? `[${JSON.stringify(p)}]`
+        : i === 0
+          ? p
+          : `.${p}`;
   return path.map(part).join("") || "(top level)";
 }
 
@@ -66,7 +78,8 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
       return `unknown field ${issue.keys.map((k) => `"${k}"`).join(", ")} (expected one of the documented fields)`;
     case "invalid_union": {
       const options = (issue as { options?: unknown[] }).options;
-      if (Array.isArray(options) && options.length > 0) return `expected one of ${options.map((o) => JSON.stringify(o)).join(" | ")}, found ${found}`;
+      if (Array.isArray(options) && options.length > 0)
+        return `expected one of ${options.map((o) => JSON.stringify(o)).join(" | ")}, found ${found}`;
       return `expected one of the allowed values, found ${found}`;
     }
     case "invalid_key": {
@@ -74,7 +87,9 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
       return `expected a key that ${issue.issues[0]?.message.replace(/^expected /i, "is ") ?? "is valid"}, found ${describeFound(key)}`;
     }
     default:
-      return /\bexpected\b/i.test(issue.message) ? `${issue.message}, found ${found}` : `expected a valid value (${issue.message}), found ${found}`;
+      return /\bexpected\b/i.test(issue.message)
+        ? `${issue.message}, found ${found}`
+        : `expected a valid value (${issue.message}), found ${found}`;
   }
 }
 
@@ -90,12 +105,22 @@ export function yamlLocator(doc: Document, lines: LineCounter): Locator {
  * The first schema problem as one InputError line (`file:line:col field: expected ..., found ...`),
  * with a count of the others.
  */
-export function validationError(file: string, data: unknown, issues: readonly z.core.$ZodIssue[], locate: Locator): InputError {
+export function validationError(
+  file: string,
+  data: unknown,
+  issues: readonly z.core.$ZodIssue[],
+  locate: Locator,
+): InputError {
   const first = issues[0] as z.core.$ZodIssue;
   const path = first.path as Path;
   const unknownKey = first.code === "unrecognized_keys" ? first.keys[0] : undefined;
   const more = issues.length > 1 ? ` (+${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
-  return new InputError(file, fieldName(unknownKey ? [...path, unknownKey] : path), describeIssue(first, data) + more, locate(path, unknownKey));
+  return new InputError(
+    file,
+    fieldName(unknownKey ? [...path, unknownKey] : path),
+    describeIssue(first, data) + more,
+    locate(path, unknownKey),
+  );
 }
 
 /** Parse and validate scenario text; every problem becomes one InputError line. */
@@ -104,7 +129,10 @@ export function parseScenario(text: string, file: string): LoadedScenario {
   const { doc, data } = parseYaml(text, file, lines);
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     const found = text.trim() === "" || data === undefined ? "an empty file" : describeFound(data);
-    throw new InputError(file, "", `expected a YAML map with name, cluster, workload, faults, expect; found ${found}`, { line: 1, col: 1 });
+    throw new InputError(file, "", `expected a YAML map with name, cluster, workload, faults, expect; found ${found}`, {
+      line: 1,
+      col: 1,
+    });
   }
   const parsed = scenarioSchema.safeParse(data);
   if (!parsed.success) throw validationError(file, data, parsed.error.issues, yamlLocator(doc, lines));
@@ -124,13 +152,23 @@ const MAX_YAML_DEPTH = 64;
 function parseYaml(text: string, file: string, lines: LineCounter): { doc: Document; data: unknown } {
   const depth = flowNestingDepth(text);
   if (depth.depth > MAX_YAML_DEPTH) {
-    throw new InputError(file, "", `expected YAML nested at most ${MAX_YAML_DEPTH} levels deep, found ${depth.depth} levels`, lines.linePos(depth.at));
+    throw new InputError(
+      file,
+      "",
+      `expected YAML nested at most ${MAX_YAML_DEPTH} levels deep, found ${depth.depth} levels`,
+      lines.linePos(depth.at),
+    );
   }
   try {
     const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
     const yamlError = doc.errors[0];
     if (yamlError) {
-      throw new InputError(file, "", `expected valid YAML, found an error: ${yamlError.message.split("\n")[0]}`, lines.linePos(yamlError.pos[0]));
+      throw new InputError(
+        file,
+        "",
+        `expected valid YAML, found an error: ${yamlError.message.split("\n")[0]}`,
+        lines.linePos(yamlError.pos[0]),
+      );
     }
     return { doc, data: doc.toJS({ maxAliasCount: 100 }) };
   } catch (e) {
@@ -203,6 +241,11 @@ export function resolveScenario(nameOrPath: string, dir = BUILTIN_SCENARIO_DIR):
     const candidate = join(dir, nameOrPath + ext);
     if (existsSync(candidate)) return loadScenarioFile(candidate);
   }
-  if (/[/\\]|\.ya?ml$/.test(nameOrPath)) throw new InputError(nameOrPath, "", "expected a scenario file, found no such file");
-  throw new InputError("--scenario", "", `expected a built-in scenario (${builtinScenarioNames(dir).join(", ")}) or a file path, found "${nameOrPath}"`);
+  if (/[/\\]|\.ya?ml$/.test(nameOrPath))
+    throw new InputError(nameOrPath, "", "expected a scenario file, found no such file");
+  throw new InputError(
+    "--scenario",
+    "",
+    `expected a built-in scenario (${builtinScenarioNames(dir).join(", ")}) or a file path, found "${nameOrPath}"`,
+  );
 }

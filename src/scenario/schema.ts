@@ -30,11 +30,16 @@ const range = (max: number = LIMITS.virtualTimeMs) =>
     .tuple([z.int().min(0).max(max), z.int().min(0).max(max)])
     .refine(([a, b]) => a <= b, { message: "expected [min, max] with min <= max" });
 const probability = z.number().min(0).max(1);
-const nodeId = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, { message: "expected a node id such as broker-1 (lower case letters, digits, dashes)" });
+const nodeId = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, {
+  message: "expected a node id such as broker-1 (lower case letters, digits, dashes)",
+});
 const release = z.enum(RELEASE_NAMES);
 
 const flagShape = Object.fromEntries(
-  FLAG_NAMES.map((name) => [name, name === "maxWriteTxnMarkersVersion" ? z.union([z.literal(1), z.literal(2)]).optional() : z.boolean().optional()]),
+  FLAG_NAMES.map((name) => [
+    name,
+    name === "maxWriteTxnMarkersVersion" ? z.union([z.literal(1), z.literal(2)]).optional() : z.boolean().optional(),
+  ]),
 ) as Record<(typeof FLAG_NAMES)[number], z.ZodOptional<z.ZodBoolean>>;
 export const flagOverridesSchema = z.strictObject(flagShape);
 
@@ -46,7 +51,9 @@ const node = z.strictObject({
 
 const linkFaults = z.strictObject({
   delayMs: range().default([1, 5]),
-  slow: z.strictObject({ probability: probability.default(0), delayMs: range().default([100, 1000]) }).default({ probability: 0, delayMs: [100, 1000] }),
+  slow: z
+    .strictObject({ probability: probability.default(0), delayMs: range().default([100, 1000]) })
+    .default({ probability: 0, delayMs: [100, 1000] }),
   drop: probability.default(0),
   duplicate: probability.default(0),
   reorder: probability.default(0),
@@ -86,15 +93,32 @@ const workload = z.strictObject({
 
 const faults = z.strictObject({
   windowMs: ms().default(20_000),
-  network: linkFaults.default({ delayMs: [1, 5], slow: { probability: 0, delayMs: [100, 1000] }, drop: 0, duplicate: 0, reorder: 0 }),
+  network: linkFaults.default({
+    delayMs: [1, 5],
+    slow: { probability: 0, delayMs: [100, 1000] },
+    drop: 0,
+    duplicate: 0,
+    reorder: 0,
+  }),
   markerRequests: linkFaults.optional(),
   nemesisTickMs: ms().default(100),
   brokerStall: z.strictObject({ probability, durationMs: range() }).default({ probability: 0, durationMs: [100, 500] }),
-  linkPartition: z.strictObject({ probability, durationMs: range(), oneWayProbability: probability.default(0.5) }).default({ probability: 0, durationMs: [100, 500], oneWayProbability: 0.5 }),
-  coordinatorFailover: z.strictObject({ probability, resignDelayMs: range().default([0, 50]) }).default({ probability: 0, resignDelayMs: [0, 50] }),
-  producerPause: z.strictObject({ probability, durationMs: range() }).default({ probability: 0, durationMs: [100, 1000] }),
-  producerRestart: z.strictObject({ probability, zombiePauseMs: range().default([100, 2000]) }).default({ probability: 0, zombiePauseMs: [100, 2000] }),
-  upgrades: z.array(z.strictObject({ atMs: ms(), node: nodeId, release })).max(64).default([]),
+  linkPartition: z
+    .strictObject({ probability, durationMs: range(), oneWayProbability: probability.default(0.5) })
+    .default({ probability: 0, durationMs: [100, 500], oneWayProbability: 0.5 }),
+  coordinatorFailover: z
+    .strictObject({ probability, resignDelayMs: range().default([0, 50]) })
+    .default({ probability: 0, resignDelayMs: [0, 50] }),
+  producerPause: z
+    .strictObject({ probability, durationMs: range() })
+    .default({ probability: 0, durationMs: [100, 1000] }),
+  producerRestart: z
+    .strictObject({ probability, zombiePauseMs: range().default([100, 2000]) })
+    .default({ probability: 0, zombiePauseMs: [100, 2000] }),
+  upgrades: z
+    .array(z.strictObject({ atMs: ms(), node: nodeId, release }))
+    .max(64)
+    .default([]),
 });
 
 const bounds = z.strictObject({
@@ -122,7 +146,10 @@ export const expectationSchema = z.strictObject({
 /** A pattern over the abstract marker-arrival state (see oracle/protocol-coverage.ts): every field given must match. */
 const markerPattern = z.strictObject({
   release: release.optional(),
-  wire: z.string().regex(/^(v1|v2-tv[0-2])$/, { message: "expected v1, v2-tv0, v2-tv1 or v2-tv2" }).optional(),
+  wire: z
+    .string()
+    .regex(/^(v1|v2-tv[0-2])$/, { message: "expected v1, v2-tv0, v2-tv1 or v2-tv2" })
+    .optional(),
   arrival: z.enum(["first", "repeat"]).optional(),
   leaderTxn: z.enum(["none", "same", "other"]).optional(),
   producer: z.enum(["current", "moved-on"]).optional(),
@@ -140,12 +167,24 @@ const coverageGoal = z.strictObject({
 });
 
 export const scenarioSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, { message: "expected a name of lower case letters, digits, dots and dashes" }),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, { message: "expected a name of lower case letters, digits, dots and dashes" }),
   description: z.string().max(2_000).default(""),
   cluster: z.strictObject({
     coordinators: z.array(node).min(1).max(LIMITS.coordinators),
     brokers: z.array(node).min(1).max(LIMITS.brokers),
-    topics: z.array(z.strictObject({ name: z.string().regex(/^[a-zA-Z0-9._]{1,64}$/, { message: "expected a topic name (letters, digits, . and _)" }), leaders: z.array(nodeId).min(1).max(LIMITS.partitionsPerTopic) })).min(1).max(LIMITS.topics),
+    topics: z
+      .array(
+        z.strictObject({
+          name: z
+            .string()
+            .regex(/^[a-zA-Z0-9._]{1,64}$/, { message: "expected a topic name (letters, digits, . and _)" }),
+          leaders: z.array(nodeId).min(1).max(LIMITS.partitionsPerTopic),
+        }),
+      )
+      .min(1)
+      .max(LIMITS.topics),
     transactionVersion: tv.default(2),
     config: brokerConfig.default(brokerConfig.parse({})),
   }),

@@ -10,7 +10,14 @@ import type { Violation } from "../oracle/violation.js";
 import { ConnectionPool, type HeldMessage, type InterceptedMessage, type Interceptor } from "../sim/network.js";
 import type { StopReason } from "../sim/simulation.js";
 import { SCRIPT_NODE_NAMES } from "./script-checks.js";
-import { describeMarkerOutcomes, noResponse, type Observation, observeResponse, transactionalIdsOf, writeTxnMarkersVersionOf } from "./script-responses.js";
+import {
+  describeMarkerOutcomes,
+  noResponse,
+  type Observation,
+  observeResponse,
+  transactionalIdsOf,
+  writeTxnMarkersVersionOf,
+} from "./script-responses.js";
 import type { MarkerSpec, RequestBody, ResponseExpect, Script, ScriptStep } from "./script-schema.js";
 
 /** One executed step of a script, for the step log, reports and the trace. */
@@ -85,7 +92,16 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
     private readonly abort: () => boolean = () => false,
   ) {
     for (const p of script.producers) {
-      this.producers.set(p.name, new ScriptedProducer(cluster.ctx, { name: p.name, transactionalId: p.transactionalId, transactionVersion: p.transactionVersion, transactionTimeoutMs: p.transactionTimeoutMs, requestTimeoutMs: p.requestTimeoutMs }));
+      this.producers.set(
+        p.name,
+        new ScriptedProducer(cluster.ctx, {
+          name: p.name,
+          transactionalId: p.transactionalId,
+          transactionVersion: p.transactionVersion,
+          transactionTimeoutMs: p.transactionTimeoutMs,
+          requestTimeoutMs: p.requestTimeoutMs,
+        }),
+      );
     }
     this.harness = new ConnectionPool(cluster.net, SCRIPT_NODE_NAMES.harness);
     this.reader = new ConnectionPool(cluster.net, SCRIPT_NODE_NAMES.reader);
@@ -113,7 +129,10 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
     // Holds that never caught anything stop catching; messages still held are never delivered.
     cluster.net.setInterceptor(null);
     sim.emit(SCRIPT_NODE_NAMES.script, "quiet-period", { untilMs: sim.nowMs + cluster.spec.bounds.quietPeriodMs });
-    const stop = sim.run({ maxEvents: cluster.spec.bounds.maxEvents, maxTimeMs: sim.nowMs + cluster.spec.bounds.quietPeriodMs }, this.abort);
+    const stop = sim.run(
+      { maxEvents: cluster.spec.bounds.maxEvents, maxTimeMs: sim.nowMs + cluster.spec.bounds.quietPeriodMs },
+      this.abort,
+    );
     return { steps: this.records, completed: stop !== "max-events" && stop !== "stopped", stop };
   }
 
@@ -125,7 +144,10 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
   /** Run the simulation until `wait.until` holds or time runs out (or the run is aborted). */
   private runUntil(wait: Wait, withinMs: number): "done" | "timeout" | "max-events" | "stopped" {
     const limitMs = Math.max(0, wait.forMs ?? withinMs);
-    const stop = this.sim.run({ maxEvents: this.cluster.spec.bounds.maxEvents, maxTimeMs: this.sim.nowMs + limitMs }, () => wait.until() || this.abort());
+    const stop = this.sim.run(
+      { maxEvents: this.cluster.spec.bounds.maxEvents, maxTimeMs: this.sim.nowMs + limitMs },
+      () => wait.until() || this.abort(),
+    );
     if (stop === "max-events") return "max-events";
     if (this.abort()) return "stopped";
     return wait.until() ? "done" : "timeout";
@@ -141,22 +163,39 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
     let next = gen.next();
     while (!next.done) {
       const wait = next.value;
-      const result = wait.forMs !== undefined ? this.runUntil(wait, wait.forMs) : this.runUntil(wait, deadlineMs - this.sim.nowMs);
+      const result =
+        wait.forMs !== undefined ? this.runUntil(wait, wait.forMs) : this.runUntil(wait, deadlineMs - this.sim.nowMs);
       if (result === "max-events" || result === "stopped") return result;
       next = gen.next(result === "done");
     }
     const observation = next.value;
     const problems = [...observation.problems, ...this.expectationProblems(step, observation)];
-    const record: StepRecord = { index, action, note: step.note ?? null, startMs, endMs: this.sim.nowMs, outcome: observation.outcome, ok: problems.length === 0, problems };
+    const record: StepRecord = {
+      index,
+      action,
+      note: step.note ?? null,
+      startMs,
+      endMs: this.sim.nowMs,
+      outcome: observation.outcome,
+      ok: problems.length === 0,
+      problems,
+    };
     this.records.push(record);
     this.sim.emit(SCRIPT_NODE_NAMES.script, "script.outcome", { step: index, ok: record.ok, outcome: record.outcome });
     return record;
   }
 
   private mismatch(failed: StepRecord): Violation {
-    const lines = this.records.map((r) => `${at(r.startMs)} step ${r.index} ${r.action}: ${r.outcome}${r.ok ? "" : "  <- MISMATCH"}`);
+    const lines = this.records.map(
+      (r) => `${at(r.startMs)} step ${r.index} ${r.action}: ${r.outcome}${r.ok ? "" : "  <- MISMATCH"}`,
+    );
     for (const p of failed.problems) lines.push(`${" ".repeat(10)} ${p}`);
-    return { kind: "step-mismatch", summary: `step ${failed.index} (${failed.action}): ${failed.problems[0] ?? "failed"}`, explanation: lines, atMs: failed.endMs };
+    return {
+      kind: "step-mismatch",
+      summary: `step ${failed.index} (${failed.action}): ${failed.problems[0] ?? "failed"}`,
+      explanation: lines,
+      atMs: failed.endMs,
+    };
   }
 
   // ------------------------------------------------------------------ expectations
@@ -183,13 +222,22 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
       const wanted = errorCode(expect.error) as number;
       const wrong = seen.errors.filter((e) => e !== wanted);
       if (seen.errors.length === 0) problems.push(`expected error ${expect.error}, found no response`);
-      else if (wrong.length > 0) problems.push(`expected error ${expect.error}, found ${[...new Set(seen.errors)].map(errorName).join(", ")}`);
+      else if (wrong.length > 0)
+        problems.push(`expected error ${expect.error}, found ${[...new Set(seen.errors)].map(errorName).join(", ")}`);
     }
-    if (expect.producerId !== undefined && seen.producerId !== expect.producerId) problems.push(`expected producerId ${expect.producerId}, found ${seen.producerId ?? "none"}`);
-    if (expect.producerEpoch !== undefined && seen.producerEpoch !== expect.producerEpoch) problems.push(`expected producerEpoch ${expect.producerEpoch}, found ${seen.producerEpoch ?? "none"}`);
+    if (expect.producerId !== undefined && seen.producerId !== expect.producerId)
+      problems.push(`expected producerId ${expect.producerId}, found ${seen.producerId ?? "none"}`);
+    if (expect.producerEpoch !== undefined && seen.producerEpoch !== expect.producerEpoch)
+      problems.push(`expected producerEpoch ${expect.producerEpoch}, found ${seen.producerEpoch ?? "none"}`);
     if (expect.state !== undefined) {
-      const found = seen.transactionalId !== undefined ? this.coordinatorState(seen.transactionalId) : { state: "unknown", shown: "unknown (the step names no transactional.id)" };
-      if (found.state !== expect.state) problems.push(`expected ${seen.transactionalId ?? "the transaction"} in ${expect.state} at the coordinator, found ${found.shown}`);
+      const found =
+        seen.transactionalId !== undefined
+          ? this.coordinatorState(seen.transactionalId)
+          : { state: "unknown", shown: "unknown (the step names no transactional.id)" };
+      if (found.state !== expect.state)
+        problems.push(
+          `expected ${seen.transactionalId ?? "the transaction"} in ${expect.state} at the coordinator, found ${found.shown}`,
+        );
     }
     return problems;
   }
@@ -207,7 +255,9 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
 
   inspect(m: InterceptedMessage<KafkaRequest, KafkaResponse>): boolean {
     if (m.direction === "response") {
-      for (const w of this.watches) if (w.response === null && w.connectionId === m.connectionId && w.correlationId === m.correlationId) w.response = m.body as KafkaResponse;
+      for (const w of this.watches)
+        if (w.response === null && w.connectionId === m.connectionId && w.correlationId === m.correlationId)
+          w.response = m.body as KafkaResponse;
     }
     for (const rule of this.holds.values()) {
       if (rule.held !== null || !this.matches(rule, m)) continue;
@@ -302,11 +352,22 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
     return { outcome: act(), errors: [], problems: [] };
   }
 
-  private *clientOp(name: string, op: (p: ScriptedProducer, done: (r: ClientResult) => void) => void, needsTxn = false): StepRun {
+  private *clientOp(
+    name: string,
+    op: (p: ScriptedProducer, done: (r: ClientResult) => void) => void,
+    needsTxn = false,
+  ): StepRun {
     const p = this.producer(name);
     const transactionalId = p.config.transactionalId;
     if (needsTxn && p.currentTxn === null) {
-      return { outcome: "refused by the client", errors: [], transactionalId, problems: [`${name} has no open transaction (beginTransaction first); KafkaProducer would throw IllegalStateException`] };
+      return {
+        outcome: "refused by the client",
+        errors: [],
+        transactionalId,
+        problems: [
+          `${name} has no open transaction (beginTransaction first); KafkaProducer would throw IllegalStateException`,
+        ],
+      };
     }
     let result: ClientResult | null = null;
     op(p, (r) => {
@@ -329,7 +390,11 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
   private *begin(name: string): StepRun {
     const p = this.producer(name);
     if (p.currentTxn !== null) {
-      return { outcome: "refused by the client", errors: [], problems: [`${name} already has ${p.currentTxn} open; KafkaProducer would throw IllegalStateException`] };
+      return {
+        outcome: "refused by the client",
+        errors: [],
+        problems: [`${name} already has ${p.currentTxn} open; KafkaProducer would throw IllegalStateException`],
+      };
     }
     const txn = p.beginTransaction();
     yield immediately;
@@ -337,9 +402,21 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
   }
 
   private *hold(step: Extract<ScriptStep, { do: "hold" }>): StepRun {
-    this.holds.set(step.as, { name: step.as, api: step.api, from: step.from, to: step.to, direction: step.direction, transactionalId: step.transactionalId, held: null });
+    this.holds.set(step.as, {
+      name: step.as,
+      api: step.api,
+      from: step.from,
+      to: step.to,
+      direction: step.direction,
+      transactionalId: step.transactionalId,
+      held: null,
+    });
     yield immediately;
-    return { outcome: `holding the next ${step.api} ${step.direction} ${step.from} -> ${step.to}${step.transactionalId ? ` for ${step.transactionalId}` : ""}`, errors: [], problems: [] };
+    return {
+      outcome: `holding the next ${step.api} ${step.direction} ${step.from} -> ${step.to}${step.transactionalId ? ` for ${step.transactionalId}` : ""}`,
+      errors: [],
+      problems: [],
+    };
   }
 
   /** release / duplicate: deliver the held message (a copy, for duplicate) and wait for its answer. */
@@ -347,10 +424,20 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
     const rule = this.holds.get(name) as HoldRule;
     if (rule.held === null) {
       const caught = yield { until: () => rule.held !== null };
-      if (!caught) return { outcome: "nothing was held", errors: [], problems: [`expected a ${rule.api} ${rule.from} -> ${rule.to} to have been held as ${name}, found none sent`] };
+      if (!caught)
+        return {
+          outcome: "nothing was held",
+          errors: [],
+          problems: [`expected a ${rule.api} ${rule.from} -> ${rule.to} to have been held as ${name}, found none sent`],
+        };
     }
     const held = rule.held as HeldMessage<KafkaRequest, KafkaResponse>;
-    if (held.state !== "held") return { outcome: `already ${held.state}`, errors: [], problems: [`expected ${name} to be still held, found it ${held.state}`] };
+    if (held.state !== "held")
+      return {
+        outcome: `already ${held.state}`,
+        errors: [],
+        problems: [`expected ${name} to be still held, found it ${held.state}`],
+      };
     const m = held.message;
     const transactionalId = transactionalIdsOf(m.body)[0];
     const releasedAtMs = this.sim.nowMs;
@@ -369,10 +456,19 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
     const body = m.body as KafkaRequest;
     const markerDetail = body.api === "WriteTxnMarkers" ? this.markerOutcomesOf(m.correlationId, releasedAtMs) : "";
     const prefix = `delivered ${copy} (held since t=${held.heldAtMs}ms) to ${m.to}`;
-    if (!answered) return { ...noResponse(`${prefix}; nothing came back`, transactionalId), outcome: `${prefix}; no response${markerDetail ? `: ${markerDetail}` : ""}` };
+    if (!answered)
+      return {
+        ...noResponse(`${prefix}; nothing came back`, transactionalId),
+        outcome: `${prefix}; no response${markerDetail ? `: ${markerDetail}` : ""}`,
+      };
     if (watch.response === null) {
       const refusal = this.ledger.refused[this.ledger.refused.length - 1];
-      return { outcome: `${prefix}; ${m.to} closed the connection: ${refusal?.reason ?? "refused"}`, errors: [Errors.NETWORK_EXCEPTION], problems: [], ...(transactionalId ? { transactionalId } : {}) };
+      return {
+        outcome: `${prefix}; ${m.to} closed the connection: ${refusal?.reason ?? "refused"}`,
+        errors: [Errors.NETWORK_EXCEPTION],
+        problems: [],
+        ...(transactionalId ? { transactionalId } : {}),
+      };
     }
     const version = body.api === "WriteTxnMarkers" ? writeTxnMarkersVersionOf(body.bytes) : null;
     const seen = observeResponse(watch.response, version, transactionalId);
@@ -380,7 +476,9 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
   }
 
   private markerOutcomesOf(correlationId: number, sinceMs: number): string {
-    const outcomes = [...this.ledger.markerOutcomes.values()].flat().filter((o) => o.correlationId === correlationId && o.atMs >= sinceMs);
+    const outcomes = [...this.ledger.markerOutcomes.values()]
+      .flat()
+      .filter((o) => o.correlationId === correlationId && o.atMs >= sinceMs);
     return outcomes.length > 0 ? describeMarkerOutcomes(outcomes) : "";
   }
 
@@ -388,22 +486,38 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
     const rule = this.holds.get(name) as HoldRule;
     yield immediately;
     if (rule.held === null || rule.held.state !== "held") {
-      return { outcome: "nothing to drop", errors: [], problems: [`expected ${name} to be held, found ${rule.held ? rule.held.state : "nothing held yet"}`] };
+      return {
+        outcome: "nothing to drop",
+        errors: [],
+        problems: [`expected ${name} to be held, found ${rule.held ? rule.held.state : "nothing held yet"}`],
+      };
     }
     this.cluster.net.dropHeld(rule.held);
-    return { outcome: `dropped ${name} (${rule.held.message.label} ${rule.held.message.from} -> ${rule.held.message.to})`, errors: [], problems: [] };
+    return {
+      outcome: `dropped ${name} (${rule.held.message.label} ${rule.held.message.from} -> ${rule.held.message.to})`,
+      errors: [],
+      problems: [],
+    };
   }
 
-  private *failover(expect: { coordinator?: string | undefined; coordinatorEpoch?: number | undefined } | undefined): StepRun {
+  private *failover(
+    expect: { coordinator?: string | undefined; coordinatorEpoch?: number | undefined } | undefined,
+  ): StepRun {
     const before = this.cluster.log.leader;
     this.cluster.failover();
     const loaded = yield { until: () => this.cluster.servingCoordinator !== null };
     const { leader, epoch } = this.cluster.log;
     const problems: string[] = [];
     if (!loaded) problems.push(`expected ${leader} to load __transaction_state in time, found it still loading`);
-    if (expect?.coordinator !== undefined && expect.coordinator !== leader) problems.push(`expected coordinator ${expect.coordinator}, found ${leader}`);
-    if (expect?.coordinatorEpoch !== undefined && expect.coordinatorEpoch !== epoch) problems.push(`expected coordinatorEpoch ${expect.coordinatorEpoch}, found ${epoch}`);
-    return { outcome: `__transaction_state moved from ${before} to ${leader} (coordinatorEpoch ${epoch})${loaded ? ", loaded" : ""}`, errors: [], problems };
+    if (expect?.coordinator !== undefined && expect.coordinator !== leader)
+      problems.push(`expected coordinator ${expect.coordinator}, found ${leader}`);
+    if (expect?.coordinatorEpoch !== undefined && expect.coordinatorEpoch !== epoch)
+      problems.push(`expected coordinatorEpoch ${expect.coordinatorEpoch}, found ${epoch}`);
+    return {
+      outcome: `__transaction_state moved from ${before} to ${leader} (coordinatorEpoch ${epoch})${loaded ? ", loaded" : ""}`,
+      errors: [],
+      problems,
+    };
   }
 
   private *request(to: string, body: RequestBody): StepRun {
@@ -420,14 +534,24 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
     const prefix = `${describeRequest(body)} -> ${node}`;
     const markerDetail = body.api === "WriteTxnMarkers" ? this.markerOutcomesOf(correlationId, outcomesBefore) : "";
     if (result === null) {
-      if (disconnected !== null) return { outcome: `${prefix}: disconnected (${disconnected})`, errors: [Errors.NETWORK_EXCEPTION], problems: [], ...(transactionalId ? { transactionalId } : {}) };
+      if (disconnected !== null)
+        return {
+          outcome: `${prefix}: disconnected (${disconnected})`,
+          errors: [Errors.NETWORK_EXCEPTION],
+          problems: [],
+          ...(transactionalId ? { transactionalId } : {}),
+        };
       return noResponse(`${prefix}: no response`, transactionalId);
     }
     const seen = observeResponse(result, version, transactionalId);
     return { ...seen, outcome: `${prefix}: ${markerDetail || seen.outcome}` };
   }
 
-  private buildRequest(body: RequestBody): { request: KafkaRequest; version: number | null; transactionalId: string | undefined } {
+  private buildRequest(body: RequestBody): {
+    request: KafkaRequest;
+    version: number | null;
+    transactionalId: string | undefined;
+  } {
     switch (body.api) {
       case "WriteTxnMarkers": {
         const markers = body.markers.map((m) => ({
@@ -438,22 +562,54 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
           coordinatorEpoch: m.coordinatorEpoch,
           transactionVersion: m.transactionVersion,
         }));
-        const bytes = encodeWriteTxnMarkersRequest({ apiVersion: body.version, correlationId: this.nextHarnessCorrelationId++, clientId: SCRIPT_NODE_NAMES.harness }, markers);
-        const ghosts = body.markers.map((m: MarkerSpec) => ({ ghostTxn: m.forTransaction ?? null, transactionalId: "(harness)", markerId: this.nextHarnessMarkerId++, resend: 0 }));
-        return { request: { api: "WriteTxnMarkers", bytes, ghosts }, version: body.version, transactionalId: undefined };
+        const bytes = encodeWriteTxnMarkersRequest(
+          {
+            apiVersion: body.version,
+            correlationId: this.nextHarnessCorrelationId++,
+            clientId: SCRIPT_NODE_NAMES.harness,
+          },
+          markers,
+        );
+        const ghosts = body.markers.map((m: MarkerSpec) => ({
+          ghostTxn: m.forTransaction ?? null,
+          transactionalId: "(harness)",
+          markerId: this.nextHarnessMarkerId++,
+          resend: 0,
+        }));
+        return {
+          request: { api: "WriteTxnMarkers", bytes, ghosts },
+          version: body.version,
+          transactionalId: undefined,
+        };
       }
       case "InitProducerId":
         return { request: { ...body }, version: null, transactionalId: body.transactionalId };
       case "AddPartitionsToTxn":
-        return { request: { ...body, verifyOnly: false, ghostTxn: null }, version: null, transactionalId: body.transactionalId };
+        return {
+          request: { ...body, verifyOnly: false, ghostTxn: null },
+          version: null,
+          transactionalId: body.transactionalId,
+        };
       case "EndTxn":
         return {
-          request: { api: "EndTxn", version: body.version, transactionalId: body.transactionalId, producerId: body.producerId, producerEpoch: body.producerEpoch, committed: body.result === "COMMIT", ghostTxn: null },
+          request: {
+            api: "EndTxn",
+            version: body.version,
+            transactionalId: body.transactionalId,
+            producerId: body.producerId,
+            producerEpoch: body.producerEpoch,
+            committed: body.result === "COMMIT",
+            ghostTxn: null,
+          },
           version: null,
           transactionalId: body.transactionalId,
         };
       case "Produce":
-        return { request: { ...body, ghostTxn: null }, version: null, transactionalId: body.transactionalId ?? undefined };
+        return {
+          request: { ...body, ghostTxn: null },
+          version: null,
+          transactionalId: body.transactionalId ?? undefined,
+        };
     }
   }
 
@@ -469,30 +625,62 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
       const caught = yield { until: () => rule.held !== null };
       const m = rule.held?.message;
       return caught && m
-        ? { outcome: `${step.held} holds ${m.label} ${m.from} -> ${m.to} since t=${rule.held?.heldAtMs}ms`, errors: [], problems: [] }
-        : { outcome: "nothing held", errors: [], problems: [`expected a ${rule.api} ${rule.from} -> ${rule.to} to be held as ${step.held}, found none sent in time`] };
+        ? {
+            outcome: `${step.held} holds ${m.label} ${m.from} -> ${m.to} since t=${rule.held?.heldAtMs}ms`,
+            errors: [],
+            problems: [],
+          }
+        : {
+            outcome: "nothing held",
+            errors: [],
+            problems: [
+              `expected a ${rule.api} ${rule.from} -> ${rule.to} to be held as ${step.held}, found none sent in time`,
+            ],
+          };
     }
     const id = step.transactionalId as string;
     const state = step.state as string;
     const reached = yield { until: () => this.coordinatorState(id).shown === state };
     const found = this.coordinatorState(id).shown;
-    return reached ? { outcome: `${id} is ${state}`, errors: [], problems: [] } : { outcome: `${id} is ${found}`, errors: [], problems: [`expected ${id} to reach ${state} (nothing pending) in time, found ${found}`] };
+    return reached
+      ? { outcome: `${id} is ${state}`, errors: [], problems: [] }
+      : {
+          outcome: `${id} is ${found}`,
+          errors: [],
+          problems: [`expected ${id} to reach ${state} (nothing pending) in time, found ${found}`],
+        };
   }
 
   private *checkTransaction(step: Extract<ScriptStep, { do: "checkTransaction" }>): StepRun {
     yield immediately;
     const coordinator = this.cluster.servingCoordinator;
     const m = coordinator?.describe(step.transactionalId) ?? null;
-    if (!m) return { outcome: `${step.transactionalId} is unknown to the coordinator`, errors: [], problems: [`expected ${step.transactionalId} at the coordinator, found ${coordinator ? "none" : "the coordinator loading"}`] };
+    if (!m)
+      return {
+        outcome: `${step.transactionalId} is unknown to the coordinator`,
+        errors: [],
+        problems: [
+          `expected ${step.transactionalId} at the coordinator, found ${coordinator ? "none" : "the coordinator loading"}`,
+        ],
+      };
     const partitions = [...m.topicPartitions].sort();
     const state = this.coordinatorState(step.transactionalId);
     const seen = { state: state.state, producerId: m.producerId, producerEpoch: m.producerEpoch, partitions };
     const e = step.expect;
     const problems = compareFields(
-      { state: e.state, producerId: e.producerId, producerEpoch: e.producerEpoch, partitions: e.partitions ? [...e.partitions].sort() : undefined },
+      {
+        state: e.state,
+        producerId: e.producerId,
+        producerEpoch: e.producerEpoch,
+        partitions: e.partitions ? [...e.partitions].sort() : undefined,
+      },
       seen,
     );
-    return { outcome: `${step.transactionalId}: ${state.shown}, producerId ${m.producerId}, epoch ${m.producerEpoch}, partitions [${partitions.join(", ")}] at ${coordinator?.id}`, errors: [], problems };
+    return {
+      outcome: `${step.transactionalId}: ${state.shown}, producerId ${m.producerId}, epoch ${m.producerEpoch}, partitions [${partitions.join(", ")}] at ${coordinator?.id}`,
+      errors: [],
+      problems,
+    };
   }
 
   private *checkPartition(step: Extract<ScriptStep, { do: "checkPartition" }>): StepRun {
@@ -509,7 +697,9 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
       openTransaction: entry ? entry.currentTxnFirstOffset !== null : false,
       producerEpoch: entry ? entry.producerEpoch : -1,
     };
-    const who = p ? `; ${step.producer} (producerId ${p.producerId}): epoch ${seen.producerEpoch}, ${seen.openTransaction ? `transaction open from offset ${entry?.currentTxnFirstOffset}` : "no open transaction"}` : "";
+    const who = p
+      ? `; ${step.producer} (producerId ${p.producerId}): epoch ${seen.producerEpoch}, ${seen.openTransaction ? `transaction open from offset ${entry?.currentTxnFirstOffset}` : "no open transaction"}`
+      : "";
     return {
       outcome: `${step.partition} on ${leader}: LSO ${seen.lastStableOffset}, high watermark ${seen.highWatermark}, log end ${seen.logEndOffset}${who}`,
       errors: [],
@@ -520,17 +710,32 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
   private *read(step: Extract<ScriptStep, { do: "read" }>): StepRun {
     const leader = this.cluster.ctx.metadata.leaderOf(step.partition) as string;
     let result: KafkaResponse | null = null;
-    this.cluster.net.request(this.reader.to(leader), { api: "Fetch", partition: step.partition, fetchOffset: 0, isolation: step.isolation, maxBatches: 1_000_000 }, this.script.stepTimeoutMs, (r) => {
-      if (r.kind === "response") result = r.body;
-    });
+    this.cluster.net.request(
+      this.reader.to(leader),
+      { api: "Fetch", partition: step.partition, fetchOffset: 0, isolation: step.isolation, maxBatches: 1_000_000 },
+      this.script.stepTimeoutMs,
+      (r) => {
+        if (r.kind === "response") result = r.body;
+      },
+    );
     yield { until: () => result !== null };
     const body = result as KafkaResponse | null;
     if (body === null || body.api !== "Fetch") return noResponse(`Fetch ${step.partition} from ${leader}`);
-    if (body.errorCode !== Errors.NONE) return { outcome: `Fetch ${errorName(body.errorCode)}`, errors: [body.errorCode], problems: [`expected to read ${step.partition}, found ${errorName(body.errorCode)}`] };
+    if (body.errorCode !== Errors.NONE)
+      return {
+        outcome: `Fetch ${errorName(body.errorCode)}`,
+        errors: [body.errorCode],
+        problems: [`expected to read ${step.partition}, found ${errorName(body.errorCode)}`],
+      };
     const values = filterReadCommitted(step.partition, body.batches, body.abortedTransactions).map((r) => r.value);
     const problems = step.expect ? compareFields({ values: step.expect.values }, { values }) : [];
-    const bound = step.isolation === "READ_COMMITTED" ? `LSO ${body.lastStableOffset}` : `high watermark ${body.highWatermark}`;
-    return { outcome: `${step.isolation} read of ${step.partition} up to ${bound}: [${values.join(", ")}]`, errors: [], problems };
+    const bound =
+      step.isolation === "READ_COMMITTED" ? `LSO ${body.lastStableOffset}` : `high watermark ${body.highWatermark}`;
+    return {
+      outcome: `${step.isolation} read of ${step.partition} up to ${bound}: [${values.join(", ")}]`,
+      errors: [],
+      problems,
+    };
   }
 }
 
@@ -540,7 +745,8 @@ function compareFields(expected: Record<string, unknown>, seen: Record<string, u
   for (const [key, want] of Object.entries(expected)) {
     if (want === undefined) continue;
     const got = seen[key];
-    if (JSON.stringify(want) !== JSON.stringify(got)) problems.push(`expected ${key} ${JSON.stringify(want)}, found ${JSON.stringify(got)}`);
+    if (JSON.stringify(want) !== JSON.stringify(got))
+      problems.push(`expected ${key} ${JSON.stringify(want)}, found ${JSON.stringify(got)}`);
   }
   return problems;
 }

@@ -20,7 +20,12 @@ export interface Observation {
 }
 
 export function noResponse(what: string, transactionalId?: string): Observation {
-  return { outcome: `no response (${what})`, errors: [], problems: [`expected a response, found none (${what})`], ...(transactionalId ? { transactionalId } : {}) };
+  return {
+    outcome: `no response (${what})`,
+    errors: [],
+    problems: [`expected a response, found none (${what})`],
+    ...(transactionalId ? { transactionalId } : {}),
+  };
 }
 
 /** The transactional.ids a message concerns (for hold filters and state expectations). */
@@ -48,7 +53,10 @@ export function writeTxnMarkersVersionOf(bytes: Uint8Array): number {
 export function describeMarkerOutcomes(outcomes: readonly MarkerOutcome[]): string {
   return outcomes
     .map((o) => {
-      const judged = o.rule === "unchecked" ? "" : `, ${describeRule(o.rule)}: marker epoch ${o.markerEpoch}, producer epoch ${o.storedEpochBefore}`;
+      const judged =
+        o.rule === "unchecked"
+          ? ""
+          : `, ${describeRule(o.rule)}: marker epoch ${o.markerEpoch}, producer epoch ${o.storedEpochBefore}`;
       const closed = o.completed ? `, closed offsets ${o.completed.firstOffset}..${o.completed.lastOffset}` : "";
       return `${o.partition} on ${o.broker} (${o.brokerRelease}): ${errorName(o.errorCode)} (v${o.requestVersion}, TransactionVersion ${o.transactionVersionSeen}${judged}${closed})`;
     })
@@ -56,7 +64,11 @@ export function describeMarkerOutcomes(outcomes: readonly MarkerOutcome[]): stri
 }
 
 /** Error codes, ids and epochs of a response, with a one-line description. */
-export function observeResponse(response: KafkaResponse, requestVersion: number | null, transactionalId?: string): Observation {
+export function observeResponse(
+  response: KafkaResponse,
+  requestVersion: number | null,
+  transactionalId?: string,
+): Observation {
   const base = { problems: [] as string[], ...(transactionalId ? { transactionalId } : {}) };
   switch (response.api) {
     case "WriteTxnMarkers": {
@@ -82,12 +94,23 @@ export function observeResponse(response: KafkaResponse, requestVersion: number 
         ...(response.producerId >= 0 ? { producerId: response.producerId, producerEpoch: response.producerEpoch } : {}),
       };
     case "AddPartitionsToTxn": {
-      const errors = response.errorCode !== 0 || response.results.length === 0 ? [response.errorCode] : response.results.map((r) => r.errorCode);
+      const errors =
+        response.errorCode !== 0 || response.results.length === 0
+          ? [response.errorCode]
+          : response.results.map((r) => r.errorCode);
       const detail = response.results.map((r) => `${r.partition} ${errorName(r.errorCode)}`).join(", ");
-      return { ...base, outcome: `AddPartitionsToTxn ${errorName(response.errorCode)}${detail ? ` (${detail})` : ""}`, errors };
+      return {
+        ...base,
+        outcome: `AddPartitionsToTxn ${errorName(response.errorCode)}${detail ? ` (${detail})` : ""}`,
+        errors,
+      };
     }
     case "Produce":
-      return { ...base, outcome: `Produce ${errorName(response.errorCode)}${response.errorCode === 0 ? ` at offset ${response.baseOffset}` : response.errorMessage ? ` (${response.errorMessage})` : ""}`, errors: [response.errorCode] };
+      return {
+        ...base,
+        outcome: `Produce ${errorName(response.errorCode)}${response.errorCode === 0 ? ` at offset ${response.baseOffset}` : response.errorMessage ? ` (${response.errorMessage})` : ""}`,
+        errors: [response.errorCode],
+      };
     default:
       return { ...base, outcome: `${response.api} ${errorName(response.errorCode)}`, errors: [response.errorCode] };
   }

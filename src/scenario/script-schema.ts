@@ -18,10 +18,16 @@ export const SCRIPT_LIMITS = {
   stepTimeoutMs: 3_600_000,
 } as const;
 
-const name = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, { message: "expected a name such as p0 or stale-copy (lower case letters, digits, dashes)" });
+const name = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, {
+  message: "expected a name such as p0 or stale-copy (lower case letters, digits, dashes)",
+});
 /** A node id, a producer name, or `coordinator` (the node that owns __transaction_state at that moment). */
-const nodeRef = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, { message: "expected a node id, a producer name or coordinator" });
-const partition = z.string().regex(/^[a-zA-Z0-9._]{1,64}-[0-9]{1,5}$/, { message: "expected a partition such as orders-1 (topic-index)" });
+const nodeRef = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,31}$/, { message: "expected a node id, a producer name or coordinator" });
+const partition = z
+  .string()
+  .regex(/^[a-zA-Z0-9._]{1,64}-[0-9]{1,5}$/, { message: "expected a partition such as orders-1 (topic-index)" });
 const errorName = z.enum(Object.keys(Errors) as [ErrorName, ...ErrorName[]]);
 const txnState = z.enum(TRANSACTION_STATE_NAMES as [string, ...string[]]);
 const epoch = z.int().min(-1).max(32_767);
@@ -57,10 +63,34 @@ const markerSpec = z.strictObject({
 
 /** Direct requests with explicit fields, as a test harness would send them (from node `harness`). */
 const requestBody = z.discriminatedUnion("api", [
-  z.strictObject({ api: z.literal("WriteTxnMarkers"), version: z.union([z.literal(1), z.literal(2)]), markers: z.array(markerSpec).min(1).max(SCRIPT_LIMITS.markers) }),
-  z.strictObject({ api: z.literal("InitProducerId"), transactionalId: z.string().min(1).max(249), transactionTimeoutMs: z.int().min(1).max(2_147_483_647).default(60_000), producerId: producerId.default(-1), producerEpoch: epoch.default(-1) }),
-  z.strictObject({ api: z.literal("AddPartitionsToTxn"), version: z.int().min(0).max(5).default(3), transactionalId: z.string().min(1).max(249), producerId, producerEpoch: epoch, partitions: z.array(partition).min(1).max(64) }),
-  z.strictObject({ api: z.literal("EndTxn"), version: z.int().min(0).max(5), transactionalId: z.string().min(1).max(249), producerId, producerEpoch: epoch, result: z.enum(["COMMIT", "ABORT"]) }),
+  z.strictObject({
+    api: z.literal("WriteTxnMarkers"),
+    version: z.union([z.literal(1), z.literal(2)]),
+    markers: z.array(markerSpec).min(1).max(SCRIPT_LIMITS.markers),
+  }),
+  z.strictObject({
+    api: z.literal("InitProducerId"),
+    transactionalId: z.string().min(1).max(249),
+    transactionTimeoutMs: z.int().min(1).max(2_147_483_647).default(60_000),
+    producerId: producerId.default(-1),
+    producerEpoch: epoch.default(-1),
+  }),
+  z.strictObject({
+    api: z.literal("AddPartitionsToTxn"),
+    version: z.int().min(0).max(5).default(3),
+    transactionalId: z.string().min(1).max(249),
+    producerId,
+    producerEpoch: epoch,
+    partitions: z.array(partition).min(1).max(64),
+  }),
+  z.strictObject({
+    api: z.literal("EndTxn"),
+    version: z.int().min(0).max(5),
+    transactionalId: z.string().min(1).max(249),
+    producerId,
+    producerEpoch: epoch,
+    result: z.enum(["COMMIT", "ABORT"]),
+  }),
   z.strictObject({
     api: z.literal("Produce"),
     version: z.int().min(3).max(12),
@@ -77,14 +107,30 @@ export const scriptStepSchema = z.discriminatedUnion("do", [
   // ---- client operations of a scripted producer (one request each, no automatic retry)
   producerStep("initTransactions"),
   z.strictObject({ do: z.literal("beginTransaction"), producer: name, note }),
-  z.strictObject({ do: z.literal("send"), producer: name, partition, value: z.string().min(1).max(1_000), note, timeoutMs, expect: responseExpect.optional() }),
+  z.strictObject({
+    do: z.literal("send"),
+    producer: name,
+    partition,
+    value: z.string().min(1).max(1_000),
+    note,
+    timeoutMs,
+    expect: responseExpect.optional(),
+  }),
   producerStep("commitTransaction"),
   producerStep("abortTransaction"),
   // ---- network control
   z.strictObject({
     do: z.literal("hold"),
     /** Hold the next message of this API ... */
-    api: z.enum(["WriteTxnMarkers", "EndTxn", "AddPartitionsToTxn", "InitProducerId", "Produce", "Fetch", "ApiVersions"]),
+    api: z.enum([
+      "WriteTxnMarkers",
+      "EndTxn",
+      "AddPartitionsToTxn",
+      "InitProducerId",
+      "Produce",
+      "Fetch",
+      "ApiVersions",
+    ]),
     from: nodeRef,
     to: nodeRef,
     direction: z.enum(["request", "response"]).default("request"),
@@ -97,20 +143,44 @@ export const scriptStepSchema = z.discriminatedUnion("do", [
   z.strictObject({ do: z.literal("duplicate"), held: name, note, timeoutMs, expect: responseExpect.optional() }),
   z.strictObject({ do: z.literal("drop"), held: name, note }),
   // ---- cluster control
-  z.strictObject({ do: z.literal("failover"), note, timeoutMs, expect: z.strictObject({ coordinator: nodeRef.optional(), coordinatorEpoch: int32.optional() }).optional() }),
+  z.strictObject({
+    do: z.literal("failover"),
+    note,
+    timeoutMs,
+    expect: z.strictObject({ coordinator: nodeRef.optional(), coordinatorEpoch: int32.optional() }).optional(),
+  }),
   z.strictObject({ do: z.literal("upgrade"), node: nodeRef, release: z.enum(RELEASE_NAMES), note }),
   z.strictObject({ do: z.literal("stall"), node: nodeRef, ms: z.int().min(1).max(SCRIPT_LIMITS.stepTimeoutMs), note }),
   // ---- direct requests
-  z.strictObject({ do: z.literal("request"), to: nodeRef, body: requestBody, note, timeoutMs, expect: responseExpect.optional() }),
+  z.strictObject({
+    do: z.literal("request"),
+    to: nodeRef,
+    body: requestBody,
+    note,
+    timeoutMs,
+    expect: responseExpect.optional(),
+  }),
   // ---- time
   z.strictObject({ do: z.literal("wait"), ms: z.int().min(1).max(SCRIPT_LIMITS.stepTimeoutMs), note }),
-  z.strictObject({ do: z.literal("waitFor"), transactionalId: z.string().min(1).max(249).optional(), state: txnState.optional(), held: name.optional(), note, timeoutMs }),
+  z.strictObject({
+    do: z.literal("waitFor"),
+    transactionalId: z.string().min(1).max(249).optional(),
+    state: txnState.optional(),
+    held: name.optional(),
+    note,
+    timeoutMs,
+  }),
   // ---- checks
   z.strictObject({
     do: z.literal("checkTransaction"),
     transactionalId: z.string().min(1).max(249),
     note,
-    expect: z.strictObject({ state: txnState.optional(), producerId: producerId.optional(), producerEpoch: epoch.optional(), partitions: z.array(partition).max(1_024).optional() }),
+    expect: z.strictObject({
+      state: txnState.optional(),
+      producerId: producerId.optional(),
+      producerEpoch: epoch.optional(),
+      partitions: z.array(partition).max(1_024).optional(),
+    }),
   }),
   z.strictObject({
     do: z.literal("checkPartition"),

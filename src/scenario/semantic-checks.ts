@@ -25,14 +25,26 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
   const brokerIds = new Set(s.cluster.brokers.map((b) => b.id));
   const topicNames = new Set<string>();
   s.cluster.topics.forEach((t, ti) => {
-    if (topicNames.has(t.name)) problems.push({ path: ["cluster", "topics", ti, "name"], message: `expected a unique topic name, found "${t.name}" twice` });
+    if (topicNames.has(t.name))
+      problems.push({
+        path: ["cluster", "topics", ti, "name"],
+        message: `expected a unique topic name, found "${t.name}" twice`,
+      });
     topicNames.add(t.name);
     t.leaders.forEach((leader, pi) => {
-      if (!brokerIds.has(leader)) problems.push({ path: ["cluster", "topics", ti, "leaders", pi], message: `expected one of the brokers (${[...brokerIds].join(", ")}), found "${leader}"` });
+      if (!brokerIds.has(leader))
+        problems.push({
+          path: ["cluster", "topics", ti, "leaders", pi],
+          message: `expected one of the brokers (${[...brokerIds].join(", ")}), found "${leader}"`,
+        });
     });
   });
   s.faults.upgrades.forEach((u, i) => {
-    if (!ids.has(u.node)) problems.push({ path: ["faults", "upgrades", i, "node"], message: `expected a coordinator or broker id, found "${u.node}"` });
+    if (!ids.has(u.node))
+      problems.push({
+        path: ["faults", "upgrades", i, "node"],
+        message: `expected a coordinator or broker id, found "${u.node}"`,
+      });
   });
   if (s.script) {
     problems.push(...scriptProblems(s, s.script, given));
@@ -41,20 +53,33 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
   problems.push(...sizeProblems(s));
   const totalPartitions = s.cluster.topics.reduce((n, t) => n + t.leaders.length, 0);
   if (s.workload.partitionsPerTxn[0] > totalPartitions) {
-    problems.push({ path: ["workload", "partitionsPerTxn"], message: `expected at most ${totalPartitions} partitions (the cluster's total), found ${s.workload.partitionsPerTxn[0]}` });
+    problems.push({
+      path: ["workload", "partitionsPerTxn"],
+      message: `expected at most ${totalPartitions} partitions (the cluster's total), found ${s.workload.partitionsPerTxn[0]}`,
+    });
   }
   if (s.workload.transactionVersion === 2) {
-    if (s.cluster.transactionVersion < 2) problems.push({ path: ["workload", "transactionVersion"], message: "expected <= cluster.transactionVersion: TV2 producers need transaction.version=2 finalized" });
+    if (s.cluster.transactionVersion < 2)
+      problems.push({
+        path: ["workload", "transactionVersion"],
+        message: "expected <= cluster.transactionVersion: TV2 producers need transaction.version=2 finalized",
+      });
     s.cluster.coordinators.forEach((c, i) => {
       if (!(c.overrides.supportsTransactionVersion2 ?? RELEASES[c.release].supportsTransactionVersion2)) {
-        problems.push({ path: ["cluster", "coordinators", i, "release"], message: `expected a TV2-capable release (4.0 or later) for TV2 producers, found "${c.release}"` });
+        problems.push({
+          path: ["cluster", "coordinators", i, "release"],
+          message: `expected a TV2-capable release (4.0 or later) for TV2 producers, found "${c.release}"`,
+        });
       }
     });
   }
   const cfg = s.cluster.config;
   const needed = s.workload.transactionTimeoutMs + 2 * cfg.abortTimedOutTransactionCleanupIntervalMs;
   if (s.bounds.quietPeriodMs < needed) {
-    problems.push({ path: ["bounds", "quietPeriodMs"], message: `expected >= ${needed} (transactionTimeoutMs + 2 cleanup intervals) so abandoned transactions time out before the checks, found ${s.bounds.quietPeriodMs}` });
+    problems.push({
+      path: ["bounds", "quietPeriodMs"],
+      message: `expected >= ${needed} (transactionTimeoutMs + 2 cleanup intervals) so abandoned transactions time out before the checks, found ${s.bounds.quietPeriodMs}`,
+    });
   }
   return problems.concat(expectationProblems(s));
 }
@@ -69,10 +94,20 @@ function sizeProblems(s: Scenario): SemanticProblem[] {
   const records = transactions * w.recordsPerTxn[1];
   const n = (x: number) => x.toLocaleString("en-US");
   if (transactions > LIMITS.transactionsPerSeed) {
-    return [{ path: ["workload", "transactions"], message: `expected at most ${n(LIMITS.transactionsPerSeed)} transactions per seed (producers x transactions, the limit transactionsPerSeed of what one run holds in memory), found ${n(w.producers)} x ${n(w.transactions)} = ${n(transactions)}` }];
+    return [
+      {
+        path: ["workload", "transactions"],
+        message: `expected at most ${n(LIMITS.transactionsPerSeed)} transactions per seed (producers x transactions, the limit transactionsPerSeed of what one run holds in memory), found ${n(w.producers)} x ${n(w.transactions)} = ${n(transactions)}`,
+      },
+    ];
   }
   if (records > LIMITS.recordsPerSeed) {
-    return [{ path: ["workload", "recordsPerTxn"], message: `expected at most ${n(LIMITS.recordsPerSeed)} records per seed (producers x transactions x the most records per transaction, the limit recordsPerSeed of what one run holds in memory), found ${n(w.producers)} x ${n(w.transactions)} x ${n(w.recordsPerTxn[1])} = ${n(records)}` }];
+    return [
+      {
+        path: ["workload", "recordsPerTxn"],
+        message: `expected at most ${n(LIMITS.recordsPerSeed)} records per seed (producers x transactions x the most records per transaction, the limit recordsPerSeed of what one run holds in memory), found ${n(w.producers)} x ${n(w.transactions)} x ${n(w.recordsPerTxn[1])} = ${n(records)}`,
+      },
+    ];
   }
   return [];
 }
@@ -81,11 +116,18 @@ function expectationProblems(s: Scenario): SemanticProblem[] {
   const problems: SemanticProblem[] = [];
   const e = s.expect;
   const finds = e.find.length + e.findAny.length;
-  if (e.clean && finds > 0) problems.push({ path: ["expect", "clean"], message: "expected either clean: true or a find/findAny list, found both" });
-  if (e.where && finds === 0) problems.push({ path: ["expect", "where"], message: "expected a find or findAny list for where to apply to" });
-  if (e.within !== undefined && finds === 0) problems.push({ path: ["expect", "within"], message: "expected a find or findAny list for within to apply to" });
+  if (e.clean && finds > 0)
+    problems.push({
+      path: ["expect", "clean"],
+      message: "expected either clean: true or a find/findAny list, found both",
+    });
+  if (e.where && finds === 0)
+    problems.push({ path: ["expect", "where"], message: "expected a find or findAny list for where to apply to" });
+  if (e.within !== undefined && finds === 0)
+    problems.push({ path: ["expect", "within"], message: "expected a find or findAny list for within to apply to" });
   (s.coverage?.goals ?? []).forEach((g, i) => {
-    if ((g.marker === undefined) === (g.event === undefined)) problems.push({ path: ["coverage", "goals", i], message: "expected exactly one of marker or event" });
+    if ((g.marker === undefined) === (g.event === undefined))
+      problems.push({ path: ["coverage", "goals", i], message: "expected exactly one of marker or event" });
   });
   return problems;
 }

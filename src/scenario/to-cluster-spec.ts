@@ -14,7 +14,13 @@ function range([min, max]: readonly [number, number]): Range {
 
 function linkFaults(f: Scenario["faults"]["network"]): LinkFaults {
   return {
-    delay: { minMs: f.delayMs[0], maxMs: f.delayMs[1], slowPpm: ppm(f.slow.probability), slowMinMs: f.slow.delayMs[0], slowMaxMs: f.slow.delayMs[1] },
+    delay: {
+      minMs: f.delayMs[0],
+      maxMs: f.delayMs[1],
+      slowPpm: ppm(f.slow.probability),
+      slowMinMs: f.slow.delayMs[0],
+      slowMaxMs: f.slow.delayMs[1],
+    },
     dropPpm: ppm(f.drop),
     duplicatePpm: ppm(f.duplicate),
     reorderPpm: ppm(f.reorder),
@@ -27,8 +33,16 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
   const w = s.workload;
   const f = s.faults;
   return {
-    coordinators: s.cluster.coordinators.map((n) => ({ id: n.id, release: n.release, overrides: n.overrides as Partial<ReleaseFlags> })),
-    brokers: s.cluster.brokers.map((n) => ({ id: n.id, release: n.release, overrides: n.overrides as Partial<ReleaseFlags> })),
+    coordinators: s.cluster.coordinators.map((n) => ({
+      id: n.id,
+      release: n.release,
+      overrides: n.overrides as Partial<ReleaseFlags>,
+    })),
+    brokers: s.cluster.brokers.map((n) => ({
+      id: n.id,
+      release: n.release,
+      overrides: n.overrides as Partial<ReleaseFlags>,
+    })),
     topics: s.cluster.topics.map((t) => ({ name: t.name, leaders: [...t.leaders] })),
     broker: {
       requestTimeoutMs: c.requestTimeoutMs,
@@ -58,20 +72,38 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       maxAttempts: w.maxAttempts,
       initialProducerEpoch: w.initialProducerEpoch,
     },
-    consumers: { count: s.script ? 0 : w.consumers, pollIntervalMs: w.consumerPollIntervalMs, requestTimeoutMs: w.requestTimeoutMs },
+    consumers: {
+      count: s.script ? 0 : w.consumers,
+      pollIntervalMs: w.consumerPollIntervalMs,
+      requestTimeoutMs: w.requestTimeoutMs,
+    },
     faults: {
       windowMs: f.windowMs,
       network: linkFaults(f.network),
       markerRequests: f.markerRequests ? linkFaults(f.markerRequests) : null,
       nemesisTickMs: f.nemesisTickMs,
       brokerStall: { ppm: ppm(f.brokerStall.probability), durationMs: range(f.brokerStall.durationMs) },
-      linkPartition: { ppm: ppm(f.linkPartition.probability), durationMs: range(f.linkPartition.durationMs), oneWayPpm: ppm(f.linkPartition.oneWayProbability) },
-      coordinatorFailover: { ppm: ppm(f.coordinatorFailover.probability), resignDelayMs: range(f.coordinatorFailover.resignDelayMs) },
+      linkPartition: {
+        ppm: ppm(f.linkPartition.probability),
+        durationMs: range(f.linkPartition.durationMs),
+        oneWayPpm: ppm(f.linkPartition.oneWayProbability),
+      },
+      coordinatorFailover: {
+        ppm: ppm(f.coordinatorFailover.probability),
+        resignDelayMs: range(f.coordinatorFailover.resignDelayMs),
+      },
       producerPause: { ppm: ppm(f.producerPause.probability), durationMs: range(f.producerPause.durationMs) },
-      producerRestart: { ppm: ppm(f.producerRestart.probability), zombiePauseMs: range(f.producerRestart.zombiePauseMs) },
+      producerRestart: {
+        ppm: ppm(f.producerRestart.probability),
+        zombiePauseMs: range(f.producerRestart.zombiePauseMs),
+      },
       upgrades: f.upgrades.map((u) => ({ atMs: u.atMs, node: u.node, release: u.release })),
     },
-    bounds: { maxEvents: s.bounds.maxEvents, workloadDeadlineMs: s.bounds.workloadDeadlineMs, quietPeriodMs: s.bounds.quietPeriodMs },
+    bounds: {
+      maxEvents: s.bounds.maxEvents,
+      workloadDeadlineMs: s.bounds.workloadDeadlineMs,
+      quietPeriodMs: s.bounds.quietPeriodMs,
+    },
     globalOverrides,
   };
 }

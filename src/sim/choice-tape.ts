@@ -28,9 +28,14 @@ export interface Stream {
  * positions do not name was not used yet: cut to nothing); the other streams are kept whole.
  * Replayed, the cut streams make exactly the choices they had made by then.
  */
-export function cutStreams(tape: Readonly<Tape>, positions: Readonly<Record<string, number>>, which: (stream: string) => boolean = () => true): Tape {
+export function cutStreams(
+  tape: Readonly<Tape>,
+  positions: Readonly<Record<string, number>>,
+  which: (stream: string) => boolean = () => true,
+): Tape {
   const out: Tape = {};
-  for (const [stream, choices] of Object.entries(tape)) out[stream] = which(stream) ? choices.slice(0, positions[stream] ?? 0) : choices.slice();
+  for (const [stream, choices] of Object.entries(tape))
+    out[stream] = which(stream) ? choices.slice(0, positions[stream] ?? 0) : choices.slice();
   return out;
 }
 

@@ -21,9 +21,7 @@ export interface LinkFaults {
   reorderPpm: number;
 }
 
-export type RpcResult<Resp> =
-  | { kind: "response"; body: Resp }
-  | { kind: "disconnected"; reason: string };
+export type RpcResult<Resp> = { kind: "response"; body: Resp } | { kind: "disconnected"; reason: string };
 
 export interface InboundRequest<Req, Resp> {
   readonly connectionId: number;
@@ -56,7 +54,8 @@ class Pending<Req, Resp> extends SimEvent {
   }
 
   fire(): void {
-    if (!this.done) this.network.close(this.connection, `request ${this.correlationId} timed out after ${this.timeoutMs}ms`);
+    if (!this.done)
+      this.network.close(this.connection, `request ${this.correlationId} timed out after ${this.timeoutMs}ms`);
   }
 }
 
@@ -207,7 +206,13 @@ export interface Interceptor<Req, Resp> {
 export const MAX_HELD_MESSAGES = 1_000;
 
 interface HeldEntry<Req, Resp> {
-  held: { id: number; message: InterceptedMessage<Req, Resp>; heldAtMs: number; deliveries: number; state: HeldMessage<Req, Resp>["state"] };
+  held: {
+    id: number;
+    message: InterceptedMessage<Req, Resp>;
+    heldAtMs: number;
+    deliveries: number;
+    state: HeldMessage<Req, Resp>["state"];
+  };
   arrive: Arrival<Req, Resp>;
 }
 
@@ -301,17 +306,15 @@ export class Network<Req, Resp> {
   }
 
   /** Send a request; exactly one of response/disconnect is reported to onResult. */
-  request(
-    connection: Connection,
-    body: Req,
-    timeoutMs: number,
-    onResult: (result: RpcResult<Resp>) => void,
-  ): number {
+  request(connection: Connection, body: Req, timeoutMs: number, onResult: (result: RpcResult<Resp>) => void): number {
     const link = connection as Link<Req, Resp>;
     if (!link.open) throw new Error(`request on closed connection ${link.id}`);
     const pending = link.pending;
     if (pending.size >= MAX_IN_FLIGHT_PER_CONNECTION) {
-      throw new BoundExceeded(`requests in flight on connection ${link.id} (${link.client} to ${link.server})`, MAX_IN_FLIGHT_PER_CONNECTION);
+      throw new BoundExceeded(
+        `requests in flight on connection ${link.id} (${link.client} to ${link.server})`,
+        MAX_IN_FLIGHT_PER_CONNECTION,
+      );
     }
     const correlationId = this.nextCorrelationIdValue++;
     const entry = new Pending(this, link, correlationId, onResult, timeoutMs);
@@ -391,7 +394,13 @@ export class Network<Req, Resp> {
       entry.held.state = "released";
       this.held.delete(held.id);
     }
-    this.sim.emit(m.from, options.keepHeld ? "net.held-copy" : "net.release", { held: held.id, conn: m.connectionId, corr: m.correlationId, dir: m.direction, msg: m.label });
+    this.sim.emit(m.from, options.keepHeld ? "net.held-copy" : "net.release", {
+      held: held.id,
+      conn: m.connectionId,
+      corr: m.correlationId,
+      dir: m.direction,
+      msg: m.label,
+    });
     this.arriveAt(entry.arrive);
   }
 
@@ -401,7 +410,11 @@ export class Network<Req, Resp> {
     if (!entry) throw new Error(`message ${held.id} is not held`);
     entry.held.state = "dropped";
     this.held.delete(held.id);
-    this.sim.emit(entry.held.message.from, "net.drop-held", { held: held.id, conn: entry.held.message.connectionId, corr: entry.held.message.correlationId });
+    this.sim.emit(entry.held.message.from, "net.drop-held", {
+      held: held.id,
+      conn: entry.held.message.connectionId,
+      corr: entry.held.message.correlationId,
+    });
   }
 
   get heldCount(): number {
@@ -409,21 +422,49 @@ export class Network<Req, Resp> {
   }
 
   /** Ask the interceptor; true when it took the message out of the network. */
-  private intercepted(connection: Connection, from: string, to: string, direction: "request" | "response", arrive: Arrival<Req, Resp>, body: Req | Resp): boolean {
+  private intercepted(
+    connection: Connection,
+    from: string,
+    to: string,
+    direction: "request" | "response",
+    arrive: Arrival<Req, Resp>,
+    body: Req | Resp,
+  ): boolean {
     const correlationId = arrive.pending.correlationId;
     const interceptor = this.interceptor as Interceptor<Req, Resp>;
-    const message: InterceptedMessage<Req, Resp> = { from, to, direction, connectionId: connection.id, correlationId, label: this.labelOf(body), body };
+    const message: InterceptedMessage<Req, Resp> = {
+      from,
+      to,
+      direction,
+      connectionId: connection.id,
+      correlationId,
+      label: this.labelOf(body),
+      body,
+    };
     if (!interceptor.inspect(message)) return false;
     if (this.held.size >= MAX_HELD_MESSAGES) throw new BoundExceeded("messages held by the script", MAX_HELD_MESSAGES);
     const held = { id: this.nextHeldId++, message, heldAtMs: this.sim.nowMs, deliveries: 0, state: "held" as const };
     this.held.set(held.id, { held, arrive });
-    this.sim.emit(from, "net.hold", { held: held.id, conn: connection.id, corr: correlationId, dir: direction, to, msg: message.label });
+    this.sim.emit(from, "net.hold", {
+      held: held.id,
+      conn: connection.id,
+      corr: correlationId,
+      dir: direction,
+      to,
+      msg: message.label,
+    });
     interceptor.onHeld(held);
     return true;
   }
 
   /** Apply link faults to one message and schedule its arrival (and maybe a duplicate's). */
-  private transmit(link: Link<Req, Resp>, pending: Pending<Req, Resp>, toServer: boolean, body: Req | Resp, labelHash: number): void {
+  private transmit(
+    link: Link<Req, Resp>,
+    pending: Pending<Req, Resp>,
+    toServer: boolean,
+    body: Req | Resp,
+    labelHash: number,
+  ): void {
     const direction = toServer ? "request" : "response";
     const from = toServer ? link.client : link.server;
     const to = toServer ? link.server : link.client;
@@ -437,7 +478,8 @@ export class Network<Req, Resp> {
     }
     const faults = toServer ? link.requestFaults : link.responseFaults;
     const faulty = this.faultsActive;
-    if (this.transmitObserver !== null && toServer && faulty && this.deliveryPolicy === null) this.transmitObserver.requestDrawing(correlationId, stream.name, faults);
+    if (this.transmitObserver !== null && toServer && faulty && this.deliveryPolicy === null)
+      this.transmitObserver.requestDrawing(correlationId, stream.name, faults);
     if (faulty && stream.chance(faults.dropPpm)) {
       this.sim.emit(from, "net.drop", { conn: link.id, corr: correlationId, cause: "loss", dir: direction });
       return;
@@ -445,9 +487,22 @@ export class Network<Req, Resp> {
     const copies = faulty && stream.chance(faults.duplicatePpm) ? 2 : 1;
     for (let copy = 0; copy < copies; copy++) {
       if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: link.id, corr: correlationId, dir: direction });
-      const decided = this.deliveryPolicy?.delayMs({ from, to, direction, label: this.labelOf(body), connectionId: link.id, faultsActive: faulty, profile: faults.delay }) ?? null;
+      const decided =
+        this.deliveryPolicy?.delayMs({
+          from,
+          to,
+          direction,
+          label: this.labelOf(body),
+          connectionId: link.id,
+          faultsActive: faulty,
+          profile: faults.delay,
+        }) ?? null;
       const slow = decided === null ? faulty && stream.chance(faults.delay.slowPpm) : decided > faults.delay.maxMs;
-      let delayMs = decided ?? (slow ? stream.between(faults.delay.slowMinMs, faults.delay.slowMaxMs) : stream.between(faults.delay.minMs, faults.delay.maxMs));
+      let delayMs =
+        decided ??
+        (slow
+          ? stream.between(faults.delay.slowMinMs, faults.delay.slowMaxMs)
+          : stream.between(faults.delay.minMs, faults.delay.maxMs));
       if (slow) this.sim.emit(from, "net.slow", { conn: link.id, corr: correlationId, dir: direction, copy, delayMs });
       const mayOvertake = faulty && stream.chance(faults.reorderPpm);
       const now = this.sim.nowMs;
@@ -456,7 +511,14 @@ export class Network<Req, Resp> {
       if (!mayOvertake && arrivalMs < last) arrivalMs = last;
       if (toServer) link.lastRequestArrivalMs = Math.max(last, arrivalMs);
       else link.lastResponseArrivalMs = Math.max(last, arrivalMs);
-      if (arrivalMs < last) this.sim.emit(from, "net.overtake", { conn: link.id, corr: correlationId, dir: direction, copy, delayMs: arrivalMs - now });
+      if (arrivalMs < last)
+        this.sim.emit(from, "net.overtake", {
+          conn: link.id,
+          corr: correlationId,
+          dir: direction,
+          copy,
+          delayMs: arrivalMs - now,
+        });
       delayMs = arrivalMs - now;
       this.sim.scheduleEvent(delayMs, copy === 0 ? arrival : arrival.copy());
     }
@@ -471,7 +533,8 @@ export class Network<Req, Resp> {
   arriveAt(arrival: Arrival<Req, Resp>): void {
     const until = (arrival.toServer ? arrival.link.serverNode : arrival.link.clientNode).stalledUntilMs;
     if (until > this.sim.nowMs) this.sim.scheduleEventAt(until, arrival.copy());
-    else if (arrival.toServer) this.deliverRequest(arrival.link, arrival.pending, arrival.body as Req, arrival.labelHash);
+    else if (arrival.toServer)
+      this.deliverRequest(arrival.link, arrival.pending, arrival.body as Req, arrival.labelHash);
     else this.deliverResponse(arrival.link, arrival.pending, arrival.body as Resp, arrival.labelHash);
   }
 
@@ -484,7 +547,12 @@ export class Network<Req, Resp> {
     const handler = link.serverNode.handler;
     if (!handler) throw new Error(`no server registered as ${link.server}`);
     if (this.recording) {
-      this.sim.emit(link.server, "net.deliver", { conn: link.id, corr: correlationId, from: link.client, msg: this.labelOf(body) });
+      this.sim.emit(link.server, "net.deliver", {
+        conn: link.id,
+        corr: correlationId,
+        from: link.client,
+        msg: this.labelOf(body),
+      });
     } else {
       const trace = this.sim.trace;
       trace.beginEvent(this.sim.nowMs, link.serverNode.hash, KIND_DELIVER);
@@ -500,7 +568,16 @@ export class Network<Req, Resp> {
   respondTo(link: Link<Req, Resp>, pending: Pending<Req, Resp>, response: Resp): void {
     // The server side of the response, so that a trace pairs every arrow with both of its ends.
     const labelHash = this.recording ? 0 : hashString(this.labelOf(response));
-    this.emitTransfer("net.reply", KIND_REPLY, link.serverNode, link, pending.correlationId, link.clientNode, response, labelHash);
+    this.emitTransfer(
+      "net.reply",
+      KIND_REPLY,
+      link.serverNode,
+      link,
+      pending.correlationId,
+      link.clientNode,
+      response,
+      labelHash,
+    );
     this.transmit(link, pending, false, response, labelHash);
   }
 
@@ -547,7 +624,12 @@ export class Network<Req, Resp> {
     labelHash: number,
   ): void {
     if (this.recording) {
-      this.sim.emit(node.name, kind, { conn: link.id, corr: correlationId, to: to.name, msg: this.labelOf(body) }, () => ({ detail: this.detailOf(body) }));
+      this.sim.emit(
+        node.name,
+        kind,
+        { conn: link.id, corr: correlationId, to: to.name, msg: this.labelOf(body) },
+        () => ({ detail: this.detailOf(body) }),
+      );
       return;
     }
     const trace = this.sim.trace;

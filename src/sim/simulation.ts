@@ -121,7 +121,8 @@ export class Simulation {
   }
 
   private enqueue<E extends SimEvent>(timeMs: number, event: E): E {
-    if (this.queue.size >= SIM_BOUNDS.pendingEvents) throw new BoundExceeded("pending events of the simulation", SIM_BOUNDS.pendingEvents);
+    if (this.queue.size >= SIM_BOUNDS.pendingEvents)
+      throw new BoundExceeded("pending events of the simulation", SIM_BOUNDS.pendingEvents);
     event.place(this, timeMs, this.seq++);
     this.queue.push(event);
     return event;
@@ -140,7 +141,12 @@ export class Simulation {
    * Record a model event at the current virtual time. `annotate` adds display-only fields (labels
    * for diagrams): called only when the full trace is recorded, never hashed.
    */
-  emit(node: string, kind: string, fields: Record<string, number | string | boolean | null>, annotate?: () => TraceFields): void {
+  emit(
+    node: string,
+    kind: string,
+    fields: Record<string, number | string | boolean | null>,
+    annotate?: () => TraceFields,
+  ): void {
     this.trace.emit(this.time, node, kind, fields, annotate);
   }
 

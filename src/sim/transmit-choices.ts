@@ -54,7 +54,12 @@ export function canDuplicateLate(faults: LinkFaults, delayMs: number): boolean {
  * until that copy lands. Null when the message was lost, the link never duplicates, or its delays
  * cannot reach `delayMs`. An existing duplicate gets the new delay instead.
  */
-export function withLateDuplicate(choices: readonly number[], at: number, faults: LinkFaults, delayMs: number): number[] | null {
+export function withLateDuplicate(
+  choices: readonly number[],
+  at: number,
+  faults: LinkFaults,
+  delayMs: number,
+): number[] | null {
   const second = faults.duplicatePpm > 0 ? copyChoices(faults, delayMs) : null;
   if (second === null) return null;
   let i = at;

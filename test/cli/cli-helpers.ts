@@ -11,7 +11,10 @@ export interface CliResult {
 }
 
 /** Run the built CLI as a user would (npm test builds first). */
-export function eosfuzz(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): CliResult {
+export function eosfuzz(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): CliResult {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, FORCE_COLOR: "0", ...options.env },

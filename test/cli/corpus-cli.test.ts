@@ -8,8 +8,20 @@ import { eosfuzz } from "./cli-helpers.js";
 const tmp = () => mkdtempSync(join(tmpdir(), "eosfuzz-corpus-"));
 const coverage = (corpus: string, o: { seeds?: number; seedStart?: number; workers?: number; extra?: string[] } = {}) =>
   eosfuzz([
-    "run", "--strategy", "coverage", "--seeds", String(o.seeds ?? 24), "--seed-start", String(o.seedStart ?? 3_000_000), "--workers", String(o.workers ?? 1),
-    "--no-shrink", "--json", "--corpus", corpus, ...(o.extra ?? []),
+    "run",
+    "--strategy",
+    "coverage",
+    "--seeds",
+    String(o.seeds ?? 24),
+    "--seed-start",
+    String(o.seedStart ?? 3_000_000),
+    "--workers",
+    String(o.workers ?? 1),
+    "--no-shrink",
+    "--json",
+    "--corpus",
+    corpus,
+    ...(o.extra ?? []),
   ]);
 const report = (stdout: string) => JSON.parse(stdout) as RunReport;
 
@@ -19,7 +31,9 @@ describe("eosfuzz run --corpus (coverage across campaigns)", () => {
     const file = join(dir, "gap.corpus.json");
     const first = coverage(file);
     expect(first.code).toBe(0); // within 24 runs, aimed late marker copies meet the scenario's expectation (a stale marker)
-    expect(report(first.stdout).strategy.summary).toMatch(/\(corpus .*gap\.corpus\.json: started from 0 kept tapes, left [1-9]\d*\)/);
+    expect(report(first.stdout).strategy.summary).toMatch(
+      /\(corpus .*gap\.corpus\.json: started from 0 kept tapes, left [1-9]\d*\)/,
+    );
     const saved = readFileSync(file, "utf8");
     const kept = (JSON.parse(saved) as { entries: unknown[] }).entries.length;
     expect(kept).toBeGreaterThan(0);
@@ -31,7 +45,12 @@ describe("eosfuzz run --corpus (coverage across campaigns)", () => {
     const two = coverage(copy, { seedStart: 4_000_000, workers: 2 });
     expect(two.code).toBe(one.code);
     expect(report(one.stdout).strategy.summary).toContain(`started from ${kept} kept tapes`);
-    const found = (r: RunReport) => JSON.stringify([r.violations.map((v) => `${v.seed}:${v.kind}:${v.traceHash}`), r.statistics.coverage, r.strategy.coverage]);
+    const found = (r: RunReport) =>
+      JSON.stringify([
+        r.violations.map((v) => `${v.seed}:${v.kind}:${v.traceHash}`),
+        r.statistics.coverage,
+        r.strategy.coverage,
+      ]);
     expect(found(report(two.stdout))).toEqual(found(report(one.stdout)));
     expect(report(one.stdout).violations.length).toBeGreaterThan(0); // warm, 24 runs find the stale marker
     expect(readFileSync(copy, "utf8")).toBe(readFileSync(file, "utf8"));
@@ -46,7 +65,9 @@ describe("eosfuzz run --corpus (coverage across campaigns)", () => {
     const other = coverage(file, { extra: ["--scenario", "kip-1228"] });
     expect(other.code).toBe(2);
     expect(other.stderr.trim().split("\n")).toHaveLength(1);
-    expect(other.stderr).toMatch(/gap\.corpus\.json:1:\d+ scenario: expected a corpus of kip-1228 [0-9a-f]{16} .*found one of kip-1228-gap/);
+    expect(other.stderr).toMatch(
+      /gap\.corpus\.json:1:\d+ scenario: expected a corpus of kip-1228 [0-9a-f]{16} .*found one of kip-1228-gap/,
+    );
     expect(readFileSync(file, "utf8")).toBe(before);
 
     const damaged = join(dir, "damaged.json");

@@ -16,7 +16,10 @@ describe("eosfuzz regress", () => {
     const seeds = readdirSync(join(ROOT, "seeds")).filter((f) => f.endsWith(".json"));
     expect(seeds.length).toBeGreaterThanOrEqual(6);
     for (const name of scenarios) expect(r.stdout).toMatch(new RegExp(`PASS  scenario ${name.replace(/\./g, "\\.")} `));
-    for (const file of seeds) expect(r.stdout).toMatch(new RegExp(`PASS  seed {5}${file.replace(/\./g, "\\.")} .*reproduced, trace [0-9a-f]{16}`));
+    for (const file of seeds)
+      expect(r.stdout).toMatch(
+        new RegExp(`PASS  seed {5}${file.replace(/\./g, "\\.")} .*reproduced, trace [0-9a-f]{16}`),
+      );
     expect(r.stdout).toMatch(new RegExp(`ALL HOLD  ${scenarios.length + seeds.length} passed, 0 failed`));
     const xml = readFileSync(junit, "utf8");
     expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="eosfuzz regress"/);
@@ -32,14 +35,22 @@ describe("eosfuzz regress", () => {
       expect(text).toContain(from);
       writeFileSync(join(dir, `${name}.yaml`), text.replace(from, to));
     };
-    edit("kip-1228-race", "expect:\n  find: [stale-marker]\n  where: { brokerRelease: [\"4.1\"] }", "expect:\n  clean: true");
+    edit(
+      "kip-1228-race",
+      'expect:\n  find: [stale-marker]\n  where: { brokerRelease: ["4.1"] }',
+      "expect:\n  clean: true",
+    );
     edit("kip-1228-4.2.0", "find: [hanging-transaction]", "find: [hanging-transaction, stale-marker]");
     copyFileSync(join(BUILTIN_SCENARIO_DIR, "kafka-17754-tv2-race.yaml"), join(dir, "kafka-17754-tv2-race.yaml"));
     const empty = mkdtempSync(join(tmpdir(), "eosfuzz-noseeds-"));
     const r = eosfuzz(["regress", "--scenarios", dir, "--seeds", empty]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/FAIL {2}scenario kip-1228-race .*unexpected stale-marker: 1 violation \(first at seed 0, broker-2 on 4\.1\)/);
-    expect(r.stdout).toMatch(/FAIL {2}scenario kip-1228-4\.2\.0 .*expected stale-marker within 50 seeds, found none in 50 seeds/);
+    expect(r.stdout).toMatch(
+      /FAIL {2}scenario kip-1228-race .*unexpected stale-marker: 1 violation \(first at seed 0, broker-2 on 4\.1\)/,
+    );
+    expect(r.stdout).toMatch(
+      /FAIL {2}scenario kip-1228-4\.2\.0 .*expected stale-marker within 50 seeds, found none in 50 seeds/,
+    );
     expect(r.stdout).toMatch(/PASS {2}scenario kafka-17754-tv2-race /);
     expect(r.stdout).toMatch(/NOT ALL HOLD {2}1 passed, 2 failed/);
   });
@@ -49,11 +60,18 @@ describe("eosfuzz regress", () => {
     copyFileSync(join(BUILTIN_SCENARIO_DIR, "tv1-race.yaml"), join(scenarios, "tv1-race.yaml"));
     const seeds = mkdtempSync(join(tmpdir(), "eosfuzz-badseeds-"));
     copyFileSync(join(ROOT, "seeds", "tv1-race.seed-0.json"), join(seeds, "good.json"));
-    writeFileSync(join(seeds, "broken.json"), readFileSync(join(ROOT, "seeds", "tv1-race.seed-0.json"), "utf8").slice(0, 300));
+    writeFileSync(
+      join(seeds, "broken.json"),
+      readFileSync(join(ROOT, "seeds", "tv1-race.seed-0.json"), "utf8").slice(0, 300),
+    );
     const r = eosfuzz(["regress", "--scenarios", scenarios, "--seeds", seeds, "--json"]);
     expect(r.code).toBe(2);
     const out = JSON.parse(r.stdout);
-    expect(out.rows.map((row: { name: string; result: string }) => `${row.name} ${row.result}`)).toEqual(["tv1-race pass", "broken.json error", "good.json pass"]);
+    expect(out.rows.map((row: { name: string; result: string }) => `${row.name} ${row.result}`)).toEqual([
+      "tv1-race pass",
+      "broken.json error",
+      "good.json pass",
+    ]);
     expect(out.rows[1].detail).toMatch(/broken\.json:\d+:\d+: expected a complete JSON seed file, found it cut short/);
   });
 });

@@ -12,7 +12,14 @@ const ESC = String.fromCharCode(27);
 const { trace } = firstGapFailure();
 const failingSeed = trace.seed;
 /** Three seeds around the first kip-1228-gap failure: a short run that finds it. */
-const aroundFailure = ["--scenario", "kip-1228-gap", "--seed-start", String(Math.max(0, failingSeed - 1)), "--seeds", "3"];
+const aroundFailure = [
+  "--scenario",
+  "kip-1228-gap",
+  "--seed-start",
+  String(Math.max(0, failingSeed - 1)),
+  "--seeds",
+  "3",
+];
 
 describe("run --out", () => {
   const dir = mkdtempSync(join(tmpdir(), "eosfuzz-report-"));
@@ -20,11 +27,15 @@ describe("run --out", () => {
 
   it("writes run.json (the --json object), index.html, junit.xml and a ShiViz log per reported failure", () => {
     expect(r.code).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(["index.html", "junit.xml", "results.jsonl", "run.json", `trace-${failingSeed}.shiviz.log`].sort());
+    expect(readdirSync(dir).sort()).toEqual(
+      ["index.html", "junit.xml", "results.jsonl", "run.json", `trace-${failingSeed}.shiviz.log`].sort(),
+    );
     const written = JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as RunReport;
     expect(deterministicPart(written)).toEqual(deterministicPart(JSON.parse(r.stdout)));
     expect(XMLValidator.validate(readFileSync(join(dir, "junit.xml"), "utf8"))).toBe(true);
-    expect(readFileSync(join(dir, `trace-${failingSeed}.shiviz.log`), "utf8").split("\n")[0]).toBe(String.raw`(?<event>.*)\n(?<host>\S*) (?<clock>{.*})`);
+    expect(readFileSync(join(dir, `trace-${failingSeed}.shiviz.log`), "utf8").split("\n")[0]).toBe(
+      String.raw`(?<event>.*)\n(?<host>\S*) (?<clock>{.*})`,
+    );
   });
 
   it("index.html is self-contained: inline style, script and SVG, nothing fetched", () => {
@@ -64,7 +75,9 @@ describe("eosfuzz report", () => {
   it("--out writes the whole layout, like run --out", () => {
     const r = eosfuzz(["report", join(dir, "run.json"), "--out", join(dir, "again")]);
     expect(r.code).toBe(0);
-    expect(readdirSync(join(dir, "again")).sort()).toEqual(["index.html", "junit.xml", "run.json", `trace-${failingSeed}.shiviz.log`].sort());
+    expect(readdirSync(join(dir, "again")).sort()).toEqual(
+      ["index.html", "junit.xml", "run.json", `trace-${failingSeed}.shiviz.log`].sort(),
+    );
   });
 
   it("a corrupt report is one line naming the file and the field, exit 2", () => {
@@ -90,32 +103,61 @@ describe("terminal output", () => {
   });
 
   it("run --json | head -c 100 exits without a stack trace", () => {
-    const r = spawnSync("bash", ["-o", "pipefail", "-c", `"${process.execPath}" "${CLI}" run --scenario kip-1228-gap --seeds 5 --json | head -c 100`], { cwd: ROOT, encoding: "utf8" });
+    const r = spawnSync(
+      "bash",
+      [
+        "-o",
+        "pipefail",
+        "-c",
+        `"${process.execPath}" "${CLI}" run --scenario kip-1228-gap --seeds 5 --json | head -c 100`,
+      ],
+      { cwd: ROOT, encoding: "utf8" },
+    );
     expect(r.stdout).toHaveLength(100);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     // A reader that is gone before the first byte: the write fails with EPIPE, which must stay quiet.
-    const gone = spawnSync("bash", ["-o", "pipefail", "-c", `"${process.execPath}" "${CLI}" run --scenario kip-1228-gap --seeds 5 | true`], { cwd: ROOT, encoding: "utf8" });
+    const gone = spawnSync(
+      "bash",
+      ["-o", "pipefail", "-c", `"${process.execPath}" "${CLI}" run --scenario kip-1228-gap --seeds 5 | true`],
+      { cwd: ROOT, encoding: "utf8" },
+    );
     expect(gone.stderr).toBe("");
     expect(gone.status).toBe(0);
   });
 
   it("prints a heartbeat line on a non-terminal stderr", () => {
-    const r = eosfuzz(["run", "--scenario", "kip-1228", "--seeds", "4"], { env: { EOSFUZZ_HEARTBEAT_SECONDS: "0.001" } });
+    const r = eosfuzz(["run", "--scenario", "kip-1228", "--seeds", "4"], {
+      env: { EOSFUZZ_HEARTBEAT_SECONDS: "0.001" },
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^eosfuzz kip-1228: 1\/4 seeds \(25%\), [\d.]+ seeds\/s, 0 violations, ETA \S+$/m);
-    const quiet = eosfuzz(["run", "--scenario", "kip-1228", "--seeds", "4", "--no-progress"], { env: { EOSFUZZ_HEARTBEAT_SECONDS: "0.001" } });
+    const quiet = eosfuzz(["run", "--scenario", "kip-1228", "--seeds", "4", "--no-progress"], {
+      env: { EOSFUZZ_HEARTBEAT_SECONDS: "0.001" },
+    });
     expect(quiet.stderr).toBe("");
   });
 
   it("under GitHub Actions: ::error annotations with the replay command and a step summary", () => {
     const tmp = mkdtempSync(join(tmpdir(), "eosfuzz-gha-"));
     const scenario = join(tmp, "gap-clean.yaml");
-    writeFileSync(scenario, readFileSync(join(ROOT, "scenarios/kip-1228-gap.yaml"), "utf8").replace(/^expect:[\s\S]*$/m, "expect:\n  clean: true\n").replace(/^name: .*$/m, "name: gap-clean"));
+    writeFileSync(
+      scenario,
+      readFileSync(join(ROOT, "scenarios/kip-1228-gap.yaml"), "utf8")
+        .replace(/^expect:[\s\S]*$/m, "expect:\n  clean: true\n")
+        .replace(/^name: .*$/m, "name: gap-clean"),
+    );
     const summary = join(tmp, "summary.md");
-    const r = eosfuzz(["run", "--scenario", scenario, "--seed-start", String(failingSeed), "--seeds", "1"], { env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary } });
+    const r = eosfuzz(["run", "--scenario", scenario, "--seed-start", String(failingSeed), "--seeds", "1"], {
+      env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+    });
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(new RegExp(`^::error title=eosfuzz gap-clean%3A stale-marker \\(seed ${failingSeed}\\)::.*%0Areplay: eosfuzz run --scenario gap-clean --seed-start ${failingSeed} --seeds 1$`, "m"));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^::error title=eosfuzz gap-clean%3A stale-marker \\(seed ${failingSeed}\\)::.*%0Areplay: eosfuzz run --scenario gap-clean --seed-start ${failingSeed} --seeds 1$`,
+        "m",
+      ),
+    );
     expect(readFileSync(summary, "utf8")).toContain("expectation NOT met");
   });
 });

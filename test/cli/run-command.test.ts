@@ -9,13 +9,29 @@ describe("eosfuzz run", () => {
     const r = eosfuzz(["run", "--scenario", "kip-1228-gap", "--seeds", "40", "--seed-start", "10", "--json"]);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    for (const field of ["schemaVersion", "scenario", "seedsRun", "events", "eventsPerSecond", "seedsPerSecond", "expectationMet", "violations"]) {
+    for (const field of [
+      "schemaVersion",
+      "scenario",
+      "seedsRun",
+      "events",
+      "eventsPerSecond",
+      "seedsPerSecond",
+      "expectationMet",
+      "violations",
+    ]) {
       expect(report).toHaveProperty(field);
     }
     expect(report.scenario).toBe("kip-1228-gap");
     expect(report.seedsRun).toBe(40);
     const stale = report.violations.find((v: { kind: string }) => v.kind === "stale-marker");
-    expect(stale).toMatchObject({ seed: expect.any(Number), traceHash: expect.stringMatching(/^[0-9a-f]{16}$/), explanation: expect.any(String), partition: expect.any(String), broker: "broker-2", brokerRelease: "4.1" });
+    expect(stale).toMatchObject({
+      seed: expect.any(Number),
+      traceHash: expect.stringMatching(/^[0-9a-f]{16}$/),
+      explanation: expect.any(String),
+      partition: expect.any(String),
+      broker: "broker-2",
+      brokerRelease: "4.1",
+    });
   });
 
   it("exits 1 when the expectation is not met (a find budget larger than the seeds run, nothing found)", () => {
@@ -31,7 +47,12 @@ describe("eosfuzz run", () => {
     expect(r.code).toBe(0);
     const written = JSON.parse(readFileSync(join(dir, "run.json"), "utf8"));
     const printed = JSON.parse(r.stdout);
-    expect({ ...written, wallMs: 0, eventsPerSecond: 0, seedsPerSecond: 0 }).toEqual({ ...printed, wallMs: 0, eventsPerSecond: 0, seedsPerSecond: 0 });
+    expect({ ...written, wallMs: 0, eventsPerSecond: 0, seedsPerSecond: 0 }).toEqual({
+      ...printed,
+      wallMs: 0,
+      eventsPerSecond: 0,
+      seedsPerSecond: 0,
+    });
   });
 
   it("an unknown flag is one line on stderr and exit 2", () => {
@@ -51,10 +72,17 @@ describe("eosfuzz run", () => {
   it("a malformed scenario file names file:line:col, the field, what was expected and found", () => {
     const dir = mkdtempSync(join(tmpdir(), "eosfuzz-bad-"));
     const file = join(dir, "bad.yaml");
-    writeFileSync(file, "name: bad\ncluster:\n  coordinators: [{ id: tc-0, release: \"4.2.1\" }]\n  brokers: [{ id: b-0, release: \"9.9\" }]\n  topics: [{ name: t, leaders: [b-0] }]\n");
+    writeFileSync(
+      file,
+      'name: bad\ncluster:\n  coordinators: [{ id: tc-0, release: "4.2.1" }]\n  brokers: [{ id: b-0, release: "9.9" }]\n  topics: [{ name: t, leaders: [b-0] }]\n',
+    );
     const r = eosfuzz(["run", "--scenario", file]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toMatch(new RegExp(`^eosfuzz: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:4:\\d+ cluster\\.brokers\\[0\\]\\.release: expected one of .*found "9\\.9"$`));
+    expect(r.stderr.trim()).toMatch(
+      new RegExp(
+        `^eosfuzz: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:4:\\d+ cluster\\.brokers\\[0\\]\\.release: expected one of .*found "9\\.9"$`,
+      ),
+    );
   });
 
   it("prints a readable summary with the causal chain when not --json", () => {

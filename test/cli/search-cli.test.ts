@@ -20,21 +20,59 @@ describe("eosfuzz run: scale and search flags", () => {
     const whole = eosfuzz(["run", "--seeds", "16", "--seed-start", "20", "--workers", "1", "--no-shrink", "--json"]);
     expect(whole.code).toBe(0);
     for (const i of [0, 1]) {
-      const r = eosfuzz(["run", "--seeds", "16", "--seed-start", "20", "--workers", "1", "--no-shrink", "--shard", `${i}/2`, "--out", join(dir, `s${i}`), "--json"]);
+      const r = eosfuzz([
+        "run",
+        "--seeds",
+        "16",
+        "--seed-start",
+        "20",
+        "--workers",
+        "1",
+        "--no-shrink",
+        "--shard",
+        `${i}/2`,
+        "--out",
+        join(dir, `s${i}`),
+        "--json",
+      ]);
       expect(r.code).toBe(0); // a shard judges only what it can: nothing unexpected
       expect(json(r.stdout).shard).toEqual({ index: i, count: 2 });
     }
     const merged = eosfuzz(["merge", join(dir, "s1/run.json"), join(dir, "s0/run.json"), "--out", join(dir, "merged")]);
     expect(merged.code).toBe(0);
     expect(merged.stdout).toMatch(/stale-marker/);
-    expect(readdirSync(join(dir, "merged")).sort()).toEqual(expect.arrayContaining(["index.html", "junit.xml", "run.json"]));
+    expect(readdirSync(join(dir, "merged")).sort()).toEqual(
+      expect.arrayContaining(["index.html", "junit.xml", "run.json"]),
+    );
     expect(timeless(json(readFileSync(join(dir, "merged/run.json"), "utf8")))).toEqual(timeless(json(whole.stdout)));
   });
 
   it("merge refuses an incomplete or mixed set of shards with one line and exit 2", () => {
     const dir = tmp();
-    const a = eosfuzz(["run", "--seeds", "4", "--workers", "0", "--no-shrink", "--shard", "0/2", "--out", join(dir, "a")]);
-    const b = eosfuzz(["run", "--seeds", "6", "--workers", "0", "--no-shrink", "--shard", "1/2", "--out", join(dir, "b")]);
+    const a = eosfuzz([
+      "run",
+      "--seeds",
+      "4",
+      "--workers",
+      "0",
+      "--no-shrink",
+      "--shard",
+      "0/2",
+      "--out",
+      join(dir, "a"),
+    ]);
+    const b = eosfuzz([
+      "run",
+      "--seeds",
+      "6",
+      "--workers",
+      "0",
+      "--no-shrink",
+      "--shard",
+      "1/2",
+      "--out",
+      join(dir, "b"),
+    ]);
     expect([a.code, b.code]).toEqual([0, 0]);
     const missing = eosfuzz(["merge", join(dir, "a/run.json")]);
     expect(missing.code).toBe(2);
@@ -52,16 +90,30 @@ describe("eosfuzz run: scale and search flags", () => {
     expect(report.strategy.exhaustive).toMatchObject({ exhaustive: true, depth: 3, depthCompleted: 3 });
     expect(report.strategy.exhaustive?.schedules).toBeGreaterThan(1000);
     expect(report.strategy.exhaustive?.states).toBeGreaterThan(1000);
-    expect(report.strategy.summary).toMatch(/^exhaustive: clean up to 3 deviations from the simplest schedule \([\d,]+ schedules, [\d,]+ distinct states/);
+    expect(report.strategy.summary).toMatch(
+      /^exhaustive: clean up to 3 deviations from the simplest schedule \([\d,]+ schedules, [\d,]+ distinct states/,
+    );
     expect(report.coverage.goals[0]?.reached).toBe(true);
     const shallow = eosfuzz(["run", "--scenario", "kip-1228-small", "--strategy", "exhaustive", "--depth", "2"]);
     expect(shallow.code).toBe(1);
-    expect(shallow.stdout).toMatch(/NOT MET coverage goal "a late marker copy reached a 4.2.1 leader while a newer transaction was open"/);
+    expect(shallow.stdout).toMatch(
+      /NOT MET coverage goal "a late marker copy reached a 4.2.1 leader while a newer transaction was open"/,
+    );
   });
 
   it("an exhaustive counterexample is saved as a seed file that eosfuzz replay reproduces", () => {
     const dir = tmp();
-    const ex = eosfuzz(["run", "--scenario", "kip-1228-gap-small", "--strategy", "exhaustive", "--no-shrink", "--save-failures", join(dir, "ex"), "--json"]);
+    const ex = eosfuzz([
+      "run",
+      "--scenario",
+      "kip-1228-gap-small",
+      "--strategy",
+      "exhaustive",
+      "--no-shrink",
+      "--save-failures",
+      join(dir, "ex"),
+      "--json",
+    ]);
     expect(ex.code).toBe(0);
     const v = json(ex.stdout).violations[0];
     expect(v?.kind).toBe("stale-marker");
@@ -82,8 +134,13 @@ describe("eosfuzz run: scale and search flags", () => {
     writeFileSync(join(dir, "goal.yaml"), text);
     const r = eosfuzz(["run", "--scenario", join(dir, "goal.yaml"), "--seeds", "3", "--workers", "0"]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/NOT MET coverage goal "a marker reached a 4.1 leader" \(marker release=4.1\) never reached in 3 seeds \(no state this scenario can produce matches it\)/);
-    const bad = text.replace('marker: { release: "4.1" }', 'marker: { release: "4.1" }\n      event: marker-sending-abandoned');
+    expect(r.stdout).toMatch(
+      /NOT MET coverage goal "a marker reached a 4.1 leader" \(marker release=4.1\) never reached in 3 seeds \(no state this scenario can produce matches it\)/,
+    );
+    const bad = text.replace(
+      'marker: { release: "4.1" }',
+      'marker: { release: "4.1" }\n      event: marker-sending-abandoned',
+    );
     writeFileSync(join(dir, "bad.yaml"), bad);
     const b = eosfuzz(["run", "--scenario", join(dir, "bad.yaml"), "--seeds", "1"]);
     expect(b.code).toBe(2);
@@ -107,11 +164,24 @@ describe("eosfuzz run: scale and search flags", () => {
     ]);
     expect(report.modelFailures).toEqual({ violations: 2, seeds: [0, 1] });
     expect(report.expectationChecks.find((c) => c.clause === "nothing-unexpected")?.met).toBe(true);
-    expect(report.expectationChecks.filter((c) => c.clause === "other").map((c) => [c.name, c.met])).toEqual([["the model runs without failing (model-error, model-timeout)", false]]);
+    expect(report.expectationChecks.filter((c) => c.clause === "other").map((c) => [c.name, c.met])).toEqual([
+      ["the model runs without failing (model-error, model-timeout)", false],
+    ]);
   });
 
   it("--time-budget stops starting runs and says so", () => {
-    const budget = eosfuzz(["run", "--scenario", "kip-1228-small", "--seeds", "100000", "--time-budget", "1s", "--workers", "1", "--json"]);
+    const budget = eosfuzz([
+      "run",
+      "--scenario",
+      "kip-1228-small",
+      "--seeds",
+      "100000",
+      "--time-budget",
+      "1s",
+      "--workers",
+      "1",
+      "--json",
+    ]);
     expect(budget.code).toBe(0);
     const b = json(budget.stdout);
     expect(b.stoppedBy).toBe("time-budget");
@@ -122,7 +192,10 @@ describe("eosfuzz run: scale and search flags", () => {
   it.each([
     [["--shard", "2/2"], /--shard: expected I\/N with 0 <= I < N/],
     [["--time-budget", "soon"], /--time-budget: expected a duration such as 90s/],
-    [["--strategy", "genetic"], /--strategy: expected one of random, swarm, pct, coverage, exhaustive, found "genetic"/],
+    [
+      ["--strategy", "genetic"],
+      /--strategy: expected one of random, swarm, pct, coverage, exhaustive, found "genetic"/,
+    ],
     [["--strategy", "exhaustive", "--shard", "0/2"], /expected no --shard with --strategy exhaustive/],
     [["--workers", "-1"], /--workers: expected an integer in \[0, 256\]/],
   ])("bad search flags %j are one line and exit 2", (flags, message) => {

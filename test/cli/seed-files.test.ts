@@ -30,7 +30,9 @@ describe("run --save-failures, seed files and replay", () => {
     const r = eosfuzz(["run", "--scenario", "tv1-legacy", "--seeds", "500", "--save-failures", dir, "--json"]);
     expect(r.code).toBe(0);
     report = JSON.parse(r.stdout);
-    files = readdirSync(dir).map((f) => join(dir, f)).sort();
+    files = readdirSync(dir)
+      .map((f) => join(dir, f))
+      .sort();
   });
 
   it("writes one seed file per distinct failing seed, each standing alone", () => {
@@ -43,14 +45,23 @@ describe("run --save-failures, seed files and replay", () => {
     expect(seed).toMatchObject({
       format: "eosfuzz-seed",
       tool: { name: "eosfuzz", version: expect.any(String) },
-      scenario: { name: "tv1-legacy", contentHash: expect.stringMatching(/^[0-9a-f]{16}$/), definition: { name: "tv1-legacy", cluster: expect.any(Object) } },
+      scenario: {
+        name: "tv1-legacy",
+        contentHash: expect.stringMatching(/^[0-9a-f]{16}$/),
+        definition: { name: "tv1-legacy", cluster: expect.any(Object) },
+      },
       seed: expect.any(Number),
       traceHash: expect.stringMatching(/^[0-9a-f]{16}$/),
       replay: `eosfuzz replay ${files[0]}`,
     });
     expect(Object.values(seed.tape).flat().length).toBeGreaterThan(1000);
     expect(Object.keys(seed.tape)).toContain("workload:start");
-    expect(seed.violations[0]).toMatchObject({ kind: "stale-marker", partition: expect.any(String), broker: expect.any(String), brokerRelease: "3.x" });
+    expect(seed.violations[0]).toMatchObject({
+      kind: "stale-marker",
+      partition: expect.any(String),
+      broker: expect.any(String),
+      brokerRelease: "3.x",
+    });
     expect(report.failingSeeds).toContain(seed.seed);
   });
 
@@ -72,7 +83,13 @@ describe("run --save-failures, seed files and replay", () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     const recorded = JSON.parse(readFileSync(file, "utf8"));
-    expect(out).toMatchObject({ reproduced: true, status: "reproduced", traceHash: recorded.traceHash, recordedTraceHash: recorded.traceHash, events: recorded.traceEvents });
+    expect(out).toMatchObject({
+      reproduced: true,
+      status: "reproduced",
+      traceHash: recorded.traceHash,
+      recordedTraceHash: recorded.traceHash,
+      events: recorded.traceEvents,
+    });
     expect(out.violations[0]).toMatchObject({ kind: "stale-marker", explanation: expect.any(Array) });
     expect(out.trace).toBeUndefined();
   });
@@ -95,7 +112,9 @@ describe("run --save-failures, seed files and replay", () => {
     const r = eosfuzz(["replay", changed]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/(DIVERGED|TRACE CHANGED)/);
-    expect(r.stdout).toMatch(/the hashes part at event #\d+ \(compared event by event with the recorded run, rebuilt from seed \d+\)/);
+    expect(r.stdout).toMatch(
+      /the hashes part at event #\d+ \(compared event by event with the recorded run, rebuilt from seed \d+\)/,
+    );
     expect(r.stdout).toMatch(/ {4}replay: {3}#\d+ t=\d+ms /);
     expect(r.stdout).toMatch(/ {4}recorded: #\d+ t=\d+ms /);
     const json = JSON.parse(eosfuzz(["replay", changed, "--json"]).stdout);
@@ -111,12 +130,18 @@ describe("run --save-failures, seed files and replay", () => {
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^eosfuzz: ${cut.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+: expected a complete JSON seed file, found it cut short`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^eosfuzz: ${cut.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+: expected a complete JSON seed file, found it cut short`,
+      ),
+    );
     expect(r.stdout).toBe("");
   });
 
   it("a seed file with a corrupt field is exit 2 and one line naming the field", () => {
-    const bad = variant(files[0] as string, (t) => t.replace(/"traceHash": "[0-9a-f]{16}"/, '"traceHash": "not-a-hash"'));
+    const bad = variant(files[0] as string, (t) =>
+      t.replace(/"traceHash": "[0-9a-f]{16}"/, '"traceHash": "not-a-hash"'),
+    );
     const r = eosfuzz(["replay", bad]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);

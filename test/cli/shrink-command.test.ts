@@ -41,7 +41,17 @@ describe("eosfuzz shrink", () => {
 
 describe("eosfuzz run: automatic shrink and determinism check", () => {
   it("shrinks the first failure by default and reports it in --json; --check-determinism runs every seed twice", () => {
-    const r = eosfuzz(["run", "--scenario", "kip-1228-gap", "--seeds", "10", "--seed-start", "4", "--check-determinism", "--json"]);
+    const r = eosfuzz([
+      "run",
+      "--scenario",
+      "kip-1228-gap",
+      "--seeds",
+      "10",
+      "--seed-start",
+      "4",
+      "--check-determinism",
+      "--json",
+    ]);
     expect(r.code).toBe(0); // the expected stale marker is found at seed 4, within the budget
     const report = JSON.parse(r.stdout);
     expect(report.determinism).toEqual({ checked: 10, mismatches: [] });
@@ -51,7 +61,17 @@ describe("eosfuzz run: automatic shrink and determinism check", () => {
   });
 
   it("--no-shrink leaves the report without a shrink", () => {
-    const r = eosfuzz(["run", "--scenario", "kip-1228-gap", "--seeds", "3", "--seed-start", "4", "--no-shrink", "--json"]);
+    const r = eosfuzz([
+      "run",
+      "--scenario",
+      "kip-1228-gap",
+      "--seeds",
+      "3",
+      "--seed-start",
+      "4",
+      "--no-shrink",
+      "--json",
+    ]);
     expect(JSON.parse(r.stdout).shrunk).toBeUndefined();
   });
 

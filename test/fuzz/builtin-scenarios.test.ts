@@ -16,7 +16,9 @@ describe("built-in scenarios meet their declared expectations", () => {
     expect(r.verdict.met).toBe(true);
     const stale = r.violations.filter((v) => v.kind === "stale-marker");
     expect(stale.length).toBeGreaterThan(0);
-    const leaders = new Map(loaded.scenario.cluster.topics.flatMap((t) => t.leaders.map((b, i) => [`${t.name}-${i}`, b] as const)));
+    const leaders = new Map(
+      loaded.scenario.cluster.topics.flatMap((t) => t.leaders.map((b, i) => [`${t.name}-${i}`, b] as const)),
+    );
     for (const v of stale) {
       expect(v.brokerRelease).toBe("4.1");
       expect(leaders.get(v.partition ?? "")).toBe("broker-2");

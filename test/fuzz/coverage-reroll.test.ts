@@ -13,11 +13,20 @@ const tape = {
   "net:broker-2>tc-0": [0, 3, 0],
   txnlog: [2, 2, 2],
 };
-const point = { from: { "workload:p0": 2, "workload:start": 2, "net:tc-0>broker-2": 3, "net:broker-2>tc-0": 1, txnlog: 1 }, link: { from: "tc-0", to: "broker-2" } };
+const point = {
+  from: { "workload:p0": 2, "workload:start": 2, "net:tc-0>broker-2": 3, "net:broker-2>tc-0": 1, txnlog: 1 },
+  link: { from: "tc-0", to: "broker-2" },
+};
 
 describe("coverage re-roll scopes", () => {
   it("all: every stream is cut where it stood when the state began", () => {
-    expect(rerollTape(tape, point, "all")).toEqual({ "workload:p0": [1, 2], "workload:start": [5, 6], "net:tc-0>broker-2": [0, 1, 0], "net:broker-2>tc-0": [0], txnlog: [2] });
+    expect(rerollTape(tape, point, "all")).toEqual({
+      "workload:p0": [1, 2],
+      "workload:start": [5, 6],
+      "net:tc-0>broker-2": [0, 1, 0],
+      "net:broker-2>tc-0": [0],
+      txnlog: [2],
+    });
   });
 
   it("clients: only the workload streams are cut; the network and the brokers replay in full", () => {
@@ -50,7 +59,12 @@ describe("coverage corpus carried between campaigns", () => {
   const spec = runConfigFor(resolveScenario("kip-1228-gap")).spec;
   const newCorpus = () => new CoverageCorpus({ decode: (tape) => decodeSwarm(spec, tape), encode: encodeSwarm });
   const point = (key: string) => ({ key, count: 1, from: {}, link: null });
-  const outcome = (index: number, keys: string[]) => ({ index, coverage: keys.map(point), tape: { [SWARM_STREAM]: [], "workload:p0": [index] } }) as unknown as JobOutcome;
+  const outcome = (index: number, keys: string[]) =>
+    ({
+      index,
+      coverage: keys.map(point),
+      tape: { [SWARM_STREAM]: [], "workload:p0": [index] },
+    }) as unknown as JobOutcome;
   const near = "marker@4.1 wire=v1 arrival=repeat leaderTxn=none producer=moved-on rule=legacy result=applied";
 
   it("exports the kept tapes most novel first, and a later campaign keeps every one it imports", () => {

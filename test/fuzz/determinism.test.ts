@@ -46,39 +46,52 @@ describe("determinism", () => {
       import { resolveScenario } from "./dist/scenario/loader.js";
       const config = runConfigFor(resolveScenario("kip-1228-gap"));
       console.log(JSON.stringify(${JSON.stringify(seeds)}.map((seed) => runSeed(config, { seed }).traceHash)));`;
-    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: join(import.meta.dirname, "../.."), encoding: "utf8" });
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: join(import.meta.dirname, "../.."),
+      encoding: "utf8",
+    });
     expect(JSON.parse(out)).toEqual(here);
   });
 
   // Unrecorded runs hash hot events without building them (Trace.beginEvent): both paths must agree.
-  it.each(builtinScenarioNames())("%s: recording the full trace does not change the hash, the counts or the violations", (name) => {
-    const config = runConfigFor(resolveScenario(name));
-    for (const seed of [4, 9]) {
-      const recorded = runSeed(config, { seed }, { recordTrace: true });
-      const plain = runSeed(config, { seed });
-      expect(plain.traceHash).toBe(recorded.traceHash);
-      expect(plain.stats).toEqual(recorded.stats);
-      expect(plain.violations).toEqual(recorded.violations);
-      expect(recorded.trace?.length).toBe(recorded.stats.traceEvents);
-    }
-  });
+  it.each(builtinScenarioNames())(
+    "%s: recording the full trace does not change the hash, the counts or the violations",
+    (name) => {
+      const config = runConfigFor(resolveScenario(name));
+      for (const seed of [4, 9]) {
+        const recorded = runSeed(config, { seed }, { recordTrace: true });
+        const plain = runSeed(config, { seed });
+        expect(plain.traceHash).toBe(recorded.traceHash);
+        expect(plain.stats).toEqual(recorded.stats);
+        expect(plain.violations).toEqual(recorded.violations);
+        expect(recorded.trace?.length).toBe(recorded.stats.traceEvents);
+      }
+    },
+  );
 });
 
 describe("no wall clock or unseeded randomness in the simulation code", () => {
   const root = join(import.meta.dirname, "../../src");
-  const banned = /\b(Math\.random|Date\.now|new Date\b|performance\.now|process\.hrtime|setTimeout|setInterval|setImmediate|randomUUID|randomBytes|getRandomValues)\b/;
+  const banned =
+    /\b(Math\.random|Date\.now|new Date\b|performance\.now|process\.hrtime|setTimeout|setInterval|setImmediate|randomUUID|randomBytes|getRandomValues)\b/;
   const files = (dir: string): string[] =>
     readdirSync(dir).flatMap((f) => {
       const p = join(dir, f);
       return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
     });
-  const simulationFiles = [...["sim", "kafka", "oracle", "scenario", "fuzz/run-shaping"].flatMap((d) => files(join(root, d))), join(root, "fuzz/run-seed.ts")];
+  const simulationFiles = [
+    ...["sim", "kafka", "oracle", "scenario", "fuzz/run-shaping"].flatMap((d) => files(join(root, d))),
+    join(root, "fuzz/run-seed.ts"),
+  ];
 
-  it.each(simulationFiles.map((f) => [f.slice(root.length + 1)]))("%s uses only the seeded source and virtual time", (file) => {
-    const code = readFileSync(join(root, file), "utf8")
-      .split("\n")
-      .filter((line) => !line.trim().startsWith("//") && !line.trim().startsWith("*"))
-      .join("\n");
-    expect(code).not.toMatch(banned);
-  });
+  it.each(simulationFiles.map((f) => [f.slice(root.length + 1)]))(
+    "%s uses only the seeded source and virtual time",
+    (file) => {
+      const code = readFileSync(join(root, file), "utf8")
+        .split("\n")
+        .filter((line) => !line.trim().startsWith("//") && !line.trim().startsWith("*"))
+        .join("\n");
+      expect(code).not.toMatch(banned);
+    },
+  );
 });

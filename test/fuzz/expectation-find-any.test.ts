@@ -14,7 +14,11 @@ const v = (kind: SeededViolation["kind"], seed: number, brokerRelease?: string):
 });
 
 describe("expectation findAny", () => {
-  const expectation = expectationSchema.parse({ findAny: ["lost-write", "aborted-read"], within: 10, allow: ["torn-transaction"] });
+  const expectation = expectationSchema.parse({
+    findAny: ["lost-write", "aborted-read"],
+    within: 10,
+    allow: ["torn-transaction"],
+  });
 
   it("is met by any one of its kinds within the budget; the others may be absent", () => {
     const r = evaluateExpectation(expectation, [v("aborted-read", 3), v("torn-transaction", 3)], 0, 20);
@@ -22,8 +26,12 @@ describe("expectation findAny", () => {
   });
 
   it("is not met when the first of them comes after the budget, or none comes", () => {
-    expect(evaluateExpectation(expectation, [v("lost-write", 12)], 0, 20).reasons).toEqual(["expected any of lost-write, aborted-read within 10 seeds, first found at seed 12 (13 seeds in)"]);
-    expect(evaluateExpectation(expectation, [], 0, 20).reasons).toEqual(["expected any of lost-write, aborted-read within 10 seeds, found none in 20 seeds"]);
+    expect(evaluateExpectation(expectation, [v("lost-write", 12)], 0, 20).reasons).toEqual([
+      "expected any of lost-write, aborted-read within 10 seeds, first found at seed 12 (13 seeds in)",
+    ]);
+    expect(evaluateExpectation(expectation, [], 0, 20).reasons).toEqual([
+      "expected any of lost-write, aborted-read within 10 seeds, found none in 20 seeds",
+    ]);
   });
 
   it("still reports kinds it does not allow, and model-error always", () => {
@@ -31,7 +39,10 @@ describe("expectation findAny", () => {
     expect(r.met).toBe(false);
     expect(r.unexpected.map((x) => x.kind)).toEqual(["duplicate", "model-error"]);
     // The model's failure is its own reason, never mixed into the protocol's.
-    expect(r.reasons).toEqual(["unexpected duplicate: 1 violation (first at seed 2)", "model failures (bugs in eosfuzz, not in Kafka): model-error x1 (first at seed 4)"]);
+    expect(r.reasons).toEqual([
+      "unexpected duplicate: 1 violation (first at seed 2)",
+      "model failures (bugs in eosfuzz, not in Kafka): model-error x1 (first at seed 4)",
+    ]);
     expect(evaluateExpectation(expectation, [v("lost-write", 1), v("model-error", 4)], 0, 20).met).toBe(false);
   });
 

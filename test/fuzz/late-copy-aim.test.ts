@@ -20,7 +20,11 @@ function aimedRuns() {
       expect(choices).not.toBeNull(); // a target is only listed when its copy can be duplicated so
       const run = runSeed(config, { tape: { ...tape, [target.stream]: choices as number[] } });
       const prefix = lateCopyKeyPrefix(target.release, target.wire);
-      out.push({ target, kinds: new Set(run.violations.map((v) => v.kind)), lateCopyKeys: run.coverage.map((p) => p.key).filter((k) => k.startsWith(prefix)) });
+      out.push({
+        target,
+        kinds: new Set(run.violations.map((v) => v.kind)),
+        lateCopyKeys: run.coverage.map((p) => p.key).filter((k) => k.startsWith(prefix)),
+      });
     }
   }
   return out;
@@ -41,7 +45,8 @@ describe("late-copy targets (the coverage strategy's aim at stale markers)", () 
     const old = at("4.1");
     const stale = old.filter((r) => r.kinds.has("stale-marker")).length;
     expect(stale / old.length).toBeGreaterThan(0.5); // measured: 73% over 30 seeds
-    for (const r of old.filter((r) => r.kinds.has("stale-marker"))) expect(r.lateCopyKeys.some((k) => k.endsWith("result=applied"))).toBe(true);
+    for (const r of old.filter((r) => r.kinds.has("stale-marker")))
+      expect(r.lateCopyKeys.some((k) => k.endsWith("result=applied"))).toBe(true);
   });
 
   it("at a KIP-1228 leader, the same kind of late duplicate arrives while the next transaction is open and is rejected", () => {

@@ -9,7 +9,12 @@ describe("eosfuzz mutants", () => {
   it("--json lists at least 12 mutants with name, description, scenario and expectedKinds", () => {
     const r = eosfuzz(["mutants", "--json"]);
     expect(r.code).toBe(0);
-    const list = JSON.parse(r.stdout) as { name: string; description: string; scenario: string; expectedKinds: string[] }[];
+    const list = JSON.parse(r.stdout) as {
+      name: string;
+      description: string;
+      scenario: string;
+      expectedKinds: string[];
+    }[];
     expect(list.length).toBeGreaterThanOrEqual(12);
     expect(new Set(list.map((m) => m.name)).size).toBe(list.length);
     for (const m of list) {
@@ -25,7 +30,12 @@ describe("eosfuzz mutants", () => {
     for (const m of [...MUTANTS, ...EQUIVALENT_MUTANTS]) {
       const changed = Object.entries(m.overrides).filter(([flag, value]) => {
         expect(FLAG_NAMES).toContain(flag);
-        const releases = new Set([...resolveScenario(m.scenario).scenario.cluster.brokers, ...resolveScenario(m.scenario).scenario.cluster.coordinators].map((n) => n.release));
+        const releases = new Set(
+          [
+            ...resolveScenario(m.scenario).scenario.cluster.brokers,
+            ...resolveScenario(m.scenario).scenario.cluster.coordinators,
+          ].map((n) => n.release),
+        );
         return [...releases].some((rel) => RELEASES[rel][flag as keyof (typeof RELEASES)[typeof rel]] !== value);
       });
       expect(changed.length, m.name).toBeGreaterThan(0);
@@ -43,7 +53,11 @@ describe("eosfuzz mutants", () => {
     const r = eosfuzz(["run", "--mutant", "consumer-ignores-aborted-index", "--json"]);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report).toMatchObject({ scenario: "kip-1228", mutant: "consumer-ignores-aborted-index", expectationMet: true });
+    expect(report).toMatchObject({
+      scenario: "kip-1228",
+      mutant: "consumer-ignores-aborted-index",
+      expectationMet: true,
+    });
     expect(report.expectation).toMatchObject({ findAny: ["aborted-read"], within: 10 });
   });
 
@@ -59,7 +73,15 @@ describe("every mutant is caught within its budget (eosfuzz run --scenario S --m
   // The exact command for the first; --no-shrink for the others (shrinking the first failure does not
   // change the verdict and costs two seconds a mutant; the shrinker has its own tests).
   it.each(MUTANTS.map((m, i) => [m.name, m, i] as const))("%s", (_name, m, i) => {
-    const r = eosfuzz(["run", "--scenario", m.scenario, "--mutant", m.name, "--json", ...(i === 0 ? [] : ["--no-shrink"])]);
+    const r = eosfuzz([
+      "run",
+      "--scenario",
+      m.scenario,
+      "--mutant",
+      m.name,
+      "--json",
+      ...(i === 0 ? [] : ["--no-shrink"]),
+    ]);
     const report = JSON.parse(r.stdout);
     expect(report.mutant).toBe(m.name);
     expect(report.expectationReasons).toEqual([]);
@@ -69,6 +91,8 @@ describe("every mutant is caught within its budget (eosfuzz run --scenario S --m
     expect(killer, "a violation of an expected kind").toBeDefined();
     expect(killer.seed).toBeLessThan(m.budget);
     expect(report.seedsRun).toBe(killer.seed + 1);
-    expect(killer.replay).toBe(`eosfuzz run --scenario ${m.scenario} --seed-start ${killer.seed} --seeds 1 --mutant ${m.name}`);
+    expect(killer.replay).toBe(
+      `eosfuzz run --scenario ${m.scenario} --seed-start ${killer.seed} --seeds 1 --mutant ${m.name}`,
+    );
   });
 });

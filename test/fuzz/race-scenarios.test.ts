@@ -29,7 +29,8 @@ describe("race scenarios that must find their anomaly", () => {
     const premature = r.violations.filter((v) => v.kind === "premature-read");
     expect(premature.length).toBeGreaterThan(0);
     expect(r.violations.some((v) => v.kind === "stale-marker")).toBe(false);
-    for (const v of r.violations) expect(v.explanation.join("\n")).toMatch(/on an EndTxn sent for p\d\.t\d+[\s\S]*KAFKA-17754/);
+    for (const v of r.violations)
+      expect(v.explanation.join("\n")).toMatch(/on an EndTxn sent for p\d\.t\d+[\s\S]*KAFKA-17754/);
   });
 
   it("rolling-upgrade: stale markers land only at leaders still on 4.1, before their restart on 4.2.1", () => {

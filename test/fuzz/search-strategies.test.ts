@@ -37,7 +37,11 @@ describe("search strategies", () => {
     expect(report(b)).toEqual(report(a));
     expect(a.coverage.reached.length).toBeGreaterThan(5);
     const first = a.violations.find((v) => v.kind === "stale-marker")?.seed ?? -1;
-    expect(a.statistics.signatures.find((s) => s.kind === "stale-marker")).toMatchObject({ signature: "stale-marker at 4.1", firstSeed: first, seedsToFirstHit: first - 20 + 1 });
+    expect(a.statistics.signatures.find((s) => s.kind === "stale-marker")).toMatchObject({
+      signature: "stale-marker at 4.1",
+      firstSeed: first,
+      seedsToFirstHit: first - 20 + 1,
+    });
   });
 
   it("shards: merging the shard reports gives the unsharded report", async () => {
@@ -82,7 +86,9 @@ describe("search strategies", () => {
     const r = await search({ strategy: "pct", seeds: 10 });
     expect(r.strategy.summary).toMatch(/probability >= 1\/\(c\*m\^2\)/);
     expect(r.strategy.pct?.missProbabilityBound).toBeLessThan(1);
-    expect(r.violations.every((v) => v.replay?.includes("--strategy pct --pct-depth 3 --pct-scope markers"))).toBe(true);
+    expect(r.violations.every((v) => v.replay?.includes("--strategy pct --pct-depth 3 --pct-scope markers"))).toBe(
+      true,
+    );
   });
 
   it("coverage: a campaign is the same in this thread and on 2 workers, and its findings replay from their tapes", async () => {
@@ -93,7 +99,9 @@ describe("search strategies", () => {
     expect(freshRuns).toBeGreaterThanOrEqual(1); // the first run has no corpus to learn from
     expect(freshRuns + mutatedRuns).toBe(32);
     expect(generations).toBe(9); // 1, 1, 2, 2, 4, 4 (14 runs), then 8, 8 and the last 2
-    const scopes = /from a kept state: (\d+) whole runs, (\d+) clients only, (\d+) marker links only/.exec(a.strategy.summary);
+    const scopes = /from a kept state: (\d+) whole runs, (\d+) clients only, (\d+) marker links only/.exec(
+      a.strategy.summary,
+    );
     const rerolled = (scopes?.slice(1) ?? []).map(Number);
     expect(rerolled).toHaveLength(3);
     expect(rerolled.reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
@@ -103,7 +111,8 @@ describe("search strategies", () => {
     expect(rerolled.reduce((x, y) => x + y, 0) + aimed).toBeLessThanOrEqual(mutatedRuns);
     expect(a.violations.length).toBeGreaterThan(0); // this campaign reaches a stale marker
     const config = { ...runConfigFor(gap), shaping: { swarm: true } };
-    for (const v of a.violations.slice(0, 3)) expect(runSeed(config, { tape: v.tape ?? {} }).traceHash).toBe(v.traceHash);
+    for (const v of a.violations.slice(0, 3))
+      expect(runSeed(config, { tape: v.tape ?? {} }).traceHash).toBe(v.traceHash);
   });
 
   it("coverage: aimed late marker copies find kip-1228-gap's stale marker within 4 runs in each of these campaigns (random needs 5, 7, 1 and 22)", async () => {
@@ -122,7 +131,12 @@ describe("search strategies", () => {
     expect(first.seedsRun).toBe(firstHit + 1);
     expect(first.verdict.met).toBe(true);
     let t = 0;
-    const budget = await runSearch(gap, { strategy: "random", seeds: 200, seedStart: 0, shard: null, timeBudgetMs: 3 }, here, () => t++);
+    const budget = await runSearch(
+      gap,
+      { strategy: "random", seeds: 200, seedStart: 0, shard: null, timeBudgetMs: 3 },
+      here,
+      () => t++,
+    );
     expect(budget.stoppedBy).toBe("time-budget");
     expect(budget.seedsRun).toBeLessThan(200);
     expect(budget.seedsRun).toBeGreaterThan(0);
@@ -155,7 +169,12 @@ describe("exhaustive search", () => {
     const small = resolveScenario("kip-1228-gap-small");
     const pruned = await search({ strategy: "exhaustive", seeds: 100_000, depth: 3 }, pool, small);
     const full = await search({ strategy: "exhaustive", seeds: 100_000, depth: 3, pruneRepeats: false }, pool, small);
-    expect(pruned.strategy.exhaustive).toMatchObject({ exhaustive: false, depth: 3, depthCompleted: 2, counterexampleDeviations: 3 });
+    expect(pruned.strategy.exhaustive).toMatchObject({
+      exhaustive: false,
+      depth: 3,
+      depthCompleted: 2,
+      counterexampleDeviations: 3,
+    });
     expect(full.strategy.exhaustive).toMatchObject({ depthCompleted: 2, counterexampleDeviations: 3 });
     expect(pruned.strategy.exhaustive?.prunedBranches).toBeGreaterThan(0);
     expect(pruned.strategy.exhaustive?.schedules).toBeLessThan(full.strategy.exhaustive?.schedules ?? 0);

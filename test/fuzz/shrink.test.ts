@@ -24,27 +24,30 @@ const producerOf = (ghost: string | undefined) => ghost?.split(".t")[0];
 const txnIndex = (ghost: string | undefined) => Number(ghost?.split(".t")[1]);
 
 describe("shrinking a stale-marker failure", () => {
-  it.each(["kip-1228-gap", "tv1-legacy"])("%s: at most a quarter of the events, two transactions of one producer, one stale marker", (name) => {
-    const { loaded, run, violation } = firstFailure(name);
-    const result = shrinkFailure(loaded.scenario, {}, run.tape!, targetOf(violation), { budgetMs: 60_000 });
-    expect(result.stoppedBy).toBe("fixpoint");
-    expect(result.after.events).toBeLessThanOrEqual(result.original.events / 4);
-    expect(result.after.faults).toBeLessThan(result.original.faults);
-    expect(result.after.transactions).toBeLessThanOrEqual(2);
-    expect(result.after.producers).toBe(1);
-    expect(result.after.violations).toBe(1);
-    const config = { scenario: result.scenario.name, spec: toClusterSpec(result.scenario) };
-    const v = result.violation;
-    expect(v.kind).toBe("stale-marker");
-    expect(v.broker).toBe(violation.broker);
-    expect(producerOf(v.markerIssuedFor)).toBe(producerOf(v.transaction));
-    expect(txnIndex(v.transaction) - txnIndex(v.markerIssuedFor)).toBe(1);
-    expect(txnIndex(v.transaction)).toBeLessThanOrEqual(2);
-    // The shrunk tape stands alone: it replays to the same violation and trace hash.
-    const replayed = runSeed(config, { tape: result.tape });
-    expect(replayed.traceHash).toBe(result.traceHash);
-    expect(replayed.violations.some((x) => x.kind === "stale-marker" && x.broker === violation.broker)).toBe(true);
-  });
+  it.each(["kip-1228-gap", "tv1-legacy"])(
+    "%s: at most a quarter of the events, two transactions of one producer, one stale marker",
+    (name) => {
+      const { loaded, run, violation } = firstFailure(name);
+      const result = shrinkFailure(loaded.scenario, {}, run.tape!, targetOf(violation), { budgetMs: 60_000 });
+      expect(result.stoppedBy).toBe("fixpoint");
+      expect(result.after.events).toBeLessThanOrEqual(result.original.events / 4);
+      expect(result.after.faults).toBeLessThan(result.original.faults);
+      expect(result.after.transactions).toBeLessThanOrEqual(2);
+      expect(result.after.producers).toBe(1);
+      expect(result.after.violations).toBe(1);
+      const config = { scenario: result.scenario.name, spec: toClusterSpec(result.scenario) };
+      const v = result.violation;
+      expect(v.kind).toBe("stale-marker");
+      expect(v.broker).toBe(violation.broker);
+      expect(producerOf(v.markerIssuedFor)).toBe(producerOf(v.transaction));
+      expect(txnIndex(v.transaction) - txnIndex(v.markerIssuedFor)).toBe(1);
+      expect(txnIndex(v.transaction)).toBeLessThanOrEqual(2);
+      // The shrunk tape stands alone: it replays to the same violation and trace hash.
+      const replayed = runSeed(config, { tape: result.tape });
+      expect(replayed.traceHash).toBe(result.traceHash);
+      expect(replayed.violations.some((x) => x.kind === "stale-marker" && x.broker === violation.broker)).toBe(true);
+    },
+  );
 
   it("returns an already-minimal tape unchanged", () => {
     const { config, run, violation } = firstFailure("kip-1228-gap");
@@ -67,7 +70,9 @@ describe("shrinking a stale-marker failure", () => {
   it("refuses a tape that does not show the target", () => {
     const config = runConfigFor(resolveScenario("kip-1228"));
     const run = runSeed(config, { seed: 1 }, { recordTape: true });
-    expect(() => shrinkTape(config, run.tape!, { kind: "stale-marker" }, { budgetMs: 1_000 })).toThrow(/does not show stale-marker/);
+    expect(() => shrinkTape(config, run.tape!, { kind: "stale-marker" }, { budgetMs: 1_000 })).toThrow(
+      /does not show stale-marker/,
+    );
   });
 });
 
@@ -116,7 +121,11 @@ describe("the minimal story", () => {
     const { renderStory } = await import("../../src/report/story.js");
     const { loaded, run, violation } = firstFailure("kip-1228-gap");
     const shrunk = shrinkFailure(loaded.scenario, {}, run.tape!, targetOf(violation), { budgetMs: 60_000 });
-    const replay = runSeed({ scenario: "kip-1228-gap", spec: toClusterSpec(shrunk.scenario) }, { tape: shrunk.tape }, { recordTrace: true });
+    const replay = runSeed(
+      { scenario: "kip-1228-gap", spec: toClusterSpec(shrunk.scenario) },
+      { tape: shrunk.tape },
+      { recordTrace: true },
+    );
     const v = replay.violations.find((x) => x.kind === "stale-marker")!;
     const story = renderStory(replay.trace!, v);
     expect(story.length).toBeLessThanOrEqual(30);
@@ -132,7 +141,9 @@ describe("the minimal story", () => {
       new RegExp(`accepts ${t1}'s (COMMIT|ABORT) marker at ${v.partition} .*closing`),
       new RegExp(`writes Complete(Commit|Abort) for ${t1}`),
       new RegExp(`appends ${t2}'s record at ${v.partition}`),
-      new RegExp(`accepts ${t1}'s (?:COMMIT|ABORT) marker at ${v.partition} \\(TransactionVersion 0 read, legacy rule (\\d+) >= \\1\\).*closing`),
+      new RegExp(
+        `accepts ${t1}'s (?:COMMIT|ABORT) marker at ${v.partition} \\(TransactionVersion 0 read, legacy rule (\\d+) >= \\1\\).*closing`,
+      ),
       /=> stale-marker/,
     ];
     let at = 0;

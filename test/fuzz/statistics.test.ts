@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { SeededViolation } from "../../src/fuzz/campaign.js";
-import { campaignStatistics, largestMissedProbability, seedsForConfidence, signatureOf } from "../../src/fuzz/statistics.js";
+import {
+  campaignStatistics,
+  largestMissedProbability,
+  seedsForConfidence,
+  signatureOf,
+} from "../../src/fuzz/statistics.js";
 
 const v = (seed: number, kind: "stale-marker" | "hanging-transaction", brokerRelease?: string): SeededViolation => ({
   kind,
@@ -33,9 +38,29 @@ describe("campaign statistics", () => {
   });
 
   it("counts seeds, not violations, per signature, and runs to the first hit from the campaign start", () => {
-    const violations = [v(12, "stale-marker", "4.1"), v(12, "stale-marker", "4.1"), v(30, "stale-marker", "4.1"), v(15, "hanging-transaction")];
-    const stats = campaignStatistics(violations, 100, (seed) => seed - 10 + 1, new Map([["stale-marker at 4.1", 1234]]), [0.01]);
-    expect(stats.signatures.map((s) => [s.signature, s.seeds, s.fractionOfSeeds, s.firstSeed, s.seedsToFirstHit, s.wallMsToFirstHit])).toEqual([
+    const violations = [
+      v(12, "stale-marker", "4.1"),
+      v(12, "stale-marker", "4.1"),
+      v(30, "stale-marker", "4.1"),
+      v(15, "hanging-transaction"),
+    ];
+    const stats = campaignStatistics(
+      violations,
+      100,
+      (seed) => seed - 10 + 1,
+      new Map([["stale-marker at 4.1", 1234]]),
+      [0.01],
+    );
+    expect(
+      stats.signatures.map((s) => [
+        s.signature,
+        s.seeds,
+        s.fractionOfSeeds,
+        s.firstSeed,
+        s.seedsToFirstHit,
+        s.wallMsToFirstHit,
+      ]),
+    ).toEqual([
       ["hanging-transaction", 1, 0.01, 15, 6, null],
       ["stale-marker at 4.1", 2, 0.02, 12, 3, 1234],
     ]);

@@ -23,7 +23,12 @@ describe("--stop-on-first", () => {
   it("stops a campaign whose first seeds fail after a few runs, not after whole batches", async () => {
     // kip-1228-gap's seed 4 is its first stale-marker (seeds 0-3 are clean).
     const executor = new CountingExecutor();
-    const r = await runSearch(resolveScenario("kip-1228-gap"), { strategy: "random", seeds: 2_000, seedStart: 0, shard: null, stopOnFirst: true }, executor, () => 0);
+    const r = await runSearch(
+      resolveScenario("kip-1228-gap"),
+      { strategy: "random", seeds: 2_000, seedStart: 0, shard: null, stopOnFirst: true },
+      executor,
+      () => 0,
+    );
     expect(r.seedsRun).toBe(5);
     expect(r.violations.some((v) => v.seed === 4 && v.kind === "stale-marker")).toBe(true);
     // Batches of 1, 2, 4, 8 (two in flight): at most 15 runs; full batches of 50 would be 100.

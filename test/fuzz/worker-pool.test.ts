@@ -7,8 +7,10 @@ import { PoolExecutor } from "../../src/fuzz/executor/worker-pool.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
 const config = runConfigFor(resolveScenario("kip-1228-gap"));
-const jobs = (from: number, count: number): RunJob[] => Array.from({ length: count }, (_, i) => ({ index: from + i, input: { seed: from + i } }));
-const essence = (outcomes: JobOutcome[]) => outcomes.map((o) => ({ seed: o.seed, hash: o.traceHash, kinds: o.violations.map((v) => v.kind), events: o.events }));
+const jobs = (from: number, count: number): RunJob[] =>
+  Array.from({ length: count }, (_, i) => ({ index: from + i, input: { seed: from + i } }));
+const essence = (outcomes: JobOutcome[]) =>
+  outcomes.map((o) => ({ seed: o.seed, hash: o.traceHash, kinds: o.violations.map((v) => v.kind), events: o.events }));
 
 let executors: RunExecutor[] = [];
 afterEach(async () => {
@@ -16,7 +18,10 @@ afterEach(async () => {
   executors = [];
 });
 
-function pool(workers: number, options: { seedTimeoutMs?: number; faulty?: boolean; maxHeapMb?: number } = {}): PoolExecutor {
+function pool(
+  workers: number,
+  options: { seedTimeoutMs?: number; faulty?: boolean; maxHeapMb?: number } = {},
+): PoolExecutor {
   const p = new PoolExecutor({
     workers,
     seedTimeoutMs: options.seedTimeoutMs ?? 60_000,

@@ -11,7 +11,12 @@ import { type LinkFaults, Network } from "../../src/sim/network.js";
 import { Simulation } from "../../src/sim/simulation.js";
 import { Trace } from "../../src/sim/trace.js";
 
-const quiet: LinkFaults = { delay: { minMs: 1, maxMs: 1, slowPpm: 0, slowMinMs: 0, slowMaxMs: 0 }, dropPpm: 0, duplicatePpm: 0, reorderPpm: 0 };
+const quiet: LinkFaults = {
+  delay: { minMs: 1, maxMs: 1, slowPpm: 0, slowMinMs: 0, slowMaxMs: 0 },
+  dropPpm: 0,
+  duplicatePpm: 0,
+  reorderPpm: 0,
+};
 
 export const TEST_BROKER_CONFIG: BrokerConfig = {
   requestTimeoutMs: 300,
@@ -47,7 +52,11 @@ export function coordinatorHarness(release: ReleaseName = "4.2.1", finalizedTran
   const settle = () => sim.run({ maxEvents: 10_000, maxTimeMs: sim.nowMs + 5_000 });
 
   /** Put a transaction into `state` directly (no pending state), epoch `epoch`. */
-  const put = (state: TransactionStateName, epoch: number, partitions: string[] = state === "Empty" ? [] : ["orders-0"]) => {
+  const put = (
+    state: TransactionStateName,
+    epoch: number,
+    partitions: string[] = state === "Empty" ? [] : ["orders-0"],
+  ) => {
     const m = tc.state.putIfAbsent(new TransactionMetadata("txn", 1000, epoch, 60_000, sim.nowMs));
     m.state = state;
     m.producerEpoch = epoch;
@@ -59,9 +68,12 @@ export function coordinatorHarness(release: ReleaseName = "4.2.1", finalizedTran
 
   const endTxn = (committed: boolean, producerEpoch: number, version = 5) => {
     let result: { errorCode: number; producerId: number; producerEpoch: number } | null = null;
-    tc.handleEndTxn({ api: "EndTxn", version, transactionalId: "txn", producerId: 1000, producerEpoch, committed, ghostTxn: "g" }, (errorCode, producerId, epoch) => {
-      result = { errorCode, producerId, producerEpoch: epoch };
-    });
+    tc.handleEndTxn(
+      { api: "EndTxn", version, transactionalId: "txn", producerId: 1000, producerEpoch, committed, ghostTxn: "g" },
+      (errorCode, producerId, epoch) => {
+        result = { errorCode, producerId, producerEpoch: epoch };
+      },
+    );
     settle();
     if (!result) throw new Error("EndTxn did not answer");
     return result as { errorCode: number; producerId: number; producerEpoch: number };
@@ -69,9 +81,12 @@ export function coordinatorHarness(release: ReleaseName = "4.2.1", finalizedTran
 
   const initProducerId = (producerId = -1, producerEpoch = -1) => {
     let result: { errorCode: number; producerId: number; producerEpoch: number } | null = null;
-    tc.handleInitProducerId({ api: "InitProducerId", transactionalId: "txn", transactionTimeoutMs: 60_000, producerId, producerEpoch }, (errorCode, pid, epoch) => {
-      result = { errorCode, producerId: pid, producerEpoch: epoch };
-    });
+    tc.handleInitProducerId(
+      { api: "InitProducerId", transactionalId: "txn", transactionTimeoutMs: 60_000, producerId, producerEpoch },
+      (errorCode, pid, epoch) => {
+        result = { errorCode, producerId: pid, producerEpoch: epoch };
+      },
+    );
     settle();
     if (!result) throw new Error("InitProducerId did not answer");
     return result as { errorCode: number; producerId: number; producerEpoch: number };
@@ -79,9 +94,21 @@ export function coordinatorHarness(release: ReleaseName = "4.2.1", finalizedTran
 
   const addPartitions = (producerEpoch: number, partitions: string[], version = 3) => {
     let result: { errorCode: number; results: { partition: string; errorCode: number }[] } | null = null;
-    tc.handleAddPartitionsToTxn({ api: "AddPartitionsToTxn", version, transactionalId: "txn", producerId: 1000, producerEpoch, partitions, verifyOnly: false, ghostTxn: "g" }, (errorCode, results) => {
-      result = { errorCode, results };
-    });
+    tc.handleAddPartitionsToTxn(
+      {
+        api: "AddPartitionsToTxn",
+        version,
+        transactionalId: "txn",
+        producerId: 1000,
+        producerEpoch,
+        partitions,
+        verifyOnly: false,
+        ghostTxn: "g",
+      },
+      (errorCode, results) => {
+        result = { errorCode, results };
+      },
+    );
     settle();
     if (!result) throw new Error("AddPartitionsToTxn did not answer");
     return result as { errorCode: number; results: { partition: string; errorCode: number }[] };

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { Errors } from "../../src/kafka/common/errors.js";
 import { IllegalStateException } from "../../src/kafka/common/errors.js";
 import { TransactionMetadata } from "../../src/kafka/coordinator/transaction-metadata.js";
-import { TRANSACTION_STATE_NAMES, type TransactionStateName, VALID_PREVIOUS_STATES } from "../../src/kafka/coordinator/transaction-state.js";
+import {
+  TRANSACTION_STATE_NAMES,
+  type TransactionStateName,
+  VALID_PREVIOUS_STATES,
+} from "../../src/kafka/coordinator/transaction-state.js";
 import { coordinatorHarness } from "./coordinator-harness.js";
 
 const M = 5;
@@ -50,8 +54,20 @@ describe("EndTxn, TV2 path (KAFKA.md 1.7 table, no pending state)", () => {
     ["Empty", Errors.PRODUCER_FENCED, "bump", Errors.PRODUCER_FENCED, Errors.INVALID_TXN_STATE],
     ["CompleteAbort", Errors.NONE, "bump", Errors.INVALID_TXN_STATE, Errors.INVALID_TXN_STATE],
     ["CompleteCommit", Errors.INVALID_TXN_STATE, "bump", Errors.NONE, Errors.INVALID_TXN_STATE],
-    ["PrepareCommit", Errors.INVALID_TXN_STATE, Errors.PRODUCER_FENCED, Errors.CONCURRENT_TRANSACTIONS, Errors.PRODUCER_FENCED],
-    ["PrepareAbort", Errors.CONCURRENT_TRANSACTIONS, Errors.PRODUCER_FENCED, Errors.INVALID_TXN_STATE, Errors.PRODUCER_FENCED],
+    [
+      "PrepareCommit",
+      Errors.INVALID_TXN_STATE,
+      Errors.PRODUCER_FENCED,
+      Errors.CONCURRENT_TRANSACTIONS,
+      Errors.PRODUCER_FENCED,
+    ],
+    [
+      "PrepareAbort",
+      Errors.CONCURRENT_TRANSACTIONS,
+      Errors.PRODUCER_FENCED,
+      Errors.INVALID_TXN_STATE,
+      Errors.PRODUCER_FENCED,
+    ],
   ];
   for (const [state, ...outcomes] of table) {
     const cases: [string, boolean, number, Outcome][] = [
@@ -92,7 +108,12 @@ describe("EndTxn, TV2 path (KAFKA.md 1.7 table, no pending state)", () => {
     expect(r.errorCode).toBe(Errors.NONE);
     expect(r.producerId).not.toBe(1000);
     expect(r.producerEpoch).toBe(0);
-    expect(h.metadata()).toMatchObject({ producerId: r.producerId, producerEpoch: 0, prevProducerId: 1000, state: "CompleteCommit" });
+    expect(h.metadata()).toMatchObject({
+      producerId: r.producerId,
+      producerEpoch: 0,
+      prevProducerId: 1000,
+      state: "CompleteCommit",
+    });
   });
 
   it("the epoch-bump mutant leaves the epoch unchanged", async () => {
@@ -148,7 +169,10 @@ describe("InitProducerId", () => {
   });
 
   it("TV2 after KAFKA-19367 bumps once for the fence abort (E+1), pre-19367 twice (E+2)", () => {
-    for (const [release, abortEpoch] of [["4.1", M + 1], ["4.0", M + 2]] as const) {
+    for (const [release, abortEpoch] of [
+      ["4.1", M + 1],
+      ["4.0", M + 2],
+    ] as const) {
       const h = coordinatorHarness(release, 2);
       h.put("Ongoing", M);
       expect(h.initProducerId().errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);

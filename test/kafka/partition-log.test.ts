@@ -14,10 +14,23 @@ function logOn(release: ReleaseName): PartitionLog {
 /** Open a transaction of PID at `epoch` (verification is simulated by presenting the guard). */
 function write(log: PartitionLog, epoch: number, seq: number, value = `v${seq}`, ghost = "t1") {
   const guard = log.maybeStartTransactionVerification(PID, seq, epoch, true);
-  return log.appendData({ producerId: PID, producerEpoch: epoch, baseSequence: seq, isTransactional: true, values: [value], ghostTxn: ghost, verificationGuard: guard });
+  return log.appendData({
+    producerId: PID,
+    producerEpoch: epoch,
+    baseSequence: seq,
+    isTransactional: true,
+    values: [value],
+    ghostTxn: ghost,
+    verificationGuard: guard,
+  });
 }
 
-const marker = (epoch: number, tv: number, result: "COMMIT" | "ABORT" = "COMMIT", coordinatorEpoch = 7): MarkerInput => ({
+const marker = (
+  epoch: number,
+  tv: number,
+  result: "COMMIT" | "ABORT" = "COMMIT",
+  coordinatorEpoch = 7,
+): MarkerInput => ({
   producerId: PID,
   producerEpoch: epoch,
   result,
@@ -79,7 +92,10 @@ describe("PartitionLog marker checks (ProducerAppendInfo order)", () => {
     // Both checks fail: the producer-epoch check comes first.
     expect(log.appendMarker(marker(4, 2, "COMMIT", 7))).toMatchObject({ errorCode: Errors.INVALID_PRODUCER_EPOCH });
     write(log, 5, 0, "x", "t2");
-    expect(log.appendMarker(marker(6, 2, "COMMIT", 7))).toMatchObject({ kind: "error", errorCode: Errors.TRANSACTION_COORDINATOR_FENCED });
+    expect(log.appendMarker(marker(6, 2, "COMMIT", 7))).toMatchObject({
+      kind: "error",
+      errorCode: Errors.TRANSACTION_COORDINATOR_FENCED,
+    });
     expect(log.appendMarker(marker(6, 2, "COMMIT", 8)).kind).toBe("appended");
   });
 });
@@ -109,7 +125,15 @@ describe("PartitionLog data checks", () => {
 
   it("without verification a transactional batch needs the coordinator's guard", () => {
     const log = logOn("4.2.1");
-    const r = log.appendData({ producerId: PID, producerEpoch: 1, baseSequence: 0, isTransactional: true, values: ["x"], ghostTxn: "t", verificationGuard: 0 });
+    const r = log.appendData({
+      producerId: PID,
+      producerEpoch: 1,
+      baseSequence: 0,
+      isTransactional: true,
+      values: ["x"],
+      ghostTxn: "t",
+      verificationGuard: 0,
+    });
     expect(r).toMatchObject({ kind: "error", errorCode: Errors.INVALID_TXN_STATE });
   });
 });
@@ -136,7 +160,12 @@ describe("last stable offset, aborted index and read_committed", () => {
     log.appendMarker(marker(6, 2, "COMMIT"));
     log.onHighWatermarkUpdated(log.logEndOffset);
     const read = log.read(0, "READ_COMMITTED", 100);
-    expect(filterReadCommitted("orders-0", read.batches, read.abortedTransactions).map((r) => r.value)).toEqual(["committed-1"]);
-    expect(filterReadCommitted("orders-0", read.batches, read.abortedTransactions, false).map((r) => r.value)).toEqual(["aborted-1", "committed-1"]);
+    expect(filterReadCommitted("orders-0", read.batches, read.abortedTransactions).map((r) => r.value)).toEqual([
+      "committed-1",
+    ]);
+    expect(filterReadCommitted("orders-0", read.batches, read.abortedTransactions, false).map((r) => r.value)).toEqual([
+      "aborted-1",
+      "committed-1",
+    ]);
   });
 });

@@ -42,9 +42,21 @@ describe("WriteTxnMarkers wire format", () => {
   it("round-trips v2 with TransactionVersion, several markers and topics", () => {
     const markers: WritableTxnMarker[] = [
       marker,
-      { producerId: 2 ** 40 + 5, producerEpoch: 32767, transactionResult: false, topics: [{ name: "a", partitionIndexes: [] }, { name: "b.c_d", partitionIndexes: [63] }], coordinatorEpoch: 0, transactionVersion: 0 },
+      {
+        producerId: 2 ** 40 + 5,
+        producerEpoch: 32767,
+        transactionResult: false,
+        topics: [
+          { name: "a", partitionIndexes: [] },
+          { name: "b.c_d", partitionIndexes: [63] },
+        ],
+        coordinatorEpoch: 0,
+        transactionVersion: 0,
+      },
     ];
-    const r = new ByteReader(encodeWriteTxnMarkersRequest({ apiVersion: 2, correlationId: 1, clientId: null }, markers));
+    const r = new ByteReader(
+      encodeWriteTxnMarkersRequest({ apiVersion: 2, correlationId: 1, clientId: null }, markers),
+    );
     expect(readRequestHeader(r).clientId).toBeNull();
     expect(readWriteTxnMarkersRequestBody(r, 2)).toEqual(markers);
   });
@@ -75,7 +87,20 @@ describe("WriteTxnMarkers wire format", () => {
   });
 
   it("round-trips responses with per-partition error codes", () => {
-    const results = [{ producerId: 4001, topics: [{ name: "orders", partitions: [{ partitionIndex: 0, errorCode: 0 }, { partitionIndex: 2, errorCode: 47 }] }] }];
+    const results = [
+      {
+        producerId: 4001,
+        topics: [
+          {
+            name: "orders",
+            partitions: [
+              { partitionIndex: 0, errorCode: 0 },
+              { partitionIndex: 2, errorCode: 47 },
+            ],
+          },
+        ],
+      },
+    ];
     const decoded = decodeWriteTxnMarkersResponse(2, encodeWriteTxnMarkersResponse(2, 5, results));
     expect(decoded).toEqual({ correlationId: 5, markers: results });
   });
@@ -112,7 +137,13 @@ describe("Kafka primitives", () => {
           const bytes = new ByteWriter().int8(v.i8).int16(v.i16).int32(v.i32).int64(v.i64).compactString(v.s).bytes();
           expect(toHex(bytes)).toBe(toHex(reference(v)));
           const r = new ByteReader(bytes);
-          expect([r.int8(), r.int16(), r.int32(), r.int64(), r.compactString()]).toEqual([v.i8, v.i16, v.i32, v.i64, v.s]);
+          expect([r.int8(), r.int16(), r.int32(), r.int64(), r.compactString()]).toEqual([
+            v.i8,
+            v.i16,
+            v.i32,
+            v.i64,
+            v.s,
+          ]);
           r.expectEnd("primitives");
         },
       ),
@@ -130,7 +161,10 @@ describe("Kafka primitives", () => {
     const firstHex = toHex(first);
     expect(() => encodeWriteTxnMarkersRequestBody(0, [marker])).toThrow(WireFormatError);
     const big = Array.from({ length: 800 }, (_, i) => ({ ...marker, producerId: i }));
-    const many = [encodeWriteTxnMarkersRequestBody(2, big), ...Array.from({ length: 2_000 }, () => encodeWriteTxnMarkersRequestBody(2, [marker]))];
+    const many = [
+      encodeWriteTxnMarkersRequestBody(2, big),
+      ...Array.from({ length: 2_000 }, () => encodeWriteTxnMarkersRequestBody(2, [marker])),
+    ];
     expect(toHex(first)).toBe(firstHex);
     expect(many.slice(1).every((m) => toHex(m) === GOLDEN_V2)).toBe(true);
     expect(readWriteTxnMarkersRequestBody(new ByteReader(many[0] as Uint8Array), 2)).toEqual(big);

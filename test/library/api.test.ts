@@ -32,7 +32,9 @@ seeds: 3
     const result = runCampaign(loadScenario(yaml));
     expect(result.seedsRun).toBe(3);
     expect(result.verdict.met).toBe(true);
-    expect(() => loadScenario(yaml.replace("producers: 1", "producers: 0"))).toThrow(/\(inline scenario\):6:\d+ workload\.producers: expected >= 1, found 0/);
+    expect(() => loadScenario(yaml.replace("producers: 1", "producers: 0"))).toThrow(
+      /\(inline scenario\):6:\d+ workload\.producers: expected >= 1, found 0/,
+    );
   });
 
   it("replay reproduces a committed seed file", () => {
@@ -52,7 +54,9 @@ describe("the vitest helper (eosfuzz/vitest)", () => {
   it("expectScenario fails with the causal chain when it does not", () => {
     const broken = loadScenario("kip-1228-race");
     broken.scenario.expect = { clean: true, find: [], findAny: [], allow: [] };
-    expect(() => expectScenario(broken)).toThrow(/did not meet its expectation[\s\S]*unexpected stale-marker[\s\S]*legacy rule/);
+    expect(() => expectScenario(broken)).toThrow(
+      /did not meet its expectation[\s\S]*unexpected stale-marker[\s\S]*legacy rule/,
+    );
   });
 
   it("expectSeedReproduces checks one seed file", () => {

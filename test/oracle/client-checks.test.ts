@@ -65,7 +65,9 @@ describe("client-visible checks: each kind in its smallest situation", () => {
     const vs = w.check();
     expect(vs.map((v) => v.kind)).toEqual(["premature-read"]);
     expect(vs[0]).toMatchObject({ transaction: "p0.t2", partition: "orders-0" });
-    expect(vs[0]?.summary).toBe("c0 read p0.t2/0 at orders-0 offset 0 at t=20ms, before p0.t2's commit was decided (t=30ms)");
+    expect(vs[0]?.summary).toBe(
+      "c0 read p0.t2/0 at orders-0 offset 0 at t=20ms, before p0.t2's commit was decided (t=30ms)",
+    );
     expect(text(vs[0] as Violation)).toMatch(/on an EndTxn sent for p0\.t1/);
     expect(text(vs[0] as Violation)).toMatch(/KAFKA-17754/);
   });
@@ -81,7 +83,9 @@ describe("client-visible checks: each kind in its smallest situation", () => {
     expect(vs.map((v) => v.kind)).toEqual(["duplicate"]);
     expect(vs[0]).toMatchObject({ transaction: "p0.t1", partition: "orders-2" });
     expect(vs[0]?.summary).toBe("p0.t1/0 of p0.t1 is visible 2 times: orders-2 offsets 0..1");
-    expect(text(vs[0] as Violation)).toMatch(/retried Produce of the same batch \(same producerId, epoch and sequence\)/);
+    expect(text(vs[0] as Violation)).toMatch(
+      /retried Produce of the same batch \(same producerId, epoch and sequence\)/,
+    );
   });
 
   it("non-monotonic: a producer's records out of order within a partition", () => {

@@ -42,7 +42,15 @@ export class ClientWorld {
     const epoch = opts.epoch ?? 1;
     const log = this.log(partition);
     const guard = log.maybeStartTransactionVerification(pid, opts.seq, epoch, true);
-    const r = log.appendData({ producerId: pid, producerEpoch: epoch, baseSequence: opts.seq, isTransactional: true, values: [`${ghost}/${index}`], ghostTxn: ghost, verificationGuard: guard });
+    const r = log.appendData({
+      producerId: pid,
+      producerEpoch: epoch,
+      baseSequence: opts.seq,
+      isTransactional: true,
+      values: [`${ghost}/${index}`],
+      ghostTxn: ghost,
+      verificationGuard: guard,
+    });
     if (r.kind !== "appended") throw new Error(`append refused: ${JSON.stringify(r)}`);
     log.onHighWatermarkUpdated(log.logEndOffset);
     this.ledger.batchAppended({ broker: "broker-0", partition, batch: r.batch, atMs: this.nowMs });
@@ -50,11 +58,23 @@ export class ClientWorld {
   }
 
   /** A marker issued for `issuedFor` lands at `partition` and closes whatever `pid` has open there. */
-  marker(partition: string, issuedFor: string, result: TransactionResult, opts: { pid?: number; epoch?: number } = {}): void {
+  marker(
+    partition: string,
+    issuedFor: string,
+    result: TransactionResult,
+    opts: { pid?: number; epoch?: number } = {},
+  ): void {
     const pid = opts.pid ?? 1000;
     const epoch = opts.epoch ?? 2;
     const log = this.log(partition);
-    const r = log.appendMarker({ producerId: pid, producerEpoch: epoch, result, coordinatorEpoch: 1, transactionVersion: 2, ghostTxn: issuedFor });
+    const r = log.appendMarker({
+      producerId: pid,
+      producerEpoch: epoch,
+      result,
+      coordinatorEpoch: 1,
+      transactionVersion: 2,
+      ghostTxn: issuedFor,
+    });
     if (r.kind !== "appended") throw new Error(`marker refused: ${r.reason}`);
     log.onHighWatermarkUpdated(log.logEndOffset);
     const id = this.markerId++;
@@ -86,7 +106,11 @@ export class ClientWorld {
   }
 
   /** The coordinator made PrepareCommit/PrepareAbort for `ghost` durable, on the EndTxn of `requestedFor`. */
-  decide(ghost: string, result: TransactionResult, opts: { requestedFor?: string | null; initiator?: "client" | "coordinator"; partitions?: string[] } = {}): void {
+  decide(
+    ghost: string,
+    result: TransactionResult,
+    opts: { requestedFor?: string | null; initiator?: "client" | "coordinator"; partitions?: string[] } = {},
+  ): void {
     const initiator = opts.initiator ?? "client";
     this.ledger.txnDecided({
       ghostTxn: ghost,
@@ -105,8 +129,20 @@ export class ClientWorld {
   }
 
   /** What the producer was told. */
-  outcome(ghost: string, outcome: "committed" | "aborted" | "unknown", detail = outcome === "unknown" ? "EndTxn: PRODUCER_FENCED" : `EndTxn(${outcome === "committed" ? "COMMIT" : "ABORT"}) acknowledged`): void {
-    this.ledger.producerOutcome({ ghostTxn: ghost, producer: ghost.split(".")[0] as string, outcome, detail, atMs: this.nowMs });
+  outcome(
+    ghost: string,
+    outcome: "committed" | "aborted" | "unknown",
+    detail = outcome === "unknown"
+      ? "EndTxn: PRODUCER_FENCED"
+      : `EndTxn(${outcome === "committed" ? "COMMIT" : "ABORT"}) acknowledged`,
+  ): void {
+    this.ledger.producerOutcome({
+      ghostTxn: ghost,
+      producer: ghost.split(".")[0] as string,
+      outcome,
+      detail,
+      atMs: this.nowMs,
+    });
   }
 
   /** Consumer c0 reads `partition` from offset 0 now, as read_committed (or past the LSO). */
@@ -120,7 +156,14 @@ export class ClientWorld {
   view(): ClientView {
     const finalReads = [...this.logs.values()].map((log) => {
       const { records, readBound } = readPartition(log);
-      return { partition: log.partition, broker: "broker-0", brokerRelease: "4.1" as const, readBound, highWatermark: log.highWatermark, records };
+      return {
+        partition: log.partition,
+        broker: "broker-0",
+        brokerRelease: "4.1" as const,
+        readBound,
+        highWatermark: log.highWatermark,
+        records,
+      };
     });
     return { finalReads, consumers: [{ consumer: "c0", observations: this.polls }], endMs: this.nowMs + 1000 };
   }

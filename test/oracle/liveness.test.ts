@@ -15,7 +15,9 @@ describe("liveness: why a transaction hangs", () => {
     expect(hangs.length).toBeGreaterThan(0);
     for (const v of hangs) {
       expect(v).toMatchObject({ broker: "broker-2", brokerRelease: "4.1" });
-      expect(v.summary).toMatch(/broker-2 \(4\.1\) never understood the request: tc-0 \(4\.2\.0\) sends WriteTxnMarkers v2 without ApiVersions discovery \(KAFKA-20322 missing\)/);
+      expect(v.summary).toMatch(
+        /broker-2 \(4\.1\) never understood the request: tc-0 \(4\.2\.0\) sends WriteTxnMarkers v2 without ApiVersions discovery \(KAFKA-20322 missing\)/,
+      );
       const text = v.explanation.join("\n");
       expect(text).toMatch(/could not take WriteTxnMarkers v2 .* and closed the connection without a response/);
       expect(text).toMatch(/no marker was rejected, none was applied there/);
@@ -26,7 +28,12 @@ describe("liveness: why a transaction hangs", () => {
   it("a harmless duplicate rejected by a 4.2.0 leader, after which the coordinator gave up (KAFKA-19999 missing)", () => {
     const [v, ...others] = hangsOf("strict-without-19999", 1);
     expect(others).toEqual([]);
-    expect(v).toMatchObject({ transaction: "p1.t7", partition: "orders-2", broker: "broker-2", brokerRelease: "4.2.0" });
+    expect(v).toMatchObject({
+      transaction: "p1.t7",
+      partition: "orders-2",
+      broker: "broker-2",
+      brokerRelease: "4.2.0",
+    });
     expect(v?.summary).toBe(
       "p1.t7 hangs in PrepareAbort at tc-0: broker-2 (4.2.0) rejected its marker at orders-2 with INVALID_PRODUCER_EPOCH and the coordinator gave up (a harmless duplicate refused by the strict rule without the KAFKA-19999 tolerance)",
     );
@@ -47,6 +54,8 @@ describe("liveness: why a transaction hangs", () => {
     const m = findMutant("lso-stuck-after-completion");
     const hangs = hangsOf("kip-1228", 0, m?.overrides);
     expect(hangs.length).toBeGreaterThan(0);
-    expect(hangs[0]?.summary).toMatch(/^orders-\d on broker-\d \(4\.2\.1\): LSO stuck at \d+ below the high watermark \d+ though no transaction is open there$/);
+    expect(hangs[0]?.summary).toMatch(
+      /^orders-\d on broker-\d \(4\.2\.1\): LSO stuck at \d+ below the high watermark \d+ though no transaction is open there$/,
+    );
   });
 });

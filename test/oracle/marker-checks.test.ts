@@ -10,9 +10,19 @@ describe("marker checks (white box), each in its smallest situation", () => {
     w.at(20).marker("orders-0", "p0.t1", "COMMIT", { epoch: 1 });
     const [v, ...rest] = w.ledger.violations;
     expect(rest).toEqual([]);
-    expect(v).toMatchObject({ kind: "stale-marker", transaction: "p0.t2", markerIssuedFor: "p0.t1", partition: "orders-0", broker: "broker-0" });
-    expect(v?.summary).toBe("stale COMMIT marker for p0.t1 committed p0.t2's records at orders-0 offsets 0..1 on broker-0 (4.1, WriteTxnMarkers v2, legacy rule)");
-    expect(v?.explanation.join("\n")).toMatch(/COMMIT marker at offset 2 closed offsets 0\.\.2: p0\.t2's records were committed by p0\.t1's marker/);
+    expect(v).toMatchObject({
+      kind: "stale-marker",
+      transaction: "p0.t2",
+      markerIssuedFor: "p0.t1",
+      partition: "orders-0",
+      broker: "broker-0",
+    });
+    expect(v?.summary).toBe(
+      "stale COMMIT marker for p0.t1 committed p0.t2's records at orders-0 offsets 0..1 on broker-0 (4.1, WriteTxnMarkers v2, legacy rule)",
+    );
+    expect(v?.explanation.join("\n")).toMatch(
+      /COMMIT marker at offset 2 closed offsets 0\.\.2: p0\.t2's records were committed by p0\.t1's marker/,
+    );
   });
 
   it("outcome-mismatch: p0.t1's marker commits what the coordinator decided to abort", () => {

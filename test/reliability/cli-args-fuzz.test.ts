@@ -12,24 +12,103 @@ import { FUZZ_RUNS, FUZZ_SEED } from "./input-fuzz-helpers.js";
 // for real: every file this test names is missing, a directory, or not the kind of file expected.
 
 const OPTIONS = [
-  "--seeds", "--seed-start", "--scenario", "--mutant", "--workers", "--strategy", "--shard", "--time-budget", "--seed-timeout",
-  "--pct-depth", "--pct-scope", "--depth", "--bug-probability", "--json", "--out", "--resume", "--shrink", "--no-shrink",
-  "--shrink-budget-ms", "--check-determinism", "--stop-on-first", "--progress", "--no-progress", "--save-failures", "--trace",
-  "--from-event", "--to-event", "--html", "--junit", "--accept-changed-trace", "--budget-ms", "--check-equivalent", "--scenarios",
-  "--color", "--no-color", "--help", "--version",
+  "--seeds",
+  "--seed-start",
+  "--scenario",
+  "--mutant",
+  "--workers",
+  "--strategy",
+  "--shard",
+  "--time-budget",
+  "--seed-timeout",
+  "--pct-depth",
+  "--pct-scope",
+  "--depth",
+  "--bug-probability",
+  "--json",
+  "--out",
+  "--resume",
+  "--shrink",
+  "--no-shrink",
+  "--shrink-budget-ms",
+  "--check-determinism",
+  "--stop-on-first",
+  "--progress",
+  "--no-progress",
+  "--save-failures",
+  "--trace",
+  "--from-event",
+  "--to-event",
+  "--html",
+  "--junit",
+  "--accept-changed-trace",
+  "--budget-ms",
+  "--check-equivalent",
+  "--scenarios",
+  "--color",
+  "--no-color",
+  "--help",
+  "--version",
 ];
 
 const VALUES = [
-  "", " ", "0", "1", "-1", "2", "1.5", "1e309", "-0", "0x10", "NaN", "Infinity", "9007199254740993", "100000001", "abc", "true",
-  "kip-1228-gap", "kip-1228-small", "no-such-scenario", "random", "pct", "exhaustive", "coverage", "swarm", "0/4", "4/4", "1/0", "x/y",
-  "90s", "5m", "0s", "-5s", "1h30", "markers", "all", "nope.json", "missing/dir", ".", "/", "package.json", "scenarios", "-", "--",
-  "\u0000", "\u001b[31mred", "é🙂", "x".repeat(3_000), "tv2-marker-legacy-rule",
+  "",
+  " ",
+  "0",
+  "1",
+  "-1",
+  "2",
+  "1.5",
+  "1e309",
+  "-0",
+  "0x10",
+  "NaN",
+  "Infinity",
+  "9007199254740993",
+  "100000001",
+  "abc",
+  "true",
+  "kip-1228-gap",
+  "kip-1228-small",
+  "no-such-scenario",
+  "random",
+  "pct",
+  "exhaustive",
+  "coverage",
+  "swarm",
+  "0/4",
+  "4/4",
+  "1/0",
+  "x/y",
+  "90s",
+  "5m",
+  "0s",
+  "-5s",
+  "1h30",
+  "markers",
+  "all",
+  "nope.json",
+  "missing/dir",
+  ".",
+  "/",
+  "package.json",
+  "scenarios",
+  "-",
+  "--",
+  "\u0000",
+  "\u001b[31mred",
+  "é🙂",
+  "x".repeat(3_000),
+  "tv2-marker-legacy-rule",
 ];
 
 const token: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...OPTIONS) },
   { weight: 4, arbitrary: fc.constantFrom(...VALUES) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...OPTIONS), fc.constantFrom(...VALUES)).map(([o, v]) => `${o}=${v}`) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.constantFrom(...OPTIONS), fc.constantFrom(...VALUES)).map(([o, v]) => `${o}=${v}`),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...COMMANDS, "rnu", "RUN", "help", "") },
   { weight: 1, arbitrary: fc.string({ maxLength: 12 }).map((s) => `--${s}`) },
   { weight: 1, arbitrary: fc.string({ maxLength: 3 }).map((s) => `-${s}`) },
@@ -46,7 +125,9 @@ const repeatedOption: fc.Arbitrary<string[]> = fc
 const commandLine: fc.Arbitrary<string[]> = fc
   .tuple(
     fc.option(fc.constantFrom(...COMMANDS), { freq: 5, nil: null }),
-    fc.array(fc.oneof({ weight: 9, arbitrary: token.map((t) => [t]) }, { weight: 1, arbitrary: repeatedOption }), { maxLength: 8 }),
+    fc.array(fc.oneof({ weight: 9, arbitrary: token.map((t) => [t]) }, { weight: 1, arbitrary: repeatedOption }), {
+      maxLength: 8,
+    }),
   )
   .map(([command, groups]) => (command === null ? groups.flat() : [command, ...groups.flat()]));
 
@@ -81,7 +162,8 @@ describe(`fuzzed command lines (${FUZZ_RUNS.toLocaleString("en-US")}): accepted,
         }
         if (error === null) return;
         rejected++;
-        if (!(error instanceof InputError)) throw new Error(`not an InputError for ${JSON.stringify(argv)}: ${(error as Error)?.stack}`);
+        if (!(error instanceof InputError))
+          throw new Error(`not an InputError for ${JSON.stringify(argv)}: ${(error as Error)?.stack}`);
         const line = error.message;
         expect(line, "one line").not.toMatch(/[\n\r]/);
         // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find them
@@ -105,13 +187,21 @@ describe(`fuzzed command lines (${FUZZ_RUNS.toLocaleString("en-US")}): accepted,
         return (e as Error).message;
       }
     };
-    expect(await message([])).toBe("command line: expected a command (run, merge, replay, shrink, regress, report, mutants), found none");
+    expect(await message([])).toBe(
+      "command line: expected a command (run, merge, replay, shrink, regress, report, mutants), found none",
+    );
     expect(await message(["rnu"])).toMatch(/^rnu: expected a command .*found an unknown one \(did you mean run\?\)$/);
-    expect(await message(["run", "--sedes", "3"])).toBe("--sedes: expected an option of eosfuzz run (see eosfuzz run --help), found an unknown option");
+    expect(await message(["run", "--sedes", "3"])).toBe(
+      "--sedes: expected an option of eosfuzz run (see eosfuzz run --help), found an unknown option",
+    );
     expect(await message(["run", "--seeds"])).toBe("--seeds: expected a value after it, found none");
     expect(await message(["run", "--seeds", "abc"])).toMatch(/^--seeds: expected an integer/);
-    expect(await message(["run", "--resume", "nowhere"])).toBe("nowhere/results.jsonl: expected the results of a run started with --out nowhere, found no such file");
-    expect(await message(["run", "--resume", "d", "--seeds", "5"])).toMatch(/^--seeds: expected no --seeds with --resume/);
+    expect(await message(["run", "--resume", "nowhere"])).toBe(
+      "nowhere/results.jsonl: expected the results of a run started with --out nowhere, found no such file",
+    );
+    expect(await message(["run", "--resume", "d", "--seeds", "5"])).toMatch(
+      /^--seeds: expected no --seeds with --resume/,
+    );
     expect(await message(["run", "--scenario", "kip-1228-small", "--seeds", "5"])).toBe("accepted");
   });
 });

@@ -22,7 +22,22 @@ export const weirdValue: fc.Arbitrary<Json> = fc.oneof(
   fc.constantFrom(-1, 0, 0.5, -0.000001, 1e9, 2 ** 31, 2 ** 53 + 2, 1e21, 1e300, -1e300, Number.MAX_SAFE_INTEGER),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.string({ maxLength: 30 }),
-  fc.constantFrom("", " ", "4.3", "4.2.1", "3.x", "broker-99", "tc-0", "orders-0", "NaN", "true", "\u0000", "\u001b[31m", "é🙂", "x".repeat(5_000)),
+  fc.constantFrom(
+    "",
+    " ",
+    "4.3",
+    "4.2.1",
+    "3.x",
+    "broker-99",
+    "tc-0",
+    "orders-0",
+    "NaN",
+    "true",
+    "\u0000",
+    "\u001b[31m",
+    "é🙂",
+    "x".repeat(5_000),
+  ),
   fc.boolean(),
   fc.constant(null),
   fc.constant([] as Json[]),
@@ -43,7 +58,8 @@ export function nested(depth: number): Json {
 export function pathsOf(value: Json, prefix: Path = [], out: Path[] = []): Path[] {
   out.push(prefix);
   if (Array.isArray(value)) for (const [i, v] of value.entries()) pathsOf(v, [...prefix, i], out);
-  else if (value !== null && typeof value === "object") for (const [k, v] of Object.entries(value)) pathsOf(v, [...prefix, k], out);
+  else if (value !== null && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) pathsOf(v, [...prefix, k], out);
   return out;
 }
 
@@ -57,12 +73,23 @@ function parentOf(root: Json, path: Path): Record<string | number, Json> | null 
 }
 
 /** One edit of a document: replace a value, delete a key, or add an unknown field. */
-export type Edit = { op: "set"; pick: number; value: Json } | { op: "delete"; pick: number } | { op: "add"; pick: number; key: string; value: Json };
+export type Edit =
+  | { op: "set"; pick: number; value: Json }
+  | { op: "delete"; pick: number }
+  | { op: "add"; pick: number; key: string; value: Json };
 
 export const edit: fc.Arbitrary<Edit> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ op: fc.constant("set" as const), pick: fc.nat(), value: weirdValue }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("delete" as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("add" as const), pick: fc.nat(), key: fc.string({ minLength: 1, maxLength: 12 }), value: weirdValue }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant("add" as const),
+      pick: fc.nat(),
+      key: fc.string({ minLength: 1, maxLength: 12 }),
+      value: weirdValue,
+    }),
+  },
 );
 
 /** Apply edits to a deep copy of `doc`; each edit picks one of the document's paths (modulo their count). */
@@ -81,7 +108,8 @@ export function applyEdits(doc: Json, edits: readonly Edit[]): Json {
     if (e.op === "set") parent[key] = e.value;
     else if (e.op === "add") {
       const target = parent[key];
-      if (target !== null && typeof target === "object" && !Array.isArray(target)) (target as Record<string, Json>)[e.key] = e.value;
+      if (target !== null && typeof target === "object" && !Array.isArray(target))
+        (target as Record<string, Json>)[e.key] = e.value;
     } else if (Array.isArray(parent)) parent.splice(key as number, 1);
     else delete parent[key];
   }
@@ -92,7 +120,9 @@ export function applyEdits(doc: Json, edits: readonly Edit[]): Json {
 export function textDamage(valid: string): fc.Arbitrary<string> {
   return fc.oneof(
     fc.nat({ max: valid.length }).map((at) => valid.slice(0, at)),
-    fc.tuple(fc.nat({ max: valid.length }), fc.nat({ max: 40 }), fc.string({ maxLength: 20 })).map(([at, cut, insert]) => valid.slice(0, at) + insert + valid.slice(at + cut)),
+    fc
+      .tuple(fc.nat({ max: valid.length }), fc.nat({ max: 40 }), fc.string({ maxLength: 20 }))
+      .map(([at, cut, insert]) => valid.slice(0, at) + insert + valid.slice(at + cut)),
     fc.uint8Array({ maxLength: 400 }).map((bytes) => Buffer.from(bytes).toString("utf8")),
     fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString("latin1")),
     fc.string({ maxLength: 200 }),
@@ -106,7 +136,10 @@ export function textDamage(valid: string): fc.Arbitrary<string> {
  * naming the field when there is one, and saying what was expected.
  */
 export function expectCleanInputError(error: unknown, file: string): asserts error is InputError {
-  if (!(error instanceof InputError)) throw new Error(`expected an InputError, got ${(error as Error)?.name}: ${(error as Error)?.message}\n${(error as Error)?.stack}`);
+  if (!(error instanceof InputError))
+    throw new Error(
+      `expected an InputError, got ${(error as Error)?.name}: ${(error as Error)?.message}\n${(error as Error)?.stack}`,
+    );
   const line = error.message;
   expect(line, "one line").not.toMatch(/[\n\r]/);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find them

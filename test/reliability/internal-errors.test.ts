@@ -29,8 +29,19 @@ describe("internal errors", () => {
   afterEach(() => vi.restoreAllMocks());
 
   it("an internal error is exit 3 with the seed, the replay command and a hint to report it, never a stack", () => {
-    const cause = new TypeError("cannot read properties of undefined (reading 'epoch')\n    at Tally.add (tally.js:10:5)");
-    const { code, text } = stderrOf(() => reportFatal(new InternalError(cause, 1234, "eosfuzz run --scenario kip-1228 --seed-start 1234 --seeds 1", "out (eosfuzz run --resume out)")));
+    const cause = new TypeError(
+      "cannot read properties of undefined (reading 'epoch')\n    at Tally.add (tally.js:10:5)",
+    );
+    const { code, text } = stderrOf(() =>
+      reportFatal(
+        new InternalError(
+          cause,
+          1234,
+          "eosfuzz run --scenario kip-1228 --seed-start 1234 --seeds 1",
+          "out (eosfuzz run --resume out)",
+        ),
+      ),
+    );
     expect(code).toBe(EXIT.internal);
     expect(text).toContain("internal error at seed 1234: cannot read properties of undefined (reading 'epoch')");
     expect(text).toContain("replay: eosfuzz run --scenario kip-1228 --seed-start 1234 --seeds 1");
@@ -58,7 +69,11 @@ describe("results.jsonl", () => {
   it("reads back what was appended, coverage points and all; a torn last line is ignored and cut off on resume", () => {
     const out = join(dir, "torn");
     mkdirSync(out, { recursive: true });
-    const log = ResultsLog.create(out, { scenario: "kip-1228-small", scenarioHash: loaded.contentHash, args: { seeds: 3 } });
+    const log = ResultsLog.create(out, {
+      scenario: "kip-1228-small",
+      scenarioHash: loaded.contentHash,
+      args: { seeds: 3 },
+    });
     for (const o of outcomes.slice(0, 2)) log.append(o);
     log.close();
     appendFileSync(resultsFile(out), '{"index":2,"seed":2,"traceHa'); // killed mid-write
@@ -71,7 +86,11 @@ describe("results.jsonl", () => {
     resumed.close();
     const again = readResultsLog(out);
     expect(again.outcomes.map((o) => [o.seed, o.traceHash])).toEqual(outcomes.map((o) => [o.seed, o.traceHash]));
-    expect(readFileSync(resultsFile(out), "utf8").split("\n").every((l) => l === "" || JSON.parse(l))).toBe(true);
+    expect(
+      readFileSync(resultsFile(out), "utf8")
+        .split("\n")
+        .every((l) => l === "" || JSON.parse(l)),
+    ).toBe(true);
   });
 
   it("a damaged line in the middle or a missing header is one InputError line naming the line", () => {
@@ -79,7 +98,9 @@ describe("results.jsonl", () => {
     mkdirSync(out, { recursive: true });
     ResultsLog.create(out, { scenario: "s", scenarioHash: "h", args: {} }).close();
     appendFileSync(resultsFile(out), "not json\n{}\n");
-    expect(() => readResultsLog(out)).toThrow(/results\.jsonl:2:1: expected one JSON object per line, found a damaged line$/);
+    expect(() => readResultsLog(out)).toThrow(
+      /results\.jsonl:2:1: expected one JSON object per line, found a damaged line$/,
+    );
     writeFileSync(resultsFile(out), '{"index":0}\n');
     expect(() => readResultsLog(out)).toThrow(/results\.jsonl:1:1 format: expected a "eosfuzz-results" header/);
   });

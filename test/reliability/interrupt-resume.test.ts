@@ -29,7 +29,15 @@ function start(args: string[]): { child: ChildProcess; done: Promise<Finished>; 
   child.stdout?.on("data", (d) => (stdout += d));
   child.stderr?.on("data", (d) => (stderr += d));
   const done = new Promise<Finished>((resolve) => {
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, exitMsAfterSignal: signalledAt === null ? null : Date.now() - signalledAt }));
+    child.on("close", (code, signal) =>
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        exitMsAfterSignal: signalledAt === null ? null : Date.now() - signalledAt,
+      }),
+    );
   });
   return { child, done, signalled: (at) => (signalledAt = at) };
 }
@@ -40,7 +48,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function resultLines(out: string): { header: Record<string, unknown>; runs: { seed: number }[] } {
   const text = readFileSync(join(out, "results.jsonl"), "utf8");
   expect(text.endsWith("\n")).toBe(true);
-  const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = text
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const [header, ...rest] = lines;
   return { header: header as Record<string, unknown>, runs: rest.filter((l) => !("point" in l)) as { seed: number }[] };
 }
@@ -49,7 +60,18 @@ function resultLines(out: string): { header: Record<string, unknown>; runs: { se
 // workers did (1,000 seeds in under 2 s once the hot path got faster); this takes about 7 s a
 // thousand seeds on one core of the 2-core machine that measured it.
 const CAMPAIGN_SEEDS = 2000;
-const CAMPAIGN = ["run", "--scenario", "kip-1228-gap", "--seeds", String(CAMPAIGN_SEEDS), "--workers", "1", "--no-shrink", "--no-progress", "--json"];
+const CAMPAIGN = [
+  "run",
+  "--scenario",
+  "kip-1228-gap",
+  "--seeds",
+  String(CAMPAIGN_SEEDS),
+  "--workers",
+  "1",
+  "--no-shrink",
+  "--no-progress",
+  "--json",
+];
 
 describe("interrupting a run (real signals on real processes)", () => {
   it("SIGINT after 2 s: exit 130, a partial report with interrupted: true; --resume then completes the same seeds as an uninterrupted run", async () => {
@@ -70,7 +92,10 @@ describe("interrupting a run (real signals on real processes)", () => {
     expect(streamed.header.format).toBe("eosfuzz-results");
     expect(streamed.runs.map((r) => r.seed)).toEqual(Array.from({ length: partial.seedsRun }, (_, i) => i));
 
-    const [resumed, whole] = await Promise.all([start(["run", "--resume", out, "--workers", "2", "--no-shrink", "--no-progress", "--json"]).done, start(CAMPAIGN).done]);
+    const [resumed, whole] = await Promise.all([
+      start(["run", "--resume", out, "--workers", "2", "--no-shrink", "--no-progress", "--json"]).done,
+      start(CAMPAIGN).done,
+    ]);
     expect(resumed.stderr).toBe("");
     expect(resumed.code).toBe(whole.code);
     const a = JSON.parse(resumed.stdout);
@@ -89,7 +114,19 @@ describe("interrupting a run (real signals on real processes)", () => {
 
   it("a second SIGINT exits at once, results.jsonl still valid up to its last line; --resume continues from it", async () => {
     const out = join(dir, "twice");
-    const run = start(["run", "--scenario", "kip-1228-gap-small", "--seeds", "100000", "--workers", "2", "--no-shrink", "--no-progress", "--out", out]);
+    const run = start([
+      "run",
+      "--scenario",
+      "kip-1228-gap-small",
+      "--seeds",
+      "100000",
+      "--workers",
+      "2",
+      "--no-shrink",
+      "--no-progress",
+      "--out",
+      out,
+    ]);
     await sleep(1_500);
     run.signalled(Date.now());
     run.child.kill("SIGINT");

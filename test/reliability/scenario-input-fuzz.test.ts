@@ -7,7 +7,18 @@ import { runSeed } from "../../src/fuzz/run-seed.js";
 import { runConfigFor } from "../../src/fuzz/campaign.js";
 import { BUILTIN_SCENARIO_DIR, builtinScenarioNames, parseScenario } from "../../src/scenario/loader.js";
 import { parse } from "yaml";
-import { acceptedOrCleanlyRejected, applyEdits, edit, expectCleanInputError, FUZZ_RUNS, FUZZ_SEED, type Json, nested, textDamage, thrownBy } from "./input-fuzz-helpers.js";
+import {
+  acceptedOrCleanlyRejected,
+  applyEdits,
+  edit,
+  expectCleanInputError,
+  FUZZ_RUNS,
+  FUZZ_SEED,
+  type Json,
+  nested,
+  textDamage,
+  thrownBy,
+} from "./input-fuzz-helpers.js";
 
 /**
  * Issue 9: bad scenario files never crash the tool. Each property feeds 2,000 generated files to the
@@ -16,7 +27,9 @@ import { acceptedOrCleanlyRejected, applyEdits, edit, expectCleanInputError, FUZ
  */
 
 const FILE = "fuzzed.yaml";
-const texts = Object.fromEntries(builtinScenarioNames().map((n) => [n, readFileSync(join(BUILTIN_SCENARIO_DIR, `${n}.yaml`), "utf8")]));
+const texts = Object.fromEntries(
+  builtinScenarioNames().map((n) => [n, readFileSync(join(BUILTIN_SCENARIO_DIR, `${n}.yaml`), "utf8")]),
+);
 const docs = Object.fromEntries(Object.entries(texts).map(([n, t]) => [n, parse(t) as Json]));
 const fuzzedNames = Object.keys(docs).filter((n) => !(docs[n] as { script?: unknown }).script);
 
@@ -28,7 +41,10 @@ function checkScenarioText(text: string): "accepted" | "rejected" {
   const accepted = acceptedOrCleanlyRejected(() => parseScenario(text, FILE), FILE);
   if (accepted === null) return "rejected";
   const s = accepted.scenario;
-  const short = { ...accepted, scenario: { ...s, bounds: { ...s.bounds, maxEvents: Math.min(s.bounds.maxEvents, EVENTS_PER_CHECK) } } };
+  const short = {
+    ...accepted,
+    scenario: { ...s, bounds: { ...s.bounds, maxEvents: Math.min(s.bounds.maxEvents, EVENTS_PER_CHECK) } },
+  };
   const result = runSeed(runConfigFor(short), { seed: 0 });
   const errors = result.violations.filter((v) => v.kind === "model-error" && !/exceeded \d+ events/.test(v.summary));
   expect(errors.map((v) => v.summary)).toEqual([]);
@@ -41,9 +57,14 @@ describe("fuzzed scenario files (2,000 each): accepted and runnable, or one clea
   it("valid scenarios with random fields replaced, removed or added (wrong types, out of range, huge, unknown fields, releases, flags)", () => {
     const outcomes = { accepted: 0, rejected: 0 };
     fc.assert(
-      fc.property(fc.constantFrom(...Object.keys(docs)), fc.array(edit, { minLength: 1, maxLength: 3 }), fc.constantFrom("yaml" as const, "json" as const), (name, edits, format) => {
-        outcomes[checkScenarioText(asText(applyEdits(docs[name] as Json, edits), format))]++;
-      }),
+      fc.property(
+        fc.constantFrom(...Object.keys(docs)),
+        fc.array(edit, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom("yaml" as const, "json" as const),
+        (name, edits, format) => {
+          outcomes[checkScenarioText(asText(applyEdits(docs[name] as Json, edits), format))]++;
+        },
+      ),
       { seed: FUZZ_SEED, numRuns: FUZZ_RUNS },
     );
     // The edits are mostly harmful but not always: both paths were exercised.
@@ -64,57 +85,112 @@ describe("fuzzed scenario files (2,000 each): accepted and runnable, or one clea
     // biome-ignore lint/suspicious/noExplicitAny: free-form edits of parsed YAML
     type Doc = { [k: string]: any };
     const contradictions: [string, RegExp, (d: Doc, i: number) => void][] = [
-      ["a partition led by a broker that does not exist", /cluster\.topics\[\d+\]\.leaders\[\d+\]: expected one of the brokers/, (d, i) => {
-        const t = d.cluster.topics[i % d.cluster.topics.length];
-        t.leaders[i % t.leaders.length] = `broker-${90 + (i % 9)}`;
-      }],
-      ["a partition led by a coordinator", /leaders\[\d+\]: expected one of the brokers/, (d, i) => {
-        d.cluster.topics[0].leaders[i % d.cluster.topics[0].leaders.length] = d.cluster.coordinators[0].id;
-      }],
-      ["two brokers with one id", /cluster\.brokers\[\d+\]\.id: expected a unique node id/, (d) => {
-        d.cluster.brokers.push({ ...d.cluster.brokers[0] });
-      }],
-      ["a coordinator and a broker with one id", /\.id: expected a unique node id/, (d) => {
-        d.cluster.brokers[0].id = d.cluster.coordinators[0].id;
-      }],
-      ["an upgrade of a node that does not exist", /faults\.upgrades\[0\]\.node: expected a coordinator or broker id/, (d, i) => {
-        d.faults ??= {};
-        d.faults.upgrades = [{ atMs: i % 10_000, node: "ghost-1", release: "4.2.1" }];
-      }],
-      ["more partitions per transaction than the cluster has", /workload\.partitionsPerTxn: expected at most \d+ partitions/, (d, i) => {
-        d.workload ??= {};
-        d.workload.partitionsPerTxn = [200 + (i % 800), 1000];
-      }],
-      ["TV2 producers on a 3.x coordinator", /expected a TV2-capable release|expected <= cluster.transactionVersion/, (d) => {
-        d.workload ??= {};
-        d.workload.transactionVersion = 2;
-        d.cluster.coordinators[0].release = "3.x";
-        delete d.cluster.coordinators[0].overrides;
-      }],
-      ["clean and find at once", /expect\.clean: expected either clean: true or a find\/findAny list/, (d) => {
-        d.expect = { clean: true, find: ["stale-marker"] };
-      }],
-      ["a quiet period shorter than a transaction timeout", /bounds\.quietPeriodMs: expected >= \d+/, (d, i) => {
-        d.workload ??= {};
-        d.workload.transactionTimeoutMs = 60_000 + i;
-        d.bounds = { ...(d.bounds ?? {}), quietPeriodMs: 1_000 };
-      }],
-      ["a workload bigger than one run can hold", /workload\.(transactions|recordsPerTxn): expected at most [\d,]+ (transactions|records) per seed/, (d, i) => {
-        d.workload = { ...(d.workload ?? {}), producers: 64, transactions: 800 + i, recordsPerTxn: [1, 1 + (i % 1_000)] };
-      }],
-      ["two topics with one name", /cluster\.topics\[\d+\]\.name: expected a unique topic name/, (d) => {
-        d.cluster.topics.push({ ...d.cluster.topics[0] });
-      }],
+      [
+        "a partition led by a broker that does not exist",
+        /cluster\.topics\[\d+\]\.leaders\[\d+\]: expected one of the brokers/,
+        (d, i) => {
+          const t = d.cluster.topics[i % d.cluster.topics.length];
+          t.leaders[i % t.leaders.length] = `broker-${90 + (i % 9)}`;
+        },
+      ],
+      [
+        "a partition led by a coordinator",
+        /leaders\[\d+\]: expected one of the brokers/,
+        (d, i) => {
+          d.cluster.topics[0].leaders[i % d.cluster.topics[0].leaders.length] = d.cluster.coordinators[0].id;
+        },
+      ],
+      [
+        "two brokers with one id",
+        /cluster\.brokers\[\d+\]\.id: expected a unique node id/,
+        (d) => {
+          d.cluster.brokers.push({ ...d.cluster.brokers[0] });
+        },
+      ],
+      [
+        "a coordinator and a broker with one id",
+        /\.id: expected a unique node id/,
+        (d) => {
+          d.cluster.brokers[0].id = d.cluster.coordinators[0].id;
+        },
+      ],
+      [
+        "an upgrade of a node that does not exist",
+        /faults\.upgrades\[0\]\.node: expected a coordinator or broker id/,
+        (d, i) => {
+          d.faults ??= {};
+          d.faults.upgrades = [{ atMs: i % 10_000, node: "ghost-1", release: "4.2.1" }];
+        },
+      ],
+      [
+        "more partitions per transaction than the cluster has",
+        /workload\.partitionsPerTxn: expected at most \d+ partitions/,
+        (d, i) => {
+          d.workload ??= {};
+          d.workload.partitionsPerTxn = [200 + (i % 800), 1000];
+        },
+      ],
+      [
+        "TV2 producers on a 3.x coordinator",
+        /expected a TV2-capable release|expected <= cluster.transactionVersion/,
+        (d) => {
+          d.workload ??= {};
+          d.workload.transactionVersion = 2;
+          d.cluster.coordinators[0].release = "3.x";
+          delete d.cluster.coordinators[0].overrides;
+        },
+      ],
+      [
+        "clean and find at once",
+        /expect\.clean: expected either clean: true or a find\/findAny list/,
+        (d) => {
+          d.expect = { clean: true, find: ["stale-marker"] };
+        },
+      ],
+      [
+        "a quiet period shorter than a transaction timeout",
+        /bounds\.quietPeriodMs: expected >= \d+/,
+        (d, i) => {
+          d.workload ??= {};
+          d.workload.transactionTimeoutMs = 60_000 + i;
+          d.bounds = { ...(d.bounds ?? {}), quietPeriodMs: 1_000 };
+        },
+      ],
+      [
+        "a workload bigger than one run can hold",
+        /workload\.(transactions|recordsPerTxn): expected at most [\d,]+ (transactions|records) per seed/,
+        (d, i) => {
+          d.workload = {
+            ...(d.workload ?? {}),
+            producers: 64,
+            transactions: 800 + i,
+            recordsPerTxn: [1, 1 + (i % 1_000)],
+          };
+        },
+      ],
+      [
+        "two topics with one name",
+        /cluster\.topics\[\d+\]\.name: expected a unique topic name/,
+        (d) => {
+          d.cluster.topics.push({ ...d.cluster.topics[0] });
+        },
+      ],
     ];
     fc.assert(
-      fc.property(fc.constantFrom(...fuzzedNames), fc.nat({ max: contradictions.length - 1 }), fc.nat({ max: 999 }), fc.constantFrom("yaml" as const, "json" as const), (name, which, i, format) => {
-        const [, pattern, mutate] = contradictions[which] as (typeof contradictions)[number];
-        const doc = structuredClone(docs[name]) as Doc;
-        mutate(doc, i);
-        const error = thrownBy(() => parseScenario(asText(doc, format), FILE));
-        expectCleanInputError(error, FILE);
-        expect(error.message).toMatch(pattern);
-      }),
+      fc.property(
+        fc.constantFrom(...fuzzedNames),
+        fc.nat({ max: contradictions.length - 1 }),
+        fc.nat({ max: 999 }),
+        fc.constantFrom("yaml" as const, "json" as const),
+        (name, which, i, format) => {
+          const [, pattern, mutate] = contradictions[which] as (typeof contradictions)[number];
+          const doc = structuredClone(docs[name]) as Doc;
+          mutate(doc, i);
+          const error = thrownBy(() => parseScenario(asText(doc, format), FILE));
+          expectCleanInputError(error, FILE);
+          expect(error.message).toMatch(pattern);
+        },
+      ),
       { seed: FUZZ_SEED, numRuns: FUZZ_RUNS },
     );
   });
@@ -122,16 +198,46 @@ describe("fuzzed scenario files (2,000 each): accepted and runnable, or one clea
   it("YAML that attacks the parser: deep nesting, alias bombs, duplicate keys, tags, huge numbers", () => {
     const base = texts["kip-1228"] as string;
     const attacks = fc.oneof(
-      fc.integer({ min: 1, max: 20_000 }).map((depth) => `name: x\ncluster: ${"[".repeat(depth)}${"]".repeat(depth)}\n`),
+      fc
+        .integer({ min: 1, max: 20_000 })
+        .map((depth) => `name: x\ncluster: ${"[".repeat(depth)}${"]".repeat(depth)}\n`),
       fc.integer({ min: 1, max: 400 }).map((depth) => `${base}\nworkload: ${JSON.stringify(nested(depth))}\n`),
       fc.integer({ min: 2, max: 14 }).map((levels) => {
         let s = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
-        for (let i = 1; i < levels; i++) s += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(", ")}]\n`;
+        for (let i = 1; i < levels; i++)
+          s += `a${i}: &a${i} [${Array(10)
+            .fill(`*a${i - 1}`)
+            .join(", ")}]\n`;
         return `${s}${base}`;
       }),
-      fc.constantFrom("name", "cluster", "seeds", "workload").map((key) => base.replace(/\nseeds:/, `\n${key}: 1\nseeds:`)),
-      fc.constantFrom("!!binary aGVsbG8=", "!!js/function 'function(){}'", "!!set {a, b}", "!!omap [a: 1]", "!!timestamp 2001-12-14", "!ruby/object {}", "*undefined_alias").map((v) => base.replace(/seeds: \d+/, `seeds: ${v}`)),
-      fc.constantFrom("1e400", "-1e400", ".inf", "-.inf", ".nan", "0x7fffffffffffffffff", "99999999999999999999999", "1_000", "0o777", "-0").map((v) => base.replace(/seeds: \d+/, `seeds: ${v}`)),
+      fc
+        .constantFrom("name", "cluster", "seeds", "workload")
+        .map((key) => base.replace(/\nseeds:/, `\n${key}: 1\nseeds:`)),
+      fc
+        .constantFrom(
+          "!!binary aGVsbG8=",
+          "!!js/function 'function(){}'",
+          "!!set {a, b}",
+          "!!omap [a: 1]",
+          "!!timestamp 2001-12-14",
+          "!ruby/object {}",
+          "*undefined_alias",
+        )
+        .map((v) => base.replace(/seeds: \d+/, `seeds: ${v}`)),
+      fc
+        .constantFrom(
+          "1e400",
+          "-1e400",
+          ".inf",
+          "-.inf",
+          ".nan",
+          "0x7fffffffffffffffff",
+          "99999999999999999999999",
+          "1_000",
+          "0o777",
+          "-0",
+        )
+        .map((v) => base.replace(/seeds: \d+/, `seeds: ${v}`)),
       fc.string({ maxLength: 3 }).map((s) => `${base}\n${s}: [`),
     );
     fc.assert(

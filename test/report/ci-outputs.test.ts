@@ -34,7 +34,9 @@ describe("junit.xml", () => {
     expect(suite["@_failures"]).toBe("0");
     const violationCases = cases.filter((c) => c["@_classname"].endsWith(".violations"));
     expect(violationCases).toHaveLength(report.violations.length);
-    expect(violationCases[0]?.["system-out"]).toContain(`replay: eosfuzz run --scenario kip-1228-gap --seed-start ${trace.seed} --seeds 1`);
+    expect(violationCases[0]?.["system-out"]).toContain(
+      `replay: eosfuzz run --scenario kip-1228-gap --seed-start ${trace.seed} --seeds 1`,
+    );
   });
 
   it("has one failing case per unexpected result: each unexpected violation and each expected kind not found", () => {
@@ -49,7 +51,9 @@ describe("junit.xml", () => {
     expect(failing.map((c) => c["@_name"])).toContain("finds outcome-mismatch within 6 seeds");
     const staleCase = failing.find((c) => c["@_name"].startsWith(`seed ${trace.seed} stale-marker`));
     expect(staleCase?.failure?.["@_message"]).toMatch(/^stale (ABORT|COMMIT) marker/);
-    expect(staleCase?.failure?.["#text"]).toContain(`replay: eosfuzz run --scenario kip-1228-gap --seed-start ${trace.seed} --seeds 1`);
+    expect(staleCase?.failure?.["#text"]).toContain(
+      `replay: eosfuzz run --scenario kip-1228-gap --seed-start ${trace.seed} --seeds 1`,
+    );
   });
 
   it("stays well-formed whatever the text holds (markup, quotes, escape codes)", () => {
@@ -67,13 +71,19 @@ describe("GitHub Actions", () => {
     const lines = githubAnnotations(report, {});
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.length).toBeLessThanOrEqual(MAX_ANNOTATIONS);
-    for (const line of lines) expect(line).toMatch(/^::error title=eosfuzz kip-1228-gap%3A [a-z-]+ \(seed \d+\)::\S.*%0Areplay: eosfuzz run --scenario kip-1228-gap --seed-start \d+ --seeds 1$/);
+    for (const line of lines)
+      expect(line).toMatch(
+        /^::error title=eosfuzz kip-1228-gap%3A [a-z-]+ \(seed \d+\)::\S.*%0Areplay: eosfuzz run --scenario kip-1228-gap --seed-start \d+ --seeds 1$/,
+      );
     expect(lines[0]).toMatch(/^::error title=eosfuzz kip-1228-gap%3A stale-marker \(seed \d+\)::stale /);
     expect(lines.join("\n")).not.toMatch(/\n(?!::error)/);
   });
 
   it("points annotations at the scenario file when it is inside the checkout", () => {
-    const lines = githubAnnotations({ ...report, scenarioSource: "/ws/repo/scenarios/x.yaml" }, { GITHUB_WORKSPACE: "/ws/repo" });
+    const lines = githubAnnotations(
+      { ...report, scenarioSource: "/ws/repo/scenarios/x.yaml" },
+      { GITHUB_WORKSPACE: "/ws/repo" },
+    );
     expect(lines[0]).toMatch(/^::error file=scenarios\/x\.yaml,title=/);
   });
 
@@ -87,7 +97,9 @@ describe("GitHub Actions", () => {
     const md = readFileSync(file, "utf8");
     expect(md).toMatch(/^### eosfuzz run `kip-1228-gap`: ❌ expectation NOT met/);
     expect(md).toContain("| ❌ | no violation of any kind |");
-    expect(md).toMatch(/\| \d+ \| stale-marker \| broker-\d \(4\.1\) orders-\d \| no \| `eosfuzz run --scenario kip-1228-gap --seed-start \d+ --seeds 1` \|/);
+    expect(md).toMatch(
+      /\| \d+ \| stale-marker \| broker-\d \(4\.1\) orders-\d \| no \| `eosfuzz run --scenario kip-1228-gap --seed-start \d+ --seeds 1` \|/,
+    );
     expect(md).toContain("<details><summary>Causal chain of seed");
   });
 });

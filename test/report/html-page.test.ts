@@ -7,8 +7,24 @@ import { campaignReport, firstGapFailure } from "./report-fixtures.js";
 
 const { loaded, trace } = firstGapFailure();
 
-function violation(seed: number, kind: string, brokerRelease: string | undefined, unexpected = false): ReportedViolation {
-  return { kind, seed, traceHash: "0".repeat(16), summary: "s", explanation: "s", steps: [], atMs: 1, replay: "r", unexpected, ...(brokerRelease ? { brokerRelease, broker: "b" } : {}) };
+function violation(
+  seed: number,
+  kind: string,
+  brokerRelease: string | undefined,
+  unexpected = false,
+): ReportedViolation {
+  return {
+    kind,
+    seed,
+    traceHash: "0".repeat(16),
+    summary: "s",
+    explanation: "s",
+    steps: [],
+    atMs: 1,
+    replay: "r",
+    unexpected,
+    ...(brokerRelease ? { brokerRelease, broker: "b" } : {}),
+  };
 }
 
 describe("campaign charts", () => {
@@ -17,7 +33,13 @@ describe("campaign charts", () => {
     ...base,
     seedStart: 100,
     seedsRun: 50,
-    violations: [violation(103, "stale-marker", "4.1"), violation(103, "aborted-read", "4.1", true), violation(120, "stale-marker", "4.1"), violation(130, "stale-marker", "3.x"), violation(140, "hanging-transaction", undefined, true)],
+    violations: [
+      violation(103, "stale-marker", "4.1"),
+      violation(103, "aborted-read", "4.1", true),
+      violation(120, "stale-marker", "4.1"),
+      violation(130, "stale-marker", "3.x"),
+      violation(140, "hanging-transaction", undefined, true),
+    ],
   };
 
   it("counts violations by kind and broker release, with distinct seeds", () => {
@@ -32,12 +54,35 @@ describe("campaign charts", () => {
   it("draws the seeds-to-first-violation curve as a step function of seeds run", () => {
     const stale = discoveryCurve(report).find((c) => c.kind === "stale-marker");
     expect(stale?.firstSeed).toBe(103);
-    expect(stale?.points).toEqual([[0, 0], [3, 0], [4, 1], [20, 1], [21, 2], [30, 2], [31, 3], [50, 3]]);
+    expect(stale?.points).toEqual([
+      [0, 0],
+      [3, 0],
+      [4, 1],
+      [20, 1],
+      [21, 2],
+      [30, 2],
+      [31, 3],
+      [50, 3],
+    ]);
   });
 
   it("renders sections other commands add (coverage, statistics) without knowing their shape", () => {
-    const html = renderRunHtml({ report: { ...report, coverage: { states: [{ state: "marker@4.2.1 while txn open", seeds: 12 }, { state: "marker@4.1 after bump", seeds: 0 }] }, strategy: "swarm" } as RunReport, traces: [] });
-    expect(html).toContain("<h2>Protocol-state coverage</h2><table><tr><th>states</th><td><table><tr><th>state</th><th>seeds</th></tr><tr><td>marker@4.2.1 while txn open</td>");
+    const html = renderRunHtml({
+      report: {
+        ...report,
+        coverage: {
+          states: [
+            { state: "marker@4.2.1 while txn open", seeds: 12 },
+            { state: "marker@4.1 after bump", seeds: 0 },
+          ],
+        },
+        strategy: "swarm",
+      } as RunReport,
+      traces: [],
+    });
+    expect(html).toContain(
+      "<h2>Protocol-state coverage</h2><table><tr><th>states</th><td><table><tr><th>state</th><th>seeds</th></tr><tr><td>marker@4.2.1 while txn open</td>",
+    );
     expect(html).toContain("<h2>strategy</h2>swarm");
     expect(renderExtraField([1, "a<b"])).toBe('<span class="mono">1</span>, a&lt;b');
   });
@@ -45,11 +90,16 @@ describe("campaign charts", () => {
 
 describe("pages", () => {
   it("a replay page holds one diagram, says whether the trace matches the recording, and escapes text", () => {
-    const html = renderReplayHtml({ trace: { ...trace, scenario: "<x>" }, replayCommand: "eosfuzz replay seeds/x.json" });
+    const html = renderReplayHtml({
+      trace: { ...trace, scenario: "<x>" },
+      replayCommand: "eosfuzz replay seeds/x.json",
+    });
     expect(html.match(/class="diagram"/g)).toHaveLength(1);
     expect(html).toContain("reproduced: trace hash matches the recording");
     expect(html).toContain("eosfuzz · &lt;x&gt; · seed");
-    expect(renderReplayHtml({ trace: { ...trace, recordedTraceHash: "ffffffffffffffff" } })).toContain("trace differs from the recording");
+    expect(renderReplayHtml({ trace: { ...trace, recordedTraceHash: "ffffffffffffffff" } })).toContain(
+      "trace differs from the recording",
+    );
   });
 
   it("a run page says why a failure has no diagram", () => {

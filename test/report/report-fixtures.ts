@@ -30,7 +30,11 @@ export function withExpectation(loaded: LoadedScenario, expect: Partial<Expectat
   return { ...loaded, scenario: { ...loaded.scenario, expect: { find: [], findAny: [], allow: [], ...expect } } };
 }
 
-export function campaignReport(loaded: LoadedScenario, seedStart: number, seeds: number): { result: CampaignResult; report: RunReport } {
+export function campaignReport(
+  loaded: LoadedScenario,
+  seedStart: number,
+  seeds: number,
+): { result: CampaignResult; report: RunReport } {
   const result = runCampaign(loaded, { seeds, seedStart });
   return { result, report: buildRunReport(result, 1000, null, new Date("2026-01-02T03:04:05.000Z")) };
 }

@@ -17,17 +17,35 @@ describe("run report", () => {
     // The scenario's own allow list: what consumers see when a stale marker lands.
     const strict = withExpectation(loaded, { find: ["stale-marker"], within: 2, allow: loaded.scenario.expect.allow });
     const { report } = campaignReport(strict, trace.seed, 3);
-    expect(report.violations.map((v) => v.seed)).toEqual([...report.violations.map((v) => v.seed)].sort((a, b) => a - b));
+    expect(report.violations.map((v) => v.seed)).toEqual(
+      [...report.violations.map((v) => v.seed)].sort((a, b) => a - b),
+    );
     expect(report.violations.every((v) => v.unexpected === false)).toBe(true);
     expect(report.expectationChecks).toEqual([
-      { clause: "find", name: "finds stale-marker within 2 seeds", met: true, detail: `first found at seed ${trace.seed} (1 seeds in)` },
-      { clause: "nothing-unexpected", name: "no violation the expectation does not allow", met: true, detail: "none in 3 seeds" },
+      {
+        clause: "find",
+        name: "finds stale-marker within 2 seeds",
+        met: true,
+        detail: `first found at seed ${trace.seed} (1 seeds in)`,
+      },
+      {
+        clause: "nothing-unexpected",
+        name: "no violation the expectation does not allow",
+        met: true,
+        detail: "none in 3 seeds",
+      },
     ]);
   });
 
   it("has a deterministic part that equal runs share, and wall-clock fields apart from it", () => {
     const a = campaignReport(loaded, trace.seed, 2).report;
-    const b = { ...campaignReport(loaded, trace.seed, 2).report, wallMs: 5, eventsPerSecond: 7, seedsPerSecond: 9, startedAt: "2030-01-01T00:00:00.000Z" };
+    const b = {
+      ...campaignReport(loaded, trace.seed, 2).report,
+      wallMs: 5,
+      eventsPerSecond: 7,
+      seedsPerSecond: 9,
+      startedAt: "2030-01-01T00:00:00.000Z",
+    };
     expect(JSON.stringify(deterministicPart(a))).toBe(JSON.stringify(deterministicPart(b)));
     for (const field of WALL_CLOCK_FIELDS) expect(deterministicPart(a)).not.toHaveProperty(field);
   });
@@ -47,7 +65,10 @@ describe("run report", () => {
     const cases: [string, RegExp][] = [
       ["{ not json", /^.*bad\.json:1:3: expected a JSON run report \(run\.json or the output of run --json\), found /],
       ["[1, 2]", /bad\.json: expected a JSON object \(a run report\), found a list of 2$/],
-      [JSON.stringify({ ...report, violations: [{ ...report.violations[0], seed: "27" }] }), /bad\.json violations\[0\]\.seed: expected number, found "27"$/],
+      [
+        JSON.stringify({ ...report, violations: [{ ...report.violations[0], seed: "27" }] }),
+        /bad\.json violations\[0\]\.seed: expected number, found "27"$/,
+      ],
       [JSON.stringify({ ...report, schemaVersion: 99 }), /bad\.json schemaVersion: .*found 99$/],
     ];
     for (const [text, message] of cases) {
@@ -62,13 +83,38 @@ describe("run report", () => {
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).not.toContain("\n");
     }
-    expect(() => readRunReport(join(dir, "missing.json"))).toThrow(/missing\.json: expected a run report, found no such file/);
+    expect(() => readRunReport(join(dir, "missing.json"))).toThrow(
+      /missing\.json: expected a run report, found no such file/,
+    );
   });
 });
 
 describe("progress", () => {
   function fakeStream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
-    const s = { isTTY, text: "", columns: 100, write(chunk: string) { s.text += chunk; return true; }, cursorTo() { return true; }, clearLine() { return true; }, moveCursor() { return true; }, on() { return s; }, removeListener() { return s; } };
+    const s = {
+      isTTY,
+      text: "",
+      columns: 100,
+      write(chunk: string) {
+        s.text += chunk;
+        return true;
+      },
+      cursorTo() {
+        return true;
+      },
+      clearLine() {
+        return true;
+      },
+      moveCursor() {
+        return true;
+      },
+      on() {
+        return s;
+      },
+      removeListener() {
+        return s;
+      },
+    };
     return s as unknown as NodeJS.WriteStream & { text: string };
   }
 

@@ -20,7 +20,11 @@ function parseLikeShiviz(body: string): Parsed[] {
   for (let m = re.exec(body); m; m = re.exec(body)) {
     expect(m.index, `text skipped before offset ${m.index}`).toBe(covered);
     const groups = m.groups as Record<string, string>;
-    parsed.push({ event: groups.event as string, host: groups.host as string, clock: JSON.parse(groups.clock as string) as Clock });
+    parsed.push({
+      event: groups.event as string,
+      host: groups.host as string,
+      clock: JSON.parse(groups.clock as string) as Clock,
+    });
     covered = m.index + m[0].length + 1;
   }
   expect(covered).toBe(body.length);
@@ -50,7 +54,8 @@ describe("the ShiViz log of a failure", () => {
     }
     for (const p of parsed) {
       for (const [host, time] of Object.entries(p.clock)) {
-        if (!counts.has(host) || time < 1 || time > (counts.get(host) as number)) problems.push(`${p.event}: ${host}=${time} out of bounds`);
+        if (!counts.has(host) || time < 1 || time > (counts.get(host) as number))
+          problems.push(`${p.event}: ${host}=${time} out of bounds`);
       }
     }
     expect(problems).toEqual([]);
@@ -71,7 +76,8 @@ describe("the ShiViz log of a failure", () => {
         for (const [h, t] of Object.entries(parent)) expected[h] = Math.max(expected[h] ?? 0, t);
       }
       expected[p.host] = (prev[p.host] ?? 0) + 1;
-      if (JSON.stringify(Object.entries(p.clock).sort()) !== JSON.stringify(Object.entries(expected).sort())) problems.push(`${p.event}: ${JSON.stringify(p.clock)}, expected ${JSON.stringify(expected)}`);
+      if (JSON.stringify(Object.entries(p.clock).sort()) !== JSON.stringify(Object.entries(expected).sort()))
+        problems.push(`${p.event}: ${JSON.stringify(p.clock)}, expected ${JSON.stringify(expected)}`);
       history.push(p.clock);
       byHost.set(p.host, history);
     }
@@ -81,7 +87,13 @@ describe("the ShiViz log of a failure", () => {
 
   it("puts the stale marker's application causally after the coordinator sent it", () => {
     const violation = trace.violations.find((v) => v.kind === "stale-marker");
-    const applied = parsed.find((p) => p.host === violation?.broker && p.event.includes("marker.append") && p.event.startsWith(`t=${violation?.atMs}ms`) && p.event.includes(`txn=${violation?.markerIssuedFor}`));
+    const applied = parsed.find(
+      (p) =>
+        p.host === violation?.broker &&
+        p.event.includes("marker.append") &&
+        p.event.startsWith(`t=${violation?.atMs}ms`) &&
+        p.event.includes(`txn=${violation?.markerIssuedFor}`),
+    );
     const corr = /corr=(\d+)/.exec(applied?.event ?? "")?.[1];
     const sendIndex = parsed.findIndex((p) => p.event.includes("markers.send") && p.event.includes(` corr=${corr} `));
     expect(sendIndex).toBeGreaterThanOrEqual(0);

@@ -40,7 +40,19 @@ describe("message links", () => {
   });
 
   it("draws one arrow per link between lanes, a cross for the dropped one", () => {
-    const st = buildSpaceTime({ scenario: "hand-made", seed: 1, traceHash: "0", recordedTraceHash: null, events, eventCount: events.length, violations: [], servers }, null);
+    const st = buildSpaceTime(
+      {
+        scenario: "hand-made",
+        seed: 1,
+        traceHash: "0",
+        recordedTraceHash: null,
+        events,
+        eventCount: events.length,
+        violations: [],
+        servers,
+      },
+      null,
+    );
     expect(st.lanes.map((l) => l.id)).toEqual(["tc-0", "broker-0", "p0"]);
     expect(st.arrows).toHaveLength(4);
     const svg = renderSpaceTimeSvg(st, "t");
@@ -59,7 +71,19 @@ describe("message links", () => {
       [60, "cluster", "quiet-period", { untilMs: 90 }],
       [90, "tc-0", "coordinator.elected", { ce: 2 }],
     ]);
-    const st = buildSpaceTime({ scenario: "hand-made", seed: 1, traceHash: "0", recordedTraceHash: null, events: faults, eventCount: faults.length, violations: [], servers }, null);
+    const st = buildSpaceTime(
+      {
+        scenario: "hand-made",
+        seed: 1,
+        traceHash: "0",
+        recordedTraceHash: null,
+        events: faults,
+        eventCount: faults.length,
+        violations: [],
+        servers,
+      },
+      null,
+    );
     expect(st.bands.map((b) => [b.kind, b.lanes, b.fromMs, b.toMs])).toEqual([
       ["stall", ["broker-0"], 10, 40],
       ["partition", ["tc-0", "broker-0"], 12, 30],
@@ -78,7 +102,13 @@ describe("the diagram of a kip-1228-gap failure", () => {
   const st = buildSpaceTime(failure, violation);
 
   it("has one lane per node, coordinators first, with the brokers' releases", () => {
-    expect(st.lanes.map((l) => l.role)).toEqual([...st.lanes.map((l) => l.role)].sort((a, b) => ["coordinator", "broker", "producer", "consumer"].indexOf(a) - ["coordinator", "broker", "producer", "consumer"].indexOf(b)));
+    expect(st.lanes.map((l) => l.role)).toEqual(
+      [...st.lanes.map((l) => l.role)].sort(
+        (a, b) =>
+          ["coordinator", "broker", "producer", "consumer"].indexOf(a) -
+          ["coordinator", "broker", "producer", "consumer"].indexOf(b),
+      ),
+    );
     expect(st.lanes.find((l) => l.id === "broker-2")).toMatchObject({ role: "broker", release: "4.1" });
     expect(st.lanes.filter((l) => l.role === "producer").length).toBeGreaterThanOrEqual(1);
   });
@@ -90,7 +120,9 @@ describe("the diagram of a kip-1228-gap failure", () => {
     expect(stale.some((e) => e.kind === "markers.send")).toBe(true);
     const victims = st.events.filter((e) => e.emphasis === "victim");
     expect(victims.length).toBeGreaterThan(0);
-    expect(victims.every((e) => e.kind === "produce.append" && e.text.includes(`txn=${violation?.transaction}`))).toBe(true);
+    expect(victims.every((e) => e.kind === "produce.append" && e.text.includes(`txn=${violation?.transaction}`))).toBe(
+      true,
+    );
     const staleArrow = st.arrows.find((a) => a.emphasis === "stale" && a.direction === "request");
     expect(staleArrow).toMatchObject({ api: "WriteTxnMarkers", to: violation?.broker, arriveMs: violation?.atMs });
     expect(staleArrow?.label).toMatch(/ABORT|COMMIT/);
@@ -105,6 +137,7 @@ describe("the diagram of a kip-1228-gap failure", () => {
   it("labels every WriteTxnMarkers arrow with its key fields", () => {
     const requests = st.arrows.filter((a) => a.api === "WriteTxnMarkers" && a.direction === "request");
     expect(requests.length).toBeGreaterThan(0);
-    for (const a of requests) expect(a.label).toMatch(/^WriteTxnMarkers #\d+\.\d+ (COMMIT|ABORT) p\d\.t\d+ pid \d+ e\d+ ce\d+ TV\d/);
+    for (const a of requests)
+      expect(a.label).toMatch(/^WriteTxnMarkers #\d+\.\d+ (COMMIT|ABORT) p\d\.t\d+ pid \d+ e\d+ ce\d+ TV\d/);
   });
 });

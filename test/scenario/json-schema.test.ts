@@ -29,11 +29,36 @@ describe("the editor JSON Schema (schema/scenario.schema.json)", () => {
     const base = parse(readFileSync(join(BUILTIN_SCENARIO_DIR, "kip-1228-race.yaml"), "utf8"));
     // biome-ignore lint/suspicious/noExplicitAny: free-form edits of parsed YAML
     const cases: [string, (s: Record<string, any>) => void][] = [
-      ["typo", (s) => { s.sceds = 3; }],
-      ["type", (s) => { s.seeds = "many"; }],
-      ["release", (s) => { s.cluster.brokers[0].release = "4.3"; }],
-      ["step", (s) => { s.script.steps[0].do = "beginTxn"; }],
-      ["negative", (s) => { s.seeds = -1; }],
+      [
+        "typo",
+        (s) => {
+          s.sceds = 3;
+        },
+      ],
+      [
+        "type",
+        (s) => {
+          s.seeds = "many";
+        },
+      ],
+      [
+        "release",
+        (s) => {
+          s.cluster.brokers[0].release = "4.3";
+        },
+      ],
+      [
+        "step",
+        (s) => {
+          s.script.steps[0].do = "beginTxn";
+        },
+      ],
+      [
+        "negative",
+        (s) => {
+          s.seeds = -1;
+        },
+      ],
     ];
     for (const [label, mutate] of cases) {
       const copy = structuredClone(base);

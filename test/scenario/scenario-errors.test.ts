@@ -73,11 +73,21 @@ describe("scenario file mistakes: one line each, file:line:col, exit 2", () => {
   });
 
   it("a typo in a field name", () => {
-    expectOneLine(runFile(GOOD.replace("  transactions: 3", "  transactons: 3")), 11, "workload.transactons", /unknown field "transactons"/);
+    expectOneLine(
+      runFile(GOOD.replace("  transactions: 3", "  transactons: 3")),
+      11,
+      "workload.transactons",
+      /unknown field "transactons"/,
+    );
   });
 
   it("a wrong type", () => {
-    expectOneLine(runFile(GOOD.replace("producers: 2", 'producers: "two"')), 10, "workload.producers", /expected number, found "two"/);
+    expectOneLine(
+      runFile(GOOD.replace("producers: 2", 'producers: "two"')),
+      10,
+      "workload.producers",
+      /expected number, found "two"/,
+    );
   });
 
   it("a negative count", () => {
@@ -85,26 +95,56 @@ describe("scenario file mistakes: one line each, file:line:col, exit 2", () => {
   });
 
   it("an unknown release", () => {
-    expectOneLine(runFile(GOOD.replace('{ id: broker-1, release: "4.2.1" }', '{ id: broker-1, release: "4.3" }')), 6, "cluster.brokers[0].release", /expected one of "3\.x" \| "4\.0" \| "4\.1" \| "4\.2\.0" \| "4\.2\.1", found "4\.3"/);
+    expectOneLine(
+      runFile(GOOD.replace('{ id: broker-1, release: "4.2.1" }', '{ id: broker-1, release: "4.3" }')),
+      6,
+      "cluster.brokers[0].release",
+      /expected one of "3\.x" \| "4\.0" \| "4\.1" \| "4\.2\.0" \| "4\.2\.1", found "4\.3"/,
+    );
   });
 
   it("a script step with an unknown action", () => {
-    expectMessage(SCRIPT.replace("do: beginTransaction", "do: beginTxn"), 11, "script.steps[1].do", /expected one of "initTransactions" \| .*"read", found "beginTxn"/);
+    expectMessage(
+      SCRIPT.replace("do: beginTransaction", "do: beginTxn"),
+      11,
+      "script.steps[1].do",
+      /expected one of "initTransactions" \| .*"read", found "beginTxn"/,
+    );
   });
 
   it("a script step naming a producer that does not exist", () => {
-    expectMessage(SCRIPT.replace("{ do: send, producer: p0", "{ do: send, producer: p9"), 12, "script.steps[2].producer", /expected a script producer \(p0\), found "p9"/);
+    expectMessage(
+      SCRIPT.replace("{ do: send, producer: p0", "{ do: send, producer: p9"),
+      12,
+      "script.steps[2].producer",
+      /expected a script producer \(p0\), found "p9"/,
+    );
   });
 
   it("a script step naming a partition that does not exist", () => {
-    expectMessage(SCRIPT.replace("partition: orders-0", "partition: orders-7"), 12, "script.steps[2].partition", /expected a partition of the cluster \(orders-0\), found "orders-7"/);
+    expectMessage(
+      SCRIPT.replace("partition: orders-0", "partition: orders-7"),
+      12,
+      "script.steps[2].partition",
+      /expected a partition of the cluster \(orders-0\), found "orders-7"/,
+    );
   });
 
   it("releasing a message no earlier step held", () => {
-    expectMessage(`${SCRIPT.replace("seeds: 1\n", "")}    - { do: release, held: r1 }\nseeds: 1\n`, 13, "script.steps[3].held", /expected the name of an earlier hold step \(\), found "r1"/);
+    expectMessage(
+      `${SCRIPT.replace("seeds: 1\n", "")}    - { do: release, held: r1 }\nseeds: 1\n`,
+      13,
+      "script.steps[3].held",
+      /expected the name of an earlier hold step \(\), found "r1"/,
+    );
   });
 
   it("a script together with a fuzzed workload", () => {
-    expectMessage(`${SCRIPT}workload: { producers: 1 }\n`, 14, "workload", /expected either a workload or a script, found both/);
+    expectMessage(
+      `${SCRIPT}workload: { producers: 1 }\n`,
+      14,
+      "workload",
+      /expected either a workload or a script, found both/,
+    );
   });
 });

@@ -5,7 +5,14 @@ import { runCampaign } from "../../src/fuzz/campaign.js";
 import { BUILTIN_SCENARIO_DIR, parseScenario, resolveScenario } from "../../src/scenario/loader.js";
 import type { StepRecord } from "../../src/scenario/script-driver.js";
 
-const SCRIPTED = ["kip-1228-race", "tv1-race", "kafka-17754-race", "kafka-17754-tv2-race", "failover-race", "kip-1228-upgrade"];
+const SCRIPTED = [
+  "kip-1228-race",
+  "tv1-race",
+  "kafka-17754-race",
+  "kafka-17754-tv2-race",
+  "failover-race",
+  "kip-1228-upgrade",
+];
 
 function stepOf(steps: readonly StepRecord[] | null, action: string): StepRecord {
   const step = steps?.find((s) => s.action === action);
@@ -22,29 +29,47 @@ function edited(name: string, from: string, to: string) {
 }
 
 describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
-  it.each(SCRIPTED)("%s: every step has its expected outcome and the end expectation holds, over 5 seeds of timing", (name) => {
-    const loaded = resolveScenario(name);
-    const result = runCampaign(loaded, { seeds: 5, seedStart: 0 });
-    expect(result.verdict.reasons).toEqual([]);
-    expect(result.scriptSteps?.length).toBe(loaded.scenario.script?.steps.length);
-    expect(result.scriptSteps?.filter((s) => !s.ok)).toEqual([]);
-  });
+  it.each(SCRIPTED)(
+    "%s: every step has its expected outcome and the end expectation holds, over 5 seeds of timing",
+    (name) => {
+      const loaded = resolveScenario(name);
+      const result = runCampaign(loaded, { seeds: 5, seedStart: 0 });
+      expect(result.verdict.reasons).toEqual([]);
+      expect(result.scriptSteps?.length).toBe(loaded.scenario.script?.steps.length);
+      expect(result.scriptSteps?.filter((s) => !s.ok)).toEqual([]);
+    },
+  );
 
   it("kip-1228-race: the 4.2.1 leader rejects the stale copy with INVALID_PRODUCER_EPOCH, the 4.1 leader accepts it", () => {
     const result = runCampaign(resolveScenario("kip-1228-race"), { seeds: 1, seedStart: 0 });
     const rejected = stepOf(result.scriptSteps, "release stale-new");
-    expect(rejected.outcome).toMatch(/orders-0 on broker-1 \(4\.2\.1\): INVALID_PRODUCER_EPOCH \(v2, TransactionVersion 2, KIP-1228 strict TV2 rule/);
+    expect(rejected.outcome).toMatch(
+      /orders-0 on broker-1 \(4\.2\.1\): INVALID_PRODUCER_EPOCH \(v2, TransactionVersion 2, KIP-1228 strict TV2 rule/,
+    );
     const accepted = stepOf(result.scriptSteps, "release stale-old");
-    expect(accepted.outcome).toMatch(/orders-1 on broker-2 \(4\.1\): NONE \(v1, TransactionVersion 0, legacy rule .*marker epoch 1, producer epoch 1, closed offsets/);
+    expect(accepted.outcome).toMatch(
+      /orders-1 on broker-2 \(4\.1\): NONE \(v1, TransactionVersion 0, legacy rule .*marker epoch 1, producer epoch 1, closed offsets/,
+    );
     const stale = result.violations.filter((v) => v.kind === "stale-marker");
     expect(stale).toHaveLength(1);
-    expect(stale[0]).toMatchObject({ broker: "broker-2", brokerRelease: "4.1", partition: "orders-1", markerIssuedFor: "p0.t1", transaction: "p0.t2" });
+    expect(stale[0]).toMatchObject({
+      broker: "broker-2",
+      brokerRelease: "4.1",
+      partition: "orders-1",
+      markerIssuedFor: "p0.t1",
+      transaction: "p0.t2",
+    });
     // The failure explanation is the oracle's causal chain.
-    expect(stale[0]?.explanation.join("\n")).toMatch(/a KIP-1228 leader on v2 would have rejected this copy with INVALID_PRODUCER_EPOCH/);
+    expect(stale[0]?.explanation.join("\n")).toMatch(
+      /a KIP-1228 leader on v2 would have rejected this copy with INVALID_PRODUCER_EPOCH/,
+    );
   });
 
   it("the same KIP-1228 script against a 4.1 leader: the copy is accepted, so the step's expectation fails", () => {
-    const result = runCampaign(edited("kip-1228-race", '{ id: broker-1, release: "4.2.1" }', '{ id: broker-1, release: "4.1" }'), { seeds: 1, seedStart: 0 });
+    const result = runCampaign(
+      edited("kip-1228-race", '{ id: broker-1, release: "4.2.1" }', '{ id: broker-1, release: "4.1" }'),
+      { seeds: 1, seedStart: 0 },
+    );
     const step = stepOf(result.scriptSteps, "release stale-new");
     expect(step.ok).toBe(false);
     expect(step.problems).toEqual(["expected error INVALID_PRODUCER_EPOCH, found NONE"]);
@@ -58,8 +83,13 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
   });
 
   it("and the same script with both leaders on 4.2.1 rejects both copies: the expected stale-marker is not found", () => {
-    const result = runCampaign(edited("kip-1228-race", '{ id: broker-2, release: "4.1" }', '{ id: broker-2, release: "4.2.1" }'), { seeds: 1, seedStart: 0 });
-    expect(stepOf(result.scriptSteps, "release stale-old").problems).toEqual(["expected error NONE, found INVALID_PRODUCER_EPOCH"]);
+    const result = runCampaign(
+      edited("kip-1228-race", '{ id: broker-2, release: "4.1" }', '{ id: broker-2, release: "4.2.1" }'),
+      { seeds: 1, seedStart: 0 },
+    );
+    expect(stepOf(result.scriptSteps, "release stale-old").problems).toEqual([
+      "expected error NONE, found INVALID_PRODUCER_EPOCH",
+    ]);
     expect(result.violations.filter((v) => v.kind === "stale-marker")).toEqual([]);
   });
 
@@ -67,7 +97,9 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
     const result = runCampaign(resolveScenario("tv1-race"), { seeds: 1, seedStart: 0 });
     expect(stepOf(result.scriptSteps, "duplicate r1").outcome).toMatch(/delivered a copy of r1 .*NONE/);
     const stale = result.violations.find((v) => v.kind === "stale-marker");
-    expect(stale?.explanation.join("\n")).toMatch(/a duplicate delivery of request \d+ \(the network delivered it twice\)/);
+    expect(stale?.explanation.join("\n")).toMatch(
+      /a duplicate delivery of request \d+ \(the network delivered it twice\)/,
+    );
     const reads = result.scriptSteps?.filter((s) => s.action === "read orders-0").map((s) => s.outcome);
     expect(reads?.at(-1)).toMatch(/\[d1, d2\]$/);
   });
@@ -83,15 +115,23 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
   it("failover-race: the old coordinator's copy passes the legacy epoch check but is fenced by coordinator epoch", () => {
     const result = runCampaign(resolveScenario("failover-race"), { seeds: 1, seedStart: 0 });
     expect(stepOf(result.scriptSteps, "failover").outcome).toMatch(/from tc-0 to tc-1 \(coordinatorEpoch 2\)/);
-    expect(stepOf(result.scriptSteps, "release r1").outcome).toMatch(/TRANSACTION_COORDINATOR_FENCED \(v1, TransactionVersion 0, legacy rule .*marker epoch 1, producer epoch 1\)/);
+    expect(stepOf(result.scriptSteps, "release r1").outcome).toMatch(
+      /TRANSACTION_COORDINATOR_FENCED \(v1, TransactionVersion 0, legacy rule .*marker epoch 1, producer epoch 1\)/,
+    );
   });
 
   it("a step that waits for something that never comes fails after the step timeout, in virtual time", () => {
-    const loaded = edited("tv1-race", "    - { do: waitFor, transactionalId: txn-0, state: CompleteCommit }\n", "    - { do: waitFor, transactionalId: txn-0, state: CompleteAbort, timeoutMs: 700 }\n");
+    const loaded = edited(
+      "tv1-race",
+      "    - { do: waitFor, transactionalId: txn-0, state: CompleteCommit }\n",
+      "    - { do: waitFor, transactionalId: txn-0, state: CompleteAbort, timeoutMs: 700 }\n",
+    );
     const result = runCampaign(loaded, { seeds: 1, seedStart: 0 });
     const step = stepOf(result.scriptSteps, "waitFor txn-0 CompleteAbort");
     expect(step.endMs - step.startMs).toBe(700);
-    expect(step.problems).toEqual(["expected txn-0 to reach CompleteAbort (nothing pending) in time, found CompleteCommit"]);
+    expect(step.problems).toEqual([
+      "expected txn-0 to reach CompleteAbort (nothing pending) in time, found CompleteCommit",
+    ]);
   });
 });
 
@@ -131,10 +171,14 @@ expect:
     const result = runCampaign(parseScenario(SCRIPT, "harness-steps.yaml"), { seeds: 1, seedStart: 0 });
     expect(result.scriptSteps?.filter((s) => !s.ok)).toEqual([]);
     expect(result.verdict.reasons).toEqual([]);
-    expect(stepOf(result.scriptSteps, "request WriteTxnMarkers -> broker-2").outcome).toMatch(/disconnected \(closed by broker-2: WriteTxnMarkers v2 is not supported \(max v1\)\)/);
+    expect(stepOf(result.scriptSteps, "request WriteTxnMarkers -> broker-2").outcome).toMatch(
+      /disconnected \(closed by broker-2: WriteTxnMarkers v2 is not supported \(max v1\)\)/,
+    );
     // The harness marker says it was meant for p0.t0, so aborting p0.t1's record is a stale marker.
     const stale = result.violations.find((v) => v.kind === "stale-marker");
     expect(stale).toMatchObject({ markerIssuedFor: "p0.t0", transaction: "p0.t1", broker: "broker-2" });
-    expect(stepOf(result.scriptSteps, "release answer").outcome).toMatch(/delivered answer .* to p0: EndTxn NONE, producerId 1000, producerEpoch 1/);
+    expect(stepOf(result.scriptSteps, "release answer").outcome).toMatch(
+      /delivered answer .* to p0: EndTxn NONE, producerId 1000, producerEpoch 1/,
+    );
   });
 });

@@ -95,7 +95,11 @@ describe("Rng", () => {
     const edges = [0, 1, 2, 3, 5, 1_000_000, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff, 0x1_0000_0000];
     for (const x of edges) for (const n of edges) if (n >= 1) expect(remainder(x, n)).toBe(x % n);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 0x1_0000_0000 }), fc.integer({ min: 1, max: 0x1_0000_0000 }), (x, n) => remainder(x, n) === x % n),
+      fc.property(
+        fc.integer({ min: 0, max: 0x1_0000_0000 }),
+        fc.integer({ min: 1, max: 0x1_0000_0000 }),
+        (x, n) => remainder(x, n) === x % n,
+      ),
       { seed: 5, numRuns: 20_000 },
     );
   });
@@ -138,7 +142,9 @@ describe("ChoiceSource for search", () => {
 
   it("reports each choice point before it is made, with its stream, position in the stream and option count", () => {
     const seen: [string, number, number][] = [];
-    const source = ChoiceSource.seeded(1, { onChoicePoint: (stream, position, options) => seen.push([stream, position, options]) });
+    const source = ChoiceSource.seeded(1, {
+      onChoicePoint: (stream, position, options) => seen.push([stream, position, options]),
+    });
     source.pick("a", 5);
     source.chance("b", 0); // no choice: probability 0
     source.chance("b", 10);

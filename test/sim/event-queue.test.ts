@@ -13,7 +13,12 @@ describe("EventQueue", () => {
     q.push(ev(1, 3));
     const order: [number, number][] = [];
     for (let e = q.pop(); e; e = q.pop()) order.push([e.timeMs, e.seq]);
-    expect(order).toEqual([[1, 1], [1, 3], [5, 0], [5, 2]]);
+    expect(order).toEqual([
+      [1, 1],
+      [1, 3],
+      [5, 0],
+      [5, 2],
+    ]);
   });
 
   it("agrees with a stable sort on any interleaving of pushes and pops", () => {
@@ -40,26 +45,38 @@ describe("EventQueue", () => {
 
   it("pops the same sequence after cancelled events are removed at any point", () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ timeMs: fc.integer({ min: 0, max: 20 }), cancel: fc.boolean(), compactAfter: fc.boolean() }), { maxLength: 200 }), (items) => {
-        const plain = new EventQueue();
-        const compacted = new EventQueue();
-        items.forEach((item, seq) => {
-          const a = ev(item.timeMs, seq);
-          const b = ev(item.timeMs, seq);
-          a.cancelled = b.cancelled = item.cancel;
-          plain.push(a);
-          compacted.push(b);
-          if (item.compactAfter) compacted.removeCancelled();
-        });
-        const live = (q: EventQueue) => {
-          const out: number[] = [];
-          for (let e = q.pop(); e; e = q.pop()) if (!e.cancelled) out.push(e.seq);
-          return out;
-        };
-        const expected = live(plain);
-        expect(live(compacted)).toEqual(expected);
-        expect(expected).toEqual(items.map((item, seq) => ({ ...item, seq })).filter((i) => !i.cancel).sort((x, y) => x.timeMs - y.timeMs || x.seq - y.seq).map((i) => i.seq));
-      }),
+      fc.property(
+        fc.array(
+          fc.record({ timeMs: fc.integer({ min: 0, max: 20 }), cancel: fc.boolean(), compactAfter: fc.boolean() }),
+          { maxLength: 200 },
+        ),
+        (items) => {
+          const plain = new EventQueue();
+          const compacted = new EventQueue();
+          items.forEach((item, seq) => {
+            const a = ev(item.timeMs, seq);
+            const b = ev(item.timeMs, seq);
+            a.cancelled = b.cancelled = item.cancel;
+            plain.push(a);
+            compacted.push(b);
+            if (item.compactAfter) compacted.removeCancelled();
+          });
+          const live = (q: EventQueue) => {
+            const out: number[] = [];
+            for (let e = q.pop(); e; e = q.pop()) if (!e.cancelled) out.push(e.seq);
+            return out;
+          };
+          const expected = live(plain);
+          expect(live(compacted)).toEqual(expected);
+          expect(expected).toEqual(
+            items
+              .map((item, seq) => ({ ...item, seq }))
+              .filter((i) => !i.cancel)
+              .sort((x, y) => x.timeMs - y.timeMs || x.seq - y.seq)
+              .map((i) => i.seq),
+          );
+        },
+      ),
       { seed: 7, numRuns: 200 },
     );
   });

@@ -1,16 +1,32 @@
 import { describe, expect, it } from "vitest";
 import { ChoiceSource } from "../../src/sim/choice-tape.js";
-import { type HeldMessage, type InterceptedMessage, type LinkFaults, Network, type RpcResult } from "../../src/sim/network.js";
+import {
+  type HeldMessage,
+  type InterceptedMessage,
+  type LinkFaults,
+  Network,
+  type RpcResult,
+} from "../../src/sim/network.js";
 import { Simulation } from "../../src/sim/simulation.js";
 import { Trace } from "../../src/sim/trace.js";
 
-const fixed: LinkFaults = { delay: { minMs: 2, maxMs: 2, slowPpm: 0, slowMinMs: 0, slowMaxMs: 0 }, dropPpm: 0, duplicatePpm: 0, reorderPpm: 0 };
+const fixed: LinkFaults = {
+  delay: { minMs: 2, maxMs: 2, slowPpm: 0, slowMinMs: 0, slowMaxMs: 0 },
+  dropPpm: 0,
+  duplicatePpm: 0,
+  reorderPpm: 0,
+};
 const bounds = { maxEvents: 10_000, maxTimeMs: 100_000 };
 
 /** A server that answers every request; an interceptor that holds what `hold` matches. */
 function setup(hold: (m: InterceptedMessage<string, string>) => boolean) {
   const sim = new Simulation(new Trace({ record: true }));
-  const net = new Network<string, string>(sim, ChoiceSource.seeded(1), () => fixed, (m) => m.split(":")[0] as string);
+  const net = new Network<string, string>(
+    sim,
+    ChoiceSource.seeded(1),
+    () => fixed,
+    (m) => m.split(":")[0] as string,
+  );
   const arrivals: { body: string; atMs: number }[] = [];
   net.registerServer("server", (req) => {
     arrivals.push({ body: req.body, atMs: sim.nowMs });
@@ -83,7 +99,12 @@ describe("Network interception (scripted scenarios)", () => {
   it("without an interceptor the network behaves as before (same trace hash as with one that holds nothing)", () => {
     const run = (withInterceptor: boolean) => {
       const sim = new Simulation(new Trace());
-      const net = new Network<string, string>(sim, ChoiceSource.seeded(7), () => ({ ...fixed, delay: { ...fixed.delay, maxMs: 40 }, duplicatePpm: 100_000 }), (m) => m);
+      const net = new Network<string, string>(
+        sim,
+        ChoiceSource.seeded(7),
+        () => ({ ...fixed, delay: { ...fixed.delay, maxMs: 40 }, duplicatePpm: 100_000 }),
+        (m) => m,
+      );
       net.registerServer("server", (req) => req.respond(req.body));
       if (withInterceptor) net.setInterceptor({ inspect: () => false, onHeld: () => {} });
       const conn = net.connect("client", "server");

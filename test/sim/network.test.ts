@@ -4,11 +4,21 @@ import { type InboundRequest, type LinkFaults, Network, type RpcResult } from ".
 import { Simulation } from "../../src/sim/simulation.js";
 import { Trace } from "../../src/sim/trace.js";
 
-const quiet: LinkFaults = { delay: { minMs: 1, maxMs: 50, slowPpm: 0, slowMinMs: 0, slowMaxMs: 0 }, dropPpm: 0, duplicatePpm: 0, reorderPpm: 0 };
+const quiet: LinkFaults = {
+  delay: { minMs: 1, maxMs: 50, slowPpm: 0, slowMinMs: 0, slowMaxMs: 0 },
+  dropPpm: 0,
+  duplicatePpm: 0,
+  reorderPpm: 0,
+};
 
 function setup(faults: LinkFaults = quiet, seed = 1) {
   const sim = new Simulation(new Trace({ record: true }));
-  const net = new Network<string, string>(sim, ChoiceSource.seeded(seed), () => faults, (m) => m);
+  const net = new Network<string, string>(
+    sim,
+    ChoiceSource.seeded(seed),
+    () => faults,
+    (m) => m,
+  );
   const arrivals: { body: string; atMs: number }[] = [];
   const held: InboundRequest<string, string>[] = [];
   net.registerServer("server", (req) => {

@@ -6,7 +6,12 @@ import { Trace } from "../../src/sim/trace.js";
 import { canDuplicateLate, withLateDuplicate } from "../../src/sim/transmit-choices.js";
 
 /** Every fault kind on, so every optional choice of transmit's layout is drawn. */
-const faulty: LinkFaults = { delay: { minMs: 1, maxMs: 5, slowPpm: 200_000, slowMinMs: 250, slowMaxMs: 1_500 }, dropPpm: 50_000, duplicatePpm: 100_000, reorderPpm: 100_000 };
+const faulty: LinkFaults = {
+  delay: { minMs: 1, maxMs: 5, slowPpm: 200_000, slowMinMs: 250, slowMaxMs: 1_500 },
+  dropPpm: 50_000,
+  duplicatePpm: 100_000,
+  reorderPpm: 100_000,
+};
 const STREAM = linkStreamName("client", "server");
 const MESSAGES = 40;
 
@@ -17,7 +22,12 @@ const MESSAGES = 40;
  */
 function sendAll(choices: ChoiceSource, faults: LinkFaults = faulty) {
   const sim = new Simulation(new Trace());
-  const net = new Network<string, string>(sim, choices, () => faults, (m) => m);
+  const net = new Network<string, string>(
+    sim,
+    choices,
+    () => faults,
+    (m) => m,
+  );
   const arrivals = new Map<string, number[]>();
   net.registerServer("server", (req) => arrivals.set(req.body, [...(arrivals.get(req.body) ?? []), sim.nowMs]));
   const sentAt: { atMs: number; position: number }[] = [];
@@ -76,7 +86,10 @@ describe("withLateDuplicate (transmit's choices rewritten on a tape)", () => {
       return got?.length === 1 && (got[0] as number) - (base.sentAt[k]?.atMs as number) <= 5;
     }) as number;
     const { atMs, position } = base.sentAt[i] as { atMs: number; position: number };
-    const after = replay({ ...base.tape, [STREAM]: withLateDuplicate(base.tape[STREAM] as number[], position, faulty, 5) as number[] });
+    const after = replay({
+      ...base.tape,
+      [STREAM]: withLateDuplicate(base.tape[STREAM] as number[], position, faulty, 5) as number[],
+    });
     expect(after.get(`m${i}`)).toEqual([...(base.arrivals.get(`m${i}`) as number[]), atMs + 5]);
   });
 

@@ -17,9 +17,20 @@ export interface MergeArgs {
 
 export function mergeBuilder(y: Argv): Argv<MergeArgs> {
   return y
-    .positional("reports", { type: "string", array: true, describe: "the run.json of every shard (eosfuzz run --shard I/N --out DIR)" })
-    .option("out", { type: "string", describe: "write the merged report (run.json, index.html, junit.xml, ShiViz logs) into DIR" })
-    .option("json", { type: "boolean", default: false, describe: "print the merged report as one JSON object on stdout and nothing else" }) as unknown as Argv<MergeArgs>;
+    .positional("reports", {
+      type: "string",
+      array: true,
+      describe: "the run.json of every shard (eosfuzz run --shard I/N --out DIR)",
+    })
+    .option("out", {
+      type: "string",
+      describe: "write the merged report (run.json, index.html, junit.xml, ShiViz logs) into DIR",
+    })
+    .option("json", {
+      type: "boolean",
+      default: false,
+      describe: "print the merged report as one JSON object on stdout and nothing else",
+    }) as unknown as Argv<MergeArgs>;
 }
 
 /** `eosfuzz merge RUN.json... --out DIR`: the shards of one campaign as the report of the whole campaign. */

@@ -19,10 +19,17 @@ export interface RegressArgs {
 export function regressBuilder(y: Argv): Argv<RegressArgs> {
   return y
     .option("scenarios", { type: "string", describe: "directory of scenario files (default: the built-in scenarios)" })
-    .option("seeds", { type: "string", describe: `directory of saved seed files (default: ${DEFAULT_SEED_DIR}/ if it exists)` })
+    .option("seeds", {
+      type: "string",
+      describe: `directory of saved seed files (default: ${DEFAULT_SEED_DIR}/ if it exists)`,
+    })
     .option("junit", { type: "string", describe: "also write the results as JUnit XML to FILE" })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
-    .option("accept-changed-trace", { type: "boolean", default: false, describe: "count a seed whose violation reproduces with a changed trace as passing" }) as unknown as Argv<RegressArgs>;
+    .option("accept-changed-trace", {
+      type: "boolean",
+      default: false,
+      describe: "count a seed whose violation reproduces with a changed trace as passing",
+    }) as unknown as Argv<RegressArgs>;
 }
 
 /** `eosfuzz regress`: exit 0 when every scenario meets its expectation and every seed reproduces. */
@@ -42,7 +49,8 @@ export function regressCommand(args: RegressArgs): number {
   if (args.json) process.stdout.write(`${JSON.stringify({ ...result, seedsDir, exitCode: exitCodeOf(result) })}\n`);
   else {
     process.stdout.write(`${renderRegressTable(result)}\n`);
-    if (seedsDir === null) process.stdout.write(`  (no ${DEFAULT_SEED_DIR}/ directory here: no saved seeds replayed)\n`);
+    if (seedsDir === null)
+      process.stdout.write(`  (no ${DEFAULT_SEED_DIR}/ directory here: no saved seeds replayed)\n`);
   }
   return exitCodeOf(result);
 }

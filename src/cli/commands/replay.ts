@@ -23,18 +23,34 @@ export interface ReplayArgs {
 
 export function replayBuilder(y: Argv): Argv<ReplayArgs> {
   return y
-    .positional("file", { type: "string", demandOption: true, describe: "a seed file (written by run --save-failures)" })
+    .positional("file", {
+      type: "string",
+      demandOption: true,
+      describe: "a seed file (written by run --save-failures)",
+    })
     .option("trace", { type: "boolean", default: false, describe: "print the event list, one column per node" })
     .option("from-event", { type: "number", describe: "first event of the trace to print" })
     .option("to-event", { type: "number", describe: "last event of the trace to print" })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
-    .option("accept-changed-trace", { type: "boolean", default: false, describe: "exit 0 when the violation reproduces though the trace hash changed" })
-    .option("html", { type: "string", describe: "also write a self-contained HTML page (space-time diagram, fault bands, step slider) to this file" }) as unknown as Argv<ReplayArgs>;
+    .option("accept-changed-trace", {
+      type: "boolean",
+      default: false,
+      describe: "exit 0 when the violation reproduces though the trace hash changed",
+    })
+    .option("html", {
+      type: "string",
+      describe: "also write a self-contained HTML page (space-time diagram, fault bands, step slider) to this file",
+    }) as unknown as Argv<ReplayArgs>;
 }
 
 function eventIndex(flag: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0) throw new InputError(`--${flag}`, "", `expected an event index (an integer >= 0), found ${Number.isNaN(value) ? "not a number" : value}`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new InputError(
+      `--${flag}`,
+      "",
+      `expected an event index (an integer >= 0), found ${Number.isNaN(value) ? "not a number" : value}`,
+    );
   return value;
 }
 
@@ -44,7 +60,12 @@ function traceRange(args: ReplayArgs, events: number): EventRange | null {
   const to = eventIndex("to-event", args["to-event"]);
   if (!args.trace && from === undefined && to === undefined) return null;
   const range = { from: from ?? 0, to: Math.min(to ?? events - 1, events - 1) };
-  if (range.from > range.to) throw new InputError("--from-event", "", `expected an event range within 0..${events - 1} with from <= to, found ${range.from}..${to ?? range.to}`);
+  if (range.from > range.to)
+    throw new InputError(
+      "--from-event",
+      "",
+      `expected an event range within 0..${events - 1} with from <= to, found ${range.from}..${to ?? range.to}`,
+    );
   return range;
 }
 
@@ -71,7 +92,12 @@ export function replayCommand(args: ReplayArgs): number {
   } else {
     process.stdout.write(`${renderReplay(result, { trace: range })}\n`);
     const first = result.violations[0];
-    if (first) process.stdout.write(`\n  the story (numbered protocol steps)\n${renderStory(result.trace, first).map((l) => `    ${l}`).join("\n")}\n`);
+    if (first)
+      process.stdout.write(
+        `\n  the story (numbered protocol steps)\n${renderStory(result.trace, first)
+          .map((l) => `    ${l}`)
+          .join("\n")}\n`,
+      );
     if (args.html) process.stdout.write(`\n  page: ${args.html}\n`);
   }
   return replayExitCode(result, args["accept-changed-trace"]);

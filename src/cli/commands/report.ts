@@ -15,9 +15,21 @@ export interface ReportArgs {
 
 export function reportBuilder(y: Argv): Argv<ReportArgs> {
   return y
-    .positional("file", { type: "string", demandOption: true, describe: "a run report: run.json, or what run --json printed (a merged report too)" })
-    .option("html", { type: "string", requiresArg: true, describe: "write the HTML report (one self-contained file) to FILE" })
-    .option("out", { type: "string", requiresArg: true, describe: "write the whole report directory (run.json, index.html, junit.xml, ShiViz logs) into DIR" }) as unknown as Argv<ReportArgs>;
+    .positional("file", {
+      type: "string",
+      demandOption: true,
+      describe: "a run report: run.json, or what run --json printed (a merged report too)",
+    })
+    .option("html", {
+      type: "string",
+      requiresArg: true,
+      describe: "write the HTML report (one self-contained file) to FILE",
+    })
+    .option("out", {
+      type: "string",
+      requiresArg: true,
+      describe: "write the whole report directory (run.json, index.html, junit.xml, ShiViz logs) into DIR",
+    }) as unknown as Argv<ReportArgs>;
 }
 
 /**
@@ -28,7 +40,14 @@ export function reportCommand(args: ReportArgs): number {
   const report = readRunReport(args.file);
   const needsTraces = args.html !== undefined || args.out !== undefined;
   const scenario = needsTraces ? scenarioOfReport(report) : { loaded: null, why: "" };
-  const content = needsTraces ? traceReport(report, scenario.loaded, (report.mutant ? findMutant(report.mutant)?.overrides : undefined) ?? {}, scenario.why) : { report, traces: [], notes: [] };
+  const content = needsTraces
+    ? traceReport(
+        report,
+        scenario.loaded,
+        (report.mutant ? findMutant(report.mutant)?.overrides : undefined) ?? {},
+        scenario.why,
+      )
+    : { report, traces: [], notes: [] };
   if (args.html) writeReportHtml(args.html, content);
   if (args.out) writeReportDir(args.out, content);
   for (const note of content.notes) process.stderr.write(`eosfuzz: ${note}\n`);

@@ -61,7 +61,8 @@ const DEFAULT_SCENARIO = "kip-1228-gap";
 function resolveMutant(name: string | undefined): Mutant | null {
   if (name === undefined) return null;
   const m = findMutant(name);
-  if (!m) throw new InputError("--mutant", "", `expected one of ${MUTANTS.map((x) => x.name).join(", ")}, found "${name}"`);
+  if (!m)
+    throw new InputError("--mutant", "", `expected one of ${MUTANTS.map((x) => x.name).join(", ")}, found "${name}"`);
   return m;
 }
 
@@ -71,19 +72,62 @@ const EXHAUSTIVE_MAX_SCHEDULES = 200_000;
 export function runBuilder(y: Argv): Argv<RunArgs> {
   return searchOptionsBuilder(
     y
-      .option("scenario", { type: "string", describe: `built-in scenario name or a scenario file (default: ${DEFAULT_SCENARIO}, or the mutant's scenario)` })
-      .option("mutant", { type: "string", describe: "run with a deliberately broken variant of the model (see eosfuzz mutants); stops at the first seed that catches it" })
-      .option("seeds", { type: "number", describe: "number of seeds (default: the scenario's seeds; exhaustive: the most schedules)" })
+      .option("scenario", {
+        type: "string",
+        describe: `built-in scenario name or a scenario file (default: ${DEFAULT_SCENARIO}, or the mutant's scenario)`,
+      })
+      .option("mutant", {
+        type: "string",
+        describe:
+          "run with a deliberately broken variant of the model (see eosfuzz mutants); stops at the first seed that catches it",
+      })
+      .option("seeds", {
+        type: "number",
+        describe: "number of seeds (default: the scenario's seeds; exhaustive: the most schedules)",
+      })
       .option("seed-start", { type: "number", default: 0, describe: "first seed" })
       .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
-      .option("out", { type: "string", describe: "write the report (run.json, index.html, junit.xml, ShiViz logs) into DIR; bare --out: reports/<scenario>-<run id>" })
-      .option("progress", { type: "boolean", default: true, describe: "progress bar on a terminal, heartbeat line otherwise (--no-progress: neither)" })
-      .option("save-failures", { type: "string", describe: "write one seed file per failing seed into DIR (default seeds/)" })
-      .option("shrink", { type: "boolean", default: true, describe: "shrink the run's first failure to its minimal schedule (--no-shrink: don't)" })
-      .option("shrink-budget-ms", { type: "number", default: DEFAULT_SHRINK_BUDGET_MS, describe: "wall-clock budget of that shrink" })
-      .option("check-determinism", { type: "boolean", default: false, describe: "run every seed a second time and compare trace hashes; name the first divergent event" })
-      .option("corpus", { type: "string", requiresArg: true, describe: "coverage: start from the tapes kept in FILE by an earlier campaign of this scenario, and leave this campaign's there (created if missing)" })
-      .option("resume", { type: "string", requiresArg: true, describe: "continue the interrupted run whose --out was DIR (its results.jsonl): the seeds it did not finish, then the whole report into DIR" }),
+      .option("out", {
+        type: "string",
+        describe:
+          "write the report (run.json, index.html, junit.xml, ShiViz logs) into DIR; bare --out: reports/<scenario>-<run id>",
+      })
+      .option("progress", {
+        type: "boolean",
+        default: true,
+        describe: "progress bar on a terminal, heartbeat line otherwise (--no-progress: neither)",
+      })
+      .option("save-failures", {
+        type: "string",
+        describe: "write one seed file per failing seed into DIR (default seeds/)",
+      })
+      .option("shrink", {
+        type: "boolean",
+        default: true,
+        describe: "shrink the run's first failure to its minimal schedule (--no-shrink: don't)",
+      })
+      .option("shrink-budget-ms", {
+        type: "number",
+        default: DEFAULT_SHRINK_BUDGET_MS,
+        describe: "wall-clock budget of that shrink",
+      })
+      .option("check-determinism", {
+        type: "boolean",
+        default: false,
+        describe: "run every seed a second time and compare trace hashes; name the first divergent event",
+      })
+      .option("corpus", {
+        type: "string",
+        requiresArg: true,
+        describe:
+          "coverage: start from the tapes kept in FILE by an earlier campaign of this scenario, and leave this campaign's there (created if missing)",
+      })
+      .option("resume", {
+        type: "string",
+        requiresArg: true,
+        describe:
+          "continue the interrupted run whose --out was DIR (its results.jsonl): the seeds it did not finish, then the whole report into DIR",
+      }),
   ) as unknown as Argv<RunArgs>;
 }
 
@@ -91,7 +135,12 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
 export const DEFAULT_SEED_DIR = "seeds";
 
 /** --save-failures: one seed file per failing seed, each written atomically. */
-function saveFailures(result: CampaignResult, dir: string, overrides: Partial<ReleaseFlags>, mutant: string | null): string[] {
+function saveFailures(
+  result: CampaignResult,
+  dir: string,
+  overrides: Partial<ReleaseFlags>,
+  mutant: string | null,
+): string[] {
   const files = failingSeedFiles(result, dir, { overrides, mutant });
   for (const f of files) writeFileAtomic(f.path, f.content);
   return files.map((f) => f.path);
@@ -101,10 +150,30 @@ function saveFailures(result: CampaignResult, dir: string, overrides: Partial<Re
  * --corpus FILE: checked and read before anything runs (a bad file is one line, exit 2, and is left
  * as it is); written when the campaign ends.
  */
-function corpusStore(file: string, strategy: StrategyName, shard: Shard | null, loaded: LoadedScenario, mutant: Mutant | null): CorpusStore {
-  if (strategy !== "coverage") throw new InputError("--corpus", "", `expected --strategy coverage (only the coverage strategy keeps a corpus), found --strategy ${strategy}`);
-  if (shard) throw new InputError("--corpus", "", "expected no --shard with --corpus (shards would each write the same file; run the shards without it)");
-  const store = corpusFile(file, { name: loaded.scenario.name, contentHash: loaded.contentHash, overrides: canonicalJson(mutant?.overrides ?? {}) });
+function corpusStore(
+  file: string,
+  strategy: StrategyName,
+  shard: Shard | null,
+  loaded: LoadedScenario,
+  mutant: Mutant | null,
+): CorpusStore {
+  if (strategy !== "coverage")
+    throw new InputError(
+      "--corpus",
+      "",
+      `expected --strategy coverage (only the coverage strategy keeps a corpus), found --strategy ${strategy}`,
+    );
+  if (shard)
+    throw new InputError(
+      "--corpus",
+      "",
+      "expected no --shard with --corpus (shards would each write the same file; run the shards without it)",
+    );
+  const store = corpusFile(file, {
+    name: loaded.scenario.name,
+    contentHash: loaded.contentHash,
+    overrides: canonicalJson(mutant?.overrides ?? {}),
+  });
   const entries = store.load();
   return { file, load: () => entries, save: (saved) => store.save(saved) };
 }
@@ -117,12 +186,19 @@ function searchOptions(args: RunArgs, loaded: LoadedScenario, mutant: Mutant | n
   checkInteger("depth", args.depth, 0, 20);
   const strategy = parseStrategy(args.strategy);
   const shard = parseShard(args.shard);
-  if (shard && strategy === "exhaustive") throw new InputError("--shard", "", "expected no --shard with --strategy exhaustive (an exhaustive search of a small scope runs whole on one machine)");
+  if (shard && strategy === "exhaustive")
+    throw new InputError(
+      "--shard",
+      "",
+      "expected no --shard with --strategy exhaustive (an exhaustive search of a small scope runs whole on one machine)",
+    );
   const probabilities = bugProbabilities(args["bug-probability"]);
   const corpus = args.corpus === undefined ? null : corpusStore(args.corpus, strategy, shard, loaded, mutant);
   return {
     strategy,
-    seeds: args.seeds ?? (strategy === "exhaustive" ? EXHAUSTIVE_MAX_SCHEDULES : mutant ? mutant.budget : loaded.scenario.seeds),
+    seeds:
+      args.seeds ??
+      (strategy === "exhaustive" ? EXHAUSTIVE_MAX_SCHEDULES : mutant ? mutant.budget : loaded.scenario.seeds),
     seedStart: args["seed-start"],
     shard,
     pctDepth: args["pct-depth"],
@@ -182,20 +258,36 @@ async function executeRun(plan: RunPlan): Promise<number> {
     // A second Ctrl-C: out at once. results.jsonl is valid up to its last line (each line is one write).
     if (interrupted) process.exit(EXIT.interrupted);
     interrupted = true;
-    process.stderr.write("\ninterrupted: finishing the runs in flight and writing a partial report (Ctrl-C again to quit at once)\n");
+    process.stderr.write(
+      "\ninterrupted: finishing the runs in flight and writing a partial report (Ctrl-C again to quit at once)\n",
+    );
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   // An exhaustive search does not know its schedule count in advance (--seeds only bounds it): no ETA to show.
   const slice = shardRange(options.seedStart, options.seeds, options.shard);
-  const progress = createProgress({ scenario: loaded.scenario.name, total: slice.end - slice.start, enabled: args.progress && options.strategy !== "exhaustive", heartbeatMs: heartbeatMs() });
+  const progress = createProgress({
+    scenario: loaded.scenario.name,
+    total: slice.end - slice.start,
+    enabled: args.progress && options.strategy !== "exhaustive",
+    heartbeatMs: heartbeatMs(),
+  });
   const determinism = args["check-determinism"] ? new DeterminismWatch(searchConfig(loaded, options)) : null;
   const startedAt = new Date();
-  const outDir = plan.outDir === "" ? defaultReportDir({ scenario: loaded.scenario.name, startedAt: startedAt.toISOString() }) : plan.outDir;
+  const outDir =
+    plan.outDir === ""
+      ? defaultReportDir({ scenario: loaded.scenario.name, startedAt: startedAt.toISOString() })
+      : plan.outDir;
   const log = outDir === null ? null : openResultsLog(plan, outDir);
   const alreadyDone = plan.resumed?.outcomes.length ?? 0;
   const executor: RunExecutor =
-    workers === 0 ? new InProcessExecutor() : new PoolExecutor({ workers, seedTimeoutMs, describeJob: (job) => ("seed" in job.input ? `seed ${job.input.seed}` : `run ${job.index}`) });
+    workers === 0
+      ? new InProcessExecutor()
+      : new PoolExecutor({
+          workers,
+          seedTimeoutMs,
+          describeJob: (job) => ("seed" in job.input ? `seed ${job.input.seed}` : `run ${job.index}`),
+        });
   const started = performance.now();
   let violations = 0;
   let tallied = 0;
@@ -224,8 +316,11 @@ async function executeRun(plan: RunPlan): Promise<number> {
     // seed that was due, which is where a replay of the campaign gets to the failure.
     const seed = slice.start + tallied;
     const tapes = options.strategy === "coverage" || options.strategy === "exhaustive";
-    const replay = tapes ? campaignReplayCommand(loaded.scenario.name, options, seed) : seedReplayCommand(loaded.scenario.name, seed, replayFlags(options));
-    const kept = outDir === null ? null : tapes ? `${outDir}/results.jsonl` : `${outDir} (eosfuzz run --resume ${outDir})`;
+    const replay = tapes
+      ? campaignReplayCommand(loaded.scenario.name, options, seed)
+      : seedReplayCommand(loaded.scenario.name, seed, replayFlags(options));
+    const kept =
+      outDir === null ? null : tapes ? `${outDir}/results.jsonl` : `${outDir} (eosfuzz run --resume ${outDir})`;
     throw new InternalError(error, seed, replay, kept);
   } finally {
     log?.close();
@@ -237,7 +332,10 @@ async function executeRun(plan: RunPlan): Promise<number> {
   const report = buildRunReport(result, performance.now() - started, mutantName, startedAt);
   if (determinism) determinism.addTo(report);
   const saveDir = args["save-failures"] === undefined ? null : args["save-failures"] || DEFAULT_SEED_DIR;
-  const shrunk = args.shrink && !result.interrupted ? shrinkFirstFailure(result, { budgetMs: args["shrink-budget-ms"], saveDir, overrides, mutant: mutantName }) : null;
+  const shrunk =
+    args.shrink && !result.interrupted
+      ? shrinkFirstFailure(result, { budgetMs: args["shrink-budget-ms"], saveDir, overrides, mutant: mutantName })
+      : null;
   if (shrunk) report.shrunk = shrunk.report;
   if (saveDir !== null) {
     report.seedFiles = saveFailures(result, saveDir, overrides, mutantName);
@@ -246,12 +344,19 @@ async function executeRun(plan: RunPlan): Promise<number> {
   const written = outDir === null ? null : writeRunReport(report, loaded, outDir, overrides);
   if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
   else {
-    const steps = result.scriptSteps ? renderScriptSteps(result.scriptSteps, loaded.scenario.script?.steps.length ?? 0) : undefined;
-    process.stdout.write(`${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
+    const steps = result.scriptSteps
+      ? renderScriptSteps(result.scriptSteps, loaded.scenario.script?.steps.length ?? 0)
+      : undefined;
+    process.stdout.write(
+      `${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`,
+    );
     if (result.interrupted && written) process.stdout.write(`  continue it: eosfuzz run --resume ${written}\n`);
     if (shrunk) process.stdout.write(`\n${renderShrink(shrunk.summary, { savedTo: shrunk.savedTo })}\n`);
     if (report.determinism) process.stdout.write(`\n${renderDeterminism(report.determinism)}\n`);
-    if (report.seedFiles) process.stdout.write(`\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`);
+    if (report.seedFiles)
+      process.stdout.write(
+        `\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`,
+      );
   }
   emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));
   if (result.interrupted) return EXIT.interrupted;
@@ -276,7 +381,12 @@ function heartbeatMs(): number | undefined {
 }
 
 /** The --out directory: the run's failures traced again, then every report file. Returns the directory. */
-export function writeRunReport(report: RunReport, loaded: LoadedScenario | null, out: string, overrides: Partial<ReleaseFlags> = {}): string {
+export function writeRunReport(
+  report: RunReport,
+  loaded: LoadedScenario | null,
+  out: string,
+  overrides: Partial<ReleaseFlags> = {},
+): string {
   const dir = out === "" ? defaultReportDir(report) : out;
   writeReportDir(dir, traceReport(report, loaded, overrides));
   return dir;

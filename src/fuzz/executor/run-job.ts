@@ -60,7 +60,8 @@ export function executeJob(config: RunConfig, job: RunJob): JobOutcome {
     ...(choicePoints !== null && from !== undefined
       ? {
           onChoicePoint: (p) => {
-            if (seen++ >= from) choicePoints.push({ stream: p.stream, index: p.index, options: p.options, fingerprint: p.fingerprint() });
+            if (seen++ >= from)
+              choicePoints.push({ stream: p.stream, index: p.index, options: p.options, fingerprint: p.fingerprint() });
           },
         }
       : {}),

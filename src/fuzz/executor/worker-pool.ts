@@ -94,7 +94,12 @@ export class PoolExecutor implements RunExecutor {
     const pollMs = Math.max(5, Math.min(250, Math.floor(this.options.seedTimeoutMs / 4)));
     const monitor = setInterval(() => {
       const running = view[0] as number;
-      if (timedOutAt === null && running >= 0 && running < jobs.length && Date.now() - (view[1] as number) > this.options.seedTimeoutMs) {
+      if (
+        timedOutAt === null &&
+        running >= 0 &&
+        running < jobs.length &&
+        Date.now() - (view[1] as number) > this.options.seedTimeoutMs
+      ) {
         timedOutAt = running;
         controller.abort();
       }
@@ -107,7 +112,10 @@ export class PoolExecutor implements RunExecutor {
       const at = timedOutAt ?? (view[0] as number);
       const job = at >= 0 && at < jobs.length ? jobs[at] : undefined;
       if (!job) throw error; // not attributable to a run: the pool itself failed
-      return { done: [], failed: { job, timedOut: timedOutAt !== null, message: (error as Error).message ?? String(error) } };
+      return {
+        done: [],
+        failed: { job, timedOut: timedOutAt !== null, message: (error as Error).message ?? String(error) },
+      };
     } finally {
       clearInterval(monitor);
     }

@@ -41,7 +41,8 @@ export class PctDeliveryPolicy implements DeliveryPolicy {
     private readonly params: PctParams,
     private readonly choices: ChoiceSource,
   ) {
-    for (let i = 0; i < params.depth - 1; i++) this.changePoints.push(1 + choices.pick("pct:change", Math.max(1, params.messagesPerRun)));
+    for (let i = 0; i < params.depth - 1; i++)
+      this.changePoints.push(1 + choices.pick("pct:change", Math.max(1, params.messagesPerRun)));
   }
 
   delayMs(message: OutboundMessage): number | null {

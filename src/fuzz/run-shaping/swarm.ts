@@ -21,13 +21,23 @@ interface FaultKnob {
 type LinkField = "slow" | "drop" | "duplicate" | "reorder";
 type ScenarioLink = Scenario["faults"]["network"];
 
-function linkKnobs(label: string, link: (faults: FaultSpec) => LinkFaults | null, scenarioLink: (s: Scenario) => ScenarioLink | undefined): FaultKnob[] {
+function linkKnobs(
+  label: string,
+  link: (faults: FaultSpec) => LinkFaults | null,
+  scenarioLink: (s: Scenario) => ScenarioLink | undefined,
+): FaultKnob[] {
   const knob = (field: LinkField): FaultKnob => ({
     name: `${label} ${field}`,
     get: (s) => {
       const l = link(s.faults);
       if (!l) return 0;
-      return field === "slow" ? l.delay.slowPpm : field === "drop" ? l.dropPpm : field === "duplicate" ? l.duplicatePpm : l.reorderPpm;
+      return field === "slow"
+        ? l.delay.slowPpm
+        : field === "drop"
+          ? l.dropPpm
+          : field === "duplicate"
+            ? l.duplicatePpm
+            : l.reorderPpm;
     },
     set: (s, ppm) => {
       const l = link(s.faults);
@@ -131,11 +141,15 @@ export function drawSwarm(base: ClusterSpec, choices: ChoiceSource): SwarmDraw {
   for (const knob of KNOBS) {
     const ppm = knob.get(base);
     if (ppm <= 0) continue;
-    const setting: SwarmSetting = stream.pick(2) === 1 ? { on: true, scale: stream.pick(SCALES.length) } : { on: false };
+    const setting: SwarmSetting =
+      stream.pick(2) === 1 ? { on: true, scale: stream.pick(SCALES.length) } : { on: false };
     knob.set(spec, scaled(ppm, setting));
     parts.push(`${knob.name} ${setting.on ? scaleText(SCALES[setting.scale] as readonly [number, number]) : "off"}`);
   }
-  return { spec, summary: parts.length > 0 ? `swarm: ${parts.join(", ")}` : "swarm: the scenario has no fault rates to vary" };
+  return {
+    spec,
+    summary: parts.length > 0 ? `swarm: ${parts.join(", ")}` : "swarm: the scenario has no fault rates to vary",
+  };
 }
 
 /** The settings a swarm tape encodes, one per fault kind the scenario has a rate for. */

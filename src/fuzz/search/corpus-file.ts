@@ -43,7 +43,11 @@ const corpusFileSchema = z.strictObject({
   format: z.literal(CORPUS_FILE_FORMAT),
   formatVersion: z.literal(CORPUS_FILE_VERSION),
   tool: z.strictObject({ name: z.string().max(100), version: z.string().max(100) }),
-  scenario: z.strictObject({ name: z.string().max(100), contentHash: z.string().regex(/^[0-9a-f]{16}$/), overrides: z.string().max(10_000) }),
+  scenario: z.strictObject({
+    name: z.string().max(100),
+    contentHash: z.string().regex(/^[0-9a-f]{16}$/),
+    overrides: z.string().max(10_000),
+  }),
   entries: z.array(savedEntry).max(MAX_SAVED_ENTRIES),
 });
 
@@ -67,12 +71,20 @@ export interface CorpusStore {
 export function corpusFile(file: string, owner: CorpusOwner): CorpusStore {
   return {
     file,
-    load: () => (existsSync(file) ? parseCorpusFile(readInputFile(file, MAX_CORPUS_FILE_BYTES, "a corpus file"), file, owner) : []),
+    load: () =>
+      existsSync(file) ? parseCorpusFile(readInputFile(file, MAX_CORPUS_FILE_BYTES, "a corpus file"), file, owner) : [],
     // One line, not indented: a tape is thousands of small numbers.
     save: (entries) => {
       // The reader refuses more (the schema's bound): never write a file this tool cannot read back.
-      if (entries.length > MAX_SAVED_ENTRIES) throw new Error(`corpus: ${entries.length} entries to save, at most ${MAX_SAVED_ENTRIES}`);
-      const content = { format: CORPUS_FILE_FORMAT, formatVersion: CORPUS_FILE_VERSION, tool: { name: TOOL_NAME, version: TOOL_VERSION }, scenario: owner, entries };
+      if (entries.length > MAX_SAVED_ENTRIES)
+        throw new Error(`corpus: ${entries.length} entries to save, at most ${MAX_SAVED_ENTRIES}`);
+      const content = {
+        format: CORPUS_FILE_FORMAT,
+        formatVersion: CORPUS_FILE_VERSION,
+        tool: { name: TOOL_NAME, version: TOOL_VERSION },
+        scenario: owner,
+        entries,
+      };
       writeFileAtomic(file, `${JSON.stringify(content)}\n`);
     },
   };
@@ -87,14 +99,24 @@ export function parseCorpusFile(text: string, file: string, owner: CorpusOwner):
   const data = parseJsonInput(text, file, "a complete JSON corpus file");
   const format = (data as { format?: unknown } | null)?.format;
   if (data === null || typeof data !== "object" || Array.isArray(data) || format !== CORPUS_FILE_FORMAT) {
-    throw new InputError(file, "format", `expected "${CORPUS_FILE_FORMAT}" (an eosfuzz coverage corpus), found ${describeFound(format ?? null)}`, { line: 1, col: 1 });
+    throw new InputError(
+      file,
+      "format",
+      `expected "${CORPUS_FILE_FORMAT}" (an eosfuzz coverage corpus), found ${describeFound(format ?? null)}`,
+      { line: 1, col: 1 },
+    );
   }
   const parsed = corpusFileSchema.safeParse(data);
   const locate: Locator = (path, unknownKey) => lineColOf(text, jsonOffsetOf(text, path, unknownKey));
   if (!parsed.success) throw validationError(file, data, parsed.error.issues, locate);
   const { scenario, entries } = parsed.data;
   if (scenario.contentHash !== owner.contentHash || scenario.overrides !== owner.overrides) {
-    throw new InputError(file, "scenario", `expected a corpus of ${ownerText(owner)} (the scenario as loaded now), found one of ${ownerText(scenario)}: its tapes mean nothing here (give another --corpus file)`, locate(["scenario"]));
+    throw new InputError(
+      file,
+      "scenario",
+      `expected a corpus of ${ownerText(owner)} (the scenario as loaded now), found one of ${ownerText(scenario)}: its tapes mean nothing here (give another --corpus file)`,
+      locate(["scenario"]),
+    );
   }
   return entries;
 }

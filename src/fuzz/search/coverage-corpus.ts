@@ -85,10 +85,18 @@ function pickWeighted<T>(rng: Rng, items: readonly T[], weight: (t: T) => number
 export type RerollScope = "all" | "clients" | "link";
 
 /** The tape with the streams of `scope` cut where they stood at `positions` (replayed, they continue with new choices). */
-export function rerollTape(tape: Readonly<Tape>, point: Pick<CoveragePoint, "from" | "link">, scope: RerollScope): Tape {
+export function rerollTape(
+  tape: Readonly<Tape>,
+  point: Pick<CoveragePoint, "from" | "link">,
+  scope: RerollScope,
+): Tape {
   const link = point.link ? linkStreamName(point.link.from, point.link.to) : null;
   // Trailing zeros stay (unlike the shrinker's cut): past the cut, the run draws fresh choices.
-  return cutStreams(tape, point.from ?? {}, (stream) => scope === "all" || (scope === "clients" ? stream.startsWith(WORKLOAD_STREAM_PREFIX) : stream === link));
+  return cutStreams(
+    tape,
+    point.from ?? {},
+    (stream) => scope === "all" || (scope === "clients" ? stream.startsWith(WORKLOAD_STREAM_PREFIX) : stream === link),
+  );
 }
 
 /** The scopes a re-roll from `point` may take: a marker arrival can also re-roll its link or the clients alone. */
@@ -150,7 +158,12 @@ export class CoverageCorpus {
   /** The scenario's own fault mix (every fault kind on at its rate): where the search starts. */
   private readonly scenarioMix: number[];
 
-  constructor(private readonly swarm: { decode: (tape: readonly number[]) => SwarmSetting[]; encode: (settings: readonly SwarmSetting[]) => number[] }) {
+  constructor(
+    private readonly swarm: {
+      decode: (tape: readonly number[]) => SwarmSetting[];
+      encode: (settings: readonly SwarmSetting[]) => number[];
+    },
+  ) {
     this.scenarioMix = swarm.encode(swarm.decode([]).map(() => ({ on: true, scale: 0 })));
   }
 
@@ -159,7 +172,12 @@ export class CoverageCorpus {
   }
 
   plan(rng: Rng, index: number): Plan {
-    const job: RunJob = { index, input: { tape: { [SWARM_STREAM]: this.scenarioMix }, continueSeed: index }, recordTape: true, coveragePositions: true };
+    const job: RunJob = {
+      index,
+      input: { tape: { [SWARM_STREAM]: this.scenarioMix }, continueSeed: index },
+      recordTape: true,
+      coveragePositions: true,
+    };
     if (this.mixes.length > 0 && this.aims.length > 0) {
       const worth = this.aimWorth();
       const best = Math.max(...worth.values());
@@ -177,7 +195,16 @@ export class CoverageCorpus {
     this.mutated++;
     const mix = pickWeighted(rng, this.mixes, (m) => this.mixScore(m) ** MIX_WEIGHT_POWER);
     if (roll < FRESH_PERCENT + MUTATE_MIX_PERCENT) {
-      return { job: { ...job, input: { tape: { [SWARM_STREAM]: this.swarm.encode(mutateMix(rng, this.swarm.decode(mix.prefix))) }, continueSeed: index } }, mix: null };
+      return {
+        job: {
+          ...job,
+          input: {
+            tape: { [SWARM_STREAM]: this.swarm.encode(mutateMix(rng, this.swarm.decode(mix.prefix))) },
+            continueSeed: index,
+          },
+        },
+        mix: null,
+      };
     }
     const kept = this.entries.filter((e) => e.mix === mix);
     if (kept.length > 0 && roll < FRESH_PERCENT + MUTATE_MIX_PERCENT + FROM_STATE_PERCENT) {
@@ -207,7 +234,15 @@ export class CoverageCorpus {
     if (!choices) return null;
     this.mutated++;
     this.aimed++;
-    return { job: { index, input: { tape: { ...tape, [target.stream]: choices }, continueSeed: index }, recordTape: true, coveragePositions: true }, mix: null };
+    return {
+      job: {
+        index,
+        input: { tape: { ...tape, [target.stream]: choices }, continueSeed: index },
+        recordTape: true,
+        coveragePositions: true,
+      },
+      mix: null,
+    };
   }
 
   /**
@@ -248,7 +283,8 @@ export class CoverageCorpus {
    * plans already build on them.
    */
   importEntries(saved: readonly SavedEntry[]): void {
-    for (const e of saved) this.absorb(e.tape, this.mixFor(this.swarm.encode(this.swarm.decode(e.mix))), e.points, true);
+    for (const e of saved)
+      this.absorb(e.tape, this.mixFor(this.swarm.encode(this.swarm.decode(e.mix))), e.points, true);
     this.imported += saved.length;
   }
 
@@ -275,7 +311,8 @@ export class CoverageCorpus {
         novel = true;
       }
     }
-    if ((novel || keep) && this.entries.length < MAX_ENTRIES && points.length > 0) this.entries.push({ tape, mix, points: [...points] });
+    if ((novel || keep) && this.entries.length < MAX_ENTRIES && points.length > 0)
+      this.entries.push({ tape, mix, points: [...points] });
   }
 
   private mixFor(prefix: number[]): Mix | null {

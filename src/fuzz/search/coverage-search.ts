@@ -30,7 +30,9 @@ function rerollSummary(corpus: CoverageCorpus): string {
 }
 
 /** The coverage-guided strategy: generations of runs planned from the corpus, learned from in order. */
-export async function runCoverageStrategy(ctx: SearchContext): Promise<{ stop: StopReason | null; info: StrategyInfo }> {
+export async function runCoverageStrategy(
+  ctx: SearchContext,
+): Promise<{ stop: StopReason | null; info: StrategyInfo }> {
   const { start, end } = shardRange(ctx.options.seedStart, ctx.options.seeds, ctx.options.shard);
   const rng = Rng.fromSeed(`${ctx.options.seedStart}:${ctx.options.shard?.index ?? 0}`, "coverage-strategy");
   const corpus = new CoverageCorpus({ decode: (tape) => decodeSwarm(ctx.config.spec, tape), encode: encodeSwarm });
@@ -64,7 +66,13 @@ export async function runCoverageStrategy(ctx: SearchContext): Promise<{ stop: S
     info: {
       name: "coverage",
       summary: `coverage-guided${store ? ` (corpus ${store.file}: started from ${corpus.imported} kept tapes, left ${saved.length})` : ""}: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (from a kept state: ${rerollSummary(corpus)}; ${generations} generations, growing from 1 to ${GENERATION})`,
-      coverage: { corpus: corpus.size, generations, freshRuns: corpus.fresh, mutatedRuns: corpus.mutated, aimedRuns: corpus.aimed },
+      coverage: {
+        corpus: corpus.size,
+        generations,
+        freshRuns: corpus.fresh,
+        mutatedRuns: corpus.mutated,
+        aimedRuns: corpus.aimed,
+      },
     },
   };
 }

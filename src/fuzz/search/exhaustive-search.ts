@@ -45,7 +45,9 @@ function plural(n: number, word: string): string {
  * so far and how far ahead each pending event is due); a state already expanded with at least as
  * much deviation budget left is not expanded again.
  */
-export async function runExhaustiveStrategy(ctx: SearchContext): Promise<{ stop: StopReason | null; info: StrategyInfo }> {
+export async function runExhaustiveStrategy(
+  ctx: SearchContext,
+): Promise<{ stop: StopReason | null; info: StrategyInfo }> {
   const depth = ctx.options.depth ?? 4;
   const maxSchedules = ctx.options.seeds;
   const prune = ctx.options.pruneRepeats ?? true;
@@ -96,7 +98,10 @@ export async function runExhaustiveStrategy(ctx: SearchContext): Promise<{ stop:
         }
         expanded.add(point.fingerprint);
         for (let option = 1; option < point.options; option++) {
-          next.push({ deviations: [...node.deviations, { stream: point.stream, index: point.index, option }], from: node.from + k + 1 });
+          next.push({
+            deviations: [...node.deviations, { stream: point.stream, index: point.index, option }],
+            from: node.from + k + 1,
+          });
         }
       });
     }
@@ -110,16 +115,27 @@ export async function runExhaustiveStrategy(ctx: SearchContext): Promise<{ stop:
   const states = expanded.size;
   const counted = `${plural(schedules, "schedule")}, ${plural(states, "distinct state")}, ${plural(pruned, "repeat")} pruned`;
   let summary: string;
-  if (counterexampleDeviations !== null) summary = `exhaustive: first counterexample at ${plural(counterexampleDeviations, "deviation")} from the simplest schedule (${counted})`;
-  else if (exhaustive) summary = `exhaustive: clean up to ${plural(depth, "deviation")} from the simplest schedule (${counted})`;
-  else if (stop === "schedule-limit") summary = `exhaustive search incomplete: more than ${plural(maxSchedules, "schedule")} (--seeds) needed for ${plural(depthCompleted + 1, "deviation")}; clean up to ${plural(Math.max(0, depthCompleted), "deviation")} (${counted})`;
+  if (counterexampleDeviations !== null)
+    summary = `exhaustive: first counterexample at ${plural(counterexampleDeviations, "deviation")} from the simplest schedule (${counted})`;
+  else if (exhaustive)
+    summary = `exhaustive: clean up to ${plural(depth, "deviation")} from the simplest schedule (${counted})`;
+  else if (stop === "schedule-limit")
+    summary = `exhaustive search incomplete: more than ${plural(maxSchedules, "schedule")} (--seeds) needed for ${plural(depthCompleted + 1, "deviation")}; clean up to ${plural(Math.max(0, depthCompleted), "deviation")} (${counted})`;
   else summary = `exhaustive search stopped (${stop}) after ${depthCompleted + 1} complete level(s) (${counted})`;
   return {
     stop: stop === "counterexample" ? null : stop,
     info: {
       name: "exhaustive",
       summary,
-      exhaustive: { exhaustive, depth, depthCompleted, schedules, states, prunedBranches: pruned, counterexampleDeviations },
+      exhaustive: {
+        exhaustive,
+        depth,
+        depthCompleted,
+        schedules,
+        states,
+        prunedBranches: pruned,
+        counterexampleDeviations,
+      },
     },
   };
 }

@@ -14,7 +14,11 @@ export interface BatchRun {
  * return the outcomes in job order. Ctrl-C or the time budget stops dispatching; what completed
  * before the first job that did not run is returned.
  */
-export async function runJobsInOrder(ctx: SearchContext, jobs: readonly RunJob[], batchSize: number): Promise<BatchRun> {
+export async function runJobsInOrder(
+  ctx: SearchContext,
+  jobs: readonly RunJob[],
+  batchSize: number,
+): Promise<BatchRun> {
   const batches: RunJob[][] = [];
   for (let i = 0; i < jobs.length; i += batchSize) batches.push(jobs.slice(i, i + batchSize));
   const results: ({ outcomes: JobOutcome[]; atMs: number } | null)[] = batches.map(() => null);

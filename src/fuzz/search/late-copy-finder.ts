@@ -120,12 +120,14 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
   /** Told after the request was handed to the network (a request that drew no fault choices is no target). */
   markerSent(e: MarkerSend): void {
     const drawn = this.latest;
-    if (drawn?.correlationId === e.correlationId && this.sends.length < MAX_SENDS) this.sends.push({ send: e, stream: drawn.stream, at: drawn.at, faults: drawn.faults });
+    if (drawn?.correlationId === e.correlationId && this.sends.length < MAX_SENDS)
+      this.sends.push({ send: e, stream: drawn.stream, at: drawn.at, faults: drawn.faults });
   }
 
   markerApplied(e: MarkerOutcome): void {
     const key = `${e.correlationId}|${e.partition}`;
-    if (!this.landed.has(key)) this.landed.set(key, { release: e.brokerRelease, wire: markerWire(e.requestVersion, e.transactionVersionSeen) });
+    if (!this.landed.has(key))
+      this.landed.set(key, { release: e.brokerRelease, wire: markerWire(e.requestVersion, e.transactionVersionSeen) });
   }
 
   txnDecided(): void {}

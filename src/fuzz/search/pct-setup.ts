@@ -31,6 +31,13 @@ export function pctStrategyInfo(pct: PctParams, runs: number): StrategyInfo {
       `pct: depth ${pct.depth} (${pct.depth - 1} change point${pct.depth === 2 ? "" : "s"}) over m = ${pct.messagesPerRun} scoped messages (${pct.scope}) on c = ${pct.chains} chains; ` +
       `each run hits a given depth-${pct.depth} ordering bug with probability >= 1/(c*m^${pct.depth - 1}) = ${bound.toPrecision(3)}, ` +
       `so ${runs} runs miss it with probability <= ${miss.toPrecision(3)}`,
-    pct: { depth: pct.depth, scope: pct.scope, messagesPerRun: pct.messagesPerRun, chains: pct.chains, perRunBound: Number(bound.toPrecision(6)), missProbabilityBound: Number(miss.toPrecision(6)) },
+    pct: {
+      depth: pct.depth,
+      scope: pct.scope,
+      messagesPerRun: pct.messagesPerRun,
+      chains: pct.chains,
+      perRunBound: Number(bound.toPrecision(6)),
+      missProbabilityBound: Number(miss.toPrecision(6)),
+    },
   };
 }

@@ -13,9 +13,18 @@ import type { SearchOptions } from "./search-options.js";
 import { runSeedStrategy } from "./seed-search.js";
 
 /** One campaign of any strategy on any executor; the result does not depend on the worker count. */
-export async function runSearch(loaded: LoadedScenario, options: SearchOptions, executor: RunExecutor, elapsedMs: () => number): Promise<CampaignResult> {
+export async function runSearch(
+  loaded: LoadedScenario,
+  options: SearchOptions,
+  executor: RunExecutor,
+  elapsedMs: () => number,
+): Promise<CampaignResult> {
   const config = searchConfig(loaded, options);
-  const tally = new CampaignTally(loaded.scenario, (outcome, seed) => replayInfo(loaded, options, outcome, seed), options.onOutcome ?? null);
+  const tally = new CampaignTally(
+    loaded.scenario,
+    (outcome, seed) => replayInfo(loaded, options, outcome, seed),
+    options.onOutcome ?? null,
+  );
   const ctx: SearchContext = { loaded, options, config, executor, tally, elapsedMs };
   let stoppedBy: StopReason | null;
   let strategy: StrategyInfo;
@@ -71,7 +80,11 @@ function configFor(base: RunConfig, options: SearchOptions): RunConfig {
 
 function seedStrategyInfo(options: SearchOptions, config: RunConfig, runs: number): StrategyInfo {
   if (options.strategy === "swarm") {
-    return { name: "swarm", summary: "swarm: each seed first draws which of the scenario's fault kinds are on and at what multiple of their rates" };
+    return {
+      name: "swarm",
+      summary:
+        "swarm: each seed first draws which of the scenario's fault kinds are on and at what multiple of their rates",
+    };
   }
   if (options.strategy === "pct" && config.shaping?.pct) return pctStrategyInfo(config.shaping.pct, runs);
   return { name: "random", summary: "random: each seed draws delays and faults at the scenario's rates" };
@@ -80,7 +93,9 @@ function seedStrategyInfo(options: SearchOptions, config: RunConfig, runs: numbe
 function replayInfo(loaded: LoadedScenario, options: SearchOptions, outcome: JobOutcome, seed: number): ReplayInfo {
   const scenario = loaded.scenario.name;
   if (options.strategy === "coverage" || options.strategy === "exhaustive") {
-    return outcome.tape ? { replay: campaignReplayCommand(scenario, options, seed), tape: outcome.tape } : { replay: campaignReplayCommand(scenario, options, seed) };
+    return outcome.tape
+      ? { replay: campaignReplayCommand(scenario, options, seed), tape: outcome.tape }
+      : { replay: campaignReplayCommand(scenario, options, seed) };
   }
   return { replay: seedReplayCommand(scenario, seed, replayFlags(options)) };
 }

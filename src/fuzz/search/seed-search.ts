@@ -27,7 +27,8 @@ export async function runSeedStrategy(ctx: SearchContext): Promise<StopReason | 
   let stop: StopReason | null = null;
   for (const outcome of ctx.options.resumeFrom ?? []) {
     if (stop !== null) break;
-    if (outcome.index !== nextToTally) throw new Error(`resumed results out of order: run ${outcome.index} where ${nextToTally} was due`);
+    if (outcome.index !== nextToTally)
+      throw new Error(`resumed results out of order: run ${outcome.index} where ${nextToTally} was due`);
     ctx.tally.add(outcome, 0);
     nextToTally++;
     stop = settledBy(ctx, outcome);

@@ -70,7 +70,11 @@ export class KafkaBroker {
       case "WriteTxnMarkers":
         return this.handleWriteTxnMarkers(request, body);
       case "ApiVersions":
-        return request.respond({ api: "ApiVersions", errorCode: Errors.NONE, writeTxnMarkersMaxVersion: this.release.flags.maxWriteTxnMarkersVersion });
+        return request.respond({
+          api: "ApiVersions",
+          errorCode: Errors.NONE,
+          writeTxnMarkersMaxVersion: this.release.flags.maxWriteTxnMarkersVersion,
+        });
       case "Fetch":
         return this.handleFetch(request, body);
       default:
@@ -86,7 +90,12 @@ export class KafkaBroker {
     const transactional = body.transactionalId !== null;
     if (transactional && this.release.flags.transactionPartitionVerification) {
       const supportsEpochBump = body.version >= 12;
-      const guard = log.maybeStartTransactionVerification(body.producerId, body.baseSequence, body.producerEpoch, supportsEpochBump);
+      const guard = log.maybeStartTransactionVerification(
+        body.producerId,
+        body.baseSequence,
+        body.producerEpoch,
+        supportsEpochBump,
+      );
       if (guard !== 0) {
         const addPartition = supportsEpochBump && this.release.flags.supportsTransactionVersion2;
         this.verifier.verify(
@@ -103,7 +112,12 @@ export class KafkaBroker {
           (errorCode) => {
             const mapped = produceErrorForVerification(errorCode, body.version);
             if (mapped !== Errors.NONE) {
-              this.ctx.sim.emit(this.id, "produce.verify-failed", { partition: body.partition, pid: body.producerId, epoch: body.producerEpoch, error: mapped });
+              this.ctx.sim.emit(this.id, "produce.verify-failed", {
+                partition: body.partition,
+                pid: body.producerId,
+                epoch: body.producerEpoch,
+                error: mapped,
+              });
               return request.respond(produceError(mapped, `verification: coordinator answered ${errorCode}`));
             }
             this.appendProduce(request, body, guard);
@@ -128,17 +142,36 @@ export class KafkaBroker {
     });
     const now = this.ctx.sim.nowMs;
     if (result.kind === "error") {
-      this.ctx.sim.emit(this.id, "produce.rejected", { partition: body.partition, pid: body.producerId, epoch: body.producerEpoch, seq: body.baseSequence, error: result.errorCode });
+      this.ctx.sim.emit(this.id, "produce.rejected", {
+        partition: body.partition,
+        pid: body.producerId,
+        epoch: body.producerEpoch,
+        seq: body.baseSequence,
+        error: result.errorCode,
+      });
       return request.respond(produceError(result.errorCode, result.reason));
     }
     if (result.kind === "duplicate") {
-      this.ctx.sim.emit(this.id, "produce.duplicate", { partition: body.partition, pid: body.producerId, seq: body.baseSequence, offset: result.firstOffset });
+      this.ctx.sim.emit(this.id, "produce.duplicate", {
+        partition: body.partition,
+        pid: body.producerId,
+        seq: body.baseSequence,
+        offset: result.firstOffset,
+      });
       return this.afterReplication(body.partition, result.lastOffset + 1, () =>
         request.respond({ api: "Produce", errorCode: Errors.NONE, baseOffset: result.firstOffset, errorMessage: null }),
       );
     }
     const batch = result.batch;
-    this.ctx.sim.emit(this.id, "produce.append", { partition: body.partition, pid: body.producerId, epoch: body.producerEpoch, seq: body.baseSequence, offset: batch.baseOffset, txn: body.ghostTxn, corr: request.correlationId });
+    this.ctx.sim.emit(this.id, "produce.append", {
+      partition: body.partition,
+      pid: body.producerId,
+      epoch: body.producerEpoch,
+      seq: body.baseSequence,
+      offset: batch.baseOffset,
+      txn: body.ghostTxn,
+      corr: request.correlationId,
+    });
     this.ctx.ghost.batchAppended({ broker: this.id, partition: body.partition, batch, atMs: now });
     this.replicate(body.partition, batch.lastOffset + 1, () =>
       request.respond({ api: "Produce", errorCode: Errors.NONE, baseOffset: batch.baseOffset, errorMessage: null }),
@@ -185,12 +218,18 @@ export class KafkaBroker {
       if (header.apiKey !== WRITE_TXN_MARKERS_API_KEY || version < 1 || version > flags.maxWriteTxnMarkersVersion) {
         // SocketServer.parseRequestHeader: InvalidRequestException for a version that is not enabled;
         // processChannelException closes the connection without a response.
-        return this.refuseMarkers(request, body, version, `WriteTxnMarkers v${version} is not supported (max v${flags.maxWriteTxnMarkersVersion})`);
+        return this.refuseMarkers(
+          request,
+          body,
+          version,
+          `WriteTxnMarkers v${version} is not supported (max v${flags.maxWriteTxnMarkersVersion})`,
+        );
       }
       markers = readWriteTxnMarkersRequestBody(reader, version);
       reader.expectEnd("WriteTxnMarkersRequest");
     } catch (e) {
-      if (e instanceof WireFormatError) return this.refuseMarkers(request, body, -1, `unparseable request: ${e.message}`);
+      if (e instanceof WireFormatError)
+        return this.refuseMarkers(request, body, -1, `unparseable request: ${e.message}`);
       throw e;
     }
     if (markers.length !== body.ghosts.length) throw new Error("ghost side-car does not match the markers");
@@ -209,7 +248,11 @@ export class KafkaBroker {
       }));
       results.push({ producerId: marker.producerId, topics });
     });
-    const respond = () => request.respond({ api: "WriteTxnMarkers", bytes: encodeWriteTxnMarkersResponse(version, correlationId, results) });
+    const respond = () =>
+      request.respond({
+        api: "WriteTxnMarkers",
+        bytes: encodeWriteTxnMarkersResponse(version, correlationId, results),
+      });
     this.waitAll(waits, respond);
   }
 
@@ -237,10 +280,25 @@ export class KafkaBroker {
   ): number {
     const log = this.logs.get(partition);
     const result = marker.transactionResult ? "COMMIT" : "ABORT";
-    const report = (judged: MarkerJudgement) => this.ctx.ghost.markerApplied(markerOutcome(this, partition, marker, ghost, version, correlationId, result, judged));
+    const report = (judged: MarkerJudgement) =>
+      this.ctx.ghost.markerApplied(
+        markerOutcome(this, partition, marker, ghost, version, correlationId, result, judged),
+      );
     if (!log) {
-      const errorCode = this.ctx.metadata.leaderOf(partition) === null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.NOT_LEADER_OR_FOLLOWER;
-      report({ storedEpochBefore: -1, storedCoordinatorEpochBefore: -1, openTxnBefore: false, rule: "unchecked", errorCode, markerOffset: null, completed: null, closedBatches: [] });
+      const errorCode =
+        this.ctx.metadata.leaderOf(partition) === null
+          ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+          : Errors.NOT_LEADER_OR_FOLLOWER;
+      report({
+        storedEpochBefore: -1,
+        storedCoordinatorEpochBefore: -1,
+        openTxnBefore: false,
+        rule: "unchecked",
+        errorCode,
+        markerOffset: null,
+        completed: null,
+        closedBatches: [],
+      });
       return errorCode;
     }
     const outcome = log.appendMarker({
@@ -252,7 +310,21 @@ export class KafkaBroker {
       ghostTxn: ghost.ghostTxn,
     });
     if (outcome.kind === "error") {
-      this.ctx.sim.emit(this.id, "marker.rejected", { partition, pid: marker.producerId, epoch: marker.producerEpoch, stored: outcome.storedEpochBefore, ce: marker.coordinatorEpoch, tv: marker.transactionVersion, rule: outcome.rule, error: outcome.errorCode, txn: ghost.ghostTxn, marker: ghost.markerId, resend: ghost.resend, v: version, corr: correlationId });
+      this.ctx.sim.emit(this.id, "marker.rejected", {
+        partition,
+        pid: marker.producerId,
+        epoch: marker.producerEpoch,
+        stored: outcome.storedEpochBefore,
+        ce: marker.coordinatorEpoch,
+        tv: marker.transactionVersion,
+        rule: outcome.rule,
+        error: outcome.errorCode,
+        txn: ghost.ghostTxn,
+        marker: ghost.markerId,
+        resend: ghost.resend,
+        v: version,
+        corr: correlationId,
+      });
       report({
         storedEpochBefore: outcome.storedEpochBefore,
         storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
@@ -313,7 +385,14 @@ export class KafkaBroker {
   private handleFetch(request: Inbound, body: FetchRequest): void {
     const log = this.logs.get(body.partition);
     if (!log) {
-      return request.respond({ api: "Fetch", errorCode: Errors.NOT_LEADER_OR_FOLLOWER, highWatermark: -1, lastStableOffset: -1, batches: [], abortedTransactions: [] });
+      return request.respond({
+        api: "Fetch",
+        errorCode: Errors.NOT_LEADER_OR_FOLLOWER,
+        highWatermark: -1,
+        lastStableOffset: -1,
+        batches: [],
+        abortedTransactions: [],
+      });
     }
     const lastStableOffset = log.lastStableOffset();
     const read = log.read(body.fetchOffset, body.isolation, body.maxBatches, false, lastStableOffset);
@@ -331,7 +410,14 @@ export class KafkaBroker {
 /** What the leader's checks made of one marker at one partition. */
 type MarkerJudgement = Pick<
   MarkerOutcome,
-  "storedEpochBefore" | "storedCoordinatorEpochBefore" | "openTxnBefore" | "rule" | "errorCode" | "markerOffset" | "completed" | "closedBatches"
+  | "storedEpochBefore"
+  | "storedCoordinatorEpochBefore"
+  | "openTxnBefore"
+  | "rule"
+  | "errorCode"
+  | "markerOffset"
+  | "completed"
+  | "closedBatches"
 >;
 
 /** The ghost's record of one marker at one partition, every field written out in one literal (spreading a shared part made V8 build it slowly). */

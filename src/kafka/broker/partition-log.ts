@@ -74,7 +74,15 @@ export type MarkerAppendResult =
       storedCoordinatorEpochBefore: number;
       openTxnBefore: boolean;
     }
-  | { kind: "error"; errorCode: number; rule: MarkerEpochRule; storedEpochBefore: number; storedCoordinatorEpochBefore: number; openTxnBefore: boolean; reason: string };
+  | {
+      kind: "error";
+      errorCode: number;
+      rule: MarkerEpochRule;
+      storedEpochBefore: number;
+      storedCoordinatorEpochBefore: number;
+      openTxnBefore: boolean;
+      reason: string;
+    };
 
 export function describeRule(rule: MarkerEpochRule): string {
   switch (rule) {
@@ -134,7 +142,12 @@ export class PartitionLog {
    * KIP-890 part 1: returns 0 (SENTINEL) when a txn at this epoch is already open, else the guard of
    * a (new or reused) verification entry that the append must present.
    */
-  maybeStartTransactionVerification(producerId: number, sequence: number, epoch: number, supportsEpochBump: boolean): number {
+  maybeStartTransactionVerification(
+    producerId: number,
+    sequence: number,
+    epoch: number,
+    supportsEpochBump: boolean,
+  ): number {
     if (this.hasOngoingTransaction(producerId, epoch)) return 0;
     let v = this.verificationStates.get(producerId);
     if (!v) {
@@ -159,18 +172,27 @@ export class PartitionLog {
     const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
     const verification = this.verificationStates.get(input.producerId) ?? null;
     if (input.isTransactional && !this.hasOngoingTransaction(input.producerId, input.producerEpoch)) {
-      if (input.producerEpoch < storedEpoch) return err(Errors.INVALID_PRODUCER_EPOCH, `epoch ${input.producerEpoch} < producer epoch ${storedEpoch}`);
-      if (flags.transactionPartitionVerification && (verification === null || verification.guard !== input.verificationGuard)) {
-        return err(Errors.INVALID_TXN_STATE, "Record was not part of an ongoing transaction (verification guard mismatch)");
+      if (input.producerEpoch < storedEpoch)
+        return err(Errors.INVALID_PRODUCER_EPOCH, `epoch ${input.producerEpoch} < producer epoch ${storedEpoch}`);
+      if (
+        flags.transactionPartitionVerification &&
+        (verification === null || verification.guard !== input.verificationGuard)
+      ) {
+        return err(
+          Errors.INVALID_TXN_STATE,
+          "Record was not part of an ongoing transaction (verification guard mismatch)",
+        );
       }
     }
-    if (input.producerEpoch < storedEpoch) return err(Errors.INVALID_PRODUCER_EPOCH, `epoch ${input.producerEpoch} < producer epoch ${storedEpoch}`);
+    if (input.producerEpoch < storedEpoch)
+      return err(Errors.INVALID_PRODUCER_EPOCH, `epoch ${input.producerEpoch} < producer epoch ${storedEpoch}`);
     const seqProblem = this.sequenceProblem(existing, input, verification);
     if (seqProblem) return err(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, seqProblem);
     if (!input.isTransactional && existing?.currentTxnFirstOffset != null) {
       return err(Errors.INVALID_TXN_STATE, "non-transactional batch while a transaction is open");
     }
-    if (this.batches.length >= MAX_LOG_BATCHES) throw new BoundExceeded(`batches in the log of ${this.partition}`, MAX_LOG_BATCHES);
+    if (this.batches.length >= MAX_LOG_BATCHES)
+      throw new BoundExceeded(`batches in the log of ${this.partition}`, MAX_LOG_BATCHES);
 
     const e = this.entry(input.producerId);
     const batch: LogBatch = {
@@ -196,7 +218,11 @@ export class PartitionLog {
     return { kind: "appended", batch };
   }
 
-  private sequenceProblem(existing: ProducerStateEntry | undefined, input: DataAppendInput, verification: VerificationStateEntry | null): string | null {
+  private sequenceProblem(
+    existing: ProducerStateEntry | undefined,
+    input: DataAppendInput,
+    verification: VerificationStateEntry | null,
+  ): string | null {
     if (!this.flags().produceSequenceCheck) return null;
     const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
     const hasBatches = !!existing && existing.batchMetadata.length > 0;
@@ -205,7 +231,8 @@ export class PartitionLog {
       return `first sequence ${first} of a new epoch must be 0 (TV2 verification)`;
     }
     if (storedEpoch === NO_PRODUCER_EPOCH) return null;
-    if (input.producerEpoch !== storedEpoch) return first === 0 ? null : `new epoch ${input.producerEpoch} must start at sequence 0, got ${first}`;
+    if (input.producerEpoch !== storedEpoch)
+      return first === 0 ? null : `new epoch ${input.producerEpoch} must start at sequence 0, got ${first}`;
     const last = existing?.lastSeq() ?? -1;
     if (last === -1) return first === 0 ? null : `epoch was bumped by a marker: expected sequence 0, got ${first}`;
     const expected = last === 0x7fffffff ? 0 : last + 1;
@@ -219,7 +246,13 @@ export class PartitionLog {
     const storedEpoch = e ? e.producerEpoch : NO_PRODUCER_EPOCH;
     const storedCe = e ? e.coordinatorEpoch : -1;
     const openTxn = !!e && e.currentTxnFirstOffset !== null;
-    const { rule, valid } = judgeMarkerEpoch(flags, input.transactionVersion, input.producerEpoch, storedEpoch, openTxn);
+    const { rule, valid } = judgeMarkerEpoch(
+      flags,
+      input.transactionVersion,
+      input.producerEpoch,
+      storedEpoch,
+      openTxn,
+    );
     const fail = (errorCode: number, reason: string): MarkerAppendResult => ({
       kind: "error",
       errorCode,
@@ -229,11 +262,19 @@ export class PartitionLog {
       openTxnBefore: openTxn,
       reason,
     });
-    if (!valid) return fail(Errors.INVALID_PRODUCER_EPOCH, `marker epoch ${input.producerEpoch} vs producer epoch ${storedEpoch} under ${describeRule(rule)}`);
+    if (!valid)
+      return fail(
+        Errors.INVALID_PRODUCER_EPOCH,
+        `marker epoch ${input.producerEpoch} vs producer epoch ${storedEpoch} under ${describeRule(rule)}`,
+      );
     if (flags.coordinatorEpochCheck && storedCe > input.coordinatorEpoch) {
-      return fail(Errors.TRANSACTION_COORDINATOR_FENCED, `coordinator epoch ${input.coordinatorEpoch} < stored ${storedCe}`);
+      return fail(
+        Errors.TRANSACTION_COORDINATOR_FENCED,
+        `coordinator epoch ${input.coordinatorEpoch} < stored ${storedCe}`,
+      );
     }
-    if (this.batches.length >= MAX_LOG_BATCHES) throw new BoundExceeded(`batches in the log of ${this.partition}`, MAX_LOG_BATCHES);
+    if (this.batches.length >= MAX_LOG_BATCHES)
+      throw new BoundExceeded(`batches in the log of ${this.partition}`, MAX_LOG_BATCHES);
     const entry = this.entry(input.producerId);
     const offset = this.logEndOffset;
     const batch: LogBatch = {
@@ -251,16 +292,30 @@ export class PartitionLog {
     this.logEndOffset = offset + 1;
     let completed: CompletedTxn | null = null;
     if (entry.currentTxnFirstOffset !== null) {
-      completed = { producerId: input.producerId, firstOffset: entry.currentTxnFirstOffset, lastOffset: offset, isAborted: input.result === "ABORT" };
+      completed = {
+        producerId: input.producerId,
+        firstOffset: entry.currentTxnFirstOffset,
+        lastOffset: offset,
+        isAborted: input.result === "ABORT",
+      };
       this.completeTxn(completed);
     }
     entry.setEpoch(input.producerEpoch);
     entry.coordinatorEpoch = input.coordinatorEpoch;
     entry.currentTxnFirstOffset = null;
     const v = this.verificationStates.get(input.producerId);
-    const keepVerification = !!v && input.transactionVersion >= 2 && v.supportsEpochBump && v.epoch === input.producerEpoch;
+    const keepVerification =
+      !!v && input.transactionVersion >= 2 && v.supportsEpochBump && v.epoch === input.producerEpoch;
     if (v && !keepVerification) this.verificationStates.delete(input.producerId);
-    return { kind: "appended", batch, completed, rule, storedEpochBefore: storedEpoch, storedCoordinatorEpochBefore: storedCe, openTxnBefore: openTxn };
+    return {
+      kind: "appended",
+      batch,
+      completed,
+      rule,
+      storedEpochBefore: storedEpoch,
+      storedCoordinatorEpochBefore: storedCe,
+      openTxnBefore: openTxn,
+    };
   }
 
   private completeTxn(txn: CompletedTxn): void {
@@ -273,7 +328,12 @@ export class PartitionLog {
           break;
         }
       }
-      this.abortedTxns.push({ producerId: txn.producerId, firstOffset: txn.firstOffset, lastOffset: txn.lastOffset, lastStableOffset });
+      this.abortedTxns.push({
+        producerId: txn.producerId,
+        firstOffset: txn.firstOffset,
+        lastOffset: txn.lastOffset,
+        lastStableOffset,
+      });
     }
     this.unreplicatedTxns.push(txn);
   }

@@ -44,16 +44,29 @@ export function filterReadCommitted(
     }
     if (batch.control) continue;
     batch.values.forEach((value, i) => {
-      out.push({ partition, offset: batch.baseOffset + i, value, producerId: batch.producerId, ghostTxn: batch.ghostTxn });
+      out.push({
+        partition,
+        offset: batch.baseOffset + i,
+        value,
+        producerId: batch.producerId,
+        ghostTxn: batch.ghostTxn,
+      });
     });
   }
   return out;
 }
 
 /** One Fetch from offset 0 with no batch limit, filtered as CompletedFetch does. */
-export function readPartition(log: PartitionLog, filterAborted = true, readUncommittedBound = false): { records: ConsumedRecord[]; readBound: number } {
+export function readPartition(
+  log: PartitionLog,
+  filterAborted = true,
+  readUncommittedBound = false,
+): { records: ConsumedRecord[]; readBound: number } {
   const read = log.read(0, readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED", Number.MAX_SAFE_INTEGER);
-  return { records: filterReadCommitted(log.partition, read.batches, read.abortedTransactions, filterAborted), readBound: read.upperBound };
+  return {
+    records: filterReadCommitted(log.partition, read.batches, read.abortedTransactions, filterAborted),
+    readBound: read.upperBound,
+  };
 }
 
 /** A record as a consumer saw it during the run, with the virtual time of the poll. */
@@ -121,7 +134,13 @@ export class ReadCommittedConsumer {
     const fetchOffset = this.positions.get(partition) ?? 0;
     this.ctx.net.request(
       conn,
-      { api: "Fetch", partition, fetchOffset, isolation: this.readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED", maxBatches: 50 },
+      {
+        api: "Fetch",
+        partition,
+        fetchOffset,
+        isolation: this.readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED",
+        maxBatches: 50,
+      },
       this.requestTimeoutMs,
       (r) => {
         if (r.kind !== "response") return;
@@ -133,12 +152,25 @@ export class ReadCommittedConsumer {
         const atMs = this.ctx.sim.nowMs;
         for (const r of records) {
           // A consumer that silently forgot what it read would make the client checks wrong: a bound, reported.
-          if (this.observations.length >= MAX_OBSERVATIONS) throw new BoundExceeded(`records observed by ${this.name}`, MAX_OBSERVATIONS);
-          this.observations.push({ partition: r.partition, offset: r.offset, value: r.value, producerId: r.producerId, ghostTxn: r.ghostTxn, atMs });
+          if (this.observations.length >= MAX_OBSERVATIONS)
+            throw new BoundExceeded(`records observed by ${this.name}`, MAX_OBSERVATIONS);
+          this.observations.push({
+            partition: r.partition,
+            offset: r.offset,
+            value: r.value,
+            producerId: r.producerId,
+            ghostTxn: r.ghostTxn,
+            atMs,
+          });
         }
         const last = body.batches[body.batches.length - 1];
         if (last) this.positions.set(partition, last.lastOffset + 1);
-        if (records.length > 0) this.ctx.sim.emit(this.name, "consumer.poll", { partition, records: records.length, upTo: last ? last.lastOffset : -1 });
+        if (records.length > 0)
+          this.ctx.sim.emit(this.name, "consumer.poll", {
+            partition,
+            records: records.length,
+            upTo: last ? last.lastOffset : -1,
+          });
       },
     );
   }

@@ -93,7 +93,10 @@ export class ScriptedProducer {
         const errorCode = body ? body.errorCode : Errors.NETWORK_EXCEPTION;
         if (errorCode === Errors.NONE && body) {
           this.setIdentity(body.producerId, body.producerEpoch);
-          this.ctx.sim.emit(this.config.name, "producer.initialized", { pid: body.producerId, epoch: body.producerEpoch });
+          this.ctx.sim.emit(this.config.name, "producer.initialized", {
+            pid: body.producerId,
+            epoch: body.producerEpoch,
+          });
         }
         done(this.result("InitProducerId", errorCode));
       },
@@ -102,12 +105,22 @@ export class ScriptedProducer {
 
   /** beginTransaction is local in Kafka's client: nothing is sent until the first record. */
   beginTransaction(): string {
-    if (this.currentTxn !== null) throw new Error(`${this.config.name}: beginTransaction while ${this.currentTxn} is open`);
+    if (this.currentTxn !== null)
+      throw new Error(`${this.config.name}: beginTransaction while ${this.currentTxn} is open`);
     this.transactionsBegun++;
     this.currentTxn = `${this.config.name}.t${this.transactionsBegun}`;
     this.added.clear();
-    this.ctx.sim.emit(this.config.name, "producer.begin", { txn: this.currentTxn, pid: this.producerIdValue, epoch: this.producerEpochValue });
-    this.ctx.ghost.txnBegun({ ghostTxn: this.currentTxn, producer: this.config.name, transactionalId: this.config.transactionalId, atMs: this.ctx.sim.nowMs });
+    this.ctx.sim.emit(this.config.name, "producer.begin", {
+      txn: this.currentTxn,
+      pid: this.producerIdValue,
+      epoch: this.producerEpochValue,
+    });
+    this.ctx.ghost.txnBegun({
+      ghostTxn: this.currentTxn,
+      producer: this.config.name,
+      transactionalId: this.config.transactionalId,
+      atMs: this.ctx.sim.nowMs,
+    });
     return this.currentTxn;
   }
 
@@ -127,7 +140,9 @@ export class ScriptedProducer {
         },
         (r) => {
           let errorCode: number = Errors.NETWORK_EXCEPTION;
-          if (r.kind === "response" && r.body.api === "AddPartitionsToTxn") errorCode = r.body.errorCode !== Errors.NONE ? r.body.errorCode : (r.body.results[0]?.errorCode ?? Errors.NONE);
+          if (r.kind === "response" && r.body.api === "AddPartitionsToTxn")
+            errorCode =
+              r.body.errorCode !== Errors.NONE ? r.body.errorCode : (r.body.results[0]?.errorCode ?? Errors.NONE);
           if (errorCode !== Errors.NONE) return done(this.result("AddPartitionsToTxn", errorCode));
           this.added.add(partition);
           this.produce(partition, value, done);
@@ -202,8 +217,19 @@ export class ScriptedProducer {
 
   private closeTransaction(ghost: string | null, outcome: "committed" | "aborted", detail: string): void {
     if (ghost !== null) {
-      this.ctx.sim.emit(this.config.name, "producer.outcome", { txn: ghost, outcome, pid: this.producerIdValue, epoch: this.producerEpochValue });
-      this.ctx.ghost.producerOutcome({ ghostTxn: ghost, producer: this.config.name, outcome, detail, atMs: this.ctx.sim.nowMs });
+      this.ctx.sim.emit(this.config.name, "producer.outcome", {
+        txn: ghost,
+        outcome,
+        pid: this.producerIdValue,
+        epoch: this.producerEpochValue,
+      });
+      this.ctx.ghost.producerOutcome({
+        ghostTxn: ghost,
+        producer: this.config.name,
+        outcome,
+        detail,
+        atMs: this.ctx.sim.nowMs,
+      });
     }
     if (this.currentTxn === ghost) this.currentTxn = null;
     this.added.clear();

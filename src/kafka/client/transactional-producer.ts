@@ -38,11 +38,27 @@ interface CurrentTxn {
 }
 
 /** Errors after which a coordinator request is simply retried. */
-const RETRY_COORDINATOR = new Set<number>([Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.CONCURRENT_TRANSACTIONS]);
+const RETRY_COORDINATOR = new Set<number>([
+  Errors.NOT_COORDINATOR,
+  Errors.COORDINATOR_NOT_AVAILABLE,
+  Errors.COORDINATOR_LOAD_IN_PROGRESS,
+  Errors.CONCURRENT_TRANSACTIONS,
+]);
 /** Errors after which a produce is re-sent with the same sequence. */
-const RETRY_PRODUCE = new Set<number>([Errors.NOT_ENOUGH_REPLICAS, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, Errors.NOT_LEADER_OR_FOLLOWER, Errors.REQUEST_TIMED_OUT, Errors.NETWORK_EXCEPTION]);
+const RETRY_PRODUCE = new Set<number>([
+  Errors.NOT_ENOUGH_REPLICAS,
+  Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+  Errors.NOT_LEADER_OR_FOLLOWER,
+  Errors.REQUEST_TIMED_OUT,
+  Errors.NETWORK_EXCEPTION,
+]);
 /** Errors that end this producer instance (ProducerFencedException and friends). */
-const FATAL = new Set<number>([Errors.PRODUCER_FENCED, Errors.INVALID_PRODUCER_EPOCH, Errors.INVALID_PRODUCER_ID_MAPPING, Errors.TRANSACTION_COORDINATOR_FENCED]);
+const FATAL = new Set<number>([
+  Errors.PRODUCER_FENCED,
+  Errors.INVALID_PRODUCER_EPOCH,
+  Errors.INVALID_PRODUCER_ID_MAPPING,
+  Errors.TRANSACTION_COORDINATOR_FENCED,
+]);
 
 /** A choice that seeded runs always take (ppm 1e6) but a shrunk tape can turn off (option 0). */
 const ALWAYS = 1_000_000;
@@ -168,7 +184,8 @@ export class TransactionalProducer {
     this.sendToCoordinator(
       body,
       (r) => {
-        const errorCode = r.kind === "response" && r.body.api === "InitProducerId" ? r.body.errorCode : Errors.NETWORK_EXCEPTION;
+        const errorCode =
+          r.kind === "response" && r.body.api === "InitProducerId" ? r.body.errorCode : Errors.NETWORK_EXCEPTION;
         if (errorCode === Errors.NONE && r.kind === "response" && r.body.api === "InitProducerId") {
           this.setIdentity(r.body.producerId, r.body.producerEpoch);
           this.emit("producer.initialized", { pid: this.producerId, epoch: this.producerEpoch });
@@ -176,7 +193,8 @@ export class TransactionalProducer {
           return this.beginNext(0);
         }
         if (FATAL.has(errorCode)) return this.fatal(`InitProducerId: ${errorName(errorCode)}`);
-        if (attempt + 1 >= this.config.maxAttempts * 4) return this.giveUp(`InitProducerId: ${errorName(errorCode)} after ${attempt + 1} attempts`);
+        if (attempt + 1 >= this.config.maxAttempts * 4)
+          return this.giveUp(`InitProducerId: ${errorName(errorCode)} after ${attempt + 1} attempts`);
         this.ctx.sim.schedule(this.config.retryBackoffMs, () => this.initTransactions(bump, attempt + 1));
       },
       0,
@@ -190,13 +208,26 @@ export class TransactionalProducer {
       if (this.stopping) return this.finish("closed");
       if (this.started >= this.workload.transactions) return this.finish("finished");
       // Always true in seeded runs; a shrinker that zeroes this choice ends the workload early.
-      if (this.started > 0 && !this.ctx.choices.chance(workloadStreamName(this.config.name), ALWAYS)) return this.finish("finished");
+      if (this.started > 0 && !this.ctx.choices.chance(workloadStreamName(this.config.name), ALWAYS))
+        return this.finish("finished");
       this.started++;
       const ghost = `${this.config.name}.t${this.started}`;
-      this.current = { ghost, records: this.drawRecords(ghost), next: 0, added: new Set(), commit: true, abortable: null };
+      this.current = {
+        ghost,
+        records: this.drawRecords(ghost),
+        next: 0,
+        added: new Set(),
+        commit: true,
+        abortable: null,
+      };
       this.phase = "in-transaction";
       this.emit("producer.begin", { txn: ghost, pid: this.producerId, epoch: this.producerEpoch });
-      this.ctx.ghost.txnBegun({ ghostTxn: ghost, producer: this.config.name, transactionalId: this.config.transactionalId, atMs: this.ctx.sim.nowMs });
+      this.ctx.ghost.txnBegun({
+        ghostTxn: ghost,
+        producer: this.config.name,
+        transactionalId: this.config.transactionalId,
+        atMs: this.ctx.sim.nowMs,
+      });
       this.sendNextRecord();
     });
   }
@@ -205,14 +236,22 @@ export class TransactionalProducer {
     const { choices } = this.ctx;
     const stream = workloadStreamName(this.config.name);
     const all = this.workload.partitions;
-    const partitionCount = Math.min(all.length, choices.between(stream, this.workload.partitionsPerTxn.min, this.workload.partitionsPerTxn.max));
+    const partitionCount = Math.min(
+      all.length,
+      choices.between(stream, this.workload.partitionsPerTxn.min, this.workload.partitionsPerTxn.max),
+    );
     const chosen: PartitionKey[] = [];
     const pool = [...all];
-    for (let i = 0; i < partitionCount; i++) chosen.push(pool.splice(choices.pick(stream, pool.length), 1)[0] as PartitionKey);
-    const count = Math.max(partitionCount, choices.between(stream, this.workload.recordsPerTxn.min, this.workload.recordsPerTxn.max));
+    for (let i = 0; i < partitionCount; i++)
+      chosen.push(pool.splice(choices.pick(stream, pool.length), 1)[0] as PartitionKey);
+    const count = Math.max(
+      partitionCount,
+      choices.between(stream, this.workload.recordsPerTxn.min, this.workload.recordsPerTxn.max),
+    );
     const records: { partition: PartitionKey; value: string }[] = [];
     for (let i = 0; i < count; i++) {
-      const partition = i < chosen.length ? (chosen[i] as PartitionKey) : (chosen[choices.pick(stream, chosen.length)] as PartitionKey);
+      const partition =
+        i < chosen.length ? (chosen[i] as PartitionKey) : (chosen[choices.pick(stream, chosen.length)] as PartitionKey);
       records.push({ partition, value: `${ghost}/${i}` });
     }
     return records;
@@ -243,13 +282,18 @@ export class TransactionalProducer {
       },
       (r) => {
         let errorCode: number = Errors.NETWORK_EXCEPTION;
-        if (r.kind === "response" && r.body.api === "AddPartitionsToTxn") errorCode = r.body.errorCode !== Errors.NONE ? r.body.errorCode : (r.body.results[0]?.errorCode ?? Errors.NONE);
+        if (r.kind === "response" && r.body.api === "AddPartitionsToTxn")
+          errorCode =
+            r.body.errorCode !== Errors.NONE ? r.body.errorCode : (r.body.results[0]?.errorCode ?? Errors.NONE);
         if (errorCode === Errors.NONE) {
           txn.added.add(partition);
           return this.sendNextRecord();
         }
         if (FATAL.has(errorCode)) return this.fatal(`AddPartitionsToTxn: ${errorName(errorCode)}`);
-        if ((RETRY_COORDINATOR.has(errorCode) || errorCode === Errors.NETWORK_EXCEPTION) && attempt + 1 < this.config.maxAttempts) {
+        if (
+          (RETRY_COORDINATOR.has(errorCode) || errorCode === Errors.NETWORK_EXCEPTION) &&
+          attempt + 1 < this.config.maxAttempts
+        ) {
           return this.ctx.sim.schedule(this.config.retryBackoffMs, () => this.addPartition(partition, attempt + 1));
         }
         txn.abortable = `AddPartitionsToTxn: ${errorName(errorCode)}`;
@@ -276,7 +320,8 @@ export class TransactionalProducer {
         ghostTxn: txn.ghost,
       },
       (r) => {
-        const errorCode = r.kind === "response" && r.body.api === "Produce" ? r.body.errorCode : Errors.NETWORK_EXCEPTION;
+        const errorCode =
+          r.kind === "response" && r.body.api === "Produce" ? r.body.errorCode : Errors.NETWORK_EXCEPTION;
         if (errorCode === Errors.NONE) {
           this.nextSequence.set(partition, sequence + 1);
           txn.next++;
@@ -284,7 +329,9 @@ export class TransactionalProducer {
         }
         if (FATAL.has(errorCode)) return this.fatal(`Produce to ${partition}: ${errorName(errorCode)}`);
         if (RETRY_PRODUCE.has(errorCode) && attempt + 1 < this.config.maxAttempts) {
-          return this.ctx.sim.schedule(this.config.retryBackoffMs, () => this.produce(partition, value, sequence, attempt + 1));
+          return this.ctx.sim.schedule(this.config.retryBackoffMs, () =>
+            this.produce(partition, value, sequence, attempt + 1),
+          );
         }
         txn.abortable = `Produce to ${partition}: ${errorName(errorCode)}`;
         this.sendNextRecord();
@@ -297,9 +344,16 @@ export class TransactionalProducer {
   private endTransaction(attempt: number): void {
     const txn = this.current as CurrentTxn;
     if (attempt === 0) {
-      txn.commit = !txn.abortable && !this.ctx.choices.chance(workloadStreamName(this.config.name), this.workload.abortPpm);
+      txn.commit =
+        !txn.abortable && !this.ctx.choices.chance(workloadStreamName(this.config.name), this.workload.abortPpm);
       this.phase = "ending";
-      this.emit("producer.end", { txn: txn.ghost, commit: txn.commit, pid: this.producerId, epoch: this.producerEpoch, reason: txn.abortable });
+      this.emit("producer.end", {
+        txn: txn.ghost,
+        commit: txn.commit,
+        pid: this.producerId,
+        epoch: this.producerEpoch,
+        reason: txn.abortable,
+      });
     }
     const nothingSent = !this.tv2 && txn.added.size === 0;
     if (nothingSent) return this.completed(txn, "aborted", "nothing was added to the transaction");
@@ -318,10 +372,16 @@ export class TransactionalProducer {
         const errorCode = response ? response.errorCode : Errors.NETWORK_EXCEPTION;
         if (errorCode === Errors.NONE && response) {
           if (this.tv2) this.setIdentity(response.producerId, response.producerEpoch);
-          return this.completed(txn, txn.commit ? "committed" : "aborted", `EndTxn(${txn.commit ? "COMMIT" : "ABORT"}) acknowledged`);
+          return this.completed(
+            txn,
+            txn.commit ? "committed" : "aborted",
+            `EndTxn(${txn.commit ? "COMMIT" : "ABORT"}) acknowledged`,
+          );
         }
-        if (FATAL.has(errorCode) || errorCode === Errors.INVALID_TXN_STATE) return this.fatal(`EndTxn: ${errorName(errorCode)}`);
-        if (attempt + 1 >= this.config.maxAttempts * 4) return this.giveUp(`EndTxn: ${errorName(errorCode)} after ${attempt + 1} attempts`);
+        if (FATAL.has(errorCode) || errorCode === Errors.INVALID_TXN_STATE)
+          return this.fatal(`EndTxn: ${errorName(errorCode)}`);
+        if (attempt + 1 >= this.config.maxAttempts * 4)
+          return this.giveUp(`EndTxn: ${errorName(errorCode)} after ${attempt + 1} attempts`);
         this.ctx.sim.schedule(this.config.retryBackoffMs, () => this.endTransaction(attempt + 1));
       },
     );
@@ -329,7 +389,13 @@ export class TransactionalProducer {
 
   private completed(txn: CurrentTxn, outcome: "committed" | "aborted", detail: string): void {
     this.emit("producer.outcome", { txn: txn.ghost, outcome, pid: this.producerId, epoch: this.producerEpoch });
-    this.ctx.ghost.producerOutcome({ ghostTxn: txn.ghost, producer: this.config.name, outcome, detail, atMs: this.ctx.sim.nowMs });
+    this.ctx.ghost.producerOutcome({
+      ghostTxn: txn.ghost,
+      producer: this.config.name,
+      outcome,
+      detail,
+      atMs: this.ctx.sim.nowMs,
+    });
     this.current = null;
     this.phase = "idle";
     // TV0/1 after an abortable error: bump the epoch (KIP-360) so sequences restart cleanly.
@@ -343,7 +409,14 @@ export class TransactionalProducer {
   private fatal(reason: string): void {
     const txn = this.current;
     this.emit("producer.fatal", { reason, txn: txn?.ghost ?? null });
-    if (txn) this.ctx.ghost.producerOutcome({ ghostTxn: txn.ghost, producer: this.config.name, outcome: "unknown", detail: reason, atMs: this.ctx.sim.nowMs });
+    if (txn)
+      this.ctx.ghost.producerOutcome({
+        ghostTxn: txn.ghost,
+        producer: this.config.name,
+        outcome: "unknown",
+        detail: reason,
+        atMs: this.ctx.sim.nowMs,
+      });
     this.current = null;
     if (this.superseded) return this.finish("closed");
     // The application closes the fenced producer and creates a new one with the same transactional.id.
@@ -354,7 +427,14 @@ export class TransactionalProducer {
   private giveUp(reason: string): void {
     const txn = this.current;
     this.emit("producer.give-up", { reason, txn: txn?.ghost ?? null });
-    if (txn) this.ctx.ghost.producerOutcome({ ghostTxn: txn.ghost, producer: this.config.name, outcome: "unknown", detail: reason, atMs: this.ctx.sim.nowMs });
+    if (txn)
+      this.ctx.ghost.producerOutcome({
+        ghostTxn: txn.ghost,
+        producer: this.config.name,
+        outcome: "unknown",
+        detail: reason,
+        atMs: this.ctx.sim.nowMs,
+      });
     this.current = null;
     this.finish("closed");
   }
@@ -362,7 +442,14 @@ export class TransactionalProducer {
   private finish(phase: "finished" | "closed"): void {
     if (this.isDone) return;
     const txn = this.current;
-    if (txn) this.ctx.ghost.producerOutcome({ ghostTxn: txn.ghost, producer: this.config.name, outcome: "unknown", detail: "producer closed mid-transaction", atMs: this.ctx.sim.nowMs });
+    if (txn)
+      this.ctx.ghost.producerOutcome({
+        ghostTxn: txn.ghost,
+        producer: this.config.name,
+        outcome: "unknown",
+        detail: "producer closed mid-transaction",
+        atMs: this.ctx.sim.nowMs,
+      });
     this.current = null;
     this.phase = phase;
     this.emit(`producer.${phase}`, { transactions: this.started });

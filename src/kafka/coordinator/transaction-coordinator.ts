@@ -1,9 +1,22 @@
 import type { InboundRequest } from "../../sim/network.js";
 import { Errors, errorName, IllegalStateException } from "../common/errors.js";
 import { IdSequence } from "../common/id-sequence.js";
-import { isEpochExhausted, MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type TransactionResult, type TransactionVersion } from "../common/types.js";
+import {
+  isEpochExhausted,
+  MAX_PRODUCER_EPOCH,
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  type TransactionResult,
+  type TransactionVersion,
+} from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
-import type { AddPartitionsToTxnRequest, EndTxnRequest, InitProducerIdRequest, KafkaRequest, KafkaResponse } from "../protocol.js";
+import type {
+  AddPartitionsToTxnRequest,
+  EndTxnRequest,
+  InitProducerIdRequest,
+  KafkaRequest,
+  KafkaResponse,
+} from "../protocol.js";
 import type { ReleaseProfile } from "../release.js";
 import type { TransactionLog } from "./transaction-log.js";
 import { TransactionMarkerChannelManager } from "./transaction-marker-channel-manager.js";
@@ -36,7 +49,10 @@ interface EndTxnParams {
 type EndTxnCallback = (errorCode: number, producerId: number, producerEpoch: number) => void;
 
 /** TV2 EndTxn outcome per state (KAFKA.md 1.7): a transition, NONE without a write, or an error. */
-type Tv2Action = { kind: "prepare"; target: "PrepareCommit" | "PrepareAbort"; emptyAbort: boolean } | { kind: "none" } | { kind: "error"; errorCode: number };
+type Tv2Action =
+  | { kind: "prepare"; target: "PrepareCommit" | "PrepareAbort"; emptyAbort: boolean }
+  | { kind: "none" }
+  | { kind: "error"; errorCode: number };
 
 /**
  * TransactionCoordinator: InitProducerId, AddPartitionsToTxn, EndTxn (TV0/1 and TV2), transaction
@@ -83,9 +99,13 @@ export class TransactionCoordinator {
           request.respond({ api: "InitProducerId", errorCode, producerId, producerEpoch }),
         );
       case "AddPartitionsToTxn":
-        return this.handleAddPartitionsToTxn(body, (errorCode, results) => request.respond({ api: "AddPartitionsToTxn", errorCode, results }));
+        return this.handleAddPartitionsToTxn(body, (errorCode, results) =>
+          request.respond({ api: "AddPartitionsToTxn", errorCode, results }),
+        );
       case "EndTxn":
-        return this.handleEndTxn(body, (errorCode, producerId, producerEpoch) => request.respond({ api: "EndTxn", errorCode, producerId, producerEpoch }));
+        return this.handleEndTxn(body, (errorCode, producerId, producerEpoch) =>
+          request.respond({ api: "EndTxn", errorCode, producerId, producerEpoch }),
+        );
       default:
         throw new Error(`coordinator ${this.id} cannot handle ${body.api}`);
     }
@@ -105,7 +125,12 @@ export class TransactionCoordinator {
       for (const metadata of loaded) {
         if (!isPrepare(metadata.state)) continue;
         const complete = metadata.prepareComplete(this.ctx.sim.nowMs);
-        this.markers.addTxnMarkersToSend(coordinatorEpoch, metadata.state === "PrepareCommit" ? "COMMIT" : "ABORT", metadata, complete);
+        this.markers.addTxnMarkersToSend(
+          coordinatorEpoch,
+          metadata.state === "PrepareCommit" ? "COMMIT" : "ABORT",
+          metadata,
+          complete,
+        );
       }
       this.scheduleTimeoutCheck(coordinatorEpoch);
     });
@@ -121,12 +146,21 @@ export class TransactionCoordinator {
   // ------------------------------------------------------------ InitProducerId
 
   handleInitProducerId(req: InitProducerIdRequest, respond: EndTxnCallback): void {
-    if (req.transactionTimeoutMs > this.ctx.config.transactionMaxTimeoutMs) return respond(Errors.INVALID_TRANSACTION_TIMEOUT, -1, -1);
+    if (req.transactionTimeoutMs > this.ctx.config.transactionMaxTimeoutMs)
+      return respond(Errors.INVALID_TRANSACTION_TIMEOUT, -1, -1);
     const lookup = this.state.lookup(req.transactionalId);
     if (lookup.kind === "error") return respond(lookup.errorCode, -1, -1);
     const metadata =
       lookup.metadata ??
-      this.state.putIfAbsent(new TransactionMetadata(req.transactionalId, this.producerIds.generateProducerId(), NO_PRODUCER_EPOCH, req.transactionTimeoutMs, this.ctx.sim.nowMs));
+      this.state.putIfAbsent(
+        new TransactionMetadata(
+          req.transactionalId,
+          this.producerIds.generateProducerId(),
+          NO_PRODUCER_EPOCH,
+          req.transactionTimeoutMs,
+          this.ctx.sim.nowMs,
+        ),
+      );
     if (metadata.pendingState !== null) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
     const expectedEpoch = req.producerId !== NO_PRODUCER_ID ? req.producerEpoch : null;
     if (expectedEpoch !== null) {
@@ -143,13 +177,23 @@ export class TransactionCoordinator {
         return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
       case "Ongoing":
         // Fence the ongoing transaction: abort it at a bumped epoch; the client must retry.
-        return this.abortOngoing(metadata, (errorCode) => respond(errorCode === Errors.NONE ? Errors.CONCURRENT_TRANSACTIONS : errorCode, -1, -1));
+        return this.abortOngoing(metadata, (errorCode) =>
+          respond(errorCode === Errors.NONE ? Errors.CONCURRENT_TRANSACTIONS : errorCode, -1, -1),
+        );
       case "Empty":
       case "CompleteCommit":
       case "CompleteAbort": {
         let transit: TxnTransitMetadata;
-        if (isEpochExhausted(metadata.producerEpoch) && (expectedEpoch === null || expectedEpoch === metadata.producerEpoch)) {
-          transit = metadata.prepareProducerIdRotation(this.producerIds.generateProducerId(), req.transactionTimeoutMs, now, expectedEpoch !== null);
+        if (
+          isEpochExhausted(metadata.producerEpoch) &&
+          (expectedEpoch === null || expectedEpoch === metadata.producerEpoch)
+        ) {
+          transit = metadata.prepareProducerIdRotation(
+            this.producerIds.generateProducerId(),
+            req.transactionTimeoutMs,
+            now,
+            expectedEpoch !== null,
+          );
         } else {
           try {
             transit = metadata.prepareIncrementProducerEpoch(req.transactionTimeoutMs, expectedEpoch, now);
@@ -160,7 +204,11 @@ export class TransactionCoordinator {
         }
         return this.state.appendTransactionToLog(metadata, lookup.coordinatorEpoch, transit, (errorCode) => {
           if (errorCode !== Errors.NONE) return respond(errorCode, -1, -1);
-          this.ctx.sim.emit(this.id, "txn.init", { txnId: req.transactionalId, pid: transit.producerId, epoch: transit.producerEpoch });
+          this.ctx.sim.emit(this.id, "txn.init", {
+            txnId: req.transactionalId,
+            pid: transit.producerId,
+            epoch: transit.producerEpoch,
+          });
           respond(Errors.NONE, transit.producerId, transit.producerEpoch);
         });
       }
@@ -171,8 +219,15 @@ export class TransactionCoordinator {
 
   // ------------------------------------------------------------ AddPartitionsToTxn
 
-  handleAddPartitionsToTxn(req: AddPartitionsToTxnRequest, respond: (errorCode: number, results: { partition: string; errorCode: number }[]) => void): void {
-    const all = (errorCode: number) => respond(Errors.NONE, req.partitions.map((partition) => ({ partition, errorCode })));
+  handleAddPartitionsToTxn(
+    req: AddPartitionsToTxnRequest,
+    respond: (errorCode: number, results: { partition: string; errorCode: number }[]) => void,
+  ): void {
+    const all = (errorCode: number) =>
+      respond(
+        Errors.NONE,
+        req.partitions.map((partition) => ({ partition, errorCode })),
+      );
     const lookup = this.state.lookup(req.transactionalId);
     if (lookup.kind === "error") return respond(lookup.errorCode, []);
     const metadata = lookup.metadata;
@@ -183,7 +238,10 @@ export class TransactionCoordinator {
       if (isPrepare(metadata.state)) return all(Errors.CONCURRENT_TRANSACTIONS);
       return respond(
         Errors.NONE,
-        req.partitions.map((partition) => ({ partition, errorCode: metadata.topicPartitions.has(partition) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE })),
+        req.partitions.map((partition) => ({
+          partition,
+          errorCode: metadata.topicPartitions.has(partition) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE,
+        })),
       );
     }
     if (metadata.pendingState !== null) return all(Errors.CONCURRENT_TRANSACTIONS);
@@ -198,7 +256,12 @@ export class TransactionCoordinator {
     const transit = metadata.prepareAddPartitions(req.partitions, this.ctx.sim.nowMs, clientTv, req.ghostTxn);
     this.state.appendTransactionToLog(metadata, lookup.coordinatorEpoch, transit, (errorCode) => {
       if (errorCode === Errors.NONE) {
-        this.ctx.sim.emit(this.id, "txn.add-partitions", { txnId: req.transactionalId, partitions: req.partitions.join(","), epoch: metadata.producerEpoch, txn: metadata.ghostTxn });
+        this.ctx.sim.emit(this.id, "txn.add-partitions", {
+          txnId: req.transactionalId,
+          partitions: req.partitions.join(","),
+          epoch: metadata.producerEpoch,
+          txn: metadata.ghostTxn,
+        });
       }
       all(errorCode);
     });
@@ -209,7 +272,11 @@ export class TransactionCoordinator {
   handleEndTxn(req: EndTxnRequest, respond: EndTxnCallback): void {
     const tv: TransactionVersion = req.version >= 5 ? 2 : 0;
     const mapped: EndTxnCallback = (errorCode, pid, epoch) =>
-      respond(req.version < 2 && errorCode === Errors.PRODUCER_FENCED ? Errors.INVALID_PRODUCER_EPOCH : errorCode, pid, epoch);
+      respond(
+        req.version < 2 && errorCode === Errors.PRODUCER_FENCED ? Errors.INVALID_PRODUCER_EPOCH : errorCode,
+        pid,
+        epoch,
+      );
     this.endTransaction(
       {
         transactionalId: req.transactionalId,
@@ -235,10 +302,17 @@ export class TransactionCoordinator {
   }
 
   /** endTransactionWithTV1: the epoch stays; markers carry the data's epoch. */
-  private endTransactionTv1(params: EndTxnParams, metadata: TransactionMetadata, coordinatorEpoch: number, respond: EndTxnCallback): void {
+  private endTransactionTv1(
+    params: EndTxnParams,
+    metadata: TransactionMetadata,
+    coordinatorEpoch: number,
+    respond: EndTxnCallback,
+  ): void {
     if (metadata.producerId !== params.producerId) return respond(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
     const fence = metadata.pendingState === "PrepareEpochFence";
-    const epochBad = params.isFromClient ? params.producerEpoch !== metadata.producerEpoch : params.producerEpoch < metadata.producerEpoch;
+    const epochBad = params.isFromClient
+      ? params.producerEpoch !== metadata.producerEpoch
+      : params.producerEpoch < metadata.producerEpoch;
     if (epochBad) return respond(Errors.PRODUCER_FENCED, -1, -1);
     if (metadata.pendingState !== null && !fence) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
     const commit = params.result === "COMMIT";
@@ -251,9 +325,13 @@ export class TransactionCoordinator {
         return this.writePrepare(params, metadata, coordinatorEpoch, transit, fence, false, respond);
       }
       case "CompleteCommit":
-        return commit ? respond(Errors.NONE, metadata.producerId, metadata.producerEpoch) : respond(Errors.INVALID_TXN_STATE, -1, -1);
+        return commit
+          ? respond(Errors.NONE, metadata.producerId, metadata.producerEpoch)
+          : respond(Errors.INVALID_TXN_STATE, -1, -1);
       case "CompleteAbort":
-        return commit ? respond(Errors.INVALID_TXN_STATE, -1, -1) : respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
+        return commit
+          ? respond(Errors.INVALID_TXN_STATE, -1, -1)
+          : respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
       case "PrepareCommit":
         return respond(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE, -1, -1);
       case "PrepareAbort":
@@ -264,31 +342,55 @@ export class TransactionCoordinator {
   }
 
   /** endTransaction for TV2: every EndTxn bumps the epoch; retries are recognised by epoch. */
-  private endTransactionTv2(params: EndTxnParams, metadata: TransactionMetadata, coordinatorEpoch: number, respond: EndTxnCallback): void {
+  private endTransactionTv2(
+    params: EndTxnParams,
+    metadata: TransactionMetadata,
+    coordinatorEpoch: number,
+    respond: EndTxnCallback,
+  ): void {
     const fence = metadata.pendingState === "PrepareEpochFence";
     const e = params.producerEpoch;
     const m = metadata.producerEpoch;
     const recognise = this.flags.recognizeTv2EndTxnRetry;
     const retryOnEpochBump = recognise && !fence && m === e + 1;
-    const retryOnOverflow = recognise && !fence && metadata.prevProducerId === params.producerId && e === MAX_PRODUCER_EPOCH - 1 && m === 0;
+    const retryOnOverflow =
+      recognise && !fence && metadata.prevProducerId === params.producerId && e === MAX_PRODUCER_EPOCH - 1 && m === 0;
     const isRetry = retryOnEpochBump || retryOnOverflow;
-    if (metadata.producerId !== params.producerId && !retryOnOverflow) return respond(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
+    if (metadata.producerId !== params.producerId && !retryOnOverflow)
+      return respond(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
     if (metadata.pendingState !== null && !fence) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
-    if (!this.tv2EpochValid(metadata, params, fence, retryOnEpochBump, retryOnOverflow)) return respond(Errors.PRODUCER_FENCED, -1, -1);
+    if (!this.tv2EpochValid(metadata, params, fence, retryOnEpochBump, retryOnOverflow))
+      return respond(Errors.PRODUCER_FENCED, -1, -1);
     const action = this.tv2Action(metadata.state, params.result, isRetry);
     if (action.kind === "error") return respond(action.errorCode, -1, -1);
     if (action.kind === "none") return respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
     if (fence) this.clearFence(metadata, params.producerEpoch);
     if (params.isFromClient) metadata.creditGhost(params.requestGhostTxn);
     const bump = this.flags.epochBumpOnEndTxn;
-    const exhaustedBump = bump && isEpochExhausted(metadata.producerEpoch) && (params.isFromClient || this.flags.maxEpochRecovery);
+    const exhaustedBump =
+      bump && isEpochExhausted(metadata.producerEpoch) && (params.isFromClient || this.flags.maxEpochRecovery);
     const nextProducerId = exhaustedBump ? this.producerIds.generateProducerId() : NO_PRODUCER_ID;
-    const noBumpAtMax = this.flags.maxEpochRecovery && metadata.producerEpoch === MAX_PRODUCER_EPOCH && action.target === "PrepareAbort";
-    const transit = metadata.prepareAbortOrCommit(action.target, 2, bump && !noBumpAtMax, nextProducerId, this.ctx.sim.nowMs, action.emptyAbort, params.requestGhostTxn);
+    const noBumpAtMax =
+      this.flags.maxEpochRecovery && metadata.producerEpoch === MAX_PRODUCER_EPOCH && action.target === "PrepareAbort";
+    const transit = metadata.prepareAbortOrCommit(
+      action.target,
+      2,
+      bump && !noBumpAtMax,
+      nextProducerId,
+      this.ctx.sim.nowMs,
+      action.emptyAbort,
+      params.requestGhostTxn,
+    );
     this.writePrepare(params, metadata, coordinatorEpoch, transit, fence, true, respond);
   }
 
-  private tv2EpochValid(metadata: TransactionMetadata, params: EndTxnParams, fence: boolean, retryOnEpochBump: boolean, retryOnOverflow: boolean): boolean {
+  private tv2EpochValid(
+    metadata: TransactionMetadata,
+    params: EndTxnParams,
+    fence: boolean,
+    retryOnEpochBump: boolean,
+    retryOnOverflow: boolean,
+  ): boolean {
     const e = params.producerEpoch;
     const m = metadata.producerEpoch;
     if (fence) return (!params.isFromClient || e === m) && e >= m;
@@ -309,7 +411,11 @@ export class TransactionCoordinator {
 
   private tv2Action(state: TransactionMetadata["state"], result: TransactionResult, isRetry: boolean): Tv2Action {
     const abort = result === "ABORT";
-    const prepare = (target: "PrepareCommit" | "PrepareAbort", emptyAbort: boolean): Tv2Action => ({ kind: "prepare", target, emptyAbort });
+    const prepare = (target: "PrepareCommit" | "PrepareAbort", emptyAbort: boolean): Tv2Action => ({
+      kind: "prepare",
+      target,
+      emptyAbort,
+    });
     const error = (errorCode: number): Tv2Action => ({ kind: "error", errorCode });
     switch (state) {
       case "Ongoing":
@@ -318,7 +424,9 @@ export class TransactionCoordinator {
         return abort ? prepare("PrepareAbort", true) : error(Errors.INVALID_TXN_STATE);
       case "CompleteAbort":
         if (abort) return isRetry ? { kind: "none" } : prepare("PrepareAbort", true);
-        return error(isRetry && this.flags.commitRetryInCompleteAbortFenced ? Errors.PRODUCER_FENCED : Errors.INVALID_TXN_STATE);
+        return error(
+          isRetry && this.flags.commitRetryInCompleteAbortFenced ? Errors.PRODUCER_FENCED : Errors.INVALID_TXN_STATE,
+        );
       case "CompleteCommit":
         if (abort) return isRetry ? error(Errors.INVALID_TXN_STATE) : prepare("PrepareAbort", true);
         return isRetry ? { kind: "none" } : error(Errors.INVALID_TXN_STATE);
@@ -355,7 +463,16 @@ export class TransactionCoordinator {
         return respond(errorCode, -1, -1);
       }
       const result = transit.txnState === "PrepareCommit" ? "COMMIT" : "ABORT";
-      this.ctx.sim.emit(this.id, "txn.prepare", { txnId: params.transactionalId, state: transit.txnState, pid: transit.producerId, epoch: transit.producerEpoch, ce: coordinatorEpoch, tv: transit.clientTransactionVersion, txn: transit.ghostTxn, by: params.isFromClient ? "client" : "coordinator" });
+      this.ctx.sim.emit(this.id, "txn.prepare", {
+        txnId: params.transactionalId,
+        state: transit.txnState,
+        pid: transit.producerId,
+        epoch: transit.producerEpoch,
+        ce: coordinatorEpoch,
+        tv: transit.clientTransactionVersion,
+        txn: transit.ghostTxn,
+        by: params.isFromClient ? "client" : "coordinator",
+      });
       this.ctx.ghost.txnDecided({
         ghostTxn: transit.ghostTxn,
         transactionalId: params.transactionalId,
@@ -378,17 +495,26 @@ export class TransactionCoordinator {
     });
   }
 
-  private recheckAfterPrepare(params: EndTxnParams, metadata: TransactionMetadata, coordinatorEpoch: number, transit: TxnTransitMetadata, tv2: boolean): number {
+  private recheckAfterPrepare(
+    params: EndTxnParams,
+    metadata: TransactionMetadata,
+    coordinatorEpoch: number,
+    transit: TxnTransitMetadata,
+    tv2: boolean,
+  ): number {
     const lookup = this.state.lookup(params.transactionalId);
     if (lookup.kind === "error") return lookup.errorCode;
     if (lookup.coordinatorEpoch !== coordinatorEpoch || lookup.metadata !== metadata) return Errors.NOT_COORDINATOR;
     if (metadata.producerId !== transit.producerId) return Errors.INVALID_PRODUCER_ID_MAPPING;
     // Mutant endTxnEpochCheck off: an EndTxn one epoch behind was taken as current, and bumped once more.
     const behind = !this.flags.endTxnEpochCheck && metadata.producerEpoch === params.producerEpoch + 2;
-    const epochOk = tv2 ? metadata.producerEpoch === params.producerEpoch || metadata.producerEpoch === params.producerEpoch + 1 || behind : metadata.producerEpoch === transit.producerEpoch;
+    const epochOk = tv2
+      ? metadata.producerEpoch === params.producerEpoch || metadata.producerEpoch === params.producerEpoch + 1 || behind
+      : metadata.producerEpoch === transit.producerEpoch;
     if (!epochOk) return Errors.PRODUCER_FENCED;
     if (metadata.pendingState !== null) return Errors.CONCURRENT_TRANSACTIONS;
-    if (metadata.state !== transit.txnState) throw new IllegalStateException(`after ${transit.txnState}, ${metadata.transactionalId} is ${metadata.state}`);
+    if (metadata.state !== transit.txnState)
+      throw new IllegalStateException(`after ${transit.txnState}, ${metadata.transactionalId} is ${metadata.state}`);
     return Errors.NONE;
   }
 
@@ -434,11 +560,22 @@ export class TransactionCoordinator {
   /** abortTimedOutTransactions: Ongoing, nothing pending, started longer ago than its timeout. */
   abortTimedOutTransactions(): void {
     const now = this.ctx.sim.nowMs;
-    const expired = [...this.state.all()].filter((m) => m.state === "Ongoing" && m.pendingState === null && m.txnStartTimestamp + m.txnTimeoutMs < now);
+    const expired = [...this.state.all()].filter(
+      (m) => m.state === "Ongoing" && m.pendingState === null && m.txnStartTimestamp + m.txnTimeoutMs < now,
+    );
     for (const metadata of expired) {
-      this.ctx.sim.emit(this.id, "txn.timeout", { txnId: metadata.transactionalId, pid: metadata.producerId, epoch: metadata.producerEpoch, txn: metadata.ghostTxn });
+      this.ctx.sim.emit(this.id, "txn.timeout", {
+        txnId: metadata.transactionalId,
+        pid: metadata.producerId,
+        epoch: metadata.producerEpoch,
+        txn: metadata.ghostTxn,
+      });
       this.abortOngoing(metadata, (errorCode) => {
-        if (errorCode !== Errors.NONE) this.ctx.sim.emit(this.id, "txn.timeout-abort-cancelled", { txnId: metadata.transactionalId, error: errorName(errorCode) });
+        if (errorCode !== Errors.NONE)
+          this.ctx.sim.emit(this.id, "txn.timeout-abort-cancelled", {
+            txnId: metadata.transactionalId,
+            error: errorName(errorCode),
+          });
       });
     }
   }

@@ -39,24 +39,45 @@ export class TransactionLog {
   }
 
   /** Append with acks=-1; calls back with NONE or the error Kafka's TransactionStateManager maps it to. */
-  append(writer: string, coordinatorEpoch: number, transactionalId: string, record: TxnTransitMetadata, onDone: (errorCode: number) => void): void {
+  append(
+    writer: string,
+    coordinatorEpoch: number,
+    transactionalId: string,
+    record: TxnTransitMetadata,
+    onDone: (errorCode: number) => void,
+  ): void {
     const { min, max } = this.ctx.config.txnLogAppendDelayMs;
     const delayMs = this.ctx.choices.between("txnlog", min, max);
-    const transientFailure = this.ctx.net.faultsActive && this.ctx.choices.chance("txnlog", this.ctx.config.txnLogAppendFailurePpm);
+    const transientFailure =
+      this.ctx.net.faultsActive && this.ctx.choices.chance("txnlog", this.ctx.config.txnLogAppendFailurePpm);
     this.ctx.sim.schedule(delayMs, () => {
       if (coordinatorEpoch !== this.leaderEpoch || writer !== this.leaderNode) {
         // NOT_LEADER_OR_FOLLOWER from the replica manager becomes NOT_COORDINATOR.
-        this.ctx.sim.emit(writer, "txnlog.append-failed", { txnId: transactionalId, state: record.txnState, error: Errors.NOT_COORDINATOR });
+        this.ctx.sim.emit(writer, "txnlog.append-failed", {
+          txnId: transactionalId,
+          state: record.txnState,
+          error: Errors.NOT_COORDINATOR,
+        });
         return onDone(Errors.NOT_COORDINATOR);
       }
       if (transientFailure) {
         // NOT_ENOUGH_REPLICAS / REQUEST_TIMED_OUT become COORDINATOR_NOT_AVAILABLE.
-        this.ctx.sim.emit(writer, "txnlog.append-failed", { txnId: transactionalId, state: record.txnState, error: Errors.COORDINATOR_NOT_AVAILABLE });
+        this.ctx.sim.emit(writer, "txnlog.append-failed", {
+          txnId: transactionalId,
+          state: record.txnState,
+          error: Errors.COORDINATOR_NOT_AVAILABLE,
+        });
         return onDone(Errors.COORDINATOR_NOT_AVAILABLE);
       }
       this.records.set(transactionalId, record);
       this.appendCount++;
-      this.ctx.sim.emit(writer, "txnlog.append", { txnId: transactionalId, state: record.txnState, pid: record.producerId, epoch: record.producerEpoch, ce: coordinatorEpoch });
+      this.ctx.sim.emit(writer, "txnlog.append", {
+        txnId: transactionalId,
+        state: record.txnState,
+        pid: record.producerId,
+        epoch: record.producerEpoch,
+        ce: coordinatorEpoch,
+      });
       onDone(Errors.NONE);
     });
   }

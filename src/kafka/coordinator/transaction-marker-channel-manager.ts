@@ -6,7 +6,11 @@ import { type PartitionKey, parsePartitionKey, type TransactionResult } from "..
 import type { ClusterContext } from "../cluster-context.js";
 import type { KafkaResponse, MarkerGhost } from "../protocol.js";
 import type { ReleaseProfile } from "../release.js";
-import { decodeWriteTxnMarkersResponse, encodeWriteTxnMarkersRequest, type WritableTxnMarker } from "../wire/write-txn-markers.js";
+import {
+  decodeWriteTxnMarkersResponse,
+  encodeWriteTxnMarkersRequest,
+  type WritableTxnMarker,
+} from "../wire/write-txn-markers.js";
 import type { TransactionMetadata, TxnTransitMetadata } from "./transaction-metadata.js";
 import type { TransactionStateManager } from "./transaction-state-manager.js";
 
@@ -93,8 +97,21 @@ export class TransactionMarkerChannelManager {
   }
 
   /** After PrepareX is durable and prepareComplete was called: send markers to every partition. */
-  addTxnMarkersToSend(coordinatorEpoch: number, result: TransactionResult, metadata: TransactionMetadata, completeTransit: TxnTransitMetadata): void {
-    const pending: PendingCompleteTxn = { transactionalId: metadata.transactionalId, coordinatorEpoch, metadata, completeTransit, result, acked: 0, completing: false };
+  addTxnMarkersToSend(
+    coordinatorEpoch: number,
+    result: TransactionResult,
+    metadata: TransactionMetadata,
+    completeTransit: TxnTransitMetadata,
+  ): void {
+    const pending: PendingCompleteTxn = {
+      transactionalId: metadata.transactionalId,
+      coordinatorEpoch,
+      metadata,
+      completeTransit,
+      result,
+      acked: 0,
+      completing: false,
+    };
     this.pendingTxns.set(metadata.transactionalId, pending);
     const markerFields = {
       transactionalId: metadata.transactionalId,
@@ -135,22 +152,24 @@ export class TransactionMarkerChannelManager {
       byBroker.set(leader, list);
     }
     for (const [broker, list] of byBroker) {
-      const entry: TxnMarkerEntry = resendOf && sameSet(resendOf.partitions, list)
-        ? resendOf
-        : {
-            transactionalId: fields.transactionalId,
-            producerId: fields.producerId,
-            producerEpoch: fields.producerEpoch,
-            result: fields.result,
-            coordinatorEpoch: fields.coordinatorEpoch,
-            transactionVersion: fields.transactionVersion,
-            ghostTxn: fields.ghostTxn,
-            markerId: resendOf?.markerId ?? this.markerIds.next(),
-            partitions: list,
-            resend: resendOf?.resend ?? 0,
-          };
+      const entry: TxnMarkerEntry =
+        resendOf && sameSet(resendOf.partitions, list)
+          ? resendOf
+          : {
+              transactionalId: fields.transactionalId,
+              producerId: fields.producerId,
+              producerEpoch: fields.producerEpoch,
+              result: fields.result,
+              coordinatorEpoch: fields.coordinatorEpoch,
+              transactionVersion: fields.transactionVersion,
+              ghostTxn: fields.ghostTxn,
+              markerId: resendOf?.markerId ?? this.markerIds.next(),
+              partitions: list,
+              resend: resendOf?.resend ?? 0,
+            };
       const channel = this.channel(broker);
-      if (channel.queue.length >= MAX_QUEUED_PER_BROKER) throw new BoundExceeded(`markers queued at ${this.self} for ${broker}`, MAX_QUEUED_PER_BROKER);
+      if (channel.queue.length >= MAX_QUEUED_PER_BROKER)
+        throw new BoundExceeded(`markers queued at ${this.self} for ${broker}`, MAX_QUEUED_PER_BROKER);
       channel.queue.push({ pending, entry });
     }
     this.wakeup();
@@ -159,7 +178,15 @@ export class TransactionMarkerChannelManager {
   private channel(broker: string): BrokerChannel {
     let c = this.channels.get(broker);
     if (!c) {
-      c = { broker, queue: [], connection: null, inFlight: false, apiMaxVersion: null, reconnectAtMs: 0, reconnectTimerSet: false };
+      c = {
+        broker,
+        queue: [],
+        connection: null,
+        inFlight: false,
+        apiMaxVersion: null,
+        reconnectAtMs: 0,
+        reconnectTimerSet: false,
+      };
       this.channels.set(broker, c);
     }
     return c;
@@ -190,7 +217,8 @@ export class TransactionMarkerChannelManager {
 
   private sendLoop(): void {
     const retries = this.completionRetries.splice(0);
-    for (const pending of retries) if (this.pendingTxns.get(pending.transactionalId) === pending) this.writeTxnCompletion(pending);
+    for (const pending of retries)
+      if (this.pendingTxns.get(pending.transactionalId) === pending) this.writeTxnCompletion(pending);
     for (const channel of this.channels.values()) this.trySend(channel);
   }
 
@@ -212,8 +240,11 @@ export class TransactionMarkerChannelManager {
       channel.apiMaxVersion = null;
     }
     const flags = this.release().flags;
-    if (flags.markerVersionDiscovery && channel.apiMaxVersion === null) return this.discoverVersions(channel, channel.connection);
-    const version = flags.markerVersionDiscovery ? Math.min(flags.maxWriteTxnMarkersVersion, channel.apiMaxVersion as number) : flags.maxWriteTxnMarkersVersion;
+    if (flags.markerVersionDiscovery && channel.apiMaxVersion === null)
+      return this.discoverVersions(channel, channel.connection);
+    const version = flags.markerVersionDiscovery
+      ? Math.min(flags.maxWriteTxnMarkersVersion, channel.apiMaxVersion as number)
+      : flags.maxWriteTxnMarkersVersion;
     const batch = channel.queue.splice(0);
     this.sendMarkers(channel, channel.connection, version, batch);
   }
@@ -243,16 +274,40 @@ export class TransactionMarkerChannelManager {
       coordinatorEpoch: entry.coordinatorEpoch,
       transactionVersion: fill ? entry.transactionVersion : 0,
     }));
-    const ghosts: MarkerGhost[] = batch.map(({ entry }) => ({ ghostTxn: entry.ghostTxn, transactionalId: entry.transactionalId, markerId: entry.markerId, resend: entry.resend }));
-    const bytes = encodeWriteTxnMarkersRequest({ apiVersion: version, correlationId: this.nextCorrelationId++, clientId: `${this.self}-txn-marker-sender` }, markers);
+    const ghosts: MarkerGhost[] = batch.map(({ entry }) => ({
+      ghostTxn: entry.ghostTxn,
+      transactionalId: entry.transactionalId,
+      markerId: entry.markerId,
+      resend: entry.resend,
+    }));
+    const bytes = encodeWriteTxnMarkersRequest(
+      { apiVersion: version, correlationId: this.nextCorrelationId++, clientId: `${this.self}-txn-marker-sender` },
+      markers,
+    );
     // corr ties each marker to its request's arrow; tv is the transaction's version, which only a v2 request carries.
     const corr = this.ctx.net.nextCorrelationId;
     for (const { entry } of batch) {
-      this.ctx.sim.emit(this.self, "markers.send", { broker: channel.broker, marker: entry.markerId, resend: entry.resend, v: version, pid: entry.producerId, epoch: entry.producerEpoch, result: entry.result, ce: entry.coordinatorEpoch, tv: entry.transactionVersion, partitions: entry.partitions.join(","), txn: entry.ghostTxn, corr });
+      this.ctx.sim.emit(this.self, "markers.send", {
+        broker: channel.broker,
+        marker: entry.markerId,
+        resend: entry.resend,
+        v: version,
+        pid: entry.producerId,
+        epoch: entry.producerEpoch,
+        result: entry.result,
+        ce: entry.coordinatorEpoch,
+        tv: entry.transactionVersion,
+        partitions: entry.partitions.join(","),
+        txn: entry.ghostTxn,
+        corr,
+      });
     }
     channel.inFlight = true;
-    const correlationId = this.ctx.net.request(connection, { api: "WriteTxnMarkers", bytes, ghosts }, this.ctx.config.requestTimeoutMs, (result) =>
-      this.onMarkersResult(channel, version, batch, result),
+    const correlationId = this.ctx.net.request(
+      connection,
+      { api: "WriteTxnMarkers", bytes, ghosts },
+      this.ctx.config.requestTimeoutMs,
+      (result) => this.onMarkersResult(channel, version, batch, result),
     );
     const release = this.release().name;
     batch.forEach(({ entry }, i) => {
@@ -289,13 +344,22 @@ export class TransactionMarkerChannelManager {
     return this.state.isServing(pending.coordinatorEpoch) && this.pendingTxns.get(pending.transactionalId) === pending;
   }
 
-  private onMarkersResult(channel: BrokerChannel, version: number, batch: QueuedMarker[], result: RpcResult<KafkaResponse>): void {
+  private onMarkersResult(
+    channel: BrokerChannel,
+    version: number,
+    batch: QueuedMarker[],
+    result: RpcResult<KafkaResponse>,
+  ): void {
     channel.inFlight = false;
     if (result.kind === "disconnected") {
       this.disconnected(channel);
       for (const { pending, entry } of batch) {
         if (this.isCurrent(pending)) {
-          this.ctx.sim.emit(this.self, "markers.requeue", { broker: channel.broker, marker: entry.markerId, reason: result.reason });
+          this.ctx.sim.emit(this.self, "markers.requeue", {
+            broker: channel.broker,
+            marker: entry.markerId,
+            reason: result.reason,
+          });
           this.enqueueByLeader(pending, entry, entry.partitions, entry);
         } else {
           this.removeMarkersForTxn(pending);
@@ -303,7 +367,8 @@ export class TransactionMarkerChannelManager {
       }
       return this.wakeup();
     }
-    if (result.body.api !== "WriteTxnMarkers") throw new IllegalStateException(`marker response was ${result.body.api}`);
+    if (result.body.api !== "WriteTxnMarkers")
+      throw new IllegalStateException(`marker response was ${result.body.api}`);
     const response = decodeWriteTxnMarkersResponse(version, result.body.bytes);
     batch.forEach(({ pending, entry }, i) => {
       const markerResult = response.markers[i];
@@ -311,21 +376,33 @@ export class TransactionMarkerChannelManager {
         throw new IllegalStateException(`WriteTxnMarkers response lacks producer ${entry.producerId}`);
       }
       const errors = new Map<PartitionKey, number>();
-      for (const t of markerResult.topics) for (const p of t.partitions) errors.set(`${t.name}-${p.partitionIndex}`, p.errorCode);
+      for (const t of markerResult.topics)
+        for (const p of t.partitions) errors.set(`${t.name}-${p.partitionIndex}`, p.errorCode);
       this.handleMarkerResult(channel, pending, entry, errors);
     });
     this.wakeup();
   }
 
-  private handleMarkerResult(channel: BrokerChannel, pending: PendingCompleteTxn, entry: TxnMarkerEntry, errors: Map<PartitionKey, number>): void {
+  private handleMarkerResult(
+    channel: BrokerChannel,
+    pending: PendingCompleteTxn,
+    entry: TxnMarkerEntry,
+    errors: Map<PartitionKey, number>,
+  ): void {
     if (!this.isCurrent(pending)) return this.removeMarkersForTxn(pending);
     const metadata = pending.metadata;
     const retry: PartitionKey[] = [];
     let abandonWith: number | null = null;
     for (const [partition, errorCode] of errors) {
-      if (errorCode === Errors.NONE || errorCode === Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT || errorCode === Errors.UNSUPPORTED_VERSION) {
+      if (
+        errorCode === Errors.NONE ||
+        errorCode === Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT ||
+        errorCode === Errors.UNSUPPORTED_VERSION
+      ) {
         if (metadata.state !== "PrepareCommit" && metadata.state !== "PrepareAbort") {
-          throw new IllegalStateException(`removePartition ${partition} while ${metadata.transactionalId} is ${metadata.state}`);
+          throw new IllegalStateException(
+            `removePartition ${partition} while ${metadata.transactionalId} is ${metadata.state}`,
+          );
         }
         metadata.topicPartitions.delete(partition);
         pending.acked++;
@@ -340,7 +417,11 @@ export class TransactionMarkerChannelManager {
     if (abandonWith !== null) {
       // Kafka stops sending markers for the whole transaction; CompleteX is never written and the
       // transaction stays in PrepareX (pending CompleteX) until a coordinator reload re-sends.
-      this.ctx.sim.emit(this.self, "markers.abandon", { txnId: pending.transactionalId, broker: channel.broker, error: abandonWith });
+      this.ctx.sim.emit(this.self, "markers.abandon", {
+        txnId: pending.transactionalId,
+        broker: channel.broker,
+        error: abandonWith,
+      });
       this.ctx.ghost.markerSendingAbandoned({
         transactionalId: pending.transactionalId,
         ghostTxn: metadata.ghostTxn,
@@ -358,7 +439,8 @@ export class TransactionMarkerChannelManager {
   private removeMarkersForTxn(pending: PendingCompleteTxn): void {
     if (this.pendingTxns.get(pending.transactionalId) === pending) this.pendingTxns.delete(pending.transactionalId);
     for (const channel of this.channels.values()) {
-      for (let i = channel.queue.length - 1; i >= 0; i--) if ((channel.queue[i] as QueuedMarker).pending === pending) channel.queue.splice(i, 1);
+      for (let i = channel.queue.length - 1; i >= 0; i--)
+        if ((channel.queue[i] as QueuedMarker).pending === pending) channel.queue.splice(i, 1);
     }
   }
 
@@ -382,8 +464,20 @@ export class TransactionMarkerChannelManager {
       (errorCode) => {
         if (errorCode === Errors.NONE) {
           this.removeMarkersForTxn(pending);
-          this.ctx.sim.emit(this.self, "txn.complete", { txnId: metadata.transactionalId, state: metadata.state, pid: metadata.producerId, epoch: metadata.producerEpoch, txn: metadata.ghostTxn });
-          this.ctx.ghost.txnCompleted({ ghostTxn: metadata.ghostTxn, transactionalId: metadata.transactionalId, result: pending.result, coordinator: this.self, atMs: this.ctx.sim.nowMs });
+          this.ctx.sim.emit(this.self, "txn.complete", {
+            txnId: metadata.transactionalId,
+            state: metadata.state,
+            pid: metadata.producerId,
+            epoch: metadata.producerEpoch,
+            txn: metadata.ghostTxn,
+          });
+          this.ctx.ghost.txnCompleted({
+            ghostTxn: metadata.ghostTxn,
+            transactionalId: metadata.transactionalId,
+            result: pending.result,
+            coordinator: this.self,
+            atMs: this.ctx.sim.nowMs,
+          });
         } else if (errorCode === Errors.COORDINATOR_NOT_AVAILABLE) {
           pending.completing = false;
           this.retryCompletionLater(pending);

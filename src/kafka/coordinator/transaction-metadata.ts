@@ -1,5 +1,11 @@
 import { IllegalStateException } from "../common/errors.js";
-import { MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "../common/types.js";
+import {
+  MAX_PRODUCER_EPOCH,
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  type PartitionKey,
+  type TransactionVersion,
+} from "../common/types.js";
 import { ghostTxnNumber } from "../ghost.js";
 import { isComplete, type TransactionStateName, VALID_PREVIOUS_STATES } from "./transaction-state.js";
 
@@ -83,7 +89,9 @@ export class TransactionMetadata {
       ...changes,
     };
     if (target !== "Dead" && (transit.producerId < 0 || transit.producerEpoch < 0)) {
-      throw new IllegalStateException(`${this.transactionalId}: ${target} with producerId ${transit.producerId} epoch ${transit.producerEpoch}`);
+      throw new IllegalStateException(
+        `${this.transactionalId}: ${target} with producerId ${transit.producerId} epoch ${transit.producerEpoch}`,
+      );
     }
     this.pendingState = target;
     return transit;
@@ -91,7 +99,8 @@ export class TransactionMetadata {
 
   /** InitProducerId on Empty/CompleteX: bump (or recognise a retry) and go to Empty. */
   prepareIncrementProducerEpoch(txnTimeoutMs: number, expectedEpoch: number | null, nowMs: number): TxnTransitMetadata {
-    if (this.producerEpoch === MAX_PRODUCER_EPOCH) throw new IllegalStateException(`${this.transactionalId}: epoch exhausted`);
+    if (this.producerEpoch === MAX_PRODUCER_EPOCH)
+      throw new IllegalStateException(`${this.transactionalId}: epoch exhausted`);
     let epoch: number;
     let last: number;
     if (expectedEpoch === null) {
@@ -118,7 +127,12 @@ export class TransactionMetadata {
   }
 
   /** Epoch exhausted: a fresh producer id at epoch 0. */
-  prepareProducerIdRotation(newProducerId: number, txnTimeoutMs: number, nowMs: number, recordLastEpoch: boolean): TxnTransitMetadata {
+  prepareProducerIdRotation(
+    newProducerId: number,
+    txnTimeoutMs: number,
+    nowMs: number,
+    recordLastEpoch: boolean,
+  ): TxnTransitMetadata {
     return this.prepareTransitionTo("Empty", {
       producerId: newProducerId,
       prevProducerId: this.producerId,
@@ -151,7 +165,12 @@ export class TransactionMetadata {
   }
 
   /** AddPartitionsToTxn (client path or TV2 implicit add): Ongoing with the union of partitions. */
-  prepareAddPartitions(partitions: readonly PartitionKey[], nowMs: number, clientTv: TransactionVersion, ghostTxn: string | null): TxnTransitMetadata {
+  prepareAddPartitions(
+    partitions: readonly PartitionKey[],
+    nowMs: number,
+    clientTv: TransactionVersion,
+    ghostTxn: string | null,
+  ): TxnTransitMetadata {
     const starting = this.state === "Empty" || isComplete(this.state);
     const union = [...this.topicPartitions];
     for (const p of partitions) if (!this.topicPartitions.has(p)) union.push(p);
@@ -232,10 +251,13 @@ export class TransactionMetadata {
   /** The log write succeeded: check the transit against Kafka's rules and copy it in. */
   completeTransitionTo(transit: TxnTransitMetadata): void {
     if (this.pendingState !== transit.txnState) {
-      throw new IllegalStateException(`${this.transactionalId}: completing ${transit.txnState} but pending is ${this.pendingState}`);
+      throw new IllegalStateException(
+        `${this.transactionalId}: completing ${transit.txnState} but pending is ${this.pendingState}`,
+      );
     }
     const problem = this.transitionProblem(transit);
-    if (problem) throw new IllegalStateException(`${this.transactionalId}: ${this.state} -> ${transit.txnState}: ${problem}`);
+    if (problem)
+      throw new IllegalStateException(`${this.transactionalId}: ${this.state} -> ${transit.txnState}: ${problem}`);
     this.producerId = transit.producerId;
     this.prevProducerId = transit.prevProducerId;
     this.nextProducerId = transit.nextProducerId;
@@ -255,10 +277,12 @@ export class TransactionMetadata {
     switch (t.txnState) {
       case "Empty": {
         const ok =
-          (t.producerId === this.producerId && (t.producerEpoch === this.producerEpoch || t.producerEpoch === this.producerEpoch + 1)) ||
+          (t.producerId === this.producerId &&
+            (t.producerEpoch === this.producerEpoch || t.producerEpoch === this.producerEpoch + 1)) ||
           (t.producerId !== this.producerId && t.producerEpoch === 0);
         if (!ok) return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
-        if (t.topicPartitions.length > 0 || t.txnStartTimestamp !== -1) return "Empty must have no partitions and no start";
+        if (t.topicPartitions.length > 0 || t.txnStartTimestamp !== -1)
+          return "Empty must have no partitions and no start";
         return null;
       }
       case "Ongoing": {
@@ -271,7 +295,8 @@ export class TransactionMetadata {
       case "PrepareAbort": {
         if (t.producerId !== this.producerId) return "pid changed";
         const bumped = t.producerEpoch === this.producerEpoch + 1 && t.lastProducerEpoch === this.producerEpoch;
-        if (!bumped && t.producerEpoch !== this.producerEpoch) return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
+        if (!bumped && t.producerEpoch !== this.producerEpoch)
+          return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
         if (t.topicPartitions.length !== this.topicPartitions.size) return "partition set changed";
         return null;
       }
@@ -279,7 +304,8 @@ export class TransactionMetadata {
       case "CompleteAbort": {
         const rotated = t.producerId !== this.producerId;
         if (rotated) {
-          if (t.prevProducerId !== this.producerId || t.producerEpoch !== 0) return "rotation must start at epoch 0 from the current pid";
+          if (t.prevProducerId !== this.producerId || t.producerEpoch !== 0)
+            return "rotation must start at epoch 0 from the current pid";
         } else if (t.producerEpoch !== this.producerEpoch) {
           return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
         }
@@ -311,7 +337,13 @@ export class TransactionMetadata {
 
   /** Rebuild from a loaded log record: lastProducerEpoch is not persisted. */
   static fromRecord(transactionalId: string, r: TxnTransitMetadata): TransactionMetadata {
-    const m = new TransactionMetadata(transactionalId, r.producerId, r.producerEpoch, r.txnTimeoutMs, r.txnLastUpdateTimestamp);
+    const m = new TransactionMetadata(
+      transactionalId,
+      r.producerId,
+      r.producerEpoch,
+      r.txnTimeoutMs,
+      r.txnLastUpdateTimestamp,
+    );
     m.prevProducerId = r.prevProducerId;
     m.nextProducerId = r.nextProducerId;
     m.state = r.txnState;

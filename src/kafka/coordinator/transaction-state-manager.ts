@@ -33,7 +33,11 @@ export class TransactionStateManager {
   lookup(transactionalId: string): StateLookup {
     if (!this.owned) return { kind: "error", errorCode: Errors.NOT_COORDINATOR };
     if (this.owned.loading) return { kind: "error", errorCode: Errors.COORDINATOR_LOAD_IN_PROGRESS };
-    return { kind: "ok", coordinatorEpoch: this.owned.coordinatorEpoch, metadata: this.cache.get(transactionalId) ?? null };
+    return {
+      kind: "ok",
+      coordinatorEpoch: this.owned.coordinatorEpoch,
+      metadata: this.cache.get(transactionalId) ?? null,
+    };
   }
 
   putIfAbsent(metadata: TransactionMetadata): TransactionMetadata {
@@ -85,13 +89,16 @@ export class TransactionStateManager {
   ): void {
     this.log.append(this.self, coordinatorEpoch, metadata.transactionalId, transit, (errorCode) => {
       let result = errorCode;
-      const stillOwner = this.owned?.coordinatorEpoch === coordinatorEpoch && this.cache.get(metadata.transactionalId) === metadata;
+      const stillOwner =
+        this.owned?.coordinatorEpoch === coordinatorEpoch && this.cache.get(metadata.transactionalId) === metadata;
       if (result === Errors.NONE && !stillOwner) result = Errors.NOT_COORDINATOR;
       if (result === Errors.NONE) {
         metadata.completeTransitionTo(transit);
       } else if (!keepPendingOn(result)) {
         if (metadata.pendingState !== transit.txnState && stillOwner) {
-          throw new IllegalStateException(`${metadata.transactionalId}: failed write of ${transit.txnState} but pending is ${metadata.pendingState}`);
+          throw new IllegalStateException(
+            `${metadata.transactionalId}: failed write of ${transit.txnState} but pending is ${metadata.pendingState}`,
+          );
         }
         metadata.abortPendingTransition();
       }

@@ -201,7 +201,9 @@ export class ByteReader {
   /** Four bytes big-endian at `at` as a signed 32-bit integer (bounds checked by the caller). */
   private int32At(at: number): number {
     const d = this.data;
-    return ((d[at] as number) << 24) | ((d[at + 1] as number) << 16) | ((d[at + 2] as number) << 8) | (d[at + 3] as number);
+    return (
+      ((d[at] as number) << 24) | ((d[at + 1] as number) << 16) | ((d[at + 2] as number) << 8) | (d[at + 3] as number)
+    );
   }
 
   get remaining(): number {
@@ -209,7 +211,8 @@ export class ByteReader {
   }
 
   private need(n: number, what: string): void {
-    if (this.offset + n > this.data.length) throw new WireFormatError(`${what}: needs ${n} bytes at offset ${this.offset}, ${this.remaining} left`);
+    if (this.offset + n > this.data.length)
+      throw new WireFormatError(`${what}: needs ${n} bytes at offset ${this.offset}, ${this.remaining} left`);
   }
 
   int8(): number {

@@ -46,7 +46,11 @@ function checkVersion(version: number): void {
   }
 }
 
-export function writeWriteTxnMarkersRequestBody(w: ByteWriter, version: number, markers: readonly WritableTxnMarker[]): void {
+export function writeWriteTxnMarkersRequestBody(
+  w: ByteWriter,
+  version: number,
+  markers: readonly WritableTxnMarker[],
+): void {
   checkVersion(version);
   w.compactArray(markers, (m) => {
     w.int64(m.producerId).int16(m.producerEpoch).bool(m.transactionResult);
@@ -84,9 +88,15 @@ export function readWriteTxnMarkersRequestBody(r: ByteReader, version: number): 
 }
 
 /** The whole request as it goes on the wire (without the 4-byte size prefix). */
-export function encodeWriteTxnMarkersRequest(header: Omit<RequestHeader, "apiKey">, markers: readonly WritableTxnMarker[]): Uint8Array {
+export function encodeWriteTxnMarkersRequest(
+  header: Omit<RequestHeader, "apiKey">,
+  markers: readonly WritableTxnMarker[],
+): Uint8Array {
   return ByteWriter.encode((w) => {
-    w.int16(WRITE_TXN_MARKERS_API_KEY).int16(header.apiVersion).int32(header.correlationId).nullableString(header.clientId);
+    w.int16(WRITE_TXN_MARKERS_API_KEY)
+      .int16(header.apiVersion)
+      .int32(header.correlationId)
+      .nullableString(header.clientId);
     w.emptyTaggedFields();
     writeWriteTxnMarkersRequestBody(w, header.apiVersion, markers);
   });
@@ -106,7 +116,11 @@ export function readRequestHeader(r: ByteReader): RequestHeader {
   return { apiKey, apiVersion, correlationId, clientId };
 }
 
-export function encodeWriteTxnMarkersResponse(version: number, correlationId: number, results: readonly WritableTxnMarkerResult[]): Uint8Array {
+export function encodeWriteTxnMarkersResponse(
+  version: number,
+  correlationId: number,
+  results: readonly WritableTxnMarkerResult[],
+): Uint8Array {
   checkVersion(version);
   return ByteWriter.encode((w) => {
     w.int32(correlationId).emptyTaggedFields();
@@ -126,7 +140,10 @@ export function encodeWriteTxnMarkersResponse(version: number, correlationId: nu
   });
 }
 
-export function decodeWriteTxnMarkersResponse(version: number, bytes: Uint8Array): { correlationId: number; markers: WritableTxnMarkerResult[] } {
+export function decodeWriteTxnMarkersResponse(
+  version: number,
+  bytes: Uint8Array,
+): { correlationId: number; markers: WritableTxnMarkerResult[] } {
   checkVersion(version);
   const r = new ByteReader(bytes);
   const correlationId = r.int32();

@@ -17,13 +17,23 @@ export function checkAbortedReads(ctx: ClientCheckContext): Violation[] {
     const firstPoll = polls[0];
     const place = firstPoll ? firstPoll.observation : visible[0];
     if (!place) continue;
-    const steps: Step[] = [...ctx.explain.writeSteps(f), step(f.expected.atMs, f.expected.why), ...ctx.explain.markerSteps(place, f)];
+    const steps: Step[] = [
+      ...ctx.explain.writeSteps(f),
+      step(f.expected.atMs, f.expected.why),
+      ...ctx.explain.markerSteps(place, f),
+    ];
     const firstPerConsumer = new Map<string, (typeof polls)[number]>();
     for (const p of polls) if (!firstPerConsumer.has(p.consumer)) firstPerConsumer.set(p.consumer, p);
     for (const p of firstPerConsumer.values()) steps.push(ClientExplainer.pollStep(p.consumer, p.observation));
-    const final = visible.length > 0 ? `final read: ${describePlaces(visible)} visible to read_committed consumers` : "final read: nothing of it is visible any more, but a consumer already returned it to the application";
+    const final =
+      visible.length > 0
+        ? `final read: ${describePlaces(visible)} visible to read_committed consumers`
+        : "final read: nothing of it is visible any more, but a consumer already returned it to the application";
     steps.push(step(ctx.endMs, final));
-    const seen = visible.length > 0 ? describePlaces(visible) : `${describePlaces([place])}, polled by ${firstPoll?.consumer} at t=${firstPoll?.observation.atMs}ms`;
+    const seen =
+      visible.length > 0
+        ? describePlaces(visible)
+        : `${describePlaces([place])}, polled by ${firstPoll?.consumer} at t=${firstPoll?.observation.atMs}ms`;
     out.push(
       clientViolation(ctx, "aborted-read", {
         summary: `${f.ghostTxn} was aborted, yet read_committed consumers read its records: ${seen}`,

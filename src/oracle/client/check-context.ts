@@ -14,7 +14,13 @@ export interface ClientCheckContext {
 }
 
 export function buildClientCheckContext(ledger: GhostLedger, view: ClientView): ClientCheckContext {
-  return { facts: collectTxnFacts(ledger, view), polls: pollsByTransaction(view), leaders: leadersOf(view), explain: new ClientExplainer(ledger), endMs: view.endMs };
+  return {
+    facts: collectTxnFacts(ledger, view),
+    polls: pollsByTransaction(view),
+    leaders: leadersOf(view),
+    explain: new ClientExplainer(ledger),
+    endMs: view.endMs,
+  };
 }
 
 /** A client-visible violation placed at the partition (and its leader) where it shows first. */
@@ -37,5 +43,7 @@ export function clientViolation(
 
 /** Every visible place of a transaction's records in the final read, in partition/offset order. */
 export function visiblePlaces(f: TxnFacts): RecordPlace[] {
-  return [...f.visible.values()].flat().sort((a, b) => (a.partition === b.partition ? a.offset - b.offset : a.partition < b.partition ? -1 : 1));
+  return [...f.visible.values()]
+    .flat()
+    .sort((a, b) => (a.partition === b.partition ? a.offset - b.offset : a.partition < b.partition ? -1 : 1));
 }

@@ -31,7 +31,14 @@ export function identifyRecord(value: string): Readonly<RecordIdentity> | null {
   let identity = identities.get(value);
   if (identity === undefined) {
     const m = VALUE_PATTERN.exec(value);
-    identity = m ? Object.freeze({ ghostTxn: m[1] as string, instance: m[2] as string, txnNumber: Number(m[3]), index: Number(m[4]) }) : null;
+    identity = m
+      ? Object.freeze({
+          ghostTxn: m[1] as string,
+          instance: m[2] as string,
+          txnNumber: Number(m[3]),
+          index: Number(m[4]),
+        })
+      : null;
     if (identities.size < MAX_REMEMBERED_VALUES) identities.set(value, identity);
   }
   return identity;
@@ -98,6 +105,13 @@ export function pollsByTransaction(view: ClientView): Map<string, PolledRecord[]
 }
 
 /** The leader of each partition at the end, for placing client-visible violations. */
-export function leadersOf(view: ClientView): Map<PartitionKey, { broker: string; brokerRelease: string; readBound: number }> {
-  return new Map(view.finalReads.map((r) => [r.partition, { broker: r.broker, brokerRelease: r.brokerRelease, readBound: r.readBound }]));
+export function leadersOf(
+  view: ClientView,
+): Map<PartitionKey, { broker: string; brokerRelease: string; readBound: number }> {
+  return new Map(
+    view.finalReads.map((r) => [
+      r.partition,
+      { broker: r.broker, brokerRelease: r.brokerRelease, readBound: r.readBound },
+    ]),
+  );
 }

@@ -51,7 +51,8 @@ export class ClientExplainer {
           this.closingMarkers.set(o.partition, list);
         }
       }
-      for (const list of this.closingMarkers.values()) list.sort((a, b) => a.atMs - b.atMs || (a.markerOffset ?? 0) - (b.markerOffset ?? 0));
+      for (const list of this.closingMarkers.values())
+        list.sort((a, b) => a.atMs - b.atMs || (a.markerOffset ?? 0) - (b.markerOffset ?? 0));
     }
     return this.closingMarkers.get(partition) ?? [];
   }
@@ -59,13 +60,25 @@ export class ClientExplainer {
   /** The marker of `producerId` whose completed range covers the place (null: still open, or never closed). */
   closingMarker(place: RecordPlace, producerId: number): MarkerOutcome | null {
     return (
-      this.markersAt(place.partition).find((o) => o.producerId === producerId && o.completed && o.completed.firstOffset <= place.offset && place.offset <= o.completed.lastOffset) ?? null
+      this.markersAt(place.partition).find(
+        (o) =>
+          o.producerId === producerId &&
+          o.completed &&
+          o.completed.firstOffset <= place.offset &&
+          place.offset <= o.completed.lastOffset,
+      ) ?? null
     );
   }
 
   /** The decision a marker carried out: the latest one for its transaction with its result, made before it landed. */
   decisionBehind(marker: MarkerOutcome): TxnDecision | null {
-    const candidates = this.ledger.decisionLog.filter((d) => d.ghostTxn === marker.ghostTxn && d.result === marker.result && d.producerId === marker.producerId && d.atMs <= marker.atMs);
+    const candidates = this.ledger.decisionLog.filter(
+      (d) =>
+        d.ghostTxn === marker.ghostTxn &&
+        d.result === marker.result &&
+        d.producerId === marker.producerId &&
+        d.atMs <= marker.atMs,
+    );
     return candidates[candidates.length - 1] ?? null;
   }
 
@@ -83,7 +96,12 @@ export class ClientExplainer {
     const steps: Step[] = [];
     for (const [, copies] of byPartition) {
       const first = copies.reduce((a, b) => (b.atMs < a.atMs ? b : a));
-      steps.push(step(first.atMs, `${f.ghostTxn} wrote ${describePlaces(copies)} on ${first.broker} (producerId ${first.producerId}, epoch ${first.producerEpoch})`));
+      steps.push(
+        step(
+          first.atMs,
+          `${f.ghostTxn} wrote ${describePlaces(copies)} on ${first.broker} (producerId ${first.producerId}, epoch ${first.producerEpoch})`,
+        ),
+      );
     }
     return steps;
   }
@@ -94,11 +112,16 @@ export class ClientExplainer {
    */
   markerSteps(place: RecordPlace, f: TxnFacts): Step[] {
     const owner = f.ghostTxn;
-    const copy = [...f.appended.values()].flat().find((c) => c.partition === place.partition && c.offset === place.offset);
+    const copy = [...f.appended.values()]
+      .flat()
+      .find((c) => c.partition === place.partition && c.offset === place.offset);
     const m = copy ? this.closingMarker(place, copy.producerId) : null;
     if (!m) return [];
     const completed = m.completed as NonNullable<MarkerOutcome["completed"]>;
-    const issued = m.ghostTxn === owner ? `issued for ${owner} itself` : `issued for ${m.ghostTxn ?? "(no transaction)"}, not for ${owner}`;
+    const issued =
+      m.ghostTxn === owner
+        ? `issued for ${owner} itself`
+        : `issued for ${m.ghostTxn ?? "(no transaction)"}, not for ${owner}`;
     const steps = [
       step(
         m.atMs,

@@ -22,7 +22,10 @@ export function checkLostWrites(ctx: ClientCheckContext): Violation[] {
       ...ctx.explain.writeSteps(f),
       step(f.expected.atMs, f.expected.why),
       ...ctx.explain.markerSteps(place, f),
-      step(ctx.endMs, `final read: ${describePlaces(places)} missing (below the last stable offset)${visible.length > 0 ? `; ${describePlaces(visible)} visible` : ""}`),
+      step(
+        ctx.endMs,
+        `final read: ${describePlaces(places)} missing (below the last stable offset)${visible.length > 0 ? `; ${describePlaces(visible)} visible` : ""}`,
+      ),
     ];
     const of = `${missing.length} of its ${f.appended.size} records ${missing.length === 1 ? "is" : "are"}`;
     out.push(

@@ -10,9 +10,15 @@ function before(a: RecordIdentity, b: RecordIdentity): boolean {
 }
 
 function appendStep(ctx: ClientCheckContext, r: ConsumedRecord): Step {
-  const a = ctx.facts.get(identifyRecord(r.value)?.ghostTxn ?? "")?.appended.get(r.value)?.find((c) => c.partition === r.partition && c.offset === r.offset);
+  const a = ctx.facts
+    .get(identifyRecord(r.value)?.ghostTxn ?? "")
+    ?.appended.get(r.value)
+    ?.find((c) => c.partition === r.partition && c.offset === r.offset);
   if (!a) return step(ctx.endMs, `${r.value} is at ${r.partition} offset ${r.offset}`);
-  return step(a.atMs, `${a.broker} appended ${r.value} at ${r.partition} offset ${r.offset} (producerId ${a.producerId}, epoch ${a.producerEpoch}, sequence ${a.sequence})`);
+  return step(
+    a.atMs,
+    `${a.broker} appended ${r.value} at ${r.partition} offset ${r.offset} (producerId ${a.producerId}, epoch ${a.producerEpoch}, sequence ${a.sequence})`,
+  );
 }
 
 /**
@@ -38,7 +44,10 @@ export function checkNonMonotonic(ctx: ClientCheckContext, finalReads: readonly 
       const steps = [
         appendStep(ctx, prev.record),
         appendStep(ctx, record),
-        step(ctx.endMs, `final read of ${read.partition}: ${prev.record.value} at offset ${prev.record.offset} comes before ${record.value} at offset ${record.offset}, though ${id.instance} sent ${record.value} first`),
+        step(
+          ctx.endMs,
+          `final read of ${read.partition}: ${prev.record.value} at offset ${prev.record.offset} comes before ${record.value} at offset ${record.offset}, though ${id.instance} sent ${record.value} first`,
+        ),
       ];
       out.push(
         clientViolation(ctx, "non-monotonic", {

@@ -13,14 +13,27 @@ export function checkPrematureReads(ctx: ClientCheckContext): Violation[] {
   const out: Violation[] = [];
   for (const f of ctx.facts.values()) {
     if (f.expected?.result === "ABORT") continue;
-    const early = (ctx.polls.get(f.ghostTxn) ?? []).find((p) => f.ownCommitAtMs === null || p.observation.atMs < f.ownCommitAtMs);
+    const early = (ctx.polls.get(f.ghostTxn) ?? []).find(
+      (p) => f.ownCommitAtMs === null || p.observation.atMs < f.ownCommitAtMs,
+    );
     if (!early) continue;
     const o = early.observation;
     const own = f.ownDecisions.find((d) => d.result === "COMMIT");
     const decided = own
-      ? step(own.atMs, `${describeDecision(own)}: its commit was decided only now, ${own.atMs - o.atMs}ms after the poll`)
-      : step(ctx.endMs, `${f.ghostTxn}'s own commit was never decided${f.outcome ? ` (${f.instance}: ${f.outcome.detail})` : ""}`);
-    const steps = [...ctx.explain.writeSteps(f, (c) => c.partition === o.partition), ...ctx.explain.markerSteps(o, f), ClientExplainer.pollStep(early.consumer, o), decided];
+      ? step(
+          own.atMs,
+          `${describeDecision(own)}: its commit was decided only now, ${own.atMs - o.atMs}ms after the poll`,
+        )
+      : step(
+          ctx.endMs,
+          `${f.ghostTxn}'s own commit was never decided${f.outcome ? ` (${f.instance}: ${f.outcome.detail})` : ""}`,
+        );
+    const steps = [
+      ...ctx.explain.writeSteps(f, (c) => c.partition === o.partition),
+      ...ctx.explain.markerSteps(o, f),
+      ClientExplainer.pollStep(early.consumer, o),
+      decided,
+    ];
     out.push(
       clientViolation(ctx, "premature-read", {
         summary: `${early.consumer} read ${o.value} at ${describePlaces([o])} at t=${o.atMs}ms, before ${f.ghostTxn}'s commit was decided${own ? ` (t=${own.atMs}ms)` : " (it never was)"}`,

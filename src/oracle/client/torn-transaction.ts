@@ -20,13 +20,19 @@ export function checkTornTransactions(ctx: ClientCheckContext): Violation[] {
     if (!shown) continue;
     const outcome = f.expected
       ? step(f.expected.atMs, f.expected.why)
-      : step(f.outcome?.atMs ?? ctx.endMs, `${f.instance} does not know the outcome${f.outcome ? ` (${f.outcome.detail})` : ""}: all of ${f.ghostTxn} or none of it may be visible`);
+      : step(
+          f.outcome?.atMs ?? ctx.endMs,
+          `${f.instance} does not know the outcome${f.outcome ? ` (${f.outcome.detail})` : ""}: all of ${f.ghostTxn} or none of it may be visible`,
+        );
     const steps = [
       ...ctx.explain.writeSteps(f),
       outcome,
       ...ctx.explain.markerSteps(shown, f),
       ...ctx.explain.markerSteps(hidden, f),
-      step(ctx.endMs, `final read: ${describePlaces(visible)} visible; ${describePlaces(missing)} missing (below the last stable offset)`),
+      step(
+        ctx.endMs,
+        `final read: ${describePlaces(visible)} visible; ${describePlaces(missing)} missing (below the last stable offset)`,
+      ),
     ];
     out.push(
       clientViolation(ctx, "torn-transaction", {

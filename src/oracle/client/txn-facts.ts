@@ -66,12 +66,18 @@ function factsFor(all: Map<string, TxnFacts>, ghostTxn: string): TxnFacts {
  * (KAFKA-17754) is not: the transaction never asked for it.
  */
 export function isOwnDecision(d: TxnDecision, ghostTxn: string): boolean {
-  return d.ghostTxn === ghostTxn && (d.requestedFor === ghostTxn || (d.initiator === "coordinator" && d.requestedFor === null));
+  return (
+    d.ghostTxn === ghostTxn &&
+    (d.requestedFor === ghostTxn || (d.initiator === "coordinator" && d.requestedFor === null))
+  );
 }
 
 export function describeDecision(d: TxnDecision): string {
   const state = d.result === "COMMIT" ? "PrepareCommit" : "PrepareAbort";
-  const by = d.initiator === "coordinator" ? "a coordinator-initiated abort (transaction timeout, or a new producer instance fencing it)" : `the EndTxn of ${d.requestedFor ?? "?"}`;
+  const by =
+    d.initiator === "coordinator"
+      ? "a coordinator-initiated abort (transaction timeout, or a new producer instance fencing it)"
+      : `the EndTxn of ${d.requestedFor ?? "?"}`;
   return `${d.coordinator} wrote ${state} for ${d.ghostTxn} (producerId ${d.producerId}, epoch ${d.producerEpoch}) on ${by}`;
 }
 
@@ -80,9 +86,15 @@ export function describeDecision(d: TxnDecision): string {
  * not know (fenced, gave up, closed), the coordinator's own decisions for it decide if they agree;
  * otherwise either outcome is allowed and only atomicity is checked.
  */
-export function expectedOutcome(instance: string, outcome: ProducerOutcome | null, own: readonly TxnDecision[]): ExpectedOutcome | null {
-  if (outcome?.outcome === "committed") return { result: "COMMIT", why: `${instance} saw ${outcome.detail}`, atMs: outcome.atMs };
-  if (outcome?.outcome === "aborted") return { result: "ABORT", why: `${instance} aborted it (${outcome.detail})`, atMs: outcome.atMs };
+export function expectedOutcome(
+  instance: string,
+  outcome: ProducerOutcome | null,
+  own: readonly TxnDecision[],
+): ExpectedOutcome | null {
+  if (outcome?.outcome === "committed")
+    return { result: "COMMIT", why: `${instance} saw ${outcome.detail}`, atMs: outcome.atMs };
+  if (outcome?.outcome === "aborted")
+    return { result: "ABORT", why: `${instance} aborted it (${outcome.detail})`, atMs: outcome.atMs };
   const commits = own.filter((d) => d.result === "COMMIT");
   const aborts = own.filter((d) => d.result === "ABORT");
   const unknown = outcome ? `; ${instance} never learnt the outcome (${outcome.detail})` : "";
@@ -103,7 +115,15 @@ export function collectTxnFacts(ledger: GhostLedger, view: ClientView): Map<stri
         const f = factsFor(all, ghost);
         const copies = f.appended.get(value) ?? [];
         const offset = a.firstOffset + i;
-        copies.push({ partition: a.partition, offset, broker: a.broker, producerId: a.producerId, producerEpoch: a.producerEpoch, sequence: a.baseSequence + i, atMs: a.atMs });
+        copies.push({
+          partition: a.partition,
+          offset,
+          broker: a.broker,
+          producerId: a.producerId,
+          producerEpoch: a.producerEpoch,
+          sequence: a.baseSequence + i,
+          atMs: a.atMs,
+        });
         f.appended.set(value, copies);
         if (offset >= (readBound.get(a.partition) ?? Number.POSITIVE_INFINITY)) f.unreadable.add(value);
       });
@@ -120,7 +140,8 @@ export function collectTxnFacts(ledger: GhostLedger, view: ClientView): Map<stri
     }
   }
   for (const d of ledger.decisionLog) {
-    if (d.ghostTxn !== null && all.has(d.ghostTxn) && isOwnDecision(d, d.ghostTxn)) (all.get(d.ghostTxn) as TxnFacts).ownDecisions.push(d);
+    if (d.ghostTxn !== null && all.has(d.ghostTxn) && isOwnDecision(d, d.ghostTxn))
+      (all.get(d.ghostTxn) as TxnFacts).ownDecisions.push(d);
   }
   for (const f of all.values()) {
     f.outcome = ledger.producerOutcomes.get(f.ghostTxn) ?? null;
@@ -134,6 +155,7 @@ export function collectTxnFacts(ledger: GhostLedger, view: ClientView): Map<stri
 /** Appended records of a transaction that a consumer could read (below the read bound) but did not get. */
 export function missingRecords(f: TxnFacts): { value: string; copies: AppendedRecord[] }[] {
   const out: { value: string; copies: AppendedRecord[] }[] = [];
-  for (const [value, copies] of f.appended) if (!f.visible.has(value) && !f.unreadable.has(value)) out.push({ value, copies });
+  for (const [value, copies] of f.appended)
+    if (!f.visible.has(value) && !f.unreadable.has(value)) out.push({ value, copies });
   return out;
 }

@@ -37,7 +37,9 @@ export function renderKindByReleaseTable(data: KindByRelease): string {
   const head = `<tr><th>kind</th>${data.releases.map((r) => `<th>broker on ${escapeXml(r)}</th>`).join("")}<th>seeds</th></tr>`;
   const rows = data.kinds.map((k) => {
     const cells = data.releases.map((r) => `<td class="num">${data.count[k]?.[r] ?? ""}</td>`).join("");
-    const pill = data.unexpected[k] ? ` <span class="pill bad">unexpected</span>` : ` <span class="pill ok">expected</span>`;
+    const pill = data.unexpected[k]
+      ? ` <span class="pill bad">unexpected</span>`
+      : ` <span class="pill ok">expected</span>`;
     return `<tr><td>${escapeXml(k)}${pill}</td>${cells}<td class="num">${data.seeds[k] ?? 0}</td></tr>`;
   });
   return `<table class="by-release">${head}${rows.join("")}</table>`;
@@ -45,7 +47,9 @@ export function renderKindByReleaseTable(data: KindByRelease): string {
 
 /** Horizontal bars: violations per (kind, release). */
 export function renderKindByReleaseBars(data: KindByRelease): string {
-  const bars = data.kinds.flatMap((k) => data.releases.filter((r) => data.count[k]?.[r]).map((r) => ({ k, r, n: data.count[k]?.[r] ?? 0 })));
+  const bars = data.kinds.flatMap((k) =>
+    data.releases.filter((r) => data.count[k]?.[r]).map((r) => ({ k, r, n: data.count[k]?.[r] ?? 0 })),
+  );
   if (bars.length === 0) return "";
   const max = Math.max(...bars.map((b) => b.n));
   const rowH = 22;
@@ -84,7 +88,8 @@ export function discoveryCurve(report: RunReport): { kind: string; firstSeed: nu
 
 export function renderDiscoveryCurve(report: RunReport): string {
   const curves = discoveryCurve(report);
-  if (curves.length === 0 || report.seedsRun === 0) return `<p class="muted">No violation found in ${report.seedsRun} seeds.</p>`;
+  if (curves.length === 0 || report.seedsRun === 0)
+    return `<p class="muted">No violation found in ${report.seedsRun} seeds.</p>`;
   const W = 640;
   const H = 260;
   const L = 52;
@@ -103,8 +108,12 @@ export function renderDiscoveryCurve(report: RunReport): string {
     const colour = PALETTE[i % PALETTE.length];
     const d = c.points.map(([x, y], j) => `${j === 0 ? "M" : "L"}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join("");
     const firstX = sx(c.firstSeed - report.seedStart + 1);
-    parts.push(`<path class="curve" d="${d}" stroke="${colour}"/><circle cx="${firstX.toFixed(1)}" cy="${sy(1).toFixed(1)}" r="4" fill="${colour}"><title>first ${escapeXml(c.kind)} at seed ${c.firstSeed}</title></circle>`);
-    parts.push(`<text x="${L + 8}" y="${18 + i * 15}" fill="${colour}">${escapeXml(`${c.kind}: first at seed ${c.firstSeed} (${c.firstSeed - report.seedStart + 1} seeds in), ${c.points.at(-1)?.[1]} seeds in all`)}</text>`);
+    parts.push(
+      `<path class="curve" d="${d}" stroke="${colour}"/><circle cx="${firstX.toFixed(1)}" cy="${sy(1).toFixed(1)}" r="4" fill="${colour}"><title>first ${escapeXml(c.kind)} at seed ${c.firstSeed}</title></circle>`,
+    );
+    parts.push(
+      `<text x="${L + 8}" y="${18 + i * 15}" fill="${colour}">${escapeXml(`${c.kind}: first at seed ${c.firstSeed} (${c.firstSeed - report.seedStart + 1} seeds in), ${c.points.at(-1)?.[1]} seeds in all`)}</text>`,
+    );
   });
   return `<svg class="chart discovery-curve" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">${parts.join("")}</svg>`;
 }

@@ -24,8 +24,11 @@ export function renderExtraField(value: unknown, depth = 0): string {
     if (value.length === 0) return `<span class="muted">(none)</span>`;
     if (value.every(isRecord)) {
       const columns = [...new Set(value.flatMap((row) => Object.keys(row)))];
-      const rows = value.slice(0, MAX_ROWS).map((row) => `<tr>${columns.map((c) => `<td>${renderExtraField(row[c], depth + 1)}</td>`).join("")}</tr>`);
-      const more = value.length > MAX_ROWS ? `<p class="muted">${value.length - MAX_ROWS} more rows in run.json.</p>` : "";
+      const rows = value
+        .slice(0, MAX_ROWS)
+        .map((row) => `<tr>${columns.map((c) => `<td>${renderExtraField(row[c], depth + 1)}</td>`).join("")}</tr>`);
+      const more =
+        value.length > MAX_ROWS ? `<p class="muted">${value.length - MAX_ROWS} more rows in run.json.</p>` : "";
       return `<table><tr>${columns.map((c) => `<th>${escapeXml(c)}</th>`).join("")}</tr>${rows.join("")}</table>${more}`;
     }
     const shown = value.slice(0, MAX_ROWS).map((v) => renderExtraField(v, depth + 1));
@@ -34,7 +37,9 @@ export function renderExtraField(value: unknown, depth = 0): string {
   if (isRecord(value)) {
     const entries = Object.entries(value);
     if (entries.length === 0) return `<span class="muted">(empty)</span>`;
-    const rows = entries.slice(0, MAX_ROWS).map(([k, v]) => `<tr><th>${escapeXml(k)}</th><td>${renderExtraField(v, depth + 1)}</td></tr>`);
+    const rows = entries
+      .slice(0, MAX_ROWS)
+      .map(([k, v]) => `<tr><th>${escapeXml(k)}</th><td>${renderExtraField(v, depth + 1)}</td></tr>`);
     return `<table>${rows.join("")}</table>`;
   }
   return scalar(value);

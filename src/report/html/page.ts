@@ -4,7 +4,12 @@ import { reportedFailures, shivizFileName } from "../failure-selection.js";
 import type { RunReport } from "../run-report.js";
 import { buildSpaceTime, type SpaceTime } from "../space-time.js";
 import { describeExpectation } from "../terminal.js";
-import { kindByRelease, renderDiscoveryCurve, renderKindByReleaseBars, renderKindByReleaseTable } from "./campaign-charts.js";
+import {
+  kindByRelease,
+  renderDiscoveryCurve,
+  renderKindByReleaseBars,
+  renderKindByReleaseTable,
+} from "./campaign-charts.js";
 import { CLIENT_SCRIPT } from "./client-script.js";
 import { escapeXml } from "./escape.js";
 import { renderExtraField } from "./extra-fields.js";
@@ -89,7 +94,10 @@ export function renderReplayHtml(view: ReplayView): string {
       : trace.recordedTraceHash === trace.traceHash
         ? ` <span class="pill ok">reproduced: trace hash matches the recording</span>`
         : ` <span class="pill bad">trace differs from the recording (${escapeXml(trace.recordedTraceHash)})</span>`;
-  const others = trace.violations.length > 1 ? `<p class="muted">${trace.violations.length} violations in this run; the diagram centres on the first.</p>` : "";
+  const others =
+    trace.violations.length > 1
+      ? `<p class="muted">${trace.violations.length} violations in this run; the diagram centres on the first.</p>`
+      : "";
   const body = `<header class="top"><h1>eosfuzz · ${escapeXml(trace.scenario)} · ${seedLabel(trace.seed)}</h1>
 <div class="muted">trace <code>${escapeXml(trace.traceHash)}</code>, ${trace.eventCount} events${hashNote}${view.replayCommand ? ` · replay: <code>${escapeXml(view.replayCommand)}</code>` : ""}</div></header>
 <main>${others}${renderDiagramSection(st, trace.seed === null ? "tape" : `seed-${trace.seed}`)}</main>`;
@@ -108,36 +116,69 @@ export interface RunPageInput {
 
 /** Fields of run.json this page knows; the others (added by other commands) are shown generically. */
 const KNOWN_FIELDS = new Set([
-  "schemaVersion", "tool", "scenario", "scenarioHash", "scenarioSource", "mutant", "seedStart", "seedsRun", "interrupted", "events", "virtualTimeMs",
-  "expectation", "expectationMet", "expectationReasons", "expectationChecks", "violationsByKind", "failingSeeds", "violations", "wallMs", "eventsPerSecond", "seedsPerSecond", "startedAt",
+  "schemaVersion",
+  "tool",
+  "scenario",
+  "scenarioHash",
+  "scenarioSource",
+  "mutant",
+  "seedStart",
+  "seedsRun",
+  "interrupted",
+  "events",
+  "virtualTimeMs",
+  "expectation",
+  "expectationMet",
+  "expectationReasons",
+  "expectationChecks",
+  "violationsByKind",
+  "failingSeeds",
+  "violations",
+  "wallMs",
+  "eventsPerSecond",
+  "seedsPerSecond",
+  "startedAt",
 ]);
 
 function summaryCards(r: RunReport): string {
-  const card = (label: string, value: string) => `<div class="card"><span class="muted">${escapeXml(label)}</span><b>${escapeXml(value)}</b></div>`;
+  const card = (label: string, value: string) =>
+    `<div class="card"><span class="muted">${escapeXml(label)}</span><b>${escapeXml(value)}</b></div>`;
   const n = (x: number) => x.toLocaleString("en-US");
   return `<div class="cards">${[
     card("seeds", `${n(r.seedsRun)} (${r.seedStart}..${r.seedStart + r.seedsRun - 1})`),
     card("events", n(r.events)),
     card("violations", n(r.violations.length)),
     card("failing seeds", n(r.failingSeeds.length)),
-    ...(r.modelFailures && r.modelFailures.violations > 0 ? [card("model failures (bugs in eosfuzz)", n(r.modelFailures.violations))] : []),
+    ...(r.modelFailures && r.modelFailures.violations > 0
+      ? [card("model failures (bugs in eosfuzz)", n(r.modelFailures.violations))]
+      : []),
     card("events/s (wall clock)", n(r.eventsPerSecond)),
     card("seeds/s (wall clock)", String(r.seedsPerSecond)),
   ].join("")}</div>`;
 }
 
 function checksTable(r: RunReport): string {
-  const rows = r.expectationChecks.map((c) => `<tr><td>${c.met ? `<span class="pill ok">met</span>` : `<span class="pill bad">not met</span>`}</td><td>${escapeXml(c.name)}</td><td>${escapeXml(c.detail)}</td></tr>`);
+  const rows = r.expectationChecks.map(
+    (c) =>
+      `<tr><td>${c.met ? `<span class="pill ok">met</span>` : `<span class="pill bad">not met</span>`}</td><td>${escapeXml(c.name)}</td><td>${escapeXml(c.detail)}</td></tr>`,
+  );
   return `<table class="checks"><tr><th></th><th>expectation</th><th>result</th></tr>${rows.join("")}</table>`;
 }
 
 function violationRows(r: RunReport, withFiles: boolean, traced: ReadonlySet<number>): string {
   const rows = r.violations.slice(0, MAX_VIOLATION_ROWS).map((v) => {
-    const where = v.broker ? `${v.broker} (${v.brokerRelease ?? "?"})${v.partition ? ` ${v.partition}` : ""}` : "coordinator";
-    const link = traced.has(v.seed) ? ` <a href="#seed-${v.seed}">diagram</a>${withFiles ? ` · <a href="${shivizFileName(v.seed)}">ShiViz log</a>` : ""}` : "";
+    const where = v.broker
+      ? `${v.broker} (${v.brokerRelease ?? "?"})${v.partition ? ` ${v.partition}` : ""}`
+      : "coordinator";
+    const link = traced.has(v.seed)
+      ? ` <a href="#seed-${v.seed}">diagram</a>${withFiles ? ` · <a href="${shivizFileName(v.seed)}">ShiViz log</a>` : ""}`
+      : "";
     return `<tr><td class="num">${v.seed}</td><td>${escapeXml(v.kind)}${v.unexpected ? ` <span class="pill bad">unexpected</span>` : ""}</td><td>${escapeXml(where)}</td><td>${escapeXml(v.summary)}${link}</td><td><code>${escapeXml(v.replay)}</code></td></tr>`;
   });
-  const more = r.violations.length > MAX_VIOLATION_ROWS ? `<p class="muted">${r.violations.length - MAX_VIOLATION_ROWS} more in run.json.</p>` : "";
+  const more =
+    r.violations.length > MAX_VIOLATION_ROWS
+      ? `<p class="muted">${r.violations.length - MAX_VIOLATION_ROWS} more in run.json.</p>`
+      : "";
   return `<table class="violations"><tr><th>seed</th><th>kind</th><th>where</th><th>what</th><th>replay</th></tr>${rows.join("")}</table>${more}`;
 }
 
@@ -145,7 +186,9 @@ function violationRows(r: RunReport, withFiles: boolean, traced: ReadonlySet<num
 export function renderRunHtml(input: RunPageInput): string {
   const r = input.report;
   const withFiles = input.withFiles ?? false;
-  const verdict = r.expectationMet ? `<span class="pill ok">expectation met</span>` : `<span class="pill bad">expectation not met</span>`;
+  const verdict = r.expectationMet
+    ? `<span class="pill ok">expectation met</span>`
+    : `<span class="pill bad">expectation not met</span>`;
   const failures = reportedFailures(r);
   const bySeed = new Map(input.traces.map((t) => [t.seed, t]));
   const diagrams: string[] = [];
@@ -156,13 +199,21 @@ export function renderRunHtml(input: RunPageInput): string {
     if (!trace || drawn.has(v.seed)) continue;
     if (drawn.size >= MAX_DIAGRAMS_PER_RUN_PAGE) {
       const log = withFiles ? ` · ShiViz: <a href="${shivizFileName(v.seed)}">${shivizFileName(v.seed)}</a>` : "";
-      undrawn.push(`<li>seed ${v.seed}: ${escapeXml(v.kind)}${v.brokerRelease ? ` at a ${escapeXml(v.brokerRelease)} broker` : ""}${log} · replay: <code>${escapeXml(v.replay)}</code></li>`);
+      undrawn.push(
+        `<li>seed ${v.seed}: ${escapeXml(v.kind)}${v.brokerRelease ? ` at a ${escapeXml(v.brokerRelease)} broker` : ""}${log} · replay: <code>${escapeXml(v.replay)}</code></li>`,
+      );
       continue;
     }
     drawn.add(v.seed);
-    const violation = trace.violations.find((x) => x.kind === v.kind && x.atMs === v.atMs) ?? trace.violations[0] ?? null;
-    const files = withFiles ? `<p>ShiViz: <a href="${shivizFileName(v.seed)}">${shivizFileName(v.seed)}</a> (open it at ShiViz with the default parser) · replay: <code>${escapeXml(v.replay)}</code></p>` : `<p>replay: <code>${escapeXml(v.replay)}</code></p>`;
-    diagrams.push(`<h3 id="seed-${v.seed}">seed ${v.seed}: ${escapeXml(v.kind)}${v.brokerRelease ? ` at a ${escapeXml(v.brokerRelease)} broker` : ""}</h3>`, renderDiagramSection(buildSpaceTime(trace, violation), `diagram-${v.seed}`, files));
+    const violation =
+      trace.violations.find((x) => x.kind === v.kind && x.atMs === v.atMs) ?? trace.violations[0] ?? null;
+    const files = withFiles
+      ? `<p>ShiViz: <a href="${shivizFileName(v.seed)}">${shivizFileName(v.seed)}</a> (open it at ShiViz with the default parser) · replay: <code>${escapeXml(v.replay)}</code></p>`
+      : `<p>replay: <code>${escapeXml(v.replay)}</code></p>`;
+    diagrams.push(
+      `<h3 id="seed-${v.seed}">seed ${v.seed}: ${escapeXml(v.kind)}${v.brokerRelease ? ` at a ${escapeXml(v.brokerRelease)} broker` : ""}</h3>`,
+      renderDiagramSection(buildSpaceTime(trace, violation), `diagram-${v.seed}`, files),
+    );
   }
   const fields = r as unknown as Record<string, unknown>;
   const extras = Object.keys(r)

@@ -47,7 +47,8 @@ export class TimeAxis {
     let lo = 0;
     let hi = t.length - 1;
     if (timeMs <= (t[0] as number)) return this.ys[0] as number;
-    if (timeMs >= (t[hi] as number)) return (this.ys[hi] as number) + Math.min(MAX_GAP_PX, (timeMs - (t[hi] as number)) * PX_PER_MS);
+    if (timeMs >= (t[hi] as number))
+      return (this.ys[hi] as number) + Math.min(MAX_GAP_PX, (timeMs - (t[hi] as number)) * PX_PER_MS);
     while (hi - lo > 1) {
       const mid = (lo + hi) >> 1;
       if ((t[mid] as number) <= timeMs) lo = mid;
@@ -119,14 +120,28 @@ function drawArrow(a: Arrow, axis: TimeAxis, xs: Map<string, number>, endMs: num
     y1 = a.fate === "dropped" ? y0 + 6 : y1;
     if (a.fate === "dropped") tail = `<path class="cross" d="M${r1(x1 - 4)},${r1(y1 - 4)}l8,8m0,-8l-8,8"/>`;
   }
-  const classes = ["msg", `msg-${a.direction}`, `api-${a.api}`, `fate-${a.fate}`, a.duplicate ? "dup" : "", a.key ? "key" : "", a.delay ? "delayed" : ""].filter(Boolean).join(" ") + emphasisClass(a);
+  const classes =
+    [
+      "msg",
+      `msg-${a.direction}`,
+      `api-${a.api}`,
+      `fate-${a.fate}`,
+      a.duplicate ? "dup" : "",
+      a.key ? "key" : "",
+      a.delay ? "delayed" : "",
+    ]
+      .filter(Boolean)
+      .join(" ") + emphasisClass(a);
   const arrived = a.arriveIndex === null ? "" : ` data-j="${a.arriveIndex}"`;
   const head = a.fate === "delivered" || a.fate === "late" ? ' marker-end="url(#head)"' : "";
   const mx = r1((x0 + x1) / 2);
   const my = r1((y0 + y1) / 2);
   const angle = r1((Math.atan2(y1 - y0, x1 - x0) * 180) / Math.PI);
   const upright = Math.abs(angle) > 90 ? r1(angle + 180) : angle;
-  const fate = a.fate === "delivered" ? "" : ` (${a.fate === "late" ? "late: connection already closed" : a.fate === "lost" ? "still in flight when the run ended" : "dropped"})`;
+  const fate =
+    a.fate === "delivered"
+      ? ""
+      : ` (${a.fate === "late" ? "late: connection already closed" : a.fate === "lost" ? "still in flight when the run ended" : "dropped"})`;
   const title = `t=${a.sendMs}ms${a.arriveMs !== null ? `..${a.arriveMs}ms` : ""} ${a.from} -> ${a.to}: ${a.label}${a.duplicate ? " (duplicate copy)" : ""}${a.delay ? ` (${a.delay})` : ""}${fate}`;
   return `<g class="${classes}" data-i="${a.sendIndex}"${arrived}><title>${escapeXml(title)}</title><line x1="${r1(x0)}" y1="${r1(y0)}" x2="${r1(x1)}" y2="${r1(y1)}"${head}/>${tail}<text class="alabel" x="${mx}" y="${my - 3}" transform="rotate(${upright} ${mx} ${my})">${escapeXml(a.label)}</text></g>`;
 }
@@ -146,12 +161,16 @@ function drawAxis(axis: TimeAxis, width: number): string[] {
     const y = axis.ys[i] as number;
     if (y - lastY < 46) return;
     lastY = y;
-    out.push(`<line class="tick" x1="${AXIS_WIDTH - 6}" y1="${r1(y)}" x2="${width}" y2="${r1(y)}"/><text x="${AXIS_WIDTH - 9}" y="${r1(y + 3.5)}">${t} ms</text>`);
+    out.push(
+      `<line class="tick" x1="${AXIS_WIDTH - 6}" y1="${r1(y)}" x2="${width}" y2="${r1(y)}"/><text x="${AXIS_WIDTH - 9}" y="${r1(y + 3.5)}">${t} ms</text>`,
+    );
   });
   for (const i of axis.compressed) {
     const y = ((axis.ys[i] as number) + (axis.ys[i - 1] as number)) / 2;
     const gap = (axis.times[i] as number) - (axis.times[i - 1] as number);
-    out.push(`<path class="gap" d="M${AXIS_WIDTH - 14},${r1(y - 3)}l5,3l-5,3"><title>${gap} ms with nothing drawn, compressed</title></path>`);
+    out.push(
+      `<path class="gap" d="M${AXIS_WIDTH - 14},${r1(y - 3)}l5,3l-5,3"><title>${gap} ms with nothing drawn, compressed</title></path>`,
+    );
   }
   out.push("</g>");
   return out;
@@ -159,7 +178,10 @@ function drawAxis(axis: TimeAxis, width: number): string[] {
 
 /** The whole diagram (lane header, then the body); `id` keeps several diagrams on one page apart. */
 export function renderSpaceTimeSvg(st: SpaceTime, id: string): string {
-  const times = [...st.events.map((e) => e.timeMs), ...st.arrows.flatMap((a) => (a.arriveMs === null ? [a.sendMs] : [a.sendMs, a.arriveMs]))];
+  const times = [
+    ...st.events.map((e) => e.timeMs),
+    ...st.arrows.flatMap((a) => (a.arriveMs === null ? [a.sendMs] : [a.sendMs, a.arriveMs])),
+  ];
   const axis = new TimeAxis(times);
   const xs = laneX(st);
   const width = AXIS_WIDTH + LANE_WIDTH * st.lanes.length + 8;
@@ -181,7 +203,9 @@ export function renderSpaceTimeSvg(st: SpaceTime, id: string): string {
   ];
   if (st.violation) {
     const y = r1(axis.y(st.violation.atMs));
-    parts.push(`<g class="violation-line"><line x1="${AXIS_WIDTH}" y1="${y}" x2="${width}" y2="${y}"/><text x="${width - 6}" y="${y - 5}">${escapeXml(`${st.violation.kind} at t=${st.violation.atMs}ms`)}</text></g>`);
+    parts.push(
+      `<g class="violation-line"><line x1="${AXIS_WIDTH}" y1="${y}" x2="${width}" y2="${y}"/><text x="${width - 6}" y="${y - 5}">${escapeXml(`${st.violation.kind} at t=${st.violation.atMs}ms`)}</text></g>`,
+    );
   }
   parts.push(`<line class="cursor" x1="${AXIS_WIDTH}" x2="${width}" y1="-10" y2="-10"/></svg>`);
   return parts.join("\n");
