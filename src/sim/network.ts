@@ -1,5 +1,6 @@
 import { BoundExceeded } from "./bounds.js";
 import type { ChoiceSource, Stream } from "./choice-tape.js";
+import { drawMessage, type MessageEffects } from "./message-choices.js";
 import { SimEvent, type Simulation } from "./simulation.js";
 import { hashString } from "./trace.js";
 
@@ -239,6 +240,8 @@ export class Network<Req, Resp> {
   private nextHeldId = 1;
   /** The trace keeps every event (replay): message events are then built as objects, with details. */
   private readonly recording: boolean;
+  /** Draws each message's choices and applies them (one, reused: a message is drawn whole before the next). */
+  private readonly transmission: Transmission<Req, Resp>;
   /** When false, only base latency applies: no drops, duplicates, reorders or slow messages. */
   faultsActive = true;
   /** Set by a search strategy before the run starts; null: the links' fault profiles decide. */
@@ -255,6 +258,7 @@ export class Network<Req, Resp> {
     private readonly detailOf: (body: Req | Resp) => string = () => "",
   ) {
     this.recording = sim.trace.recording;
+    this.transmission = new Transmission(this, sim, labelOf);
   }
 
   /** The correlation id the next request will get (lets a sender name it in its own events first). */
@@ -480,48 +484,7 @@ export class Network<Req, Resp> {
     const faulty = this.faultsActive;
     if (this.transmitObserver !== null && toServer && faulty && this.deliveryPolicy === null)
       this.transmitObserver.requestDrawing(correlationId, stream.name, faults);
-    if (faulty && stream.chance(faults.dropPpm)) {
-      this.sim.emit(from, "net.drop", { conn: link.id, corr: correlationId, cause: "loss", dir: direction });
-      return;
-    }
-    const copies = faulty && stream.chance(faults.duplicatePpm) ? 2 : 1;
-    for (let copy = 0; copy < copies; copy++) {
-      if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: link.id, corr: correlationId, dir: direction });
-      const decided =
-        this.deliveryPolicy?.delayMs({
-          from,
-          to,
-          direction,
-          label: this.labelOf(body),
-          connectionId: link.id,
-          faultsActive: faulty,
-          profile: faults.delay,
-        }) ?? null;
-      const slow = decided === null ? faulty && stream.chance(faults.delay.slowPpm) : decided > faults.delay.maxMs;
-      let delayMs =
-        decided ??
-        (slow
-          ? stream.between(faults.delay.slowMinMs, faults.delay.slowMaxMs)
-          : stream.between(faults.delay.minMs, faults.delay.maxMs));
-      if (slow) this.sim.emit(from, "net.slow", { conn: link.id, corr: correlationId, dir: direction, copy, delayMs });
-      const mayOvertake = faulty && stream.chance(faults.reorderPpm);
-      const now = this.sim.nowMs;
-      const last = toServer ? link.lastRequestArrivalMs : link.lastResponseArrivalMs;
-      let arrivalMs = now + delayMs;
-      if (!mayOvertake && arrivalMs < last) arrivalMs = last;
-      if (toServer) link.lastRequestArrivalMs = Math.max(last, arrivalMs);
-      else link.lastResponseArrivalMs = Math.max(last, arrivalMs);
-      if (arrivalMs < last)
-        this.sim.emit(from, "net.overtake", {
-          conn: link.id,
-          corr: correlationId,
-          dir: direction,
-          copy,
-          delayMs: arrivalMs - now,
-        });
-      delayMs = arrivalMs - now;
-      this.sim.scheduleEvent(delayMs, copy === 0 ? arrival : arrival.copy());
-    }
+    this.transmission.draw(arrival, from, to, stream, faults, faulty);
   }
 
   /** Base latency of one message on a stream (used for connection closes, never faulty). */
@@ -663,6 +626,103 @@ class Arrival<Req, Resp> extends SimEvent {
 
   fire(): void {
     this.network.arriveAt(this);
+  }
+}
+
+/**
+ * One message's fault and delay choices (drawMessage) and what they do: the trace events of a
+ * drop, a duplicate, a slow or overtaking copy, and each copy's arrival, scheduled in connection
+ * order unless the copy may overtake.
+ */
+class Transmission<Req, Resp> implements MessageEffects {
+  private arrival!: Arrival<Req, Resp>;
+  private link!: Link<Req, Resp>;
+  private toServer = true;
+  private correlationId = 0;
+  private from = "";
+  private to = "";
+  private direction: "request" | "response" = "request";
+  private faults!: LinkFaults;
+  private faulty = false;
+  /** Set while a message draws: a second one meanwhile would overwrite the first's fields. */
+  private drawing = false;
+
+  constructor(
+    private readonly network: Network<Req, Resp>,
+    private readonly sim: Simulation,
+    private readonly labelOf: (body: Req | Resp) => string,
+  ) {}
+
+  draw(
+    arrival: Arrival<Req, Resp>,
+    from: string,
+    to: string,
+    stream: Stream,
+    faults: LinkFaults,
+    faulty: boolean,
+  ): void {
+    if (this.drawing) throw new Error("a message drew its choices while another one was drawing");
+    this.drawing = true;
+    this.arrival = arrival;
+    this.link = arrival.link;
+    this.toServer = arrival.toServer;
+    this.correlationId = arrival.pending.correlationId;
+    this.from = from;
+    this.to = to;
+    this.direction = arrival.toServer ? "request" : "response";
+    this.faults = faults;
+    this.faulty = faulty;
+    try {
+      drawMessage(stream, faults, faulty, this);
+    } finally {
+      this.drawing = false;
+    }
+  }
+
+  lost(): void {
+    const { link, correlationId, from, direction } = this;
+    this.sim.emit(from, "net.drop", { conn: link.id, corr: correlationId, cause: "loss", dir: direction });
+  }
+
+  beforeCopy(copy: number): number | null {
+    const { link, correlationId, from, to, direction, faults } = this;
+    if (copy === 1) this.sim.emit(from, "net.duplicate", { conn: link.id, corr: correlationId, dir: direction });
+    return (
+      this.network.deliveryPolicy?.delayMs({
+        from,
+        to,
+        direction,
+        label: this.labelOf(this.arrival.body),
+        connectionId: link.id,
+        faultsActive: this.faulty,
+        profile: faults.delay,
+      }) ?? null
+    );
+  }
+
+  delayed(copy: number, slow: boolean, delayMs: number): void {
+    const { link, correlationId, from, direction } = this;
+    if (slow) this.sim.emit(from, "net.slow", { conn: link.id, corr: correlationId, dir: direction, copy, delayMs });
+  }
+
+  /** Schedule the copy's arrival: after the connection's latest arrival unless it may overtake. */
+  sent(copy: number, delayMs: number, mayOvertake: boolean): void {
+    const { link, correlationId, from, direction, toServer } = this;
+    const now = this.sim.nowMs;
+    const last = toServer ? link.lastRequestArrivalMs : link.lastResponseArrivalMs;
+    let arrivalMs = now + delayMs;
+    if (!mayOvertake && arrivalMs < last) arrivalMs = last;
+    if (toServer) link.lastRequestArrivalMs = Math.max(last, arrivalMs);
+    else link.lastResponseArrivalMs = Math.max(last, arrivalMs);
+    if (arrivalMs < last)
+      this.sim.emit(from, "net.overtake", {
+        conn: link.id,
+        corr: correlationId,
+        dir: direction,
+        copy,
+        delayMs: arrivalMs - now,
+      });
+    this.sim.scheduleEvent(arrivalMs - now, copy === 0 ? this.arrival : this.arrival.copy());
   }
 }
 
