@@ -1,4 +1,4 @@
-import type { Violation } from "../oracle/violation.js";
+import type { Violation } from "./violation.js";
 import type { TraceEvent, TraceValue } from "../sim/trace.js";
 
 /**
