@@ -7,7 +7,7 @@ import { type ShrinkSummary, shrinkOne, shrunkSeedFile } from "../fuzz/shrink-se
 import { seedFileName } from "../fuzz/seed-file.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { ShrunkReport } from "../report/run-report.js";
-import { writeFileAtomic } from "../report/write-files.js";
+import { writeFileAtomic } from "../common/write-files.js";
 
 /** Kinds a shrink makes no sense for: a hung seed cannot be re-run safely in this thread. */
 const NOT_SHRUNK = new Set(["model-timeout"]);
