@@ -180,3 +180,9 @@ export function isEvent<K extends EventKind>(e: TraceEvent, kind: K): e is Recor
 export function typedEvent(e: TraceEvent): RecordedEvent {
   return e as RecordedEvent;
 }
+
+/** The ghost transaction an event is about: its `txn` field, for the kinds that name one (null otherwise). */
+export function transactionOf(e: TraceEvent): string | null {
+  const txn = e.fields.txn;
+  return typeof txn === "string" ? txn : null;
+}
