@@ -169,11 +169,11 @@ interface Link<Req, Resp> extends Connection {
  * Trace hashes of the kinds emitted for every message (the rest go through `Simulation.emit`).
  * Unrecorded, their fields are hashed one by one in the order net-events.ts declares them.
  */
-const kindHash = (kind: keyof NetEvents) => hashString(kind);
-const KIND_SEND = kindHash("net.send");
-const KIND_DELIVER = kindHash("net.deliver");
-const KIND_REPLY = kindHash("net.reply");
-const KIND_RESPONSE = kindHash("net.response");
+const netKindHash = (kind: keyof NetEvents) => hashString(kind);
+const KIND_SEND = netKindHash("net.send");
+const KIND_DELIVER = netKindHash("net.deliver");
+const KIND_REPLY = netKindHash("net.reply");
+const KIND_RESPONSE = netKindHash("net.response");
 
 /** A message about to travel, as an interceptor sees it. */
 export interface InterceptedMessage<Req, Resp> {

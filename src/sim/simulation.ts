@@ -64,8 +64,10 @@ class ActionEvent extends SimEvent {
 /**
  * The discrete-event kernel: integer virtual time in milliseconds, a queue ordered by (time, seq),
  * and a bounded run loop. Nothing here knows about Kafka. E declares the trace events it emits
- * (see EventMap): each component holds the simulation typed by the map of its own events, so an
- * emit of an undeclared kind, or with other fields, does not compile. With no map it emits nothing.
+ * (see EventMap): each component holds the run's one simulation typed by the map of its own events
+ * (a map is checked at emit sites only, so the same object passes between components of different
+ * maps), and an emit of an undeclared kind, or with other fields, does not compile. With no map it
+ * emits nothing.
  */
 export class Simulation<E extends EventMap<E> = Record<never, never>> {
   private readonly queue = new EventQueue<SimEvent>();

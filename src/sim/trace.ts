@@ -3,9 +3,10 @@ export type TraceValue = number | string | boolean | null;
 export type TraceFields = Readonly<Record<string, TraceValue>>;
 
 /**
- * The events one component emits, as kind -> fields (sim/net-events.ts, kafka/trace-events.ts): a
- * `Simulation<E>` emits only these kinds, each with exactly its fields. Declare the fields in the
- * order the emit writes them: the trace hash absorbs them in that order.
+ * The events one component emits, as kind -> fields (the network's are in net-events.ts; each model
+ * built on the kernel declares its own): a `Simulation<E>` emits only these kinds, each with exactly
+ * its fields. Declare the fields in the order the emit writes them: the trace hash absorbs them in
+ * that order.
  */
 export type EventMap<E> = { [K in keyof E]: TraceFields };
 
