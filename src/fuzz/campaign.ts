@@ -1,7 +1,7 @@
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { Violation } from "../oracle/violation.js";
 import type { LoadedScenario } from "../scenario/loader.js";
-import type { StepRecord } from "../scenario/script-driver.js";
+import type { StepRecord } from "../scenario/script/script-driver.js";
 import type { Tape } from "../sim/choice-tape.js";
 import { toClusterSpec } from "../scenario/to-cluster-spec.js";
 import { CampaignTally, type StopReason, type TallyData } from "./campaign-tally.js";

@@ -6,7 +6,7 @@ import { pctStrategyInfo } from "../fuzz/search/pct-setup.js";
 import { InputError } from "../scenario/input-error.js";
 import type { LoadedScenario } from "../scenario/loader.js";
 import { canonicalJson } from "../scenario/loader.js";
-import type { StepRecord } from "../scenario/script-driver.js";
+import type { StepRecord } from "../scenario/script/script-driver.js";
 import { readRunReport } from "./read-run-report.js";
 import { copyPlaceFields, type ReportedViolation, type RunReport } from "./run-report.js";
 

@@ -8,7 +8,7 @@ import type { Shard } from "../fuzz/search/search-options.js";
 import type { CampaignStatistics } from "../fuzz/statistics.js";
 import type { Expectation } from "../scenario/schema.js";
 import type { Tape } from "../sim/choice-tape.js";
-import type { StepRecord } from "../scenario/script-driver.js";
+import type { StepRecord } from "../scenario/script/script-driver.js";
 import { TOOL_NAME, TOOL_VERSION } from "../version.js";
 
 export const RUN_REPORT_SCHEMA_VERSION = 1;
