@@ -7,9 +7,9 @@ import { PoolExecutor } from "../../fuzz/executor/worker-pool.js";
 import { findMutant, killsMutant, MUTANTS, type Mutant, withMutant } from "../../fuzz/mutants.js";
 import { failingSeedFiles } from "../../fuzz/save-failures.js";
 import { runSearch, searchConfig } from "../../fuzz/search/run-search.js";
-import { campaignReplayCommand, replayFlags, seedReplayCommand } from "../../fuzz/search/replay-commands.js";
 import { type CorpusStore, corpusFile } from "../../fuzz/search/corpus-file.js";
-import { type SearchOptions, type Shard, shardRange, type StrategyName } from "../../fuzz/search/search-options.js";
+import { type SearchOptions, type Shard, shardRange } from "../../fuzz/search/search-options.js";
+import { strategyNamed } from "../../fuzz/search/strategies.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { emitGithubActions } from "../../report/github-actions.js";
@@ -65,9 +65,6 @@ function resolveMutant(name: string | undefined): Mutant | null {
     throw new InputError("--mutant", "", `expected one of ${MUTANTS.map((x) => x.name).join(", ")}, found "${name}"`);
   return m;
 }
-
-/** Default schedule limit of an exhaustive search (--seeds). */
-const EXHAUSTIVE_MAX_SCHEDULES = 200_000;
 
 export function runBuilder(y: Argv): Argv<RunArgs> {
   return searchOptionsBuilder(
@@ -150,19 +147,7 @@ function saveFailures(
  * --corpus FILE: checked and read before anything runs (a bad file is one line, exit 2, and is left
  * as it is); written when the campaign ends.
  */
-function corpusStore(
-  file: string,
-  strategy: StrategyName,
-  shard: Shard | null,
-  loaded: LoadedScenario,
-  mutant: Mutant | null,
-): CorpusStore {
-  if (strategy !== "coverage")
-    throw new InputError(
-      "--corpus",
-      "",
-      `expected --strategy coverage (only the coverage strategy keeps a corpus), found --strategy ${strategy}`,
-    );
+function corpusStore(file: string, shard: Shard | null, loaded: LoadedScenario, mutant: Mutant | null): CorpusStore {
   if (shard)
     throw new InputError(
       "--corpus",
@@ -186,19 +171,12 @@ function searchOptions(args: RunArgs, loaded: LoadedScenario, mutant: Mutant | n
   checkInteger("depth", args.depth, 0, 20);
   const strategy = parseStrategy(args.strategy);
   const shard = parseShard(args.shard);
-  if (shard && strategy === "exhaustive")
-    throw new InputError(
-      "--shard",
-      "",
-      "expected no --shard with --strategy exhaustive (an exhaustive search of a small scope runs whole on one machine)",
-    );
+  strategyNamed(strategy).check({ shard, corpusFile: args.corpus });
   const probabilities = bugProbabilities(args["bug-probability"]);
-  const corpus = args.corpus === undefined ? null : corpusStore(args.corpus, strategy, shard, loaded, mutant);
+  const corpus = args.corpus === undefined ? null : corpusStore(args.corpus, shard, loaded, mutant);
   return {
     strategy,
-    seeds:
-      args.seeds ??
-      (strategy === "exhaustive" ? EXHAUSTIVE_MAX_SCHEDULES : mutant ? mutant.budget : loaded.scenario.seeds),
+    seeds: args.seeds ?? strategyNamed(strategy).defaultRuns ?? (mutant ? mutant.budget : loaded.scenario.seeds),
     seedStart: args["seed-start"],
     shard,
     pctDepth: args["pct-depth"],
@@ -269,7 +247,7 @@ async function executeRun(plan: RunPlan): Promise<number> {
   const progress = createProgress({
     scenario: loaded.scenario.name,
     total: slice.end - slice.start,
-    enabled: args.progress && options.strategy !== "exhaustive",
+    enabled: args.progress && strategyNamed(options.strategy).countsRuns,
     heartbeatMs: heartbeatMs(),
   });
   const determinism = args["check-determinism"] ? new DeterminismWatch(searchConfig(loaded, options)) : null;
@@ -315,10 +293,8 @@ async function executeRun(plan: RunPlan): Promise<number> {
     // Not the model (a run's own exceptions are model-error results): the pool or the tally. Name the
     // seed that was due, which is where a replay of the campaign gets to the failure.
     const seed = slice.start + tallied;
-    const tapes = options.strategy === "coverage" || options.strategy === "exhaustive";
-    const replay = tapes
-      ? campaignReplayCommand(loaded.scenario.name, options, seed)
-      : seedReplayCommand(loaded.scenario.name, seed, replayFlags(options));
+    const tapes = strategyNamed(options.strategy).runs === "tapes";
+    const replay = strategyNamed(options.strategy).replay(loaded.scenario.name, options, seed);
     const kept =
       outDir === null ? null : tapes ? `${outDir}/results.jsonl` : `${outDir} (eosfuzz run --resume ${outDir})`;
     throw new InternalError(error, seed, replay, kept);
