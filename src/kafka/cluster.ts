@@ -21,6 +21,7 @@ import type { GhostObserver } from "./ghost.js";
 import { Nemesis } from "./nemesis.js";
 import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
 import { type ReleaseName, releaseProfile } from "./release.js";
+import type { ClusterEvents } from "./trace-events.js";
 
 /** First producer id handed out (ProducerIdManager blocks start elsewhere in Kafka; any value works). */
 const FIRST_PRODUCER_ID = 1000;
@@ -82,7 +83,7 @@ export class Cluster {
 
   constructor(
     readonly spec: ClusterSpec,
-    readonly sim: Simulation,
+    readonly sim: Simulation<ClusterEvents>,
     readonly choices: ChoiceSource,
     ghost: GhostObserver,
   ) {

@@ -1,8 +1,17 @@
 import { BoundExceeded } from "../../sim/bounds.js";
 import { Errors } from "../common/errors.js";
-import { NO_PRODUCER_EPOCH, type PartitionKey, type TransactionResult } from "../common/types.js";
+import type { PartitionKey, TransactionResult } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
-import { ProducerStateEntry, type VerificationStateEntry } from "./producer-state.js";
+import type { ProducerStateEntry, VerificationStateEntry } from "./producer-state-entry.js";
+import {
+  type CompletedTxn,
+  type DataBatchFacts,
+  type MarkerEpochRule,
+  ProducerStateManager,
+} from "./producer-state-manager.js";
+
+export type { CompletedTxn, MarkerEpochRule } from "./producer-state-manager.js";
+export { describeRule, judgeMarkerEpoch } from "./producer-state-manager.js";
 
 export type Isolation = "READ_UNCOMMITTED" | "READ_COMMITTED";
 
@@ -26,13 +35,6 @@ export interface AbortedTxn {
   firstOffset: number;
   lastOffset: number;
   lastStableOffset: number;
-}
-
-export interface CompletedTxn {
-  producerId: number;
-  firstOffset: number;
-  lastOffset: number;
-  isAborted: boolean;
 }
 
 export interface DataBatchInput {
@@ -61,9 +63,6 @@ export interface MarkerInput {
   ghostTxn: string | null;
 }
 
-/** Which producer-epoch rule judged a marker, for explanations. */
-export type MarkerEpochRule = "legacy" | "strict-tv2" | "kafka-19999-equal-epoch" | "unchecked";
-
 export type MarkerAppendResult =
   | {
       kind: "appended";
@@ -84,120 +83,69 @@ export type MarkerAppendResult =
       reason: string;
     };
 
-export function describeRule(rule: MarkerEpochRule): string {
-  switch (rule) {
-    case "legacy":
-      return "legacy rule (marker epoch >= producer epoch)";
-    case "strict-tv2":
-      return "KIP-1228 strict TV2 rule (marker epoch > producer epoch)";
-    case "kafka-19999-equal-epoch":
-      return "KAFKA-19999 tolerance (equal epoch, no open transaction)";
-    case "unchecked":
-      return "no producer-epoch check";
-  }
-}
-
 /** Upper bound on batches in one partition log: a run that writes more is refused, not slowed. */
 export const MAX_LOG_BATCHES = 200_000;
 
 /**
- * One partition's log at its leader: UnifiedLog + ProducerStateManager + TransactionIndex,
- * reduced to what the transaction protocol needs. Check order follows
- * UnifiedLog.analyzeAndValidateProducerState and ProducerAppendInfo.
+ * One partition's log on one replica: UnifiedLog (batches, log end offset, high watermark, last
+ * stable offset) with its TransactionIndex (aborted transactions) and its ProducerStateManager.
+ * The leader appends through Kafka's checks (UnifiedLog.analyzeAndValidateProducerState and
+ * ProducerAppendInfo, in their order); see producer-state-manager.ts for the checks.
  */
 export class PartitionLog {
   readonly batches: LogBatch[] = [];
   logEndOffset = 0;
   highWatermark = 0;
-  readonly producers = new Map<number, ProducerStateEntry>();
-  /** Open transactions by first offset (insertion order is offset order). */
-  private readonly ongoingTxns = new Map<number, number>();
-  /** Completed transactions whose marker is not yet below the high watermark. */
-  private unreplicatedTxns: CompletedTxn[] = [];
+  readonly producerState: ProducerStateManager;
   readonly abortedTxns: AbortedTxn[] = [];
-  readonly verificationStates = new Map<number, VerificationStateEntry>();
-  private nextGuard = 1;
 
   constructor(
     readonly partition: PartitionKey,
-    private readonly flags: () => Readonly<ReleaseFlags>,
-  ) {}
-
-  private entry(producerId: number): ProducerStateEntry {
-    let e = this.producers.get(producerId);
-    if (!e) {
-      e = new ProducerStateEntry(producerId);
-      this.producers.set(producerId, e);
-    }
-    return e;
+    flags: () => Readonly<ReleaseFlags>,
+  ) {
+    this.producerState = new ProducerStateManager(flags);
   }
 
-  /** hasOngoingTransaction(pid, epoch): the newest code requires the stored epoch to match. */
+  /** The producer state of every producer id this log has seen (ProducerStateManager.activeProducers). */
+  get producers(): ReadonlyMap<number, ProducerStateEntry> {
+    return this.producerState.producers;
+  }
+
+  get verificationStates(): ReadonlyMap<number, VerificationStateEntry> {
+    return this.producerState.verificationStates;
+  }
+
   hasOngoingTransaction(producerId: number, epoch: number): boolean {
-    const e = this.producers.get(producerId);
-    return !!e && e.currentTxnFirstOffset !== null && e.producerEpoch === epoch;
+    return this.producerState.hasOngoingTransaction(producerId, epoch);
   }
 
-  /**
-   * KIP-890 part 1: returns 0 (SENTINEL) when a txn at this epoch is already open, else the guard of
-   * a (new or reused) verification entry that the append must present.
-   */
+  /** See ProducerStateManager.maybeStartTransactionVerification. */
   maybeStartTransactionVerification(
     producerId: number,
     sequence: number,
     epoch: number,
     supportsEpochBump: boolean,
   ): number {
-    if (this.hasOngoingTransaction(producerId, epoch)) return 0;
-    let v = this.verificationStates.get(producerId);
-    if (!v) {
-      v = { guard: this.nextGuard++, lowestSequence: sequence, epoch, supportsEpochBump };
-      this.verificationStates.set(producerId, v);
-    } else if (epoch > v.epoch || (epoch === v.epoch && sequence < v.lowestSequence)) {
-      v.epoch = epoch;
-      v.lowestSequence = sequence;
-      v.supportsEpochBump = supportsEpochBump;
-    }
-    return v.guard;
+    return this.producerState.maybeStartTransactionVerification(producerId, sequence, epoch, supportsEpochBump);
   }
 
+  /** A client's batch at the leader (origin CLIENT): checked, then appended at the log end. */
   appendData(input: DataAppendInput): DataAppendResult {
-    const flags = this.flags();
-    const existing = this.producers.get(input.producerId);
-    const lastSeq = input.baseSequence + input.values.length - 1;
-    if (flags.produceDuplicateDetection && existing) {
-      const dup = existing.findDuplicate(input.producerEpoch, input.baseSequence, lastSeq);
-      if (dup) return { kind: "duplicate", firstOffset: dup.firstOffset, lastOffset: dup.lastOffset };
-    }
-    const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
-    const verification = this.verificationStates.get(input.producerId) ?? null;
-    if (input.isTransactional && !this.hasOngoingTransaction(input.producerId, input.producerEpoch)) {
-      if (input.producerEpoch < storedEpoch)
-        return err(Errors.INVALID_PRODUCER_EPOCH, `epoch ${input.producerEpoch} < producer epoch ${storedEpoch}`);
-      if (
-        flags.transactionPartitionVerification &&
-        (verification === null || verification.guard !== input.verificationGuard)
-      ) {
-        return err(
-          Errors.INVALID_TXN_STATE,
-          "Record was not part of an ongoing transaction (verification guard mismatch)",
-        );
-      }
-    }
-    if (input.producerEpoch < storedEpoch)
-      return err(Errors.INVALID_PRODUCER_EPOCH, `epoch ${input.producerEpoch} < producer epoch ${storedEpoch}`);
-    const seqProblem = this.sequenceProblem(existing, input, verification);
-    if (seqProblem) return err(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, seqProblem);
-    if (!input.isTransactional && existing?.currentTxnFirstOffset != null) {
-      return err(Errors.INVALID_TXN_STATE, "non-transactional batch while a transaction is open");
-    }
-    if (this.batches.length >= MAX_LOG_BATCHES)
-      throw new BoundExceeded(`batches in the log of ${this.partition}`, MAX_LOG_BATCHES);
-
-    const e = this.entry(input.producerId);
-    const batch: LogBatch = {
-      baseOffset: this.logEndOffset,
+    const facts: DataBatchFacts = {
+      producerId: input.producerId,
+      producerEpoch: input.producerEpoch,
+      baseSequence: input.baseSequence,
+      lastSequence: input.baseSequence + input.values.length - 1,
+      isTransactional: input.isTransactional,
+      firstOffset: this.logEndOffset,
       lastOffset: this.logEndOffset + input.values.length - 1,
+    };
+    const check = this.producerState.checkDataBatch(facts, input.verificationGuard);
+    if (check.kind !== "ok") return check;
+    this.assertRoom();
+    const batch: LogBatch = {
+      baseOffset: facts.firstOffset,
+      lastOffset: facts.lastOffset,
       producerId: input.producerId,
       producerEpoch: input.producerEpoch,
       baseSequence: input.baseSequence,
@@ -208,74 +156,30 @@ export class PartitionLog {
     };
     this.batches.push(batch);
     this.logEndOffset = batch.lastOffset + 1;
-    e.setEpoch(input.producerEpoch);
-    e.addBatch({ firstSeq: input.baseSequence, lastSeq, firstOffset: batch.baseOffset, lastOffset: batch.lastOffset });
-    if (input.isTransactional && e.currentTxnFirstOffset === null) {
-      e.currentTxnFirstOffset = batch.baseOffset;
-      this.ongoingTxns.set(batch.baseOffset, input.producerId);
-    }
-    if (input.isTransactional) this.verificationStates.delete(input.producerId);
+    this.producerState.appendDataBatch(facts, "CLIENT");
     return { kind: "appended", batch };
   }
 
-  private sequenceProblem(
-    existing: ProducerStateEntry | undefined,
-    input: DataAppendInput,
-    verification: VerificationStateEntry | null,
-  ): string | null {
-    if (!this.flags().produceSequenceCheck) return null;
-    const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
-    const hasBatches = !!existing && existing.batchMetadata.length > 0;
-    const first = input.baseSequence;
-    if (verification?.supportsEpochBump && !hasBatches && first !== 0 && input.producerEpoch !== storedEpoch) {
-      return `first sequence ${first} of a new epoch must be 0 (TV2 verification)`;
-    }
-    if (storedEpoch === NO_PRODUCER_EPOCH) return null;
-    if (input.producerEpoch !== storedEpoch)
-      return first === 0 ? null : `new epoch ${input.producerEpoch} must start at sequence 0, got ${first}`;
-    const last = existing?.lastSeq() ?? -1;
-    if (last === -1) return first === 0 ? null : `epoch was bumped by a marker: expected sequence 0, got ${first}`;
-    const expected = last === 0x7fffffff ? 0 : last + 1;
-    return first === expected ? null : `expected sequence ${expected}, got ${first}`;
-  }
-
-  /** ProducerAppendInfo.appendEndTxnMarker with the KIP-1228 epoch rule, in Kafka's check order. */
+  /** ProducerAppendInfo.appendEndTxnMarker with the KIP-1228 epoch rule (origin COORDINATOR), in Kafka's check order. */
   appendMarker(input: MarkerInput): MarkerAppendResult {
-    const flags = this.flags();
-    const e = this.producers.get(input.producerId);
-    const storedEpoch = e ? e.producerEpoch : NO_PRODUCER_EPOCH;
-    const storedCe = e ? e.coordinatorEpoch : -1;
-    const openTxn = !!e && e.currentTxnFirstOffset !== null;
-    const { rule, valid } = judgeMarkerEpoch(
-      flags,
-      input.transactionVersion,
+    const judged = this.producerState.checkEndTxnMarker(
+      input.producerId,
       input.producerEpoch,
-      storedEpoch,
-      openTxn,
+      input.coordinatorEpoch,
+      input.transactionVersion,
     );
-    const fail = (errorCode: number, reason: string): MarkerAppendResult => ({
-      kind: "error",
-      errorCode,
-      rule,
-      storedEpochBefore: storedEpoch,
-      storedCoordinatorEpochBefore: storedCe,
-      openTxnBefore: openTxn,
-      reason,
-    });
-    if (!valid)
-      return fail(
-        Errors.INVALID_PRODUCER_EPOCH,
-        `marker epoch ${input.producerEpoch} vs producer epoch ${storedEpoch} under ${describeRule(rule)}`,
-      );
-    if (flags.coordinatorEpochCheck && storedCe > input.coordinatorEpoch) {
-      return fail(
-        Errors.TRANSACTION_COORDINATOR_FENCED,
-        `coordinator epoch ${input.coordinatorEpoch} < stored ${storedCe}`,
-      );
+    if (judged.errorCode !== Errors.NONE) {
+      return {
+        kind: "error",
+        errorCode: judged.errorCode,
+        rule: judged.rule,
+        storedEpochBefore: judged.storedEpochBefore,
+        storedCoordinatorEpochBefore: judged.storedCoordinatorEpochBefore,
+        openTxnBefore: judged.openTxnBefore,
+        reason: judged.reason,
+      };
     }
-    if (this.batches.length >= MAX_LOG_BATCHES)
-      throw new BoundExceeded(`batches in the log of ${this.partition}`, MAX_LOG_BATCHES);
-    const entry = this.entry(input.producerId);
+    this.assertRoom();
     const offset = this.logEndOffset;
     const batch: LogBatch = {
       baseOffset: offset,
@@ -290,44 +194,36 @@ export class PartitionLog {
     };
     this.batches.push(batch);
     this.logEndOffset = offset + 1;
-    let completed: CompletedTxn | null = null;
-    if (entry.currentTxnFirstOffset !== null) {
-      completed = {
-        producerId: input.producerId,
-        firstOffset: entry.currentTxnFirstOffset,
-        lastOffset: offset,
-        isAborted: input.result === "ABORT",
-      };
-      this.completeTxn(completed);
-    }
-    entry.setEpoch(input.producerEpoch);
-    entry.coordinatorEpoch = input.coordinatorEpoch;
-    entry.currentTxnFirstOffset = null;
-    const v = this.verificationStates.get(input.producerId);
-    const keepVerification =
-      !!v && input.transactionVersion >= 2 && v.supportsEpochBump && v.epoch === input.producerEpoch;
-    if (v && !keepVerification) this.verificationStates.delete(input.producerId);
+    const completed = this.producerState.appendEndTxnMarker(
+      input.producerId,
+      input.producerEpoch,
+      input.coordinatorEpoch,
+      input.transactionVersion,
+      input.result,
+      offset,
+      "COORDINATOR",
+    );
+    if (completed) this.completeTxn(completed);
     return {
       kind: "appended",
       batch,
       completed,
-      rule,
-      storedEpochBefore: storedEpoch,
-      storedCoordinatorEpochBefore: storedCe,
-      openTxnBefore: openTxn,
+      rule: judged.rule,
+      storedEpochBefore: judged.storedEpochBefore,
+      storedCoordinatorEpochBefore: judged.storedCoordinatorEpochBefore,
+      openTxnBefore: judged.openTxnBefore,
     };
   }
 
+  private assertRoom(): void {
+    if (this.batches.length >= MAX_LOG_BATCHES)
+      throw new BoundExceeded(`batches in the log of ${this.partition}`, MAX_LOG_BATCHES);
+  }
+
+  /** The transaction leaves the open set; an aborted one enters the TransactionIndex. */
   private completeTxn(txn: CompletedTxn): void {
-    this.ongoingTxns.delete(txn.firstOffset);
+    const lastStableOffset = this.producerState.completeTxn(txn);
     if (txn.isAborted) {
-      let lastStableOffset = txn.lastOffset + 1;
-      for (const [first, pid] of this.ongoingTxns) {
-        if (pid !== txn.producerId) {
-          lastStableOffset = first;
-          break;
-        }
-      }
       this.abortedTxns.push({
         producerId: txn.producerId,
         firstOffset: txn.firstOffset,
@@ -335,26 +231,17 @@ export class PartitionLog {
         lastStableOffset,
       });
     }
-    this.unreplicatedTxns.push(txn);
   }
 
   /** Replication caught up to `hw`: completed transactions below it leave the unstable set. */
   onHighWatermarkUpdated(hw: number): void {
     if (hw <= this.highWatermark) return;
     this.highWatermark = Math.min(hw, this.logEndOffset);
-    if (this.flags().advanceLsoOnCompletion) {
-      this.unreplicatedTxns = this.unreplicatedTxns.filter((t) => t.lastOffset >= this.highWatermark);
-    }
+    this.producerState.onHighWatermarkUpdated(this.highWatermark);
   }
 
   firstUnstableOffset(): number | null {
-    let first: number | null = null;
-    for (const offset of this.ongoingTxns.keys()) {
-      first = offset;
-      break;
-    }
-    for (const t of this.unreplicatedTxns) if (first === null || t.firstOffset < first) first = t.firstOffset;
-    return first;
+    return this.producerState.firstUnstableOffset();
   }
 
   lastStableOffset(): number {
@@ -363,7 +250,7 @@ export class PartitionLog {
   }
 
   openTransactionCount(): number {
-    return this.ongoingTxns.size;
+    return this.producerState.openTransactionCount();
   }
 
   /** A fetch: batches from fetchOffset below the isolation's upper bound, plus aborted ranges. */
@@ -415,27 +302,3 @@ export class PartitionLog {
 }
 
 type DataAppendInput = DataBatchInput;
-
-function err(errorCode: number, reason: string): DataAppendResult {
-  return { kind: "error", errorCode, reason };
-}
-
-/**
- * The producer-epoch rule for a marker. tv >= 2 under a KIP-1228 leader: markerEpoch must be
- * strictly greater, except (KAFKA-19999) an equal epoch when no txn is open. Otherwise legacy: >=.
- */
-export function judgeMarkerEpoch(
-  flags: Readonly<ReleaseFlags>,
-  transactionVersion: number,
-  markerEpoch: number,
-  storedEpoch: number,
-  openTxn: boolean,
-): { rule: MarkerEpochRule; valid: boolean } {
-  if (!flags.markerProducerEpochCheck) return { rule: "unchecked", valid: true };
-  const strict = (transactionVersion >= 2 && flags.strictMarkerEpochForTv2) || flags.strictMarkerEpochForLegacy;
-  if (!strict) return { rule: "legacy", valid: markerEpoch >= storedEpoch };
-  if (markerEpoch > storedEpoch) return { rule: "strict-tv2", valid: true };
-  const tolerated = flags.equalEpochNoOpenTxnTolerance && (!openTxn || flags.equalEpochToleranceIgnoresOpenTxn);
-  if (markerEpoch === storedEpoch && tolerated) return { rule: "kafka-19999-equal-epoch", valid: true };
-  return { rule: "strict-tv2", valid: false };
-}

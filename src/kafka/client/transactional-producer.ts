@@ -3,6 +3,7 @@ import { Errors, errorName } from "../common/errors.js";
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
 import { endTxnVersionFor, type KafkaRequest, type KafkaResponse, produceVersionFor } from "../protocol.js";
+import type { KafkaEvents } from "../trace-events.js";
 
 export interface ProducerConfig {
   /** Node name in traces, e.g. "p0" (a restarted instance is "p0#2"). */
@@ -139,7 +140,7 @@ export class TransactionalProducer {
 
   // ------------------------------------------------------------------ plumbing
 
-  private emit(kind: string, fields: Record<string, number | string | boolean | null>): void {
+  private emit<K extends keyof KafkaEvents & string>(kind: K, fields: KafkaEvents[K]): void {
     this.ctx.sim.emit(this.config.name, kind, fields);
   }
 

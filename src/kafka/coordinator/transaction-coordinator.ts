@@ -73,7 +73,7 @@ export class TransactionCoordinator {
     markerIds: IdSequence = new IdSequence(1),
   ) {
     this.release = release;
-    this.state = new TransactionStateManager(ctx, id, log);
+    this.state = new TransactionStateManager(id, log);
     this.markers = new TransactionMarkerChannelManager(ctx, id, () => this.release, this.state, markerIds);
     ctx.net.registerServer(id, (request) => this.handle(request));
   }

@@ -1,5 +1,4 @@
 import { Errors, IllegalStateException } from "../common/errors.js";
-import type { ClusterContext } from "../cluster-context.js";
 import type { TransactionLog } from "./transaction-log.js";
 import { TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
 
@@ -16,7 +15,6 @@ export class TransactionStateManager {
   private readonly cache = new Map<string, TransactionMetadata>();
 
   constructor(
-    private readonly ctx: ClusterContext,
     private readonly self: string,
     private readonly log: TransactionLog,
   ) {}
@@ -104,9 +102,5 @@ export class TransactionStateManager {
       }
       onDone(result);
     });
-  }
-
-  emit(kind: string, fields: Record<string, number | string | boolean | null>): void {
-    this.ctx.sim.emit(this.self, kind, fields);
   }
 }

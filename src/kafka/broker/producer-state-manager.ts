@@ -1,0 +1,347 @@
+import { Errors } from "../common/errors.js";
+import { NO_PRODUCER_EPOCH, type TransactionResult } from "../common/types.js";
+import type { ReleaseFlags } from "../release.js";
+import { ProducerStateEntry, type VerificationStateEntry } from "./producer-state-entry.js";
+
+/**
+ * Who is appending (Kafka's AppendOrigin): a client's Produce, the coordinator's marker, or a
+ * follower copying its leader. Followers skip every producer check but the open-transaction one.
+ */
+export type AppendOrigin = "CLIENT" | "COORDINATOR" | "REPLICATION";
+
+/** A completed transaction: the producer's open range closed by a marker at `lastOffset`. */
+export interface CompletedTxn {
+  producerId: number;
+  firstOffset: number;
+  lastOffset: number;
+  isAborted: boolean;
+}
+
+/** A data batch as the producer state sees it (what UnifiedLog hands ProducerAppendInfo). */
+export interface DataBatchFacts {
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  lastSequence: number;
+  isTransactional: boolean;
+  firstOffset: number;
+  lastOffset: number;
+}
+
+/** The problem a data batch has at the leader, in Kafka's check order, or null. */
+export type DataBatchCheck =
+  | { kind: "ok" }
+  | { kind: "duplicate"; firstOffset: number; lastOffset: number }
+  | { kind: "error"; errorCode: number; reason: string };
+
+/** Which producer-epoch rule judged a marker, for explanations. */
+export type MarkerEpochRule = "legacy" | "strict-tv2" | "kafka-19999-equal-epoch" | "unchecked";
+
+export interface MarkerJudgement {
+  rule: MarkerEpochRule;
+  /** NONE, INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED. */
+  errorCode: number;
+  reason: string;
+  storedEpochBefore: number;
+  storedCoordinatorEpochBefore: number;
+  openTxnBefore: boolean;
+}
+
+const OK: DataBatchCheck = { kind: "ok" };
+
+/**
+ * ProducerStateManager: per producer id, the epoch, the last batches (for duplicate and sequence
+ * checks), the coordinator epoch and the open transaction of one partition replica; the set of
+ * open and not-yet-replicated completed transactions (the first unstable offset); and the leader's
+ * KIP-890 verification entries. The checks are ProducerAppendInfo's and UnifiedLog's
+ * analyzeAndValidateProducerState's, in their order. Every replica keeps one, built from its own log.
+ */
+export class ProducerStateManager {
+  readonly producers = new Map<number, ProducerStateEntry>();
+  /** Open transactions by first offset (insertion order is offset order). */
+  private readonly ongoingTxns = new Map<number, number>();
+  /** Completed transactions whose marker is not yet below the high watermark. */
+  private unreplicatedTxns: CompletedTxn[] = [];
+  /** Leader memory only: never replicated, lost on a leader change (a new leader re-verifies). */
+  readonly verificationStates = new Map<number, VerificationStateEntry>();
+  private nextGuard = 1;
+
+  constructor(private readonly flags: () => Readonly<ReleaseFlags>) {}
+
+  private entry(producerId: number): ProducerStateEntry {
+    let e = this.producers.get(producerId);
+    if (!e) {
+      e = new ProducerStateEntry(producerId);
+      this.producers.set(producerId, e);
+    }
+    return e;
+  }
+
+  /** hasOngoingTransaction(pid, epoch): the newest code requires the stored epoch to match. */
+  hasOngoingTransaction(producerId: number, epoch: number): boolean {
+    const e = this.producers.get(producerId);
+    return !!e && e.currentTxnFirstOffset !== null && e.producerEpoch === epoch;
+  }
+
+  /**
+   * KIP-890 part 1 (maybeCreateVerificationStateEntry): 0 (SENTINEL) when a transaction at this
+   * epoch is already open, else the guard of a (new or reused) entry that the append must present.
+   */
+  maybeStartTransactionVerification(
+    producerId: number,
+    sequence: number,
+    epoch: number,
+    supportsEpochBump: boolean,
+  ): number {
+    if (this.hasOngoingTransaction(producerId, epoch)) return 0;
+    let v = this.verificationStates.get(producerId);
+    if (!v) {
+      v = { guard: this.nextGuard++, lowestSequence: sequence, epoch, supportsEpochBump };
+      this.verificationStates.set(producerId, v);
+    } else if (epoch > v.epoch || (epoch === v.epoch && sequence < v.lowestSequence)) {
+      v.epoch = epoch;
+      v.lowestSequence = sequence;
+      v.supportsEpochBump = supportsEpochBump;
+    }
+    return v.guard;
+  }
+
+  /** A new leader starts with no verification entries: they were its predecessor's memory. */
+  clearVerificationStates(): void {
+    this.verificationStates.clear();
+  }
+
+  // ------------------------------------------------------------------ data batches
+
+  /**
+   * The leader's checks of a data batch (origin CLIENT), in Kafka's order: duplicate, then for a
+   * transactional batch that opens a transaction the epoch and the verification guard, then the
+   * epoch, the sequence, and a plain batch inside an open transaction.
+   */
+  checkDataBatch(batch: DataBatchFacts, verificationGuard: number): DataBatchCheck {
+    const flags = this.flags();
+    const existing = this.producers.get(batch.producerId);
+    if (flags.produceDuplicateDetection && existing) {
+      const dup = existing.findDuplicate(batch.producerEpoch, batch.baseSequence, batch.lastSequence);
+      if (dup) return { kind: "duplicate", firstOffset: dup.firstOffset, lastOffset: dup.lastOffset };
+    }
+    const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
+    const verification = this.verificationStates.get(batch.producerId) ?? null;
+    if (batch.isTransactional && !this.hasOngoingTransaction(batch.producerId, batch.producerEpoch)) {
+      if (batch.producerEpoch < storedEpoch)
+        return error(Errors.INVALID_PRODUCER_EPOCH, `epoch ${batch.producerEpoch} < producer epoch ${storedEpoch}`);
+      if (flags.transactionPartitionVerification && (verification === null || verification.guard !== verificationGuard))
+        return error(
+          Errors.INVALID_TXN_STATE,
+          "Record was not part of an ongoing transaction (verification guard mismatch)",
+        );
+    }
+    if (batch.producerEpoch < storedEpoch)
+      return error(Errors.INVALID_PRODUCER_EPOCH, `epoch ${batch.producerEpoch} < producer epoch ${storedEpoch}`);
+    const seqProblem = this.sequenceProblem(existing, batch, verification);
+    if (seqProblem) return error(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, seqProblem);
+    if (!batch.isTransactional && existing?.currentTxnFirstOffset != null)
+      return error(Errors.INVALID_TXN_STATE, "non-transactional batch while a transaction is open");
+    return OK;
+  }
+
+  private sequenceProblem(
+    existing: ProducerStateEntry | undefined,
+    batch: DataBatchFacts,
+    verification: VerificationStateEntry | null,
+  ): string | null {
+    if (!this.flags().produceSequenceCheck) return null;
+    const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
+    const hasBatches = !!existing && existing.batchMetadata.length > 0;
+    const first = batch.baseSequence;
+    if (verification?.supportsEpochBump && !hasBatches && first !== 0 && batch.producerEpoch !== storedEpoch) {
+      return `first sequence ${first} of a new epoch must be 0 (TV2 verification)`;
+    }
+    if (storedEpoch === NO_PRODUCER_EPOCH) return null;
+    if (batch.producerEpoch !== storedEpoch)
+      return first === 0 ? null : `new epoch ${batch.producerEpoch} must start at sequence 0, got ${first}`;
+    const last = existing?.lastSeq() ?? -1;
+    if (last === -1) return first === 0 ? null : `epoch was bumped by a marker: expected sequence 0, got ${first}`;
+    const expected = last === 0x7fffffff ? 0 : last + 1;
+    return first === expected ? null : `expected sequence ${expected}, got ${first}`;
+  }
+
+  /**
+   * ProducerAppendInfo.appendDataBatch after the checks passed (or unchecked, for a follower): the
+   * entry takes the epoch and the batch, and a transactional batch opens the producer's transaction.
+   */
+  appendDataBatch(batch: DataBatchFacts, origin: AppendOrigin): void {
+    const e = this.entry(batch.producerId);
+    e.setEpoch(batch.producerEpoch);
+    e.addBatch({
+      firstSeq: batch.baseSequence,
+      lastSeq: batch.lastSequence,
+      firstOffset: batch.firstOffset,
+      lastOffset: batch.lastOffset,
+    });
+    if (batch.isTransactional && e.currentTxnFirstOffset === null) {
+      e.currentTxnFirstOffset = batch.firstOffset;
+      this.ongoingTxns.set(batch.firstOffset, batch.producerId);
+    }
+    if (batch.isTransactional && origin !== "REPLICATION") this.verificationStates.delete(batch.producerId);
+  }
+
+  // ------------------------------------------------------------------ markers
+
+  /**
+   * ProducerAppendInfo.appendEndTxnMarker's checks at the leader (origin COORDINATOR): the
+   * producer-epoch rule of the marker's transaction version, then the coordinator epoch.
+   */
+  checkEndTxnMarker(
+    producerId: number,
+    markerEpoch: number,
+    coordinatorEpoch: number,
+    transactionVersion: number,
+  ): MarkerJudgement {
+    const flags = this.flags();
+    const e = this.producers.get(producerId);
+    const storedEpoch = e ? e.producerEpoch : NO_PRODUCER_EPOCH;
+    const storedCe = e ? e.coordinatorEpoch : -1;
+    const openTxn = !!e && e.currentTxnFirstOffset !== null;
+    const { rule, valid } = judgeMarkerEpoch(flags, transactionVersion, markerEpoch, storedEpoch, openTxn);
+    const judged = (errorCode: number, reason: string): MarkerJudgement => ({
+      rule,
+      errorCode,
+      reason,
+      storedEpochBefore: storedEpoch,
+      storedCoordinatorEpochBefore: storedCe,
+      openTxnBefore: openTxn,
+    });
+    if (!valid)
+      return judged(
+        Errors.INVALID_PRODUCER_EPOCH,
+        `marker epoch ${markerEpoch} vs producer epoch ${storedEpoch} under ${describeRule(rule)}`,
+      );
+    if (flags.coordinatorEpochCheck && storedCe > coordinatorEpoch)
+      return judged(
+        Errors.TRANSACTION_COORDINATOR_FENCED,
+        `coordinator epoch ${coordinatorEpoch} < stored ${storedCe}`,
+      );
+    return judged(Errors.NONE, "");
+  }
+
+  /**
+   * ProducerAppendInfo.appendEndTxnMarker's update, at `offset`: the open transaction (if any) is
+   * completed, the entry takes the marker's epochs. A follower (REPLICATION) keeps its leader's
+   * verification entries out of it: it has none.
+   */
+  appendEndTxnMarker(
+    producerId: number,
+    markerEpoch: number,
+    coordinatorEpoch: number,
+    transactionVersion: number,
+    result: TransactionResult,
+    offset: number,
+    origin: AppendOrigin,
+  ): CompletedTxn | null {
+    const entry = this.entry(producerId);
+    let completed: CompletedTxn | null = null;
+    if (entry.currentTxnFirstOffset !== null) {
+      completed = {
+        producerId,
+        firstOffset: entry.currentTxnFirstOffset,
+        lastOffset: offset,
+        isAborted: result === "ABORT",
+      };
+    }
+    entry.setEpoch(markerEpoch);
+    entry.coordinatorEpoch = coordinatorEpoch;
+    entry.currentTxnFirstOffset = null;
+    if (origin !== "REPLICATION") {
+      // The next transaction's guard survives a TV2 marker at its own epoch (it was verified for it).
+      const v = this.verificationStates.get(producerId);
+      const keep = !!v && transactionVersion >= 2 && v.supportsEpochBump && v.epoch === markerEpoch;
+      if (v && !keep) this.verificationStates.delete(producerId);
+    }
+    return completed;
+  }
+
+  /**
+   * A completed transaction leaves the open set (it stays unstable until its marker is below the
+   * high watermark). Returns the LSO to record in the aborted index: the first offset of the
+   * earliest other open transaction, else just past the marker (Kafka's lastStableOffset(txn)).
+   */
+  completeTxn(txn: CompletedTxn): number {
+    this.ongoingTxns.delete(txn.firstOffset);
+    let lastStableOffset = txn.lastOffset + 1;
+    for (const [first, pid] of this.ongoingTxns) {
+      if (pid !== txn.producerId) {
+        lastStableOffset = first;
+        break;
+      }
+    }
+    this.unreplicatedTxns.push(txn);
+    return lastStableOffset;
+  }
+
+  /** Replication caught up to `highWatermark`: completed transactions below it leave the unstable set. */
+  onHighWatermarkUpdated(highWatermark: number): void {
+    if (this.flags().advanceLsoOnCompletion) {
+      this.unreplicatedTxns = this.unreplicatedTxns.filter((t) => t.lastOffset >= highWatermark);
+    }
+  }
+
+  firstUnstableOffset(): number | null {
+    let first: number | null = null;
+    for (const offset of this.ongoingTxns.keys()) {
+      first = offset;
+      break;
+    }
+    for (const t of this.unreplicatedTxns) if (first === null || t.firstOffset < first) first = t.firstOffset;
+    return first;
+  }
+
+  openTransactionCount(): number {
+    return this.ongoingTxns.size;
+  }
+
+  /** Forget everything (before rebuilding from the log: UnifiedLog.rebuildProducerState). */
+  reset(): void {
+    this.producers.clear();
+    this.ongoingTxns.clear();
+    this.unreplicatedTxns = [];
+    this.verificationStates.clear();
+  }
+}
+
+function error(errorCode: number, reason: string): DataBatchCheck {
+  return { kind: "error", errorCode, reason };
+}
+
+export function describeRule(rule: MarkerEpochRule): string {
+  switch (rule) {
+    case "legacy":
+      return "legacy rule (marker epoch >= producer epoch)";
+    case "strict-tv2":
+      return "KIP-1228 strict TV2 rule (marker epoch > producer epoch)";
+    case "kafka-19999-equal-epoch":
+      return "KAFKA-19999 tolerance (equal epoch, no open transaction)";
+    case "unchecked":
+      return "no producer-epoch check";
+  }
+}
+
+/**
+ * The producer-epoch rule for a marker. tv >= 2 under a KIP-1228 leader: markerEpoch must be
+ * strictly greater, except (KAFKA-19999) an equal epoch when no txn is open. Otherwise legacy: >=.
+ */
+export function judgeMarkerEpoch(
+  flags: Readonly<ReleaseFlags>,
+  transactionVersion: number,
+  markerEpoch: number,
+  storedEpoch: number,
+  openTxn: boolean,
+): { rule: MarkerEpochRule; valid: boolean } {
+  if (!flags.markerProducerEpochCheck) return { rule: "unchecked", valid: true };
+  const strict = (transactionVersion >= 2 && flags.strictMarkerEpochForTv2) || flags.strictMarkerEpochForLegacy;
+  if (!strict) return { rule: "legacy", valid: markerEpoch >= storedEpoch };
+  if (markerEpoch > storedEpoch) return { rule: "strict-tv2", valid: true };
+  const tolerated = flags.equalEpochNoOpenTxnTolerance && (!openTxn || flags.equalEpochToleranceIgnoresOpenTxn);
+  if (markerEpoch === storedEpoch && tolerated) return { rule: "kafka-19999-equal-epoch", valid: true };
+  return { rule: "strict-tv2", valid: false };
+}
