@@ -1,3 +1,5 @@
+import { basename, dirname } from "node:path";
+import { ENVIRONMENT_ERROR_CODES, describeWriteFailure } from "../common/output-error.js";
 import { InputError } from "../scenario/input-error.js";
 
 /** Exit codes of the public contract. */
@@ -26,10 +28,23 @@ function firstLine(error: unknown): string {
   return text.split("\n")[0] ?? "";
 }
 
+/** Outputs that could not be written while the rest of the command went on: one line each on stderr. */
+export function reportOutputProblems(problems: readonly InputError[]): void {
+  for (const p of problems) process.stderr.write(`eosfuzz: ${p.message}\n`);
+}
+
 /** Print one line for bad input (exit 2) or a short report for an internal error (exit 3), never a stack. */
 export function reportFatal(error: unknown): number {
   if (error instanceof InputError) {
     process.stderr.write(`eosfuzz: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  // The disk, permissions or a path of the user's (where no writer turned it into an OutputError): not a bug.
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code !== undefined && ENVIRONMENT_ERROR_CODES.has(code)) {
+    const path = (error as NodeJS.ErrnoException).path;
+    const shown = path && /^\..*\.tmp$/.test(basename(path)) ? dirname(path) : path;
+    process.stderr.write(`eosfuzz: ${shown ? `${shown}: ` : ""}${describeWriteFailure(error)}\n`);
     return EXIT.usage;
   }
   const lines =

@@ -1,14 +1,100 @@
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, normalize, sep } from "node:path";
+import { chunked, jsonPieces } from "./json-pieces.js";
+import { OutputError, outputErrorOf } from "./output-error.js";
 
-/** Write then rename: a kill at any moment leaves either the old file or the new one. */
-export function writeFileAtomic(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${process.pid}.${Date.now()}.tmp`);
-  writeFileSync(tmp, content);
-  renameSync(tmp, path);
+let tmpCounter = 0;
+
+/**
+ * Make `dir` and its missing parents, one level at a time. Node's mkdirSync(dir, { recursive: true })
+ * loops forever where a parent exists but a child cannot be made in it (under /proc); this stops at
+ * the first level that fails. A file where a directory is expected, or any other failure, is an
+ * OutputError naming that path as the user wrote it.
+ */
+export function ensureDir(dir: string, what = "a directory"): void {
+  const normal = normalize(dir);
+  const parts = normal.split(sep).filter((p) => p !== "" && p !== ".");
+  let prefix = isAbsolute(normal) ? sep : "";
+  for (const part of parts) {
+    prefix = prefix === "" ? part : join(prefix, part);
+    if (part === "..") continue;
+    let isDir: boolean | null = null;
+    try {
+      isDir = statSync(prefix).isDirectory();
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT") throw outputErrorOf(prefix, what, e);
+    }
+    if (isDir === true) continue;
+    if (isDir === false)
+      throw new OutputError(prefix, what, "a file where a directory is expected (ENOTDIR)", "ENOTDIR");
+    try {
+      mkdirSync(prefix);
+    } catch (e) {
+      // Made meanwhile by another process: fine if it is a directory.
+      if ((e as NodeJS.ErrnoException).code === "EEXIST" && isDirectory(prefix)) continue;
+      throw outputErrorOf(prefix, what, e);
+    }
+  }
 }
 
-export function writeJsonAtomic(path: string, value: unknown): void {
-  writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Write every piece of `content` to an open file. */
+function writeAll(fd: number, content: string | Iterable<string>): void {
+  const chunks = typeof content === "string" ? [content] : chunked(content);
+  for (const chunk of chunks) {
+    const bytes = Buffer.from(chunk, "utf8");
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  }
+}
+
+/**
+ * Write then rename: a kill at any moment leaves either the old file or the new one. `content` may
+ * come in pieces (a report longer than V8's longest string). A failure (disk full, read-only file
+ * system, a directory in the way) removes the temporary file and is an OutputError naming `path`.
+ */
+export function writeFileAtomic(path: string, content: string | Iterable<string>, what = "a file"): void {
+  ensureDir(dirname(path), what);
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${tmpCounter++}.tmp`);
+  let fd: number | null = null;
+  try {
+    fd = openSync(tmp, "wx");
+    writeAll(fd, content);
+    closeSync(fd);
+    fd = null;
+    if (isDirectory(path)) throw Object.assign(new Error("a directory"), { code: "EISDIR" });
+    renameSync(tmp, path);
+  } catch (e) {
+    if (fd !== null) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already failing: the first error is the one to report
+      }
+    }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // never made, or already gone
+    }
+    throw outputErrorOf(path, what, e);
+  }
+}
+
+/** JSON indented by two spaces, written in pieces (never one string of the whole value). */
+export function writeJsonAtomic(path: string, value: unknown, what = "a JSON file"): void {
+  writeFileAtomic(path, withNewline(jsonPieces(value, 2)), what);
+}
+
+function* withNewline(parts: Iterable<string>): Generator<string> {
+  yield* parts;
+  yield "\n";
 }

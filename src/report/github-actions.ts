@@ -1,4 +1,5 @@
 import { appendFileSync } from "node:fs";
+import { type OutputError, outputErrorOf } from "../common/output-error.js";
 import { isAbsolute, relative, sep } from "node:path";
 import { reportedFailures } from "./failure-selection.js";
 import { describeExpectation } from "./terminal.js";
@@ -83,14 +84,30 @@ export function githubStepSummary(report: RunReport): string {
   return `${out.join("\n")}\n`;
 }
 
-/** When running under GitHub Actions: print the annotations and append the step summary. */
+/**
+ * When running under GitHub Actions: print the annotations and append the step summary. A step
+ * summary that cannot be written is added to `problems` (or thrown without it).
+ */
 export function emitGithubActions(
   report: RunReport,
   write: (line: string) => void,
   env: NodeJS.ProcessEnv = process.env,
+  problems?: OutputError[],
 ): void {
   if (!isGithubActions(env)) return;
   for (const line of githubAnnotations(report, env)) write(`${line}\n`);
+  appendStepSummary(githubStepSummary(report), env, problems);
+}
+
+/** Append Markdown to $GITHUB_STEP_SUMMARY, if set. */
+export function appendStepSummary(markdown: string, env: NodeJS.ProcessEnv, problems?: OutputError[]): void {
   const summaryFile = env.GITHUB_STEP_SUMMARY;
-  if (summaryFile) appendFileSync(summaryFile, githubStepSummary(report));
+  if (!summaryFile) return;
+  try {
+    appendFileSync(summaryFile, markdown);
+  } catch (e) {
+    const error = outputErrorOf(summaryFile, "the step summary (GITHUB_STEP_SUMMARY)", e);
+    if (!problems) throw error;
+    problems.push(error);
+  }
 }

@@ -1,11 +1,12 @@
 import type { z } from "zod";
-import { describeFound, InputError, readInputFile } from "../scenario/input-error.js";
+import { JSON_LARGE_LIMITS, JsonBytesError, parseJsonBytes } from "../common/json-large.js";
+import { describeFound, InputError, readInputBytes } from "../scenario/input-error.js";
 import { parseJsonInput } from "../scenario/json-positions.js";
 import type { RunReport } from "./run-report.js";
 import { runReportSchema } from "./run-report-schema.js";
 
-/** Bound on a run.json read back: big campaigns stay far below it (violations are one line each). */
-const MAX_REPORT_BYTES = 512 * 1024 * 1024;
+/** Bound on a run.json read back (what one Buffer reads); one above V8's longest string is read in pieces. */
+const MAX_REPORT_BYTES = 2_000_000_000;
 
 function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
   let v: unknown = data;
@@ -18,13 +19,26 @@ const fieldName = (path: readonly PropertyKey[]) =>
   path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("") ||
   "(top level)";
 
+const WHAT = "a JSON run report (run.json or the output of run --json)";
+
+/** The JSON of a report: a small one with line and column on error, a big one (millions of seeds) in pieces. */
+function parseReportBytes(bytes: Buffer, file: string): unknown {
+  if (bytes.length < JSON_LARGE_LIMITS.wholeBytes) return parseJsonInput(bytes.toString("utf8"), file, WHAT);
+  try {
+    return parseJsonBytes(bytes);
+  } catch (e) {
+    if (!(e instanceof JsonBytesError)) throw e;
+    throw new InputError(file, "", `expected ${WHAT}, found damaged JSON at byte ${e.offset}`);
+  }
+}
+
 /**
  * Read and validate a run report (run.json, or what `run --json` printed). Bad input is one
  * InputError line naming the file, the field, what was expected and what was found.
  */
 export function readRunReport(file: string): RunReport {
-  const text = readInputFile(file, MAX_REPORT_BYTES, "a run report");
-  const data = parseJsonInput(text, file, "a JSON run report (run.json or the output of run --json)");
+  const bytes = readInputBytes(file, MAX_REPORT_BYTES, "a run report");
+  const data = parseReportBytes(bytes, file);
   if ((data as { format?: unknown } | null)?.format === "eosfuzz-seed") {
     throw new InputError(
       file,

@@ -2,6 +2,7 @@ import { closeSync, existsSync, openSync, truncateSync, writeSync } from "node:f
 import { join } from "node:path";
 import type { JobOutcome } from "../fuzz/executor/run-job.js";
 import { type CoveragePoint, parseStateKey } from "../oracle/protocol-coverage.js";
+import { outputErrorOf } from "../common/output-error.js";
 import { InputError, readInputBytes } from "../scenario/input-error.js";
 import { TOOL_VERSION } from "../version.js";
 
@@ -46,23 +47,29 @@ export function resultsFile(dir: string): string {
 export class ResultsLog {
   private fd: number | null;
   private readonly pointIds: Map<string, number>;
+  private readonly file: string;
 
-  private constructor(fd: number, pointIds: Map<string, number>) {
+  private constructor(fd: number, pointIds: Map<string, number>, file: string) {
     this.fd = fd;
     this.pointIds = pointIds;
+    this.file = file;
   }
 
   static create(dir: string, header: Omit<ResultsHeader, "format" | "version" | "tool">): ResultsLog {
-    const fd = openSync(resultsFile(dir), "w");
-    const log = new ResultsLog(fd, new Map());
+    const fd = openLog(resultsFile(dir), "w");
+    const log = new ResultsLog(fd, new Map(), resultsFile(dir));
     log.writeLine({ format: RESULTS_FORMAT, version: RESULTS_FORMAT_VERSION, tool: TOOL_VERSION, ...header });
     return log;
   }
 
   /** Continue a log read by readResultsLog: a torn last line (a kill mid-write) is cut off first. */
   static resume(dir: string, read: Pick<ReadResults, "validBytes" | "pointIds">): ResultsLog {
-    truncateSync(resultsFile(dir), read.validBytes);
-    return new ResultsLog(openSync(resultsFile(dir), "a"), new Map(read.pointIds));
+    try {
+      truncateSync(resultsFile(dir), read.validBytes);
+    } catch (e) {
+      throw outputErrorOf(resultsFile(dir), "the results log", e);
+    }
+    return new ResultsLog(openLog(resultsFile(dir), "a"), new Map(read.pointIds), resultsFile(dir));
   }
 
   append(outcome: JobOutcome): void {
@@ -90,8 +97,20 @@ export class ResultsLog {
     if (this.fd === null) throw new Error("results log already closed");
     const bytes = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
     // One line, written whole at the end of the file: a reader never sees a torn line but the last.
-    let written = 0;
-    while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written, null);
+    try {
+      let written = 0;
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written, null);
+    } catch (e) {
+      throw outputErrorOf(this.file, "the results log", e);
+    }
+  }
+}
+
+function openLog(file: string, flags: "w" | "a"): number {
+  try {
+    return openSync(file, flags);
+  } catch (e) {
+    throw outputErrorOf(file, "the results log", e);
   }
 }
 
@@ -102,6 +121,10 @@ export interface ReadResults {
   pointIds: Map<string, number>;
   /** Bytes up to the end of the last complete line (what a resumed log keeps). */
   validBytes: number;
+  /** The line (1-based) of each outcome, for messages about it. */
+  lines: number[];
+  /** The file's size when read (a torn last line included). */
+  size: number;
 }
 
 /** Read results.jsonl back; a torn last line is ignored, anything else malformed is one InputError line. */
@@ -128,6 +151,7 @@ export function readResultsLog(dir: string): ReadResults {
   }
   const points: PointOfLog[] = [];
   const outcomes: JobOutcome[] = [];
+  const outcomeLines: number[] = [];
   for (let i = 1; i < lines.length; i++) {
     const value = parseLine(file, lines[i], i + 1) as { point?: unknown; key?: unknown } | null;
     if (value !== null && typeof value === "object" && "point" in value) {
@@ -145,6 +169,7 @@ export function readResultsLog(dir: string): ReadResults {
       points.push({ key: value.key as string, state });
     } else {
       outcomes.push(outcomeOfLine(file, value, i + 1, points));
+      outcomeLines.push(i + 1);
     }
   }
   return {
@@ -152,6 +177,8 @@ export function readResultsLog(dir: string): ReadResults {
     outcomes,
     pointIds: new Map(points.map((p, id) => [p.key, id])),
     validBytes,
+    lines: outcomeLines,
+    size: bytes.length,
   };
 }
 

@@ -5,7 +5,9 @@ import { renderRegressJunit } from "../../report/regress-junit.js";
 import { renderRegressTable } from "../../report/regress-table.js";
 import { writeFileAtomic } from "../../common/write-files.js";
 import { BUILTIN_SCENARIO_DIR } from "../../scenario/loader.js";
-import { EXIT } from "../errors.js";
+import type { OutputError } from "../../common/output-error.js";
+import { attemptWrite } from "../../report/report-dir.js";
+import { EXIT, reportOutputProblems } from "../errors.js";
 import { DEFAULT_SEED_DIR } from "./run.js";
 
 export interface RegressArgs {
@@ -45,14 +47,17 @@ export function regressCommand(args: RegressArgs): number {
     },
   });
   if (progress) process.stderr.write("\r\x1b[K");
-  if (args.junit) writeFileAtomic(args.junit, renderRegressJunit(result));
+  const problems: OutputError[] = [];
+  if (args.junit)
+    attemptWrite(problems, () => writeFileAtomic(args.junit as string, renderRegressJunit(result), "the JUnit report"));
   if (args.json) process.stdout.write(`${JSON.stringify({ ...result, seedsDir, exitCode: exitCodeOf(result) })}\n`);
   else {
     process.stdout.write(`${renderRegressTable(result)}\n`);
     if (seedsDir === null)
       process.stdout.write(`  (no ${DEFAULT_SEED_DIR}/ directory here: no saved seeds replayed)\n`);
   }
-  return exitCodeOf(result);
+  reportOutputProblems(problems);
+  return problems.length > 0 ? EXIT.usage : exitCodeOf(result);
 }
 
 function exitCodeOf(result: { failed: number; errors: number }): number {

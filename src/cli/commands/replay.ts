@@ -6,10 +6,11 @@ import { type LoadedSeedFile, readSeedFile } from "../../fuzz/seed-file.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { renderStory } from "../../oracle/story.js";
 import type { ReplayView } from "../../report/html/page.js";
-import { writeReplayHtml } from "../../report/report-dir.js";
+import type { OutputError } from "../../common/output-error.js";
+import { attemptWrite, writeReplayHtml } from "../../report/report-dir.js";
 import { type EventRange, renderReplay } from "../../report/replay-render.js";
 import { InputError } from "../../scenario/input-error.js";
-import { EXIT } from "../errors.js";
+import { EXIT, reportOutputProblems } from "../errors.js";
 
 export interface ReplayArgs {
   file: string;
@@ -83,8 +84,11 @@ export function replayCommand(args: ReplayArgs): number {
   if (args.html === "") throw new InputError("--html", "", "expected a file name for the HTML page, found nothing");
   const loaded = readSeedFile(args.file);
   const result = replaySeed(loaded);
-  if (args.html) writeReplayHtml(args.html, replayView(loaded, result));
   const range = traceRange(args, result.trace.length);
+  const problems: OutputError[] = [];
+  const html = args.html
+    ? attemptWrite(problems, () => writeReplayHtml(args.html as string, replayView(loaded, result)))
+    : false;
   if (args.json) {
     const { trace, ...rest } = result;
     const out = range ? { ...rest, trace: trace.slice(range.from, range.to + 1) } : rest;
@@ -98,8 +102,10 @@ export function replayCommand(args: ReplayArgs): number {
           .map((l) => `    ${l}`)
           .join("\n")}\n`,
       );
-    if (args.html) process.stdout.write(`\n  page: ${args.html}\n`);
+    if (html) process.stdout.write(`\n  page: ${args.html}\n`);
   }
+  reportOutputProblems(problems);
+  if (problems.length > 0) return EXIT.usage;
   return replayExitCode(result, args["accept-changed-trace"]);
 }
 

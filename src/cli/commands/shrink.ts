@@ -58,7 +58,7 @@ export function shrinkCommand(args: ShrinkArgs): number {
     loaded.seedFile.mutant,
     path,
   );
-  writeFileAtomic(path, renderSeedFile(seedFile));
+  writeFileAtomic(path, renderSeedFile(seedFile), "the shrunk seed file");
   if (args.json) {
     const { scenario, ...rest } = summary;
     process.stdout.write(

@@ -108,7 +108,7 @@ export function corpusFile(file: string, owner: CorpusOwner): CorpusStore {
         scenario: owner,
         entries: entries.map(fileForm),
       };
-      writeFileAtomic(file, `${JSON.stringify(content)}\n`);
+      writeFileAtomic(file, `${JSON.stringify(content)}\n`, "the corpus file");
     },
   };
 }
