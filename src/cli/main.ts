@@ -1,25 +1,8 @@
 #!/usr/bin/env node
-import chalk from "chalk";
-import { hideBin } from "yargs/helpers";
-import { runCli } from "./cli.js";
-import { EXIT, reportFatal } from "./errors.js";
+// The signal handlers come first, before the modules of the command line load (a few hundred ms):
+// a Ctrl-C in that time is kept and honoured by the command, instead of killing the process.
+import { installSignalHandlers } from "./interrupt.js";
 
-// A reader that goes away (`eosfuzz run --json | head -c 100`) is not an error: stop quietly.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE") process.exit(EXIT.ok);
-    throw e;
-  });
-}
-
-const argv = hideBin(process.argv);
-if ((process.env.NO_COLOR && !process.env.FORCE_COLOR) || argv.includes("--json")) chalk.level = 0;
-
-runCli(argv).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.exitCode = reportFatal(error);
-  },
-);
+installSignalHandlers();
+const { main } = await import("./process-main.js");
+await main(process.argv);

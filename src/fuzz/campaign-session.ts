@@ -9,12 +9,19 @@ import { PoolExecutor } from "./executor/worker-pool.js";
 import { killsMutant, type Mutant, withMutant } from "./mutants.js";
 import type { PctScope } from "./run-shaping/pct.js";
 import type { RunResult } from "./run-seed.js";
-import { failingSeedFiles, type SeedFileToWrite } from "./save-failures.js";
+import type { SeedFileToWrite } from "./save-failures.js";
 import { type CorpusStore, corpusFile } from "./search/corpus-file.js";
 import { runSearch, searchConfig } from "./search/run-search.js";
 import { type SearchOptions, type Shard, shardRange } from "./search/search-options.js";
 import { type SearchStrategy, type StrategyName, strategyNamed } from "./search/strategies.js";
-import { type ShrunkFailure, shrinkFirstFailure } from "./shrink-first-failure.js";
+import type { ShrunkFailure } from "./shrink-first-failure.js";
+import {
+  type AfterCampaignInput,
+  type AfterCampaignOutput,
+  afterCampaign,
+  afterCampaignOnWorker,
+  hasAfterCampaignWork,
+} from "./after-campaign.js";
 
 /**
  * A campaign as the CLI, the library and the vitest helper run it: which runs (scenario, seeds,
@@ -60,7 +67,10 @@ export interface CampaignSessionOptions {
 
 /** What the caller hears while a campaign runs. */
 export interface CampaignHooks {
-  /** Aborting stops dispatching runs; the campaign ends, interrupted, after the runs in flight. */
+  /**
+   * Aborting stops dispatching runs; the campaign ends, interrupted, after the runs in flight.
+   * Aborted after the runs (with workers), it stops the shrink and the seed files at once.
+   */
   signal?: AbortSignal;
   /** After each run is tallied, in campaign order (not for the runs of resumeFrom). */
   onRun?: (outcome: JobOutcome, done: number) => void;
@@ -82,6 +92,8 @@ export interface CampaignPlan {
   shrinkBudgetMs: number | null;
   saveFailuresDir: string | null;
   checkDeterminism: boolean;
+  /** Filled while the campaign runs: secondary outputs that could not be written (a corpus file on a full disk). */
+  outputProblems: InputError[];
 }
 
 export interface CampaignSessionResult {
@@ -97,6 +109,10 @@ export interface CampaignSessionResult {
   /** The scenario's expectation held over a campaign that ran to its end, and every seed was deterministic. */
   expectationMet: boolean;
   interrupted: boolean;
+  /** The signal came after the runs: the shrink and the seed files were skipped (the runs are all there). */
+  interruptedAfterRuns: boolean;
+  /** Secondary outputs of the session that could not be written (the corpus file): one line each. */
+  outputProblems: InputError[];
 }
 
 /** A failure of eosfuzz itself (the pool, the tally: a run's own exceptions are model-error results) mid-campaign. */
@@ -124,7 +140,9 @@ export function planCampaign(options: CampaignSessionOptions): CampaignPlan {
   const strategy = strategyNamed(options.strategy ?? "random");
   const shard = options.shard ?? null;
   strategy.check({ shard, corpusFile: options.corpusFile });
-  const corpus = options.corpusFile === undefined ? null : corpusStore(options.corpusFile, shard, loaded, mutant);
+  const outputProblems: InputError[] = [];
+  const corpus =
+    options.corpusFile === undefined ? null : corpusStore(options.corpusFile, shard, loaded, mutant, outputProblems);
   const seeds = options.seeds ?? strategy.defaultRuns ?? (mutant ? mutant.budget : loaded.scenario.seeds);
   if (!Number.isInteger(seeds) || seeds < 1)
     throw new InputError("seeds", "", `expected an integer >= 1, found ${seeds}`);
@@ -156,14 +174,22 @@ export function planCampaign(options: CampaignSessionOptions): CampaignPlan {
     shrinkBudgetMs: options.shrinkBudgetMs ?? null,
     saveFailuresDir: options.saveFailuresDir ?? null,
     checkDeterminism: options.checkDeterminism ?? false,
+    outputProblems,
   };
 }
 
 /**
  * The corpus file of a coverage campaign: checked and read before anything runs (a bad file is one
- * InputError and is left as it is); written when the campaign ends.
+ * InputError and is left as it is); written when the campaign ends. A corpus that cannot be written
+ * (a full disk) does not lose the campaign: the problem is kept in `problems` for the caller to say.
  */
-function corpusStore(file: string, shard: Shard | null, loaded: LoadedScenario, mutant: Mutant | null): CorpusStore {
+function corpusStore(
+  file: string,
+  shard: Shard | null,
+  loaded: LoadedScenario,
+  mutant: Mutant | null,
+  problems: InputError[],
+): CorpusStore {
   if (shard)
     throw new InputError(
       "--corpus",
@@ -176,7 +202,18 @@ function corpusStore(file: string, shard: Shard | null, loaded: LoadedScenario, 
     overrides: canonicalJson(mutant?.overrides ?? {}),
   });
   const entries = store.load();
-  return { file, load: () => entries, save: (saved) => store.save(saved) };
+  return {
+    file,
+    load: () => entries,
+    save: (saved) => {
+      try {
+        store.save(saved);
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        problems.push(e);
+      }
+    },
+  };
 }
 
 /** Run a planned campaign of any strategy on workers or in this thread, then shrink, name seed files and judge. */
@@ -217,7 +254,15 @@ export async function runCampaignSession(
   } finally {
     await executor.close();
   }
-  return finishSession(plan, campaign, performance.now() - started, determinism?.report() ?? null);
+  const wallMs = performance.now() - started;
+  const input = afterCampaignInput(plan, campaign);
+  // With workers, the shrink and the seed files run on a worker too: this thread stays free to hear
+  // Ctrl-C. A campaign already interrupted still names its failures' seed files, as it always did.
+  const after =
+    plan.workers > 0 && hasAfterCampaignWork(input)
+      ? await afterCampaignOnWorker(input, campaign.interrupted ? undefined : hooks.signal)
+      : afterCampaign(input);
+  return sessionResult(plan, campaign, wallMs, determinism?.report() ?? null, after);
 }
 
 function executorFor(plan: CampaignPlan): RunExecutor {
@@ -254,30 +299,37 @@ export function runCampaignInThread(
     ...hooks,
     ...(doneAfter ? { doneAfter } : {}),
   });
-  return finishSession(plan, campaign, performance.now() - started, null);
+  const wallMs = performance.now() - started;
+  return sessionResult(plan, campaign, wallMs, null, afterCampaign(afterCampaignInput(plan, campaign)));
 }
 
-/** After the runs: shrink the first failure, name the failures' seed files, judge the expectation. */
-function finishSession(
+function afterCampaignInput(plan: CampaignPlan, campaign: CampaignResult): AfterCampaignInput {
+  return {
+    campaign,
+    shrinkBudgetMs: plan.shrinkBudgetMs,
+    saveDir: plan.saveFailuresDir,
+    overrides: plan.search.overrides ?? {},
+    mutant: plan.mutant?.name ?? null,
+  };
+}
+
+/** After the runs: the first failure shrunk and the failures' seed files (null: a signal cut them short), the verdict. */
+function sessionResult(
   plan: CampaignPlan,
   campaign: CampaignResult,
   wallMs: number,
   determinism: DeterminismReport | null,
+  after: AfterCampaignOutput | null,
 ): CampaignSessionResult {
-  const overrides = plan.search.overrides ?? {};
-  const mutant = plan.mutant?.name ?? null;
-  const saveDir = plan.saveFailuresDir;
-  const shrunk =
-    plan.shrinkBudgetMs !== null && !campaign.interrupted
-      ? shrinkFirstFailure(campaign, { budgetMs: plan.shrinkBudgetMs, saveDir, overrides, mutant })
-      : null;
   return {
     campaign,
     wallMs,
-    shrunk,
-    failingSeedFiles: saveDir === null ? null : failingSeedFiles(campaign, saveDir, { overrides, mutant }),
+    shrunk: after?.shrunk ?? null,
+    failingSeedFiles: after?.failingSeedFiles ?? null,
     determinism,
     expectationMet: campaign.verdict.met && !campaign.interrupted && (determinism?.mismatches.length ?? 0) === 0,
     interrupted: campaign.interrupted,
+    interruptedAfterRuns: after === null,
+    outputProblems: [...plan.outputProblems],
   };
 }

@@ -2,7 +2,9 @@ import { type CampaignResult, finishCampaign, type SeededViolation, type Strateg
 import { mergeRanges, type StopReason, type TallyData } from "../fuzz/campaign-tally.js";
 import type { PointTally } from "../fuzz/protocol-coverage-summary.js";
 import type { ReleaseFlags } from "../kafka/release.js";
+import { shardRange } from "../fuzz/search/search-options.js";
 import { strategyNamed } from "../fuzz/search/strategies.js";
+import { TOOL_NAME, TOOL_VERSION } from "../version.js";
 import { InputError } from "../scenario/input-error.js";
 import type { LoadedScenario } from "../scenario/loader.js";
 import { canonicalJson } from "../scenario/loader.js";
@@ -18,9 +20,25 @@ export interface ShardReport {
   report: RunReport;
 }
 
-/** Read one shard's run.json (validated as any run report, then as a shard report). */
+/**
+ * Read one shard's run.json (validated as any run report, then as a shard report): a report of
+ * eosfuzz, of this version (shards of another version ran another model: their results do not add
+ * up with this version's judgement), whose seeds all lie in its own slice of the campaign.
+ */
 export function readShardReport(file: string): ShardReport {
   const report = readRunReport(file);
+  if (report.tool.name !== TOOL_NAME)
+    throw new InputError(
+      file,
+      "tool.name",
+      `expected a run report of ${TOOL_NAME}, found one of ${JSON.stringify(report.tool.name)}`,
+    );
+  if (report.tool.version !== TOOL_VERSION)
+    throw new InputError(
+      file,
+      "tool.version",
+      `expected a shard run by ${TOOL_NAME} ${TOOL_VERSION}, this version (another version models Kafka differently, so its results do not add up with this one's: merge with the version that ran the shards), found ${JSON.stringify(report.tool.version)}`,
+    );
   const shard = report.shard;
   if (!shard)
     throw new InputError(
@@ -32,7 +50,36 @@ export function readShardReport(file: string): ShardReport {
     if (report[key] === undefined)
       throw new InputError(file, key, "expected the field a shard report of this version has, found none");
   }
+  checkShardSeeds(file, report);
   return { file, report };
+}
+
+/** Every seed a shard reports lies in its slice, and it ran as many seeds as its ranges hold. */
+function checkShardSeeds(file: string, report: RunReport): void {
+  const shard = report.shard as NonNullable<RunReport["shard"]>;
+  const { start, end } = shardRange(report.seedStart, report.seedsPlanned, shard);
+  const slice = `its slice of shard ${shard.index}/${shard.count}: seeds ${start}..${end - 1}`;
+  const outside = (seed: number) => seed < start || seed >= end;
+  const ranges = report.completedSeeds ?? [];
+  let ran = 0;
+  for (const [i, [first, last]] of ranges.entries()) {
+    if (first > last || outside(first) || outside(last))
+      throw new InputError(file, `completedSeeds[${i}]`, `expected seeds in ${slice}, found ${first}..${last}`);
+    ran += last - first + 1;
+  }
+  if (ran !== report.seedsRun)
+    throw new InputError(
+      file,
+      "seedsRun",
+      `expected the number of seeds in completedSeeds (${ran}), found ${report.seedsRun}`,
+    );
+  const ranSeed = (seed: number) => ranges.some(([first, last]) => seed >= first && seed <= last);
+  for (const [i, seed] of report.failingSeeds.entries())
+    if (!ranSeed(seed))
+      throw new InputError(file, `failingSeeds[${i}]`, `expected a seed the shard ran (${slice}), found ${seed}`);
+  for (const [i, v] of report.violations.entries())
+    if (!ranSeed(v.seed))
+      throw new InputError(file, `violations[${i}].seed`, `expected a seed the shard ran (${slice}), found ${v.seed}`);
 }
 
 function sameCampaign(a: RunReport, b: RunReport): string | null {

@@ -1,4 +1,5 @@
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dirname, "../..");
@@ -22,4 +23,59 @@ export function eosfuzz(
     timeout: options.timeoutMs ?? 120_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface Finished extends CliResult {
+  signal: NodeJS.Signals | null;
+  /** Date.now() when the process ended. */
+  exitedAt: number;
+}
+
+export interface Started {
+  child: ChildProcess;
+  done: Promise<Finished>;
+  /** Date.now() when it was spawned. */
+  startedAt: number;
+}
+
+/** Start the built CLI as a process of its own, to signal it or run several at once. */
+export function startEosfuzz(
+  args: string[],
+  options: { nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Started {
+  const startedAt = Date.now();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, FORCE_COLOR: "0", ...options.env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d) => (stdout += d));
+  child.stderr?.on("data", (d) => (stderr += d));
+  const done = new Promise<Finished>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, exitedAt: Date.now() })),
+  );
+  return { child, done, startedAt };
+}
+
+/** A short run with failing seeds (kip-1228-gap finds its stale marker within 30 seeds): exit 0. */
+export const FAILING_SEEDS_RUN = [
+  "run",
+  "--scenario",
+  "kip-1228-gap",
+  "--seeds",
+  "30",
+  "--workers",
+  "0",
+  "--no-shrink",
+  "--no-progress",
+];
+
+/** The path of one seed file of a failing seed of kip-1228-gap, saved into `dir`. */
+export function savedFailingSeedFile(dir: string): string {
+  const r = eosfuzz([...FAILING_SEEDS_RUN, "--save-failures", dir]);
+  if (r.code !== 0) throw new Error(`saving seed files failed: ${r.stderr}`);
+  const file = readdirSync(dir).find((f) => f.endsWith(".json"));
+  if (!file) throw new Error(`no seed file in ${dir}`);
+  return join(dir, file);
 }

@@ -28,6 +28,7 @@ const OPTIONS = [
   "--json",
   "--out",
   "--resume",
+  "--continue",
   "--shrink",
   "--no-shrink",
   "--shrink-budget-ms",

@@ -1,46 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readRunReport } from "../../src/report/read-run-report.js";
-import { CLI, ROOT } from "../cli/cli-helpers.js";
+import { ROOT, startEosfuzz as start } from "../cli/cli-helpers.js";
 
 // Real processes, real signals: the built CLI (npm test builds first) is started, signalled with
 // kill(2) and its files are read back as a user would.
 
 const dir = mkdtempSync(join(tmpdir(), "eosfuzz-interrupt-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-interface Finished {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  /** Wall-clock ms from the first signal to the exit. */
-  exitMsAfterSignal: number | null;
-}
-
-function start(args: string[]): { child: ChildProcess; done: Promise<Finished>; signalled: (at: number) => void } {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, FORCE_COLOR: "0" } });
-  let stdout = "";
-  let stderr = "";
-  let signalledAt: number | null = null;
-  child.stdout?.on("data", (d) => (stdout += d));
-  child.stderr?.on("data", (d) => (stderr += d));
-  const done = new Promise<Finished>((resolve) => {
-    child.on("close", (code, signal) =>
-      resolve({
-        code,
-        signal,
-        stdout,
-        stderr,
-        exitMsAfterSignal: signalledAt === null ? null : Date.now() - signalledAt,
-      }),
-    );
-  });
-  return { child, done, signalled: (at) => (signalledAt = at) };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -78,7 +48,6 @@ describe("interrupting a run (real signals on real processes)", () => {
     const out = join(dir, "interrupted");
     const run = start([...CAMPAIGN, "--out", out]);
     await sleep(2_000);
-    run.signalled(Date.now());
     run.child.kill("SIGINT");
     const first = await run.done;
     expect(first.code).toBe(130);
@@ -128,13 +97,13 @@ describe("interrupting a run (real signals on real processes)", () => {
       out,
     ]);
     await sleep(1_500);
-    run.signalled(Date.now());
+    const signalledAt = Date.now();
     run.child.kill("SIGINT");
     await sleep(50);
     run.child.kill("SIGINT");
     const r = await run.done;
     expect(r.code).toBe(130);
-    expect(r.exitMsAfterSignal).toBeLessThan(1_500);
+    expect(r.exitedAt - signalledAt).toBeLessThan(1_500);
     const { runs } = resultLines(out);
     expect(runs.map((x) => x.seed)).toEqual(Array.from({ length: runs.length }, (_, i) => i));
     // The campaign is long: resume it for a moment and stop it with SIGTERM, which is handled the same way.

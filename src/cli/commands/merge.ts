@@ -5,9 +5,12 @@ import { mergeShardReports, readShardReport } from "../../report/merge-reports.j
 import { buildRunReport } from "../../report/run-report.js";
 import { renderRunReport } from "../../report/terminal.js";
 import { InputError } from "../../scenario/input-error.js";
-import { EXIT } from "../errors.js";
+import type { OutputError } from "../../common/output-error.js";
+import { attemptWrite, defaultReportDir } from "../../report/report-dir.js";
+import { EXIT, reportOutputProblems } from "../errors.js";
+import { lockDir } from "../out-dir.js";
 import { scenarioOfReport } from "../report-output.js";
-import { writeRunReport } from "./run.js";
+import { writeJsonStdout, writeRunReport } from "./run.js";
 
 export interface MergeArgs {
   reports: string[];
@@ -43,10 +46,24 @@ export function mergeCommand(args: MergeArgs): number {
   const overrides = (first.report.mutant ? findMutant(first.report.mutant)?.overrides : undefined) ?? {};
   const { result, wallMs, mutant, startedAt } = mergeShardReports(shards, loaded, overrides);
   const report = buildRunReport(result, wallMs, mutant, startedAt);
-  const written = args.out === undefined ? null : writeRunReport(report, loaded, args.out, overrides);
-  if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+  const problems: OutputError[] = [];
+  let written: string | null = null;
+  if (args.out !== undefined) {
+    const out = args.out === "" ? defaultReportDir(report) : args.out;
+    attemptWrite(problems, () => {
+      const lock = lockDir(out, `eosfuzz merge --out ${out}`);
+      try {
+        written = writeRunReport(report, loaded, out, overrides, problems);
+      } finally {
+        lock.release();
+      }
+    });
+  }
+  if (args.json) writeJsonStdout(report);
   else process.stdout.write(`${renderRunReport(report)}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
-  emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));
+  emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line), process.env, problems);
+  reportOutputProblems(problems);
   if (report.stoppedBy === "interrupted") return EXIT.interrupted;
+  if (problems.length > 0) return EXIT.usage;
   return report.expectationMet ? EXIT.ok : EXIT.unexpected;
 }

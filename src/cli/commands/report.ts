@@ -1,9 +1,11 @@
 import type { Argv } from "yargs";
 import { emitGithubActions } from "../../report/github-actions.js";
 import { readRunReport } from "../../report/read-run-report.js";
-import { writeReportDir, writeReportHtml } from "../../report/report-dir.js";
+import type { OutputError } from "../../common/output-error.js";
+import { attemptWrite, writeReportDir, writeReportHtml } from "../../report/report-dir.js";
 import { renderRunReport } from "../../report/terminal.js";
-import { EXIT } from "../errors.js";
+import { EXIT, reportOutputProblems } from "../errors.js";
+import { lockDir } from "../out-dir.js";
 import { findMutant } from "../../fuzz/mutants.js";
 import { scenarioOfReport, traceReport } from "../report-output.js";
 
@@ -48,11 +50,27 @@ export function reportCommand(args: ReportArgs): number {
         scenario.why,
       )
     : { report, traces: [], notes: [] };
-  if (args.html) writeReportHtml(args.html, content);
-  if (args.out) writeReportDir(args.out, content);
+  const problems: OutputError[] = [];
+  const html = args.html ? attemptWrite(problems, () => writeReportHtml(args.html as string, content)) : false;
+  let dir = false;
+  if (args.out) {
+    const out = args.out;
+    attemptWrite(problems, () => {
+      const lock = lockDir(out, `eosfuzz report --out ${out}`);
+      try {
+        const files = writeReportDir(out, content);
+        problems.push(...files.failed);
+        dir = files.written.some((f) => f.endsWith("index.html"));
+      } finally {
+        lock.release();
+      }
+    });
+  }
   for (const note of content.notes) process.stderr.write(`eosfuzz: ${note}\n`);
-  const where = [args.html, args.out ? `${args.out}/index.html` : undefined].filter(Boolean).join(", ");
+  const where = [html ? args.html : undefined, dir ? `${args.out}/index.html` : undefined].filter(Boolean).join(", ");
   process.stdout.write(`${renderRunReport(report)}\n${where ? `\n  report: ${where}\n` : ""}`);
-  emitGithubActions(report, (line) => process.stdout.write(line));
+  emitGithubActions(report, (line) => process.stdout.write(line), process.env, problems);
+  reportOutputProblems(problems);
+  if (problems.length > 0) return EXIT.usage;
   return report.expectationMet ? EXIT.ok : EXIT.unexpected;
 }

@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import type { Argv } from "yargs";
 import {
   CampaignError,
@@ -11,10 +12,13 @@ import { addDeterminism } from "../../fuzz/determinism-check.js";
 import { findMutant, MUTANTS, type Mutant } from "../../fuzz/mutants.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
+import { chunked, jsonPieces } from "../../common/json-pieces.js";
+import type { OutputError } from "../../common/output-error.js";
 import { emitGithubActions } from "../../report/github-actions.js";
+import { renderJunit } from "../../report/junit.js";
 import { createProgress } from "../../report/progress.js";
-import { defaultReportDir, writeReportDir } from "../../report/report-dir.js";
-import { ResultsLog } from "../../report/results-log.js";
+import { attemptWrite, defaultReportDir, writeReportDir } from "../../report/report-dir.js";
+import { ResultsLog, resultsFile } from "../../report/results-log.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { renderScriptSteps } from "../../report/script-steps.js";
 import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
@@ -23,8 +27,17 @@ import { writeFileAtomic } from "../../common/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
 import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
 import { LIMITS } from "../../scenario/schema.js";
-import { EXIT, InternalError } from "../errors.js";
-import { campaignArgsOf, checkResumedScenario, type Resumed, resumeArgs } from "../run-resume.js";
+import { EXIT, InternalError, reportOutputProblems } from "../errors.js";
+import { stopGracefully } from "../interrupt.js";
+import { type DirLock, lockDir, refuseUsedOutDir } from "../out-dir.js";
+import {
+  campaignArgsOf,
+  checkResumedRuns,
+  checkResumedScenario,
+  continueArgs,
+  type Resumed,
+  resumeArgs,
+} from "../run-resume.js";
 import { traceReport } from "../report-output.js";
 import {
   bugProbabilities,
@@ -51,7 +64,9 @@ export interface RunArgs extends SearchArgs {
   "shrink-budget-ms": number;
   "check-determinism": boolean;
   resume?: string;
+  continue: boolean;
   corpus?: string;
+  junit?: string;
 }
 
 const DEFAULT_SCENARIO = "kip-1228-gap";
@@ -122,6 +137,17 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
         requiresArg: true,
         describe:
           "continue the interrupted run whose --out was DIR (its results.jsonl): the seeds it did not finish, then the whole report into DIR",
+      })
+      .option("continue", {
+        type: "boolean",
+        default: false,
+        describe:
+          "with --out DIR: if DIR holds a run of this same campaign, resume it, else start it there (a retried CI job or Kubernetes pod picks up its own work)",
+      })
+      .option("junit", {
+        type: "string",
+        requiresArg: true,
+        describe: "also write the results as JUnit XML to FILE (as junit.xml in an --out directory)",
       }),
   ) as unknown as Argv<RunArgs>;
 }
@@ -139,16 +165,37 @@ export interface RunPlan {
   resumed: Resumed<RunArgs> | null;
 }
 
+/**
+ * The runs already made, when this run resumes one: --resume DIR, or --out DIR --continue when DIR
+ * holds this campaign. An --out directory that holds a run is refused otherwise.
+ */
+function resumedRun(given: RunArgs): Resumed<RunArgs> | null {
+  if (given.resume !== undefined) return resumeArgs(given.resume, given);
+  if (given.continue && !given.out)
+    throw new InputError(
+      "--continue",
+      "",
+      "expected it with --out DIR (the directory to resume a run from, or to start one in), found no --out DIR",
+    );
+  if (!given.out) return null;
+  const resumed = given.continue
+    ? continueArgs(given.out, given, given.scenario ?? resolveMutant(given.mutant)?.scenario ?? DEFAULT_SCENARIO)
+    : null;
+  if (!resumed) refuseUsedOutDir(given.out);
+  return resumed;
+}
+
 /** Check every argument of `eosfuzz run` (bad ones are one InputError line), resolve the scenario, plan the campaign. */
 export function planRun(given: RunArgs): RunPlan {
-  const resumed = given.resume === undefined ? null : resumeArgs(given.resume, given);
+  const resumed = resumedRun(given);
   const args = resumed?.args ?? given;
   checkInteger("shrink-budget-ms", args["shrink-budget-ms"], 1, 86_400_000);
   const seedTimeoutMs = parseDuration("seed-timeout", args["seed-timeout"]);
   const workers = workerCount(args.workers);
   const mutant = resolveMutant(args.mutant);
   const scenario = resolveScenario(args.scenario ?? mutant?.scenario ?? DEFAULT_SCENARIO);
-  if (resumed && given.resume !== undefined) checkResumedScenario(given.resume, scenario, resumed.scenarioHash);
+  const resumedFrom = given.resume ?? given.out;
+  if (resumed && resumedFrom !== undefined) checkResumedScenario(resumedFrom, scenario, resumed.scenarioHash);
   checkInteger("seeds", args.seeds, 1, LIMITS.seeds);
   checkInteger("seed-start", args["seed-start"], 0, Number.MAX_SAFE_INTEGER - LIMITS.seeds);
   checkInteger("pct-depth", args["pct-depth"], 1, 10);
@@ -179,6 +226,8 @@ export function planRun(given: RunArgs): RunPlan {
     saveFailuresDir: args["save-failures"] === undefined ? null : args["save-failures"] || DEFAULT_SEED_DIR,
     checkDeterminism: args["check-determinism"],
   });
+  if (resumed) checkResumedRuns(resumed, campaign.runs);
+  if (args.junit === "") throw new InputError("--junit", "", "expected a file name for the JUnit XML, found nothing");
   return { args, campaign, outDir: args.out ?? null, resumed };
 }
 
@@ -188,83 +237,169 @@ export async function runCommand(args: RunArgs): Promise<number> {
 }
 
 async function executeRun(plan: RunPlan): Promise<number> {
+  const { campaign } = plan;
+  const name = campaign.loaded.scenario.name;
+  const startedAt = new Date();
+  const outDir =
+    plan.outDir === "" ? defaultReportDir({ scenario: name, startedAt: startedAt.toISOString() }) : plan.outDir;
+  const lock = outDir === null ? null : lockOutDir(plan, outDir);
+  try {
+    return await runLocked(plan, outDir, startedAt);
+  } finally {
+    lock?.release();
+  }
+}
+
+/** The --out directory's lock: taken before anything is written there; the run read back must still be all there is. */
+function lockOutDir(plan: RunPlan, dir: string): DirLock {
+  const lock = lockDir(dir, `eosfuzz run${plan.resumed ? ` --resume ${dir}` : ` --out ${dir}`}`);
+  try {
+    // Between the check and the lock, another process may have written there.
+    if (plan.resumed) {
+      if (fileSize(resultsFile(dir)) !== plan.resumed.log.size)
+        throw new InputError(
+          resultsFile(dir),
+          "",
+          "expected the results read a moment ago, found the file changed since (another process wrote to it)",
+        );
+    } else refuseUsedOutDir(dir);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+  return lock;
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
+  }
+}
+
+type Phase = "runs" | "after-runs" | "report";
+
+async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date): Promise<number> {
   const { args, campaign } = plan;
   const name = campaign.loaded.scenario.name;
   const abort = new AbortController();
-  const onSignal = () => {
-    // A second Ctrl-C: out at once. results.jsonl is valid up to its last line (each line is one write).
-    if (abort.signal.aborted) process.exit(EXIT.interrupted);
-    abort.abort();
-    process.stderr.write(
-      "\ninterrupted: finishing the runs in flight and writing a partial report (Ctrl-C again to quit at once)\n",
-    );
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  let phase: Phase = "runs";
   // An exhaustive search does not know its schedule count in advance (--seeds only bounds it): no ETA to show.
   const progress = createProgress({
     scenario: name,
     total: campaign.runs.end - campaign.runs.start,
+    alreadyDone: plan.resumed?.outcomes.length ?? 0,
     enabled: args.progress && campaign.strategy.countsRuns,
     heartbeatMs: heartbeatMs(),
   });
-  const startedAt = new Date();
-  const outDir =
-    plan.outDir === "" ? defaultReportDir({ scenario: name, startedAt: startedAt.toISOString() }) : plan.outDir;
+  const endGraceful = stopGracefully(() => {
+    abort.abort();
+    // The bar goes first, so that it is not drawn again inside the message or the summary.
+    progress.stop();
+    const what =
+      phase === "runs"
+        ? "finishing the runs in flight and writing a partial report"
+        : phase === "after-runs"
+          ? "every run is done: skipping the shrink and the seed files, writing the report"
+          : "writing the report";
+    process.stderr.write(`\ninterrupted: ${what} (Ctrl-C again to quit at once)\n`);
+  });
+  const problems: OutputError[] = [];
   const log = outDir === null ? null : openResultsLog(plan, outDir);
+  let logging = log !== null;
   let session: CampaignSessionResult;
   try {
     session = await runCampaignSession(campaign, {
       signal: abort.signal,
-      onRun: (outcome) => log?.append(outcome),
+      onRun: (outcome, done) => {
+        // A results log that cannot grow (a full disk) does not stop the campaign: the summary still comes.
+        if (logging && log) logging = attemptWrite(problems, () => log.append(outcome));
+        if (done === campaign.runs.end - campaign.runs.start) phase = "after-runs";
+      },
       onProgress: ({ done, violations }) => progress.update(done, violations),
     });
   } catch (error) {
+    endGraceful();
     if (!(error instanceof CampaignError)) throw error;
     throw new InternalError(error.error, error.seed, error.replay, keptResults(campaign, outDir));
   } finally {
     log?.close();
     progress.stop();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
   }
-  const report = sessionReport(session, campaign, startedAt);
-  const result = session.campaign;
-  const overrides = campaign.search.overrides ?? {};
-  const written = outDir === null ? null : writeRunReport(report, campaign.loaded, outDir, overrides);
-  const savedTo = session.shrunk?.seedFile?.path ?? null;
-  if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else {
-    const steps = result.scriptSteps
-      ? renderScriptSteps(result.scriptSteps, campaign.loaded.scenario.script?.steps.length ?? 0)
-      : undefined;
-    process.stdout.write(
-      `${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`,
-    );
-    if (result.interrupted && written) process.stdout.write(`  continue it: eosfuzz run --resume ${written}\n`);
-    if (session.shrunk) process.stdout.write(`\n${renderShrink(session.shrunk.summary, { savedTo })}\n`);
-    if (report.determinism) process.stdout.write(`\n${renderDeterminism(report.determinism)}\n`);
-    if (report.seedFiles)
+  phase = "report";
+  try {
+    problems.push(...(session.outputProblems as OutputError[]));
+    const report = sessionReport(session, campaign, startedAt, problems);
+    const result = session.campaign;
+    const overrides = campaign.search.overrides ?? {};
+    const written = outDir === null ? null : writeRunReport(report, campaign.loaded, outDir, overrides, problems);
+    if (args.junit)
+      attemptWrite(problems, () => writeFileAtomic(args.junit as string, renderJunit(report), "the JUnit report"));
+    const savedTo =
+      session.shrunk?.seedFile && report.seedFiles?.includes(session.shrunk.seedFile.path)
+        ? session.shrunk.seedFile.path
+        : null;
+    if (args.json) writeJsonStdout(report);
+    else {
+      const steps = result.scriptSteps
+        ? renderScriptSteps(result.scriptSteps, campaign.loaded.scenario.script?.steps.length ?? 0)
+        : undefined;
       process.stdout.write(
-        `\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`,
+        `${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`,
       );
+      if (result.interrupted && written) process.stdout.write(`  continue it: eosfuzz run --resume ${written}\n`);
+      if (session.interruptedAfterRuns)
+        process.stdout.write("\n  interrupted after the last run: not shrunk, no seed files\n");
+      if (session.shrunk) process.stdout.write(`\n${renderShrink(session.shrunk.summary, { savedTo })}\n`);
+      if (report.determinism) process.stdout.write(`\n${renderDeterminism(report.determinism)}\n`);
+      if (report.seedFiles && report.seedFiles.length > 0)
+        process.stdout.write(
+          `\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`,
+        );
+    }
+    emitGithubActions(
+      report,
+      (line) => (args.json ? process.stderr : process.stdout).write(line),
+      process.env,
+      problems,
+    );
+  } finally {
+    endGraceful();
   }
-  emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));
-  if (session.interrupted) return EXIT.interrupted;
+  reportOutputProblems(problems);
+  if (session.interrupted || session.interruptedAfterRuns || abort.signal.aborted) return EXIT.interrupted;
+  if (problems.length > 0) return EXIT.usage;
   return session.expectationMet ? EXIT.ok : EXIT.unexpected;
 }
 
-/** The run report of a session, with its determinism verdict and shrink; writes the seed files it names. */
-function sessionReport(session: CampaignSessionResult, campaign: CampaignPlan, startedAt: Date): RunReport {
+/** One JSON object on stdout, written in pieces (a report of millions of seeds is longer than one string can be). */
+export function writeJsonStdout(value: unknown): void {
+  for (const chunk of chunked(jsonPieces(value))) process.stdout.write(chunk);
+  process.stdout.write("\n");
+}
+
+/**
+ * The run report of a session, with its determinism verdict and shrink; writes the seed files it
+ * names. A seed file that cannot be written is kept in `problems` and left out of the report.
+ */
+function sessionReport(
+  session: CampaignSessionResult,
+  campaign: CampaignPlan,
+  startedAt: Date,
+  problems: OutputError[],
+): RunReport {
   const report = buildRunReport(session.campaign, session.wallMs, campaign.mutant?.name ?? null, startedAt);
   if (session.determinism) addDeterminism(report, session.determinism);
   const shrunkFile = session.shrunk?.seedFile ?? null;
-  if (session.shrunk) report.shrunk = session.shrunk.report;
-  if (shrunkFile) writeFileAtomic(shrunkFile.path, shrunkFile.content);
+  const write = (f: { path: string; content: string }) =>
+    attemptWrite(problems, () => writeFileAtomic(f.path, f.content, "a seed file"));
+  const shrunkWritten = shrunkFile !== null && write(shrunkFile);
+  if (session.shrunk)
+    report.shrunk = shrunkFile && !shrunkWritten ? { ...session.shrunk.report, savedTo: null } : session.shrunk.report;
   if (session.failingSeedFiles) {
-    for (const f of session.failingSeedFiles) writeFileAtomic(f.path, f.content);
-    report.seedFiles = session.failingSeedFiles.map((f) => f.path);
-    if (shrunkFile) report.seedFiles.push(shrunkFile.path);
+    report.seedFiles = session.failingSeedFiles.filter(write).map((f) => f.path);
+    if (shrunkWritten) report.seedFiles.push(shrunkFile.path);
   }
   return report;
 }
@@ -275,9 +410,8 @@ function keptResults(campaign: CampaignPlan, outDir: string | null): string | nu
   return campaign.strategy.runs === "tapes" ? `${outDir}/results.jsonl` : `${outDir} (eosfuzz run --resume ${outDir})`;
 }
 
-/** results.jsonl in the report directory: fresh for a new run, continued after the last whole line for a resumed one. */
+/** results.jsonl in the report directory (made by its lock): fresh for a new run, continued after the last whole line for a resumed one. */
 function openResultsLog(plan: RunPlan, dir: string): ResultsLog {
-  mkdirSync(dir, { recursive: true });
   if (plan.resumed) return ResultsLog.resume(dir, plan.resumed.log);
   return ResultsLog.create(dir, {
     scenario: plan.campaign.loaded.scenario.name,
@@ -292,14 +426,20 @@ function heartbeatMs(): number | undefined {
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
 }
 
-/** The --out directory: the run's failures traced again, then every report file. Returns the directory. */
+/**
+ * The --out directory: the run's failures traced again, then every report file. Returns the
+ * directory, or null when not even run.json could be written; files that could not be written are
+ * added to `problems`.
+ */
 export function writeRunReport(
   report: RunReport,
   loaded: LoadedScenario | null,
   out: string,
-  overrides: Partial<ReleaseFlags> = {},
-): string {
+  overrides: Partial<ReleaseFlags>,
+  problems: OutputError[],
+): string | null {
   const dir = out === "" ? defaultReportDir(report) : out;
-  writeReportDir(dir, traceReport(report, loaded, overrides));
-  return dir;
+  const files = writeReportDir(dir, traceReport(report, loaded, overrides));
+  problems.push(...files.failed);
+  return files.written.includes(join(dir, "run.json")) ? dir : null;
 }

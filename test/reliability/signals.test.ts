@@ -1,0 +1,153 @@
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readRunReport } from "../../src/report/read-run-report.js";
+import { CLI, eosfuzz, savedFailingSeedFile, startEosfuzz as start } from "../cli/cli-helpers.js";
+
+// Items 2 and 7 of "Trustworthy in CI and on long campaigns", on real processes with real signals:
+// a signal after the last run still writes the report (exit 130), a signal in the first moments
+// loses nothing that was given, and a reader that goes away does not change the exit code.
+
+const dir = mkdtempSync(join(tmpdir(), "eosfuzz-signals-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs in a results log (its lines but the header and coverage point keys). */
+function loggedRuns(out: string): number {
+  try {
+    return readFileSync(join(out, "results.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith('{"index"')).length;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A module preloaded into the CLI's process (node --import) that writes a file when the first
+ * SIGINT listener is added: when the process would no longer die of a SIGINT. Node itself always
+ * catches SIGINT natively, so /proc's SigCgt mask cannot tell.
+ */
+function sigintProbe(readyFile: string): string {
+  const probe = join(dir, "sigint-probe.mjs");
+  writeFileSync(
+    probe,
+    `import { writeFileSync } from "node:fs";
+     const on = process.on.bind(process);
+     let told = false;
+     process.on = (event, listener) => {
+       const result = on(event, listener);
+       if (event === "SIGINT" && !told) { told = true; writeFileSync(${JSON.stringify(readyFile)}, String(Date.now())); }
+       return result;
+     };`,
+  );
+  return probe;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (condition()) return true;
+    await sleep(5);
+  }
+  return condition();
+}
+
+describe("signals", () => {
+  it("SIGINT after the last run (while shrinking and saving seed files): the report is written, exit 130", async () => {
+    const out = join(dir, "after-last");
+    const seeds = 300;
+    const run = start([
+      "run",
+      "--scenario",
+      "kip-1228-gap",
+      "--seeds",
+      String(seeds),
+      "--workers",
+      "2",
+      "--no-progress",
+      "--shrink-budget-ms",
+      "60000",
+      "--out",
+      out,
+      "--save-failures",
+      join(out, "seeds"),
+    ]);
+    expect(await waitFor(() => loggedRuns(out) === seeds, 90_000)).toBe(true);
+    run.child.kill("SIGINT");
+    const r = await run.done;
+    expect(r.signal).toBe(null);
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(
+      /interrupted: every run is done: skipping the shrink and the seed files, writing the report/,
+    );
+    expect(r.stdout).toMatch(/interrupted after the last run: not shrunk, no seed files/);
+    const report = readRunReport(join(out, "run.json"));
+    expect(report.seedsRun).toBe(seeds);
+    expect(report.violations.length).toBeGreaterThan(0);
+    expect(report.shrunk).toBeUndefined();
+  }, 120_000);
+
+  it("SIGINT in the first moments of a resume (while its results are read): nothing given is lost, exit 130", async () => {
+    // A results log big enough that reading it takes a while: 300,000 runs of kip-1228-small.
+    const out = join(dir, "early");
+    const made = eosfuzz(["run", "--scenario", "kip-1228-small", "--seeds", "2", "--workers", "0", "--out", out]);
+    expect(made.code).not.toBe(null);
+    const lines = readFileSync(join(out, "results.jsonl"), "utf8").trimEnd().split("\n");
+    const header = JSON.parse(lines[0] as string);
+    header.args.seeds = 400_000;
+    const points = lines.filter((l) => l.startsWith('{"point"'));
+    const run = lines.find((l) => l.startsWith('{"index":0,')) as string;
+    const runs = 300_000;
+    const body = Array.from({ length: runs }, (_, i) =>
+      run.replace('{"index":0,"seed":0,', `{"index":${i},"seed":${i},`),
+    );
+    writeFileSync(join(out, "results.jsonl"), `${[JSON.stringify(header), ...points, ...body].join("\n")}\n`);
+    rmSync(join(out, "run.json"));
+
+    const ready = join(dir, "sigint-ready");
+    const resumed = start(["run", "--resume", out, "--workers", "1", "--no-progress", "--no-shrink", "--json"], {
+      nodeArgs: ["--import", sigintProbe(ready)],
+    });
+    expect(await waitFor(() => existsSync(ready), 10_000)).toBe(true);
+    // The handler is in place long before the results are read and the campaign starts (a signal
+    // until then used to kill the process, with nothing written).
+    expect(Number(readFileSync(ready, "utf8")) - resumed.startedAt).toBeLessThan(1_000);
+    resumed.child.kill("SIGINT");
+    const r = await resumed.done;
+    expect(r.signal).toBe(null);
+    expect(r.code).toBe(130);
+    const report = JSON.parse(r.stdout);
+    expect(report.interrupted).toBe(true);
+    expect(report.seedsRun).toBeGreaterThanOrEqual(runs);
+    expect(loggedRuns(out)).toBe(report.seedsRun);
+    expect(readRunReport(join(out, "run.json")).seedsRun).toBe(report.seedsRun);
+  }, 120_000);
+});
+
+describe("a reader that goes away (EPIPE)", () => {
+  it("keeps the exit code the command would have had: replay of a diverging seed file | head is exit 1", () => {
+    const file = savedFailingSeedFile(join(dir, "epipe-seeds"));
+    const tampered = join(dir, "tampered.json");
+    copyFileSync(file, tampered);
+    const text = readFileSync(tampered, "utf8");
+    writeFileSync(tampered, text.replace(/"traceHash": "[0-9a-f]{16}"/, '"traceHash": "0000000000000000"'));
+    const alone = eosfuzz(["replay", tampered, "--json", "--trace"]);
+    expect(alone.code).toBe(1);
+    // Its JSON (the whole trace) is far bigger than a pipe holds: head is gone long before it is written.
+    expect(alone.stdout.length).toBeGreaterThan(200_000);
+    const piped = spawnSync(
+      "bash",
+      [
+        "-c",
+        `"${process.execPath}" "${CLI}" replay "${tampered}" --json --trace | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+      ],
+      { encoding: "utf8", timeout: 120_000 },
+    );
+    expect(piped.stderr).toBe("");
+    expect(piped.stdout.trim()).toBe("1");
+  }, 120_000);
+});
