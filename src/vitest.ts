@@ -10,6 +10,7 @@ import { expect, it } from "vitest";
 import type { CampaignResult } from "./fuzz/campaign.js";
 import { planCampaign, runCampaignInThread } from "./fuzz/campaign-session.js";
 import { filesIn } from "./fuzz/regress.js";
+import { scenarioArgument } from "./fuzz/search/replay-commands.js";
 import { type ReplayResult, replay } from "./fuzz/replay.js";
 import type { LoadedScenario } from "./scenario/loader.js";
 
@@ -22,7 +23,9 @@ function describeFailure(result: CampaignResult): string {
   if (first) {
     lines.push(`first unexpected ${first.kind} (seed ${first.seed}): ${first.summary}`);
     for (const step of first.explanation) lines.push(`    ${step}`);
-    lines.push(`replay: eosfuzz run --scenario ${result.scenario.source} --seed-start ${first.seed} --seeds 1`);
+    lines.push(
+      `replay: eosfuzz run --scenario ${scenarioArgument(result.scenario)} --seed-start ${first.seed} --seeds 1`,
+    );
   }
   for (const s of result.scriptSteps ?? [])
     if (!s.ok) lines.push(`step ${s.index} ${s.action}: ${s.problems.join("; ")}`);

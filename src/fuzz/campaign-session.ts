@@ -13,6 +13,7 @@ import type { SeedFileToWrite } from "./save-failures.js";
 import { type CorpusStore, corpusFile } from "./search/corpus-file.js";
 import { runSearch, searchConfig } from "./search/run-search.js";
 import { type SearchOptions, type Shard, shardRange } from "./search/search-options.js";
+import { scenarioArgument } from "./search/replay-commands.js";
 import { type SearchStrategy, type StrategyName, strategyNamed } from "./search/strategies.js";
 import type { ShrunkFailure } from "./shrink-first-failure.js";
 import {
@@ -250,7 +251,7 @@ export async function runCampaignSession(
   } catch (error) {
     if (error instanceof InputError) throw error;
     const seed = plan.runs.start + tallied;
-    throw new CampaignError(error, seed, plan.strategy.replay(loaded.scenario.name, search, seed));
+    throw new CampaignError(error, seed, plan.strategy.replay(scenarioArgument(loaded), search, seed));
   } finally {
     await executor.close();
   }

@@ -19,6 +19,8 @@ export interface RegressRow {
   result: "pass" | "fail" | "error";
   /** One line: what was found, or why it failed. */
   detail: string;
+  /** An unreadable file: where in it the problem is, when known. */
+  position?: { line: number; col: number } | null;
   seeds: number;
   wallMs: number;
 }
@@ -69,19 +71,7 @@ function scenarioRow(file: string): { row: RegressRow; loaded: LoadedScenario | 
     loaded = loadScenarioFile(file);
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
-    return {
-      row: {
-        kind: "scenario",
-        name: file,
-        file,
-        expectation: "-",
-        result: "error",
-        detail: e.message,
-        seeds: 0,
-        wallMs: 0,
-      },
-      loaded: null,
-    };
+    return { row: unreadableRow("scenario", file, file, e), loaded: null };
   }
   const s = loaded.scenario;
   const { value: result, wallMs } = timed(() => runCampaign(loaded, { seeds: s.seeds, seedStart: 0 }));
@@ -148,8 +138,23 @@ function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptCha
     };
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
-    return { kind: "seed", name, file, expectation: "-", result: "error", detail: e.message, seeds: 0, wallMs: 0 };
+    return unreadableRow("seed", name, file, e);
   }
+}
+
+/** The row of a file that could not be read: its one-line problem, and where in the file. */
+function unreadableRow(kind: RegressRow["kind"], name: string, file: string, e: InputError): RegressRow {
+  return {
+    kind,
+    name,
+    file,
+    expectation: "-",
+    result: "error",
+    detail: e.message,
+    position: e.position,
+    seeds: 0,
+    wallMs: 0,
+  };
 }
 
 /**

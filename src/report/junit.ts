@@ -1,4 +1,4 @@
-import type { ReportedViolation, RunReport } from "./run-report.js";
+import { type ReportedViolation, type RunReport, seedsCovered } from "./run-report.js";
 
 /** Bound on the test cases for violations; the rest are counted in one case (all are in run.json). */
 export const MAX_JUNIT_VIOLATION_CASES = 10_000;
@@ -95,6 +95,8 @@ export function renderJunit(report: RunReport): string {
     ["scenarioHash", report.scenarioHash],
     ["seedStart", String(report.seedStart)],
     ["seedsRun", String(report.seedsRun)],
+    ["seeds", seedsCovered(report)],
+    ...(report.shard ? [["shard", `${report.shard.index}/${report.shard.count}`]] : []),
     ["mutant", report.mutant ?? ""],
     ["tool", `${report.tool.name} ${report.tool.version}`],
   ]

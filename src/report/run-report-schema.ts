@@ -181,7 +181,16 @@ export const runReportSchema = z
     mutant: z.string().nullable(),
     strategy: strategySchema.optional().describe("how runs were searched (absent in reports of older versions)"),
     shard: z
-      .object({ index: z.int().min(0), count: z.int().min(1) })
+      .object({
+        index: z.int().min(0),
+        count: z.int().min(1),
+        firstSeed: z.int().min(0).optional().describe("the first seed of the shard's slice"),
+        lastSeed: z
+          .int()
+          .min(0)
+          .optional()
+          .describe("the last seed of the shard's slice (completedSeeds: those that ran)"),
+      })
       .nullable()
       .optional()
       .describe("run --shard I/N: which slice this report covers"),

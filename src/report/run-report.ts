@@ -2,9 +2,10 @@ import type { DeterminismReport } from "../fuzz/determinism-check.js";
 import type { ShrunkReport } from "../fuzz/shrink-first-failure.js";
 import type { CampaignResult, SeededViolation, StrategyInfo } from "../fuzz/campaign.js";
 import type { StopReason } from "../fuzz/campaign-tally.js";
-import { isModelFailure, MODEL_FAILURE_REASON_PREFIX } from "../fuzz/expectation.js";
+import { countsAsFound, isModelFailure, MODEL_FAILURE_REASON_PREFIX } from "../fuzz/expectation.js";
+import { scenarioArgument } from "../fuzz/search/replay-commands.js";
+import { type Shard, shardRange } from "../fuzz/search/search-options.js";
 import type { CoverageSummary } from "../fuzz/protocol-coverage-summary.js";
-import type { Shard } from "../fuzz/search/search-options.js";
 import type { CampaignStatistics } from "../fuzz/statistics.js";
 import type { Expectation } from "../scenario/schema.js";
 import type { Tape } from "../sim/choice-tape.js";
@@ -43,6 +44,15 @@ export interface ExpectationCheck {
   detail: string;
 }
 
+/** A shard and its slice of the campaign's seeds: firstSeed..lastSeed (completedSeeds: those that ran). */
+export type ReportedShard = Shard & { firstSeed?: number; lastSeed?: number };
+
+/** The slice of a shard's campaign its seeds come from. */
+function shardSeeds(result: CampaignResult): { firstSeed: number; lastSeed: number } {
+  const { start, end } = shardRange(result.seedStart, result.plannedSeeds, result.shard);
+  return { firstSeed: start, lastSeed: end - 1 };
+}
+
 /** The `--json` object and run.json: stable keys, violations sorted by seed. */
 export type { ShrunkReport } from "../fuzz/shrink-first-failure.js";
 
@@ -54,8 +64,8 @@ export interface RunReport {
   scenarioSource: string;
   mutant: string | null;
   strategy: StrategyInfo;
-  /** This report covers one shard of the campaign (null: all of it, also after `eosfuzz merge`). */
-  shard: Shard | null;
+  /** This report covers one shard of the campaign (null: all of it, also after `eosfuzz merge`), with its slice of seeds. */
+  shard: ReportedShard | null;
   seedStart: number;
   /** Runs the whole campaign planned (--seeds). */
   seedsPlanned: number;
@@ -125,8 +135,17 @@ export function copyPlaceFields(
   }
 }
 
+/** The command that runs one seed again; `scenario` as --scenario takes it (scenarioArgument). */
 export function replayCommand(scenario: string, seed: number, mutant: string | null): string {
   return `eosfuzz run --scenario ${scenario} --seed-start ${seed} --seeds 1${mutant ? ` --mutant ${mutant}` : ""}`;
+}
+
+/** The seeds a report's runs covered, as a reader writes them: "100..199", "0..9, 20..29", or "none". */
+export function seedsCovered(report: Pick<RunReport, "completedSeeds" | "seedStart" | "seedsRun">): string {
+  const ranges = report.completedSeeds ?? [[report.seedStart, report.seedStart + report.seedsRun - 1]];
+  if (ranges.length === 0 || report.seedsRun === 0) return "none";
+  const shown = ranges.slice(0, 4).map(([a, b]) => (a === b ? `${a}` : `${a}..${b}`));
+  return `${shown.join(", ")}${ranges.length > 4 ? ", ..." : ""}`;
 }
 
 function reportViolation(
@@ -135,6 +154,7 @@ function reportViolation(
   mutant: string | null,
   unexpected: boolean,
 ): ReportedViolation {
+  // `scenario`: as --scenario takes it (a file's path for a scenario of one's own).
   const out: ReportedViolation = {
     kind: v.kind,
     seed: v.seed,
@@ -160,7 +180,24 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
   const { verdict, seedStart } = result;
   const checks: ExpectationCheck[] = [];
   const where = expect.where ? ` at brokers on ${expect.where.brokerRelease.join("/")}` : "";
-  for (const kind of expect.clean ? [] : expect.find) {
+  const findAny = expect.findAny ?? [];
+  // A shard sees one slice of the seeds: what it found is said, the clause is judged by merge over all shards.
+  if (result.shard && !expect.clean) {
+    const sought = [...expect.find.map((k) => [k]), ...(findAny.length > 0 ? [findAny] : [])];
+    for (const kinds of sought) {
+      const first = result.violations.find((v) => kinds.some((k) => countsAsFound(expect, k, v)));
+      const what = kinds.length === 1 ? kinds[0] : `any of ${kinds.join(", ")}`;
+      checks.push({
+        clause: "find",
+        name: `finds ${what} within ${expect.within ?? result.plannedSeeds} seeds${where} (judged over all shards by eosfuzz merge)`,
+        met: true,
+        detail: first
+          ? `this shard found it first at seed ${first.seed}`
+          : `not found in this shard's ${result.seedsRun} seeds`,
+      });
+    }
+  }
+  for (const kind of expect.clean || result.shard ? [] : expect.find) {
     const budget = expect.within ?? result.seedsRun;
     const first = verdict.found[kind] ?? null;
     const met = first !== null && first - seedStart < budget;
@@ -170,8 +207,7 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
         : `first found at seed ${first} (${first - seedStart + 1} seeds in)`;
     checks.push({ clause: "find", name: `finds ${kind} within ${budget} seeds${where}`, met, detail });
   }
-  const findAny = expect.findAny ?? [];
-  if (!expect.clean && findAny.length > 0) {
+  if (!expect.clean && !result.shard && findAny.length > 0) {
     const budget = expect.within ?? result.seedsRun;
     const seeds = findAny.map((k) => verdict.found[k] ?? null).filter((s): s is number => s !== null);
     const first = seeds.length > 0 ? Math.min(...seeds) : null;
@@ -245,6 +281,7 @@ export function buildRunReport(
   startedAt: Date = new Date(Date.now() - wallMs),
 ): RunReport {
   const name = result.scenario.scenario.name;
+  const scenarioArg = scenarioArgument(result.scenario);
   const unexpected = new Set(result.verdict.unexpected);
   const byKind: Record<string, number> = {};
   for (const v of result.violations) byKind[v.kind] = (byKind[v.kind] ?? 0) + 1;
@@ -257,7 +294,7 @@ export function buildRunReport(
     scenarioSource: result.scenario.source,
     mutant,
     strategy: result.strategy,
-    shard: result.shard,
+    shard: result.shard ? { ...result.shard, ...shardSeeds(result) } : null,
     seedStart: result.seedStart,
     seedsPlanned: result.plannedSeeds,
     seedsRun: result.seedsRun,
@@ -277,7 +314,7 @@ export function buildRunReport(
     violations: withTapeOncePerRun(
       [...result.violations]
         .sort((a, b) => a.seed - b.seed)
-        .map((v) => reportViolation(v, name, mutant, unexpected.has(v))),
+        .map((v) => reportViolation(v, scenarioArg, mutant, unexpected.has(v))),
     ),
     scriptSteps: result.scriptSteps,
     statistics: result.statistics,

@@ -2,7 +2,7 @@ import chalk from "chalk";
 import Table from "cli-table3";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
 import type { Expectation } from "../scenario/schema.js";
-import type { ReportedViolation, RunReport } from "./run-report.js";
+import { type ReportedViolation, type RunReport, seedsCovered } from "./run-report.js";
 import { renderSearchSummary } from "./search-terminal.js";
 import { isModelFailure } from "../fuzz/expectation.js";
 
@@ -82,11 +82,11 @@ function modelFailureLines(r: RunReport): string[] {
 /** The human summary of a run: throughput, violations by kind and place, the verdict, one example per kind. */
 export function renderRunReport(r: RunReport, options: { examples?: number; afterHeader?: string } = {}): string {
   const out: string[] = [];
-  const last = r.seedStart + r.seedsRun - 1;
+  const shard = r.shard ? `  shard ${r.shard.index}/${r.shard.count}` : "";
   out.push(
     chalk.bold(`eosfuzz run ${r.scenario}`) +
       chalk.dim(
-        `  seeds ${r.seedStart}..${last}${r.mutant ? `  mutant ${r.mutant}` : ""}${r.interrupted ? "  (interrupted)" : ""}`,
+        `  seeds ${seedsCovered(r)}${shard}${r.mutant ? `  mutant ${r.mutant}` : ""}${r.interrupted ? "  (interrupted)" : ""}`,
       ),
   );
   out.push(

@@ -74,4 +74,44 @@ describe("eosfuzz regress", () => {
     ]);
     expect(out.rows[1].detail).toMatch(/broken\.json:\d+:\d+: expected a complete JSON seed file, found it cut short/);
   });
+
+  it("under GitHub Actions: annotations at the file and line of the cause, and a step summary, like run", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eosfuzz-regress-gha-"));
+    const text = readFileSync(join(BUILTIN_SCENARIO_DIR, "tv1-race.yaml"), "utf8");
+    // An expectation that cannot hold (a budget of one seed for a kind it never finds there)...
+    writeFileSync(
+      join(dir, "a-false.yaml"),
+      text
+        .replace(/^name: .*$/m, "name: a-false")
+        .replace(/^expect:\n(( {2}.*)?\n)*/m, "expect:\n  within: 1\n  find: [model-timeout]\n"),
+    );
+    // ... and a file with a misspelt field.
+    const broken = text.replace(/^name: .*$/m, "name: b-broken").replace(/^seeds: /m, "sedes: ");
+    writeFileSync(join(dir, "b-broken.yaml"), broken);
+    const brokenLine = broken.split("\n").findIndex((l) => l.startsWith("sedes: ")) + 1;
+    const empty = mkdtempSync(join(tmpdir(), "eosfuzz-noseeds-"));
+    const summary = join(dir, "summary.md");
+    const junit = join(dir, "out", "junit.xml");
+    const r = eosfuzz(["regress", "--scenarios", dir, "--seeds", empty, "--junit", junit], {
+      env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: dir },
+    });
+    expect(r.code).toBe(2);
+    const expectLine = readFileSync(join(dir, "a-false.yaml"), "utf8").split("\n").indexOf("expect:") + 1;
+    const annotations = r.stdout.split("\n").filter((l) => l.startsWith("::error "));
+    expect(annotations).toHaveLength(2);
+    expect(annotations[0]).toMatch(
+      new RegExp(
+        `^::error file=a-false\\.yaml,line=${expectLine},title=eosfuzz regress%3A a-false%3A expectation not met::`,
+      ),
+    );
+    expect(annotations[1]).toMatch(
+      new RegExp(
+        `^::error file=b-broken\\.yaml,line=${brokenLine},col=1,title=eosfuzz regress%3A .*b-broken\\.yaml%3A unreadable::`,
+      ),
+    );
+    const markdown = readFileSync(summary, "utf8");
+    expect(markdown).toMatch(/^### eosfuzz regress: ❌ not all hold/);
+    expect(markdown).toMatch(/\| ❌ \| scenario \| a-false \|/);
+    expect(XMLValidator.validate(readFileSync(junit, "utf8"))).toBe(true);
+  });
 });

@@ -6,6 +6,7 @@ import { renderRegressTable } from "../../report/regress-table.js";
 import { writeFileAtomic } from "../../common/write-files.js";
 import { BUILTIN_SCENARIO_DIR } from "../../scenario/loader.js";
 import type { OutputError } from "../../common/output-error.js";
+import { emitRegressGithubActions } from "../../report/github-actions.js";
 import { attemptWrite } from "../../report/report-dir.js";
 import { EXIT, reportOutputProblems } from "../errors.js";
 import { DEFAULT_SEED_DIR } from "./run.js";
@@ -56,6 +57,12 @@ export function regressCommand(args: RegressArgs): number {
     if (seedsDir === null)
       process.stdout.write(`  (no ${DEFAULT_SEED_DIR}/ directory here: no saved seeds replayed)\n`);
   }
+  emitRegressGithubActions(
+    result,
+    (line) => (args.json ? process.stderr : process.stdout).write(line),
+    process.env,
+    problems,
+  );
   reportOutputProblems(problems);
   return problems.length > 0 ? EXIT.usage : exitCodeOf(result);
 }

@@ -1,4 +1,24 @@
+import { join, resolve } from "node:path";
+import { BUILTIN_SCENARIO_DIR, type LoadedScenario } from "../../scenario/loader.js";
 import type { SearchOptions } from "./search-options.js";
+
+/** A word as a POSIX shell reads it: as it is when it has no special character, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * What `--scenario` takes to run this scenario again: its name when it is the built-in scenario of
+ * that name, else the file it was loaded from (a scenario of one's own is no built-in: its name
+ * alone would not find it). A scenario given as YAML text has no file: its name is all there is.
+ */
+export function scenarioArgument(loaded: Pick<LoadedScenario, "scenario" | "source">): string {
+  const name = loaded.scenario.name;
+  if (loaded.source === "(inline scenario)") return name;
+  const source = resolve(loaded.source);
+  const builtin = [".yaml", ".yml"].some((ext) => resolve(join(BUILTIN_SCENARIO_DIR, name + ext)) === source);
+  return builtin ? name : shellWord(loaded.source);
+}
 
 export function seedReplayCommand(scenario: string, seed: number, flags: string): string {
   return `eosfuzz run --scenario ${scenario}${flags} --seed-start ${seed} --seeds 1`;

@@ -6,6 +6,7 @@ import type { JobOutcome } from "../executor/run-job.js";
 import type { RunConfig } from "../run-seed.js";
 import type { SearchContext } from "./search-context.js";
 import type { SearchOptions } from "./search-options.js";
+import { scenarioArgument } from "./replay-commands.js";
 import { strategyNamed } from "./strategies.js";
 
 /** One campaign of any strategy on any executor; the result does not depend on the worker count. */
@@ -46,6 +47,6 @@ export function searchConfig(loaded: LoadedScenario, options: SearchOptions): Ru
 
 function replayInfo(loaded: LoadedScenario, options: SearchOptions, outcome: JobOutcome, seed: number): ReplayInfo {
   const strategy = strategyNamed(options.strategy);
-  const replay = strategy.replay(loaded.scenario.name, options, seed);
+  const replay = strategy.replay(scenarioArgument(loaded), options, seed);
   return strategy.runs === "tapes" && outcome.tape ? { replay, tape: outcome.tape } : { replay };
 }

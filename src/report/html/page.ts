@@ -1,7 +1,7 @@
 import { type SeedTrace, seedLabel } from "../../fuzz/failure-traces.js";
 import type { Violation } from "../../oracle/violation.js";
 import { reportedFailures, shivizFileName } from "../failure-selection.js";
-import type { RunReport } from "../run-report.js";
+import { type RunReport, seedsCovered } from "../run-report.js";
 import { buildSpaceTime, type SpaceTime } from "../space-time.js";
 import { describeExpectation } from "../terminal.js";
 import {
@@ -145,7 +145,7 @@ function summaryCards(r: RunReport): string {
     `<div class="card"><span class="muted">${escapeXml(label)}</span><b>${escapeXml(value)}</b></div>`;
   const n = (x: number) => x.toLocaleString("en-US");
   return `<div class="cards">${[
-    card("seeds", `${n(r.seedsRun)} (${r.seedStart}..${r.seedStart + r.seedsRun - 1})`),
+    card("seeds", `${n(r.seedsRun)} (${seedsCovered(r)})`),
     card("events", n(r.events)),
     card("violations", n(r.violations.length)),
     card("failing seeds", n(r.failingSeeds.length)),
