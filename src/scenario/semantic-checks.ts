@@ -51,6 +51,7 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
     return problems.concat(expectationProblems(s));
   }
   problems.push(...sizeProblems(s));
+  problems.push(...emptyTransactionProblems(s));
   const totalPartitions = s.cluster.topics.reduce((n, t) => n + t.leaders.length, 0);
   if (s.workload.partitionsPerTxn[0] > totalPartitions) {
     problems.push({
@@ -110,6 +111,20 @@ function sizeProblems(s: Scenario): SemanticProblem[] {
     ];
   }
   return [];
+}
+
+/**
+ * A transaction on no partition (partitionsPerTxn from 0): the producer has nothing to add to it,
+ * and every seed that draws 0 ends in a model error instead of a finding. Refused up front.
+ */
+function emptyTransactionProblems(s: Scenario): SemanticProblem[] {
+  if (s.workload.partitionsPerTxn[0] >= 1) return [];
+  return [
+    {
+      path: ["workload", "partitionsPerTxn"],
+      message: `expected at least 1 partition per transaction (a transaction on none has nothing to commit, and every run that draws it ends in a model error), found [${s.workload.partitionsPerTxn.join(", ")}]`,
+    },
+  ];
 }
 
 function expectationProblems(s: Scenario): SemanticProblem[] {
