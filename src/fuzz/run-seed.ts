@@ -234,16 +234,30 @@ function choiceSourceFor(input: RunInput, options: RunOptions, sim: Simulation, 
 function reportModelException(ledger: GhostLedger, error: Error, atMs: number): void {
   const where =
     error instanceof IllegalStateException ? "IllegalStateException in the model" : `${error.name} in the model`;
+  const functions = thrownIn(error.stack ?? "");
   ledger.report(
-    modelError(
-      `${where}: ${error.message}`,
-      atMs,
-      (error.stack ?? "")
-        .split("\n")
-        .slice(1, 6)
-        .map((l) => l.trim()),
-    ),
+    modelError(`${where}: ${error.message.split("\n")[0]}`, atMs, [
+      "an exception inside eosfuzz's model of Kafka: a bug of eosfuzz, not a finding about Kafka",
+      ...(functions.length > 0
+        ? [`thrown in ${functions[0]}${functions.length > 1 ? ` (called from ${functions.slice(1).join(", ")})` : ""}`]
+        : []),
+      "please report it to the eosfuzz maintainers with the replay command",
+    ]),
   );
+}
+
+/**
+ * The functions an exception went through, innermost first (at most 4), by name only: a report
+ * says where in the model it happened, never with JavaScript stack frames (files, lines, columns).
+ */
+export function thrownIn(stack: string): string[] {
+  const names: string[] = [];
+  for (const line of stack.split("\n").slice(1)) {
+    const name = /^\s*at (?:async )?(?:new )?([\w$.<>]+) \(/.exec(line)?.[1];
+    if (name && !name.includes("<anonymous>") && names.at(-1) !== name) names.push(name);
+    if (names.length === 4) break;
+  }
+  return names;
 }
 
 /** A queue of the model reached its bound: reported, never a hang or an out-of-memory. */
