@@ -154,7 +154,7 @@ describe("terminal output", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
       new RegExp(
-        `^::error title=eosfuzz gap-clean%3A stale-marker \\(seed ${failingSeed}\\)::.*%0Areplay: eosfuzz run --scenario gap-clean --seed-start ${failingSeed} --seeds 1$`,
+        `^::error title=eosfuzz gap-clean%3A stale-marker \\(seed ${failingSeed}\\)::.*%0Areplay: eosfuzz run --scenario ${scenario} --seed-start ${failingSeed} --seeds 1$`,
         "m",
       ),
     );

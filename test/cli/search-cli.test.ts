@@ -36,7 +36,7 @@ describe("eosfuzz run: scale and search flags", () => {
         "--json",
       ]);
       expect(r.code).toBe(0); // a shard judges only what it can: nothing unexpected
-      expect(json(r.stdout).shard).toEqual({ index: i, count: 2 });
+      expect(json(r.stdout).shard).toEqual({ index: i, count: 2, firstSeed: 20 + 8 * i, lastSeed: 27 + 8 * i });
     }
     const merged = eosfuzz(["merge", join(dir, "s1/run.json"), join(dir, "s0/run.json"), "--out", join(dir, "merged")]);
     expect(merged.code).toBe(0);
