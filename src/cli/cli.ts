@@ -107,8 +107,13 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
   }
   await parser
     .middleware((args) => {
-      // yargs quietly falls back to a default when a flag is given without its value (`--seeds`).
       const known = (parser as unknown as { getOptions(): { boolean: string[]; array: string[] } }).getOptions();
+      // An option no command has: said first, with the closest one (yargs would complain about a
+      // missing file or value first, or take the option for a value).
+      const names = optionNames(parser);
+      const unknown = unknownOption(argv, new Set(names));
+      if (unknown !== null) throw usageError(`Unknown argument: ${unknown}`, argv, names);
+      // yargs quietly falls back to a default when a flag is given without its value (`--seeds`).
       const missing = flagWithoutValue(argv, new Set(known.boolean));
       if (missing) throw new InputError(`--${missing}`, "", "expected a value after it, found none");
       // yargs makes a list of an option given twice; only list options (--bug-probability) take one.
@@ -127,7 +132,14 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
     .fail((message, error) => {
       // yargs' own complaints (YError, e.g. a requiresArg option without its value) are usage errors too.
       if (error && error.name !== "YError") throw error;
-      throw usageError(message ?? error?.message ?? "", argv);
+      // An unknown option is said before what it caused (a missing file taken as its value).
+      const names = optionNames(parser);
+      const unknown = unknownOption(argv, new Set(names));
+      throw usageError(
+        unknown !== null ? `Unknown argument: ${unknown}` : (message ?? error?.message ?? ""),
+        argv,
+        names,
+      );
     })
     .help()
     .wrap(Math.min(110, process.stdout.columns ?? 110))
@@ -145,6 +157,19 @@ function namesParserKey(token: string, i: number, argv: readonly string[]): bool
   if (/^--(no-)?(_|\$0)$/.test(name)) return true;
   const negativeNumber = /^-\d+(\.\d+)?([eE][+-]?\d+)?$/.test(name);
   return /^-[^-]/.test(name) && !negativeNumber && /[_$]/.test(name);
+}
+
+/** The first `--name` on the command line that names no option known here (before `--`). */
+export function unknownOption(argv: readonly string[], known: ReadonlySet<string>): string | null {
+  for (const token of argv) {
+    if (token === "--") break;
+    const match = /^--([^=]+)/.exec(token);
+    if (!match) continue;
+    const name = match[1] as string;
+    if (known.has(name) || (name.startsWith("no-") && known.has(name.slice(3)))) continue;
+    return name;
+  }
+  return null;
 }
 
 /** Options that mean something given bare (`--out`: the default report directory). */
@@ -167,8 +192,42 @@ export function flagWithoutValue(argv: readonly string[], booleans: ReadonlySet<
   return null;
 }
 
+/** The long options the parser knows at this point (the command's own, once a command is chosen). */
+function optionNames(parser: Argv): string[] {
+  const options = (parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions();
+  return Object.keys(options.key).filter((k) => k.length > 1 && !/[A-Z_$]/.test(k));
+}
+
+/** Edit distance of two words (insertions, deletions, substitutions, swaps of neighbours). */
+export function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)] as number[]);
+  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const up = d[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/** The known option closest to an unknown one, if it is close enough to be a typo (or a prefix of it). */
+export function closestOption(unknown: string, known: readonly string[]): string | null {
+  let best: { name: string; distance: number } | null = null;
+  for (const name of known) {
+    const distance = name.startsWith(unknown) && unknown.length >= 3 ? 0.5 : editDistance(unknown, name);
+    if (!best || distance < best.distance) best = { name, distance };
+  }
+  if (!best) return null;
+  return best.distance <= Math.max(1, Math.floor(unknown.length / 3)) ? best.name : null;
+}
+
 /** yargs' complaint about the command line as one InputError line: what is wrong, what was expected. */
-export function usageError(message: string, argv: readonly string[]): InputError {
+export function usageError(message: string, argv: readonly string[], known: readonly string[] = []): InputError {
   const command = COMMANDS.find((c) => c === argv[0]);
   const help = command ? `eosfuzz ${command} --help` : "eosfuzz --help";
   const first = message.split("\n")[0] ?? "";
@@ -179,13 +238,18 @@ export function usageError(message: string, argv: readonly string[]): InputError
       (a) => a === `--${name}` || a === `-${name}` || a.startsWith(`--${name}=`) || a === `--no-${name}`,
     );
     if (asOption || !command) {
-      return asOption
-        ? new InputError(
-            `--${name}`,
-            "",
-            `expected an option of eosfuzz ${command ?? ""} (see ${help}), found an unknown option`.replace("  ", " "),
-          )
-        : new InputError(name, "", `expected a command (${COMMANDS.join(", ")}), found an unknown one`);
+      if (!asOption)
+        return new InputError(name, "", `expected a command (${COMMANDS.join(", ")}), found an unknown one`);
+      const suggestion = closestOption(name, known);
+      const of = command ? ` of eosfuzz ${command}` : "";
+      const shown = /^[\w.-]+$/.test(name) ? `--${name}` : JSON.stringify(`--${name}`);
+      return new InputError(
+        "",
+        "",
+        suggestion
+          ? `unknown option ${shown}${of}, did you mean --${suggestion}? (see ${help})`
+          : `unknown option ${shown}${of} (see ${help} for its options)`,
+      );
     }
     return new InputError(
       name,

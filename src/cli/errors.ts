@@ -1,6 +1,6 @@
 import { basename, dirname } from "node:path";
 import { ENVIRONMENT_ERROR_CODES, describeWriteFailure } from "../common/output-error.js";
-import { InputError } from "../scenario/input-error.js";
+import { InputError, problemsOf } from "../scenario/input-error.js";
 
 /** Exit codes of the public contract. */
 export const EXIT = { ok: 0, unexpected: 1, usage: 2, internal: 3, interrupted: 130 } as const;
@@ -36,7 +36,8 @@ export function reportOutputProblems(problems: readonly InputError[]): void {
 /** Print one line for bad input (exit 2) or a short report for an internal error (exit 3), never a stack. */
 export function reportFatal(error: unknown): number {
   if (error instanceof InputError) {
-    process.stderr.write(`eosfuzz: ${error.message}\n`);
+    // Every problem of a scenario at once, one line each.
+    for (const problem of problemsOf(error)) process.stderr.write(`eosfuzz: ${problem.message}\n`);
     return EXIT.usage;
   }
   // The disk, permissions or a path of the user's (where no writer turned it into an OutputError): not a bug.

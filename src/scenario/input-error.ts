@@ -16,6 +16,25 @@ export class InputError extends Error {
   }
 }
 
+/**
+ * Several problems of one input at once (every schema problem of a scenario file): its message is
+ * the first problem's line with a count of the others; `all` holds each as an InputError of its own,
+ * which the command line prints one per line.
+ */
+export class InputErrors extends InputError {
+  constructor(readonly all: readonly InputError[]) {
+    const first = all[0];
+    if (!first) throw new RangeError("InputErrors of no problem");
+    const more = all.length > 1 ? ` (+${all.length - 1} more problem${all.length > 2 ? "s" : ""})` : "";
+    super(first.file, first.field, `${first.problem}${more}`, first.position);
+  }
+}
+
+/** Every problem an error stands for: the list of an InputErrors, else the error itself. */
+export function problemsOf(error: InputError): readonly InputError[] {
+  return error instanceof InputErrors ? error.all : [error];
+}
+
 /** Longest message printed: a line a terminal shows whole. */
 const MAX_MESSAGE_CHARS = 500;
 const MAX_NAME_CHARS = 160;
@@ -29,7 +48,8 @@ export function formatInputError(
   // A name longer than a line (a pasted blob as a file name) is cut, so what was expected still shows.
   const name = file.length > MAX_NAME_CHARS ? `${file.slice(0, MAX_NAME_CHARS - 3)}...` : file;
   const where = position ? `${name}:${position.line}:${position.col}` : name;
-  const line = field ? `${where} ${field}: ${problem}` : `${where}: ${problem}`;
+  // No file: the problem is the whole line (an unknown option of the command line).
+  const line = file === "" ? problem : field ? `${where} ${field}: ${problem}` : `${where}: ${problem}`;
   return printable(line.length > MAX_MESSAGE_CHARS ? `${line.slice(0, MAX_MESSAGE_CHARS - 3)}...` : line);
 }
 

@@ -4,7 +4,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
-import { describeFound, InputError, readInputFile } from "./input-error.js";
+import { describeFound, InputError, InputErrors, readInputFile } from "./input-error.js";
 import { type Scenario, scenarioSchema } from "./schema.js";
 import { type SemanticProblem, semanticProblems } from "./semantic-checks.js";
 
@@ -101,9 +101,34 @@ export function yamlLocator(doc: Document, lines: LineCounter): Locator {
   return (path, unknownKey) => positionOf(doc, lines, path, unknownKey);
 }
 
+/** Most problems one input reports; past that, a count. */
+const MAX_PROBLEMS = 50;
+
+/** One schema problem as an InputError line (`file:line:col field: expected ..., found ...`). */
+function issueError(file: string, data: unknown, issue: z.core.$ZodIssue, locate: Locator): InputError {
+  const path = issue.path as Path;
+  const unknownKey = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
+  return new InputError(
+    file,
+    fieldName(unknownKey ? [...path, unknownKey] : path),
+    describeIssue(issue, data),
+    locate(path, unknownKey),
+  );
+}
+
+/** Problems in the order of the file (those with no position last), at most MAX_PROBLEMS. */
+function inFileOrder(errors: InputError[]): InputError[] {
+  const at = (e: InputError) => (e.position ? e.position.line * 1e6 + e.position.col : Number.MAX_SAFE_INTEGER);
+  return errors
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => at(a.e) - at(b.e) || a.i - b.i)
+    .map(({ e }) => e)
+    .slice(0, MAX_PROBLEMS);
+}
+
 /**
- * The first schema problem as one InputError line (`file:line:col field: expected ..., found ...`),
- * with a count of the others.
+ * Every schema problem, each as one InputError line; thrown together as InputErrors, whose message
+ * is the first with a count of the others.
  */
 export function validationError(
   file: string,
@@ -111,16 +136,7 @@ export function validationError(
   issues: readonly z.core.$ZodIssue[],
   locate: Locator,
 ): InputError {
-  const first = issues[0] as z.core.$ZodIssue;
-  const path = first.path as Path;
-  const unknownKey = first.code === "unrecognized_keys" ? first.keys[0] : undefined;
-  const more = issues.length > 1 ? ` (+${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
-  return new InputError(
-    file,
-    fieldName(unknownKey ? [...path, unknownKey] : path),
-    describeIssue(first, data) + more,
-    locate(path, unknownKey),
-  );
+  return new InputErrors(inFileOrder(issues.map((issue) => issueError(file, data, issue, locate))));
 }
 
 /** Parse and validate scenario text; every problem becomes one InputError line. */
@@ -137,11 +153,14 @@ export function parseScenario(text: string, file: string): LoadedScenario {
   const parsed = scenarioSchema.safeParse(data);
   if (!parsed.success) throw validationError(file, data, parsed.error.issues, yamlLocator(doc, lines));
   const problems = semanticProblems(parsed.data, data as Record<string, unknown>);
-  if (problems.length > 0) {
-    const p = problems[0] as SemanticProblem;
-    const more = problems.length > 1 ? ` (+${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
-    throw new InputError(file, fieldName(p.path), p.message + more, positionOf(doc, lines, p.path));
-  }
+  if (problems.length > 0)
+    throw new InputErrors(
+      inFileOrder(
+        problems.map(
+          (p: SemanticProblem) => new InputError(file, fieldName(p.path), p.message, positionOf(doc, lines, p.path)),
+        ),
+      ),
+    );
   return { scenario: parsed.data, source: file, contentHash: contentHash(parsed.data) };
 }
 

@@ -171,7 +171,9 @@ describe(`fuzzed command lines (${FUZZ_RUNS.toLocaleString("en-US")}): accepted,
         expect(line, "no control characters").not.toMatch(/[\u0000-\u001f\u007f]/);
         expect(line, "no stack frame").not.toMatch(/\bat .+:\d+:\d+\)?$/);
         expect(line.length).toBeLessThanOrEqual(600);
-        expect(line, `expected ..., found ...: ${line}`).toMatch(/expected .*found/);
+        expect(line, `expected ..., found ... (or an unknown option): ${line}`).toMatch(
+          /expected .*found|^unknown option (--[\w.-]+|".*")( of eosfuzz \w+)?(, did you mean --[\w-]+\?)? \(see eosfuzz/,
+        );
       }),
       { numRuns: FUZZ_RUNS, seed: FUZZ_SEED },
     );
@@ -193,8 +195,15 @@ describe(`fuzzed command lines (${FUZZ_RUNS.toLocaleString("en-US")}): accepted,
     );
     expect(await message(["rnu"])).toMatch(/^rnu: expected a command .*found an unknown one \(did you mean run\?\)$/);
     expect(await message(["run", "--sedes", "3"])).toBe(
-      "--sedes: expected an option of eosfuzz run (see eosfuzz run --help), found an unknown option",
+      "unknown option --sedes of eosfuzz run, did you mean --seeds? (see eosfuzz run --help)",
     );
+    expect(await message(["run", "--zzzz"])).toBe(
+      "unknown option --zzzz of eosfuzz run (see eosfuzz run --help for its options)",
+    );
+    expect(await message(["merge", "--jsn", "run.json"])).toBe(
+      "unknown option --jsn of eosfuzz merge, did you mean --json? (see eosfuzz merge --help)",
+    );
+    expect(await message(["--verison"])).toBe("unknown option --verison, did you mean --version? (see eosfuzz --help)");
     expect(await message(["run", "--seeds"])).toBe("--seeds: expected a value after it, found none");
     expect(await message(["run", "--seeds", "abc"])).toMatch(/^--seeds: expected an integer/);
     expect(await message(["run", "--resume", "nowhere"])).toBe(

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { InputErrors } from "../../src/scenario/input-error.js";
 import { parseScenario } from "../../src/scenario/loader.js";
 import { eosfuzz } from "../cli/cli-helpers.js";
 
@@ -146,5 +147,39 @@ describe("scenario file mistakes: one line each, file:line:col, exit 2", () => {
       "workload",
       /expected either a workload or a script, found both/,
     );
+  });
+});
+
+describe("every problem of a scenario at once (item 9 of the reliability issue)", () => {
+  const three = GOOD.replace("  transactions: 3", "  transactons: 3")
+    .replace("producers: 2", "producers: 0")
+    .replace('{ id: broker-1, release: "4.2.1" }', '{ id: broker-1, release: "4.3" }');
+
+  it("on the command line: one line each, in the order of the file, exit 2", () => {
+    const r = runFile(three);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^eosfuzz: \S+:6:\d+ cluster\.brokers\[0\]\.release: expected one of .*found "4\.3"$/);
+    expect(lines[1]).toMatch(/^eosfuzz: \S+:10:\d+ workload\.producers: expected >= 1, found 0$/);
+    expect(lines[2]).toMatch(/^eosfuzz: \S+:11:\d+ workload\.transactons: unknown field "transactons"/);
+  });
+
+  it("in the library: one InputError whose message is the first with a count, and all of them in `all`", () => {
+    let error: unknown = null;
+    try {
+      parseScenario(three, "s.yaml");
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InputErrors);
+    expect((error as InputErrors).message).toMatch(
+      /^s\.yaml:6:\d+ cluster\.brokers\[0\]\.release: .* \(\+2 more problems\)$/,
+    );
+    expect((error as InputErrors).all.map((e) => e.field)).toEqual([
+      "cluster.brokers[0].release",
+      "workload.producers",
+      "workload.transactons",
+    ]);
   });
 });
