@@ -1,16 +1,32 @@
 import yargs, { type Argv } from "yargs";
 import { InputError } from "../scenario/input-error.js";
 import { TOOL_VERSION } from "../version.js";
+import { completionBuilder, completionCommand, completions } from "./commands/completion.js";
+import { initBuilder, initCommand } from "./commands/init.js";
 import { mergeBuilder, mergeCommand } from "./commands/merge.js";
 import { mutantsBuilder, mutantsCommand } from "./commands/mutants.js";
 import { regressBuilder, regressCommand } from "./commands/regress.js";
 import { replayBuilder, replayCommand } from "./commands/replay.js";
 import { reportBuilder, reportCommand } from "./commands/report.js";
 import { runBuilder, runCommand } from "./commands/run.js";
+import { scenariosBuilder, scenariosCommand } from "./commands/scenarios.js";
 import { shrinkBuilder, shrinkCommand } from "./commands/shrink.js";
+import { validateBuilder, validateCommand } from "./commands/validate.js";
 import { EXIT } from "./errors.js";
 
-export const COMMANDS = ["run", "merge", "replay", "shrink", "regress", "report", "mutants"] as const;
+export const COMMANDS = [
+  "run",
+  "merge",
+  "replay",
+  "shrink",
+  "regress",
+  "report",
+  "mutants",
+  "scenarios",
+  "validate",
+  "init",
+  "completion",
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** What a command does with its parsed arguments: its exit code. */
@@ -22,6 +38,8 @@ interface CommandEntry {
   describe: string;
   builder: (y: Argv) => Argv<unknown>;
   handler: CommandHandler;
+  /** Command lines shown under --help, with what each does. */
+  examples: [string, string][];
 }
 
 const COMMAND_TABLE: readonly CommandEntry[] = [
@@ -31,6 +49,18 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     describe: "fuzz a scenario over many seeds and check its expectation",
     builder: runBuilder,
     handler: runCommand,
+    examples: [
+      ["eosfuzz run --scenario kip-1228 --seeds 1000", "a built-in scenario over 1,000 seeds"],
+      [
+        "eosfuzz run --scenario my-cluster.yaml --out --save-failures",
+        "a scenario of one's own, with a report directory and seed files",
+      ],
+      [
+        "eosfuzz run --scenario kip-1228 --seeds 1000000 --shard 0/8 --out out/shard-0 --continue",
+        "one shard of eight; run again after a crash, it resumes",
+      ],
+      ["eosfuzz run --resume out/shard-0", "continue an interrupted run"],
+    ],
   },
   {
     name: "merge",
@@ -38,6 +68,7 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     describe: "merge the run.json of every shard of a campaign (run --shard I/N) into one report",
     builder: mergeBuilder,
     handler: mergeCommand,
+    examples: [["eosfuzz merge out/shard-*/run.json --out merged", "the report of the whole campaign"]],
   },
   {
     name: "report",
@@ -45,6 +76,7 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     describe: "render a saved run report (run.json, e.g. merged from shards) as HTML, JUnit and ShiViz logs",
     builder: reportBuilder,
     handler: reportCommand,
+    examples: [["eosfuzz report merged/run.json --html report.html", "the HTML page of a saved run"]],
   },
   {
     name: "replay",
@@ -52,6 +84,9 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     describe: "re-run a saved seed file, check its trace hash and explain it",
     builder: replayBuilder,
     handler: replayCommand,
+    examples: [
+      ["eosfuzz replay seeds/kip-1228-gap.seed-4.json --trace", "re-run a saved failure and print its events"],
+    ],
   },
   {
     name: "shrink",
@@ -59,6 +94,7 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     describe: "shrink a saved failure to its minimal schedule and save it as a seed file",
     builder: shrinkBuilder,
     handler: shrinkCommand,
+    examples: [["eosfuzz shrink seeds/kip-1228-gap.seed-4.json", "its minimal schedule, saved next to it"]],
   },
   {
     name: "regress",
@@ -66,6 +102,7 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     describe: "check every scenario against its expectation and replay every saved seed (for CI)",
     builder: regressBuilder,
     handler: regressCommand,
+    examples: [["eosfuzz regress --junit regress.xml", "every built-in scenario and saved seed, for CI"]],
   },
   {
     name: "mutants",
@@ -73,8 +110,48 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     describe: "list the deliberately broken variants of the model the oracle must catch",
     builder: mutantsBuilder,
     handler: mutantsCommand,
+    examples: [["eosfuzz mutants --check-equivalent 1000", "re-measure the equivalent candidates"]],
+  },
+  {
+    name: "scenarios",
+    usage: "scenarios",
+    describe: "list the built-in scenarios, one line each",
+    builder: scenariosBuilder,
+    handler: scenariosCommand,
+    examples: [["eosfuzz scenarios", "their names and what each is about"]],
+  },
+  {
+    name: "validate",
+    usage: "validate <files..>",
+    describe: "check scenario files without running them: every problem, one line each",
+    builder: validateBuilder,
+    handler: validateCommand,
+    examples: [["eosfuzz validate eos/*.yaml", "exit 0 when all are valid, 2 when one is not"]],
+  },
+  {
+    name: "init",
+    usage: "init [name]",
+    describe: "write a commented starter scenario, NAME.yaml (default my-scenario.yaml)",
+    builder: initBuilder,
+    handler: initCommand,
+    examples: [["eosfuzz init our-cluster", "writes our-cluster.yaml to edit"]],
+  },
+  {
+    name: "completion",
+    usage: "completion [shell]",
+    describe: "print the shell completion script for commands, options and scenario names (bash, zsh)",
+    builder: completionBuilder,
+    handler: completionCommand,
+    examples: [["eosfuzz completion bash >> ~/.bashrc", "complete eosfuzz in new shells"]],
   },
 ];
+
+/** Exit codes and environment, at the end of every --help (docs/cli.md has the details). */
+const EPILOG = `Exit codes: 0 the results match the scenario's expectation; 1 they do not; 2 bad usage, bad input, or an output that cannot be written (one line each on stderr); 3 an internal error of eosfuzz; 130 interrupted (SIGINT, SIGTERM).
+
+Environment: NO_COLOR, FORCE_COLOR (colour); CI (no progress bar); EOSFUZZ_HEARTBEAT_SECONDS (the heartbeat line's interval); GITHUB_ACTIONS, GITHUB_STEP_SUMMARY, GITHUB_WORKSPACE (annotations and a step summary under GitHub Actions).
+
+Documentation: docs/cli.md of the eosfuzz package.`;
 
 export interface CliOptions {
   /** Replace what a command does once its arguments parsed (the argument-fuzzing test stops before real work). */
@@ -91,6 +168,15 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
   const exitWith = (c: number) => {
     code = c;
   };
+  // The shell completion script asks for what may follow the words typed so far.
+  if (argv[0] === "__complete") {
+    process.stdout.write(
+      completions(argv.slice(1), COMMAND_TABLE)
+        .map((c) => `${c}\n`)
+        .join(""),
+    );
+    return EXIT.ok;
+  }
   const reserved = argv.find(namesParserKey);
   if (reserved !== undefined)
     throw new InputError(reserved, "", "expected an option of eosfuzz (see eosfuzz --help), found an unknown option");
@@ -103,8 +189,15 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
     .option("color", { type: "boolean", describe: "force colour on or off (--no-color)" });
   for (const c of COMMAND_TABLE) {
     const handler = options.handlers?.[c.name] ?? c.handler;
-    parser.command(c.usage, c.describe, c.builder, async (args) => exitWith(await handler(args as never)));
+    const builder = (y: Argv) => {
+      const built = c.builder(y);
+      for (const [command, description] of c.examples) built.example(command, description);
+      return built.epilog(EPILOG);
+    };
+    parser.command(c.usage, c.describe, builder, async (args) => exitWith(await handler(args as never)));
   }
+  for (const c of COMMAND_TABLE.slice(0, 4)) parser.example(c.examples[0]?.[0] ?? "", c.examples[0]?.[1] ?? "");
+  parser.epilog(EPILOG);
   await parser
     .middleware((args) => {
       const known = (parser as unknown as { getOptions(): { boolean: string[]; array: string[] } }).getOptions();
