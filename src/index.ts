@@ -3,13 +3,20 @@
  *
  *   import { loadScenario, runSeed, runCampaign, replay } from "eosfuzz";
  *
- * runCampaign runs random seeds in this thread; planCampaign + runCampaignSession run any strategy,
- * on workers, with what `eosfuzz run` does around a campaign (resume, corpus, shrinking, seed files).
+ * runCampaign runs random seeds in this thread, synchronously; runCampaignAsync runs any strategy on
+ * worker threads, with a timeout; planCampaign + runCampaignSession add what `eosfuzz run` does
+ * around a campaign (resume, corpus, shrinking, seed files).
  *
  * Every run is a pure function of (scenario, seed | tape). Bad input throws InputError (one line).
  */
 import { type CampaignOptions, type CampaignResult, runConfigFor } from "./fuzz/campaign.js";
-import { planCampaign, runCampaignInThread } from "./fuzz/campaign-session.js";
+import { availableParallelism } from "node:os";
+import {
+  type CampaignSessionOptions,
+  planCampaign,
+  runCampaignInThread,
+  runCampaignSession,
+} from "./fuzz/campaign-session.js";
 import {
   type RunConfig,
   type RunInput,
@@ -79,4 +86,66 @@ export function runSeed(
 export function runCampaign(scenario: LoadedScenario | string, options: Partial<CampaignOptions> = {}): CampaignResult {
   const { onSeed, shouldStop, doneAfter, ...campaign } = options;
   return runCampaignInThread(planCampaign({ scenario, ...campaign }), { onSeed, shouldStop, doneAfter }).campaign;
+}
+
+/** Options of runCampaignAsync: a campaign's (strategy, seeds, ...), where it runs, and how long it may take. */
+export interface AsyncCampaignOptions extends Omit<CampaignSessionOptions, "scenario" | "resumeFrom"> {
+  /** Worker threads (default: the cores, at most 4; 0: in this thread). */
+  workers?: number;
+  /** Stop starting runs after this many wall-clock ms: the result is then `timedOut`, interrupted after the runs in flight. */
+  timeoutMs?: number;
+  /** Aborting stops the campaign the same way (after the runs in flight). */
+  signal?: AbortSignal;
+}
+
+/** A campaign run by runCampaignAsync: its result, and whether it was stopped by its timeout. */
+export interface AsyncCampaignResult {
+  result: CampaignResult;
+  /** The expectation held over the whole campaign. */
+  expectationMet: boolean;
+  /** timeoutMs ran out before the campaign did: `result` covers the seeds that finished. */
+  timedOut: boolean;
+  wallMs: number;
+}
+
+/** The default number of workers of runCampaignAsync: every core, at most 4 (a test suite runs beside it). */
+export function defaultAsyncWorkers(): number {
+  return Math.min(4, availableParallelism());
+}
+
+/**
+ * A campaign of any strategy on worker threads, without blocking this thread: the asynchronous
+ * counterpart of runCampaign, for test suites and services. With timeoutMs it stops starting runs
+ * when the time is up and says so (`timedOut`).
+ */
+export async function runCampaignAsync(
+  scenario: LoadedScenario | string,
+  options: AsyncCampaignOptions = {},
+): Promise<AsyncCampaignResult> {
+  const { timeoutMs, signal, ...campaign } = options;
+  const plan = planCampaign({ scenario, ...campaign, workers: campaign.workers ?? defaultAsyncWorkers() });
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer =
+    timeoutMs === undefined
+      ? null
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, timeoutMs);
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) controller.abort();
+  try {
+    const session = await runCampaignSession(plan, { signal: controller.signal });
+    return {
+      result: session.campaign,
+      expectationMet: session.expectationMet,
+      timedOut: timedOut && session.interrupted,
+      wallMs: session.wallMs,
+    };
+  } finally {
+    if (timer) clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
 }

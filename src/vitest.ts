@@ -2,8 +2,10 @@
  * A small vitest helper (import from "eosfuzz/vitest"): assert a scenario's expectation, or
  * replay saved seed files, inside a team's own tests.
  *
- *   import { expectScenario, testSeedFiles } from "eosfuzz/vitest";
+ *   import { expectScenario, expectScenarioAsync, testSeedFiles } from "eosfuzz/vitest";
  *   it("our release mix survives the KIP-1228 race", () => expectScenario("./eos/our-mix.yaml", { seeds: 100 }));
+ *   it("and over many more seeds, on workers", () =>
+ *     expectScenarioAsync("./eos/our-mix.yaml", { seeds: 5_000, timeoutMs: 50_000 }), 60_000);
  *   testSeedFiles("./seeds");   // one test per saved seed file
  */
 import { expect, it } from "vitest";
@@ -12,6 +14,7 @@ import { planCampaign, runCampaignInThread } from "./fuzz/campaign-session.js";
 import { filesIn } from "./fuzz/regress.js";
 import { scenarioArgument } from "./fuzz/search/replay-commands.js";
 import { type ReplayResult, replay } from "./fuzz/replay.js";
+import { type AsyncCampaignOptions, runCampaignAsync } from "./index.js";
 import type { LoadedScenario } from "./scenario/loader.js";
 
 function describeFailure(result: CampaignResult): string {
@@ -40,6 +43,27 @@ export function expectScenario(
   const { campaign, expectationMet } = runCampaignInThread(planCampaign({ scenario, ...options }));
   expect(expectationMet, describeFailure(campaign)).toBe(true);
   return campaign;
+}
+
+/**
+ * Like expectScenario, on worker threads and without blocking the test's thread: any strategy,
+ * `workers` (default: the cores, at most 4), and `timeoutMs`, past which it stops starting runs and
+ * fails saying how far it got (set it below the test's own timeout, which would fail with no word
+ * of the campaign).
+ */
+export async function expectScenarioAsync(
+  scenario: LoadedScenario | string,
+  options: AsyncCampaignOptions = {},
+): Promise<CampaignResult> {
+  const { result, expectationMet, timedOut } = await runCampaignAsync(scenario, options);
+  if (timedOut) {
+    const planned = result.shard ? "its shard's" : `${result.plannedSeeds}`;
+    expect.fail(
+      `scenario ${result.scenario.scenario.name} did not finish within ${options.timeoutMs} ms: ${result.seedsRun} of ${planned} seeds run${result.violations.length > 0 ? `, ${result.violations.length} violations so far (first at seed ${result.violations[0]?.seed})` : ""}; give it more time, fewer seeds or more workers`,
+    );
+  }
+  expect(expectationMet, describeFailure(result)).toBe(true);
+  return result;
 }
 
 /** Replay one seed file and fail unless it reproduces its recorded trace hash. */

@@ -1,7 +1,7 @@
 // Uses eosfuzz exactly as a team's own test suite would: by package name, from the built package.
 import { join } from "node:path";
-import { loadScenario, replay, runCampaign, runSeed, TOOL_VERSION, VIOLATION_KINDS } from "eosfuzz";
-import { expectScenario, expectSeedReproduces, testSeedFiles } from "eosfuzz/vitest";
+import { loadScenario, replay, runCampaign, runCampaignAsync, runSeed, TOOL_VERSION, VIOLATION_KINDS } from "eosfuzz";
+import { expectScenario, expectScenarioAsync, expectSeedReproduces, testSeedFiles } from "eosfuzz/vitest";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -57,6 +57,39 @@ describe("the vitest helper (eosfuzz/vitest)", () => {
     expect(() => expectScenario(broken)).toThrow(
       /did not meet its expectation[\s\S]*unexpected stale-marker[\s\S]*legacy rule/,
     );
+  });
+
+  it("expectScenarioAsync runs on workers without blocking the test's thread, and gives the same result", async () => {
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    try {
+      const result = await expectScenarioAsync("kafka-17754-tv2-race", { workers: 2 });
+      const inThread = expectScenario("kafka-17754-tv2-race");
+      expect([result.seedsRun, result.events, result.violations]).toEqual([
+        inThread.seedsRun,
+        inThread.events,
+        inThread.violations,
+      ]);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(ticks).toBeGreaterThan(0);
+    const other = await expectScenarioAsync("kip-1228", { workers: 2, seeds: 30, strategy: "swarm" });
+    expect(other.strategy.name).toBe("swarm");
+  });
+
+  it("expectScenarioAsync fails with the causal chain, and with how far it got when its timeout runs out", async () => {
+    const broken = loadScenario("kip-1228-race");
+    broken.scenario.expect = { clean: true, find: [], findAny: [], allow: [] };
+    await expect(expectScenarioAsync(broken, { workers: 1 })).rejects.toThrow(
+      /did not meet its expectation[\s\S]*unexpected stale-marker[\s\S]*legacy rule/,
+    );
+    await expect(expectScenarioAsync("kip-1228", { workers: 1, seeds: 100_000, timeoutMs: 300 })).rejects.toThrow(
+      /^scenario kip-1228 did not finish within 300 ms: \d+ of 100000 seeds run; give it more time, fewer seeds or more workers$/,
+    );
+    const { timedOut, result } = await runCampaignAsync("kip-1228", { workers: 1, seeds: 100_000, timeoutMs: 300 });
+    expect(timedOut).toBe(true);
+    expect(result.interrupted).toBe(true);
   });
 
   it("expectSeedReproduces checks one seed file", () => {
