@@ -5,7 +5,7 @@
  *   import { expectScenario, expectScenarioAsync, testSeedFiles } from "eosfuzz/vitest";
  *   it("our release mix survives the KIP-1228 race", () => expectScenario("./eos/our-mix.yaml", { seeds: 100 }));
  *   it("and over many more seeds, on workers", () =>
- *     expectScenarioAsync("./eos/our-mix.yaml", { seeds: 5_000, timeoutMs: 50_000 }), 60_000);
+ *     expectScenarioAsync("./eos/our-mix.yaml", { seeds: 1_000, timeoutMs: 50_000 }), 60_000);
  *   testSeedFiles("./seeds");   // one test per saved seed file
  */
 import { expect, it } from "vitest";

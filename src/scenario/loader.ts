@@ -4,7 +4,8 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
-import { describeFound, InputError, InputErrors, readInputFile } from "./input-error.js";
+import { describeFound, InputError, InputErrors } from "./input-error.js";
+import { readInputFile } from "./read-input.js";
 import { type Scenario, scenarioSchema } from "./schema.js";
 import { type SemanticProblem, semanticProblems } from "./semantic-checks.js";
 
