@@ -3,7 +3,7 @@ import type { RunReport } from "./run-report.js";
 
 const n = (x: number) => x.toLocaleString("en-US");
 
-function percent(p: number): string {
+export function percent(p: number): string {
   const x = p * 100;
   return `${x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toPrecision(2)}%`;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -102,6 +102,105 @@ describe.skipIf(!hasChromium)(
 
         expect(errors).toEqual([]);
         expect(requests.filter((u) => !u.startsWith("file://"))).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it("charts keep their legends' colours, sections have headings in words, and no label overlaps another or runs out of its picture", {
+      timeout: 120_000,
+    }, async () => {
+      // Long node names, so that lane names have to fit; 200 seeds, so that the charts have several kinds.
+      const dir = mkdtempSync(join(tmpdir(), "eosfuzz-browser-geometry-"));
+      const scenario = join(dir, "long-names.yaml");
+      writeFileSync(
+        scenario,
+        readFileSync(join(ROOT, "scenarios", "kip-1228-gap.yaml"), "utf8")
+          .replace(/^name: .*$/m, "name: long-names")
+          .replaceAll("broker-1", "broker-in-eu-west-1-zone-b")
+          .replaceAll("broker-2", "broker-in-eu-west-1-zone-c"),
+      );
+      const out = join(dir, "out");
+      const run = eosfuzz([
+        "run",
+        "--scenario",
+        scenario,
+        "--seeds",
+        "200",
+        "--workers",
+        "2",
+        "--no-progress",
+        "--out",
+        out,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "eosfuzz-chromium-")), {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+        viewport: { width: 1400, height: 1000 },
+      });
+      try {
+        const page = context.pages()[0] ?? (await context.newPage());
+        await page.goto(`file://${join(out, "index.html")}`);
+        const found = await page.evaluate(() => {
+          type Box = { left: number; right: number; top: number; bottom: number };
+          const box = (e: Element): Box => e.getBoundingClientRect();
+          const overlap = (a: Box, b: Box) =>
+            a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+          const inside = (a: Box, b: Box) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5;
+          const shown = (e: Element) => getComputedStyle(e).display !== "none";
+          const problems: string[] = [];
+          const check = (what: string, frame: Element, texts: Element[]) => {
+            const frameBox = box(frame);
+            texts.forEach((t, i) => {
+              if (!inside(box(t), frameBox)) problems.push(`${what}: "${t.textContent}" runs out of its picture`);
+              for (const u of texts.slice(i + 1))
+                if (overlap(box(t), box(u))) problems.push(`${what}: "${t.textContent}" overlaps "${u.textContent}"`);
+            });
+          };
+          for (const chart of document.querySelectorAll("svg.chart"))
+            check("chart", chart, [...chart.querySelectorAll("text")]);
+          for (const head of document.querySelectorAll("svg.lanes-head"))
+            for (const cls of ["lane-name", "lane-sub"])
+              check("lane header", head, [...head.querySelectorAll(`text.${cls}`)]);
+          for (const svg of document.querySelectorAll("svg.spacetime"))
+            check(
+              "diagram",
+              svg,
+              [...svg.querySelectorAll("text.alabel, text.elabel, .violation-line text, .band text")].filter(shown),
+            );
+          const legend = [...document.querySelectorAll(".chart-legend li")].map((li) => {
+            const kind = li.getAttribute("data-kind") ?? "";
+            const curve = document.querySelector(`path.curve[data-kind="${kind}"]`);
+            return {
+              kind,
+              curve: curve ? getComputedStyle(curve).stroke : null,
+              swatch: getComputedStyle(li.querySelector(".swatch") as Element).backgroundColor,
+              text: getComputedStyle(li.querySelector("span") as Element).color,
+            };
+          });
+          const headings = [...document.querySelectorAll("h2")].map((h) => h.textContent ?? "");
+          const labelsShown = [
+            ...document.querySelectorAll("svg.spacetime text.elabel, svg.spacetime text.alabel"),
+          ].filter(shown).length;
+          return { problems, legend, headings, labelsShown };
+        });
+        expect(found.problems).toEqual([]);
+        expect(found.labelsShown).toBeGreaterThan(5);
+        expect(found.legend.length).toBeGreaterThanOrEqual(3);
+        for (const entry of found.legend) {
+          expect(entry.curve, entry.kind).not.toBeNull();
+          expect(entry.swatch, entry.kind).toBe(entry.curve);
+          expect(entry.text, entry.kind).toBe(entry.curve);
+        }
+        // Headings are words, not field names of run.json (modelFailures, seedsPlanned, shrunk, ...).
+        expect(found.headings.filter((h) => /^[a-z]|[a-z][A-Z]/.test(h))).toEqual([]);
+        expect(found.headings).toEqual(
+          expect.arrayContaining(["Search", "What the sweep showed", "The first failure, shrunk"]),
+        );
+        mkdirSync(SCREENSHOT_DIR, { recursive: true });
+        await page.screenshot({ path: join(SCREENSHOT_DIR, "report-geometry.png"), fullPage: true });
       } finally {
         await context.close();
       }

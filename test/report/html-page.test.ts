@@ -66,7 +66,7 @@ describe("campaign charts", () => {
     ]);
   });
 
-  it("renders sections other commands add (coverage, statistics) without knowing their shape", () => {
+  it("renders sections of a shape it does not know (another version's coverage, strategy, new fields) generically, under headings in words", () => {
     const html = renderRunHtml({
       report: {
         ...report,
@@ -77,13 +77,15 @@ describe("campaign charts", () => {
           ],
         },
         strategy: "swarm",
-      } as RunReport,
+        someNewField: { answer: 42 },
+      } as unknown as RunReport,
       traces: [],
     });
     expect(html).toContain(
       "<h2>Protocol-state coverage</h2><table><tr><th>states</th><td><table><tr><th>state</th><th>seeds</th></tr><tr><td>marker@4.2.1 while txn open</td>",
     );
-    expect(html).toContain("<h2>strategy</h2>swarm");
+    expect(html).toContain("<h2>Search</h2>swarm");
+    expect(html).toContain('<h2>Some new field</h2><table><tr><th>answer</th><td><span class="mono">42</span>');
     expect(renderExtraField([1, "a<b"])).toBe('<span class="mono">1</span>, a&lt;b');
   });
 });

@@ -45,7 +45,12 @@ export function renderKindByReleaseTable(data: KindByRelease): string {
   return `<table class="by-release">${head}${rows.join("")}</table>`;
 }
 
-/** Horizontal bars: violations per (kind, release). */
+/** Width of a chart label in px (11 px system font: about 6.5 px a character, digits and letters alike). */
+export function labelWidth(text: string): number {
+  return Math.ceil(text.length * 6.5) + 4;
+}
+
+/** Horizontal bars: violations per (kind, release). The label column is as wide as its longest label. */
 export function renderKindByReleaseBars(data: KindByRelease): string {
   const bars = data.kinds.flatMap((k) =>
     data.releases.filter((r) => data.count[k]?.[r]).map((r) => ({ k, r, n: data.count[k]?.[r] ?? 0 })),
@@ -53,15 +58,16 @@ export function renderKindByReleaseBars(data: KindByRelease): string {
   if (bars.length === 0) return "";
   const max = Math.max(...bars.map((b) => b.n));
   const rowH = 22;
-  const labelW = 260;
+  const labelW = Math.max(120, ...bars.map((b) => labelWidth(`${b.k} @ ${b.r}`))) + 8;
   const barW = 360;
+  const countW = labelWidth(String(max)) + 10;
   const height = bars.length * rowH + 10;
   const rows = bars.map((b, i) => {
     const y = 5 + i * rowH;
     const w = Math.max(2, Math.round((b.n / max) * barW));
     return `<text x="${labelW - 8}" y="${y + 14}" text-anchor="end">${escapeXml(`${b.k} @ ${b.r}`)}</text><rect class="bar${data.unexpected[b.k] ? " unexpected" : ""}" x="${labelW}" y="${y + 3}" width="${w}" height="${rowH - 8}"/><text x="${labelW + w + 5}" y="${y + 14}">${b.n}</text>`;
   });
-  return `<svg class="chart by-release-chart" xmlns="http://www.w3.org/2000/svg" width="${labelW + barW + 60}" height="${height}">${rows.join("")}</svg>`;
+  return `<svg class="chart by-release-chart" xmlns="http://www.w3.org/2000/svg" width="${labelW + barW + countW}" height="${height}">${rows.join("")}</svg>`;
 }
 
 const PALETTE = ["#cf222e", "#0969da", "#8250df", "#1a7f37", "#bf8700", "#57606a"];
@@ -92,9 +98,10 @@ export function renderDiscoveryCurve(report: RunReport): string {
     return `<p class="muted">No violation found in ${report.seedsRun} seeds.</p>`;
   const W = 640;
   const H = 260;
-  const L = 52;
   const B = 34;
   const maxY = Math.max(1, ...curves.map((c) => c.points.at(-1)?.[1] ?? 0));
+  // The left margin holds the rotated axis title (about 20 px) and the widest tick label.
+  const L = 26 + labelWidth(String(maxY)) + 8;
   const sx = (x: number) => L + (x / report.seedsRun) * (W - L - 20);
   const sy = (y: number) => H - B - (y / maxY) * (H - B - 16);
   const parts: string[] = [
@@ -104,16 +111,19 @@ export function renderDiscoveryCurve(report: RunReport): string {
     `<text x="${L - 6}" y="${sy(maxY) + 4}" text-anchor="end">${maxY}</text><text x="${L - 6}" y="${H - B + 4}" text-anchor="end">0</text>`,
     `<text x="${sx(report.seedsRun)}" y="${H - B + 14}" text-anchor="end">${report.seedsRun}</text>`,
   ];
+  const legend: string[] = [];
   curves.forEach((c, i) => {
     const colour = PALETTE[i % PALETTE.length];
     const d = c.points.map(([x, y], j) => `${j === 0 ? "M" : "L"}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join("");
     const firstX = sx(c.firstSeed - report.seedStart + 1);
     parts.push(
-      `<path class="curve" d="${d}" stroke="${colour}"/><circle cx="${firstX.toFixed(1)}" cy="${sy(1).toFixed(1)}" r="4" fill="${colour}"><title>first ${escapeXml(c.kind)} at seed ${c.firstSeed}</title></circle>`,
+      `<path class="curve" data-kind="${escapeXml(c.kind)}" d="${d}" stroke="${colour}"/><circle cx="${firstX.toFixed(1)}" cy="${sy(1).toFixed(1)}" r="4" fill="${colour}"><title>first ${escapeXml(c.kind)} at seed ${c.firstSeed}</title></circle>`,
     );
-    parts.push(
-      `<text x="${L + 8}" y="${18 + i * 15}" fill="${colour}">${escapeXml(`${c.kind}: first at seed ${c.firstSeed} (${c.firstSeed - report.seedStart + 1} seeds in), ${c.points.at(-1)?.[1]} seeds in all`)}</text>`,
+    // The legend is HTML beside the chart: it never covers a curve, wraps instead of being cut, and
+    // its colour is set where the chart's stylesheet (svg.chart text) cannot override it.
+    legend.push(
+      `<li data-kind="${escapeXml(c.kind)}"><i class="swatch" style="background:${colour}"></i><span style="color:${colour}">${escapeXml(c.kind)}</span>: first at seed ${c.firstSeed} (${c.firstSeed - report.seedStart + 1} seeds in), ${c.points.at(-1)?.[1]} seeds in all</li>`,
     );
   });
-  return `<svg class="chart discovery-curve" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">${parts.join("")}</svg>`;
+  return `<div class="chart-with-legend"><svg class="chart discovery-curve" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">${parts.join("")}</svg><ul class="chart-legend">${legend.join("")}</ul></div>`;
 }

@@ -125,8 +125,64 @@ export const CLIENT_SCRIPT = String.raw`
       if (ev.key === "ArrowRight") { show(current + 1, true); ev.preventDefault(); }
       if (ev.key === "ArrowLeft") { show(current - 1, true); ev.preventDefault(); }
     });
+    // Labels never cover one another nor run out of the diagram: in order of importance (the stale
+    // marker, the records it closed, the violation, key messages, the rest), a label that would
+    // overlap one already shown, or run past an edge, is hidden; hovering its arrow or dot still
+    // shows its text. "all labels" shows every one, overlaps and all.
+    function rank(t) {
+      var g = t.parentNode;
+      if (g.classList.contains("em-stale")) return 0;
+      if (g.classList.contains("em-victim")) return 1;
+      if (g.classList.contains("violation-line")) return 2;
+      if (g.classList.contains("key") || g.classList.contains("labelled")) return 3;
+      if (g.classList.contains("band")) return 5;
+      return 4;
+    }
+    function declutter() {
+      svg.querySelectorAll(".crowded").forEach(function (el) { el.classList.remove("crowded"); });
+      if (root.classList.contains("all-labels")) return;
+      var edge = svg.getBoundingClientRect();
+      var labels = Array.from(svg.querySelectorAll("text.alabel, text.elabel, .violation-line text, .band text"))
+        .filter(function (t) { return getComputedStyle(t).display !== "none"; });
+      labels.sort(function (a, b) { return rank(a) - rank(b); });
+      var placed = [];
+      labels.forEach(function (t) {
+        var r = t.getBoundingClientRect();
+        if (r.right > edge.right - 1 && t.classList.contains("elabel")) {
+          // An event's label past the right edge goes to the left of its dot.
+          var dot = t.parentNode.querySelector("circle");
+          t.setAttribute("x", String(Number(dot.getAttribute("cx")) - 7));
+          t.setAttribute("text-anchor", "end");
+          r = t.getBoundingClientRect();
+        }
+        var out = r.left < edge.left - 0.5 || r.right > edge.right + 0.5;
+        var hit = placed.some(function (p) { return r.left < p.right && p.left < r.right && r.top < p.bottom && p.top < r.bottom; });
+        if (out || hit) t.classList.add("crowded"); else placed.push(r);
+      });
+    }
+    // A lane name longer than its lane is narrowed to fit between its neighbours.
+    function fitLaneNames() {
+      if (!head) return;
+      ["text.lane-name", "text.lane-sub"].forEach(function (selector) {
+        var texts = Array.from(head.querySelectorAll(selector));
+        var xs = texts.map(function (t) { return Number(t.getAttribute("x")); });
+        var width = Number(head.getAttribute("width"));
+        texts.forEach(function (t, k) {
+          var left = k > 0 ? (xs[k] - xs[k - 1]) / 2 : xs[k];
+          var right = k < xs.length - 1 ? (xs[k + 1] - xs[k]) / 2 : width - xs[k];
+          var room = 2 * Math.min(left, right) - 8;
+          if (t.getComputedTextLength() > room) {
+            t.setAttribute("textLength", String(room));
+            t.setAttribute("lengthAdjust", "spacingAndGlyphs");
+          }
+        });
+      });
+    }
     root.querySelectorAll("input[data-toggle]").forEach(function (box) {
-      box.addEventListener("change", function () { root.classList.toggle(box.getAttribute("data-toggle"), box.checked); });
+      box.addEventListener("change", function () {
+        root.classList.toggle(box.getAttribute("data-toggle"), box.checked);
+        declutter();
+      });
     });
     svg.addEventListener("mouseover", function (ev) {
       var el = ev.target.closest("[data-i]");
@@ -136,8 +192,10 @@ export const CLIENT_SCRIPT = String.raw`
       var el = ev.target.closest("g.ev[data-i]");
       if (el) { play(false); show(stepOfIndex(Number(el.getAttribute("data-i"))), false); }
     });
-    root.eosfuzz = { show: show, steps: steps, get current() { return current; } };
+    root.eosfuzz = { show: show, steps: steps, get current() { return current; }, declutter: declutter };
     show(steps.length - 1, false);
+    fitLaneNames();
+    declutter();
   }
   document.querySelectorAll(".diagram").forEach(setup);
 })();

@@ -12,7 +12,17 @@ import {
 } from "./campaign-charts.js";
 import { CLIENT_SCRIPT } from "./client-script.js";
 import { escapeXml } from "./escape.js";
-import { renderExtraField } from "./extra-fields.js";
+import {
+  coverageSection,
+  determinismSection,
+  otherFieldSection,
+  SECTION_FIELDS,
+  scriptStepsSection,
+  searchSection,
+  seedFilesSection,
+  shrunkSection,
+  statisticsSection,
+} from "./run-sections.js";
 import { REPORT_CSS } from "./style.js";
 import { renderSpaceTimeSvg } from "./svg-diagram.js";
 
@@ -216,14 +226,11 @@ export function renderRunHtml(input: RunPageInput): string {
     );
   }
   const fields = r as unknown as Record<string, unknown>;
+  // Fields this page does not know yet (added to run.json later) still show, under a heading in words.
   const extras = Object.keys(r)
-    .filter((k) => !KNOWN_FIELDS.has(k) && k !== "coverage")
+    .filter((k) => !KNOWN_FIELDS.has(k) && !SECTION_FIELDS.includes(k))
     .sort()
-    .map((k) => `<h2>${escapeXml(k)}</h2>${renderExtraField(fields[k])}`);
-  const coverage =
-    fields.coverage === undefined
-      ? `<p class="muted">This run recorded no protocol-state coverage (the coverage statistics of the search strategies fill this section).</p>`
-      : renderExtraField(fields.coverage);
+    .map((k) => otherFieldSection(k, fields[k]));
   const matrix = kindByRelease(r);
   const notes = (input.notes ?? []).map((n) => `<p class="muted">${escapeXml(n)}</p>`).join("");
   const body = `<header class="top"><h1>eosfuzz run · ${escapeXml(r.scenario)}</h1>
@@ -232,7 +239,7 @@ export function renderRunHtml(input: RunPageInput): string {
 <h2>Expectation</h2>${checksTable(r)}${withFiles ? `<p class="muted">The same checks, with one test case per violation, are in <a href="junit.xml">junit.xml</a>; the run itself in <a href="run.json">run.json</a>.</p>` : ""}
 <h2>Violations by kind and broker release</h2>${renderKindByReleaseTable(matrix)}${renderKindByReleaseBars(matrix)}
 <h2>Seeds to first violation</h2>${renderDiscoveryCurve(r)}
-<h2>Protocol-state coverage</h2>${coverage}
+${r.strategy ? searchSection(r) : ""}${r.statistics ? statisticsSection(r) : ""}${coverageSection(r)}${scriptStepsSection(r)}${shrunkSection(r)}${determinismSection(r)}${seedFilesSection(r)}
 ${extras.join("\n")}
 <h2>Failures in depth</h2>${notes}${diagrams.length > 0 ? diagrams.join("\n") : `<p class="muted">${r.violations.length === 0 ? "No failures." : "No diagram could be drawn (see above)."}</p>`}
 ${undrawn.length > 0 ? `<p>More failures, one per kind and broker release:</p><ul>${undrawn.join("")}</ul>` : ""}

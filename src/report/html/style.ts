@@ -92,4 +92,12 @@ svg.chart .axisline { stroke:#8c959f; }
 svg.chart .grid { stroke:#eef1f4; }
 svg.chart .bar { fill:#0969da; } svg.chart .bar.unexpected { fill:#cf222e; }
 svg.chart .curve { fill:none; stroke-width:2; }
+.chart-with-legend { display:flex; flex-wrap:wrap; gap:8px 18px; align-items:flex-start; }
+.chart-legend { list-style:none; margin:8px 0; padding:0; font-size:12.5px; }
+.chart-legend li { margin:3px 0; }
+.chart-legend i.swatch { display:inline-block; width:18px; height:4px; border-radius:2px; vertical-align:middle; margin-right:6px; }
+table.pairs th { font-weight:600; }
+ol.story { font-family: ui-monospace, Menlo, Consolas, monospace; font-size:12.5px; padding-left:2.6em; }
+ul.states { columns: 2 420px; font-size:12px; }
+svg .crowded { display:none !important; }
 `;
