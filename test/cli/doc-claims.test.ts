@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeEach, afterEach, describe, expect, it, vi } from "vitest";
+import { type CommandHandler, COMMANDS, runCli } from "../../src/cli/cli.js";
+import { planRun, type RunArgs } from "../../src/cli/commands/run.js";
+import { eosfuzz, ROOT } from "./cli-helpers.js";
+
+// Item 14 of "Trustworthy in CI and on long campaigns": what the README and docs/cli.md say about
+// the command line, checked against the tool: every command of the README's quick start is
+// accepted, the claims in its comments hold, and the examples of docs/cli.md are what it prints.
+
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const CLI_DOC = readFileSync(join(ROOT, "docs", "cli.md"), "utf8");
+
+const dir = mkdtempSync(join(tmpdir(), "eosfuzz-doc-claims-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The `npx eosfuzz ...` lines of the README's shell blocks: the arguments and the comment after them. */
+function readmeCommands(): { argv: string[]; comment: string; line: string }[] {
+  const blocks = [...README.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  return blocks
+    .flatMap((b) => b.split("\n"))
+    .filter((l) => l.startsWith("npx eosfuzz "))
+    .map((line) => {
+      const [command, comment = ""] = line.split(/\s+#\s+/);
+      return { argv: (command as string).trim().split(/\s+/).slice(2), comment: comment.trim(), line };
+    });
+}
+
+const stopBeforeWork: Partial<Record<(typeof COMMANDS)[number], CommandHandler>> = Object.fromEntries(
+  COMMANDS.map((c) => [
+    c,
+    c === "run"
+      ? (args: RunArgs) => {
+          planRun(args);
+          return 0;
+        }
+      : () => 0,
+  ]),
+);
+
+describe("the README's quick start", () => {
+  beforeEach(() => {
+    vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  it("every eosfuzz command line it shows is one the tool accepts", async () => {
+    const commands = readmeCommands();
+    expect(commands.length).toBeGreaterThanOrEqual(8);
+    for (const { argv, line } of commands) {
+      // Checked up to the work itself (init and validate name a file the reader makes first).
+      await expect(runCli(argv, { handlers: stopBeforeWork }), line).resolves.toBe(0);
+    }
+  });
+});
+
+describe("claims in the README's comments", () => {
+  it("'every broker on 4.2.1: clean' and 'clean up to N deviations' hold as the tool runs them", () => {
+    const commands = readmeCommands();
+    const clean = commands.find((c) => /: clean$/.test(c.comment));
+    expect(clean?.argv).toEqual(["run", "--scenario", "kip-1228"]);
+    const r = eosfuzz([...(clean?.argv ?? []), "--no-progress", "--no-shrink", "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).violations).toEqual([]);
+
+    const exhaustive = commands.find((c) => c.argv.includes("exhaustive"));
+    const depth = Number(/clean up to (\d+) deviations/.exec(exhaustive?.comment ?? "")?.[1]);
+    expect(depth).toBeGreaterThan(0);
+    const e = eosfuzz([...(exhaustive?.argv ?? []), "--no-progress", "--json"], { timeoutMs: 300_000 });
+    expect(e.code).toBe(0);
+    const strategy = JSON.parse(e.stdout).strategy;
+    expect(strategy.exhaustive).toMatchObject({ exhaustive: true, depthCompleted: depth });
+    expect(strategy.summary).toMatch(new RegExp(`^exhaustive: clean up to ${depth} deviations`));
+  }, 300_000);
+});
+
+describe("docs/cli.md", () => {
+  it("--bug-probability: the default the table gives is the report's, and the flag takes a list", () => {
+    const row = /^\| `--bug-probability P\.\.\.` \| `([^`]+)` \|/m.exec(CLI_DOC);
+    const defaults = (row?.[1] ?? "").split(" ").map(Number);
+    expect(defaults.length).toBeGreaterThan(0);
+    const base = ["run", "--scenario", "kip-1228-small", "--seeds", "5", "--workers", "0", "--no-shrink", "--json"];
+    const probabilities = (argv: string[]) =>
+      JSON.parse(eosfuzz([...base, ...argv]).stdout).statistics.clean.seedsNeeded.map(
+        (x: { perSeedProbability: number }) => x.perSeedProbability,
+      );
+    expect(probabilities([])).toEqual(defaults);
+    expect(probabilities(["--bug-probability", "0.05", "0.01"])).toEqual([0.05, 0.01]);
+  });
+
+  it("the replay --trace excerpt is what the command it names prints", () => {
+    const block = /```\n\$ (eosfuzz replay [^\n]+)\n\.\.\.\n([\s\S]*?)```/.exec(CLI_DOC);
+    expect(block, "docs/cli.md has a replay excerpt with its command").not.toBeNull();
+    const argv = (block?.[1] as string).split(" ").slice(1);
+    const r = eosfuzz(argv);
+    expect(r.code, r.stderr).toBe(0);
+    const shown = (block?.[2] as string).trimEnd().split("\n");
+    const printed = r.stdout.split("\n").map((l) => l.trimEnd());
+    const at = printed.indexOf(shown[0] as string);
+    expect(at, `"${shown[0]}" in the output of ${block?.[1]}`).toBeGreaterThan(0);
+    expect(printed.slice(at, at + shown.length)).toEqual(shown);
+  });
+});
