@@ -93,13 +93,14 @@ describe("docs/cli.md", () => {
   it("the replay --trace excerpt is what the command it names prints", () => {
     const block = /```\n\$ (eosfuzz replay [^\n]+)\n\.\.\.\n([\s\S]*?)```/.exec(CLI_DOC);
     expect(block, "docs/cli.md has a replay excerpt with its command").not.toBeNull();
-    const argv = (block?.[1] as string).split(" ").slice(1);
+    const command = block?.[1] ?? "";
+    const argv = command.split(" ").slice(1);
     const r = eosfuzz(argv);
     expect(r.code, r.stderr).toBe(0);
-    const shown = (block?.[2] as string).trimEnd().split("\n");
+    const shown = (block?.[2] ?? "").trimEnd().split("\n");
     const printed = r.stdout.split("\n").map((l) => l.trimEnd());
     const at = printed.indexOf(shown[0] as string);
-    expect(at, `"${shown[0]}" in the output of ${block?.[1]}`).toBeGreaterThan(0);
+    expect(at, `"${shown[0]}" in the output of ${command}`).toBeGreaterThan(0);
     expect(printed.slice(at, at + shown.length)).toEqual(shown);
   });
 });
