@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, sep } from "node:path";
-import { chunked, jsonPieces } from "./json-pieces.js";
+import { Chunker, emitJson } from "./json-pieces.js";
 import { OutputError, outputErrorOf } from "./output-error.js";
 
 let tmpCounter = 0;
@@ -46,14 +46,24 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** Write every piece of `content` to an open file. */
-function writeAll(fd: number, content: string | Iterable<string>): void {
-  const chunks = typeof content === "string" ? [content] : chunked(content);
-  for (const chunk of chunks) {
-    const bytes = Buffer.from(chunk, "utf8");
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+/** Content to write: text, or a function that hands it over in pieces (see emitJson). */
+export type FileContent = string | ((write: (piece: string) => void) => void);
+
+function writeChunk(fd: number, chunk: string): void {
+  const bytes = Buffer.from(chunk, "utf8");
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+}
+
+/** Write all of `content` to an open file, in chunks of about a megabyte. */
+function writeAll(fd: number, content: FileContent): void {
+  if (typeof content === "string") {
+    writeChunk(fd, content);
+    return;
   }
+  const chunker = new Chunker((chunk) => writeChunk(fd, chunk));
+  content(chunker.push);
+  chunker.end();
 }
 
 /**
@@ -61,7 +71,7 @@ function writeAll(fd: number, content: string | Iterable<string>): void {
  * come in pieces (a report longer than V8's longest string). A failure (disk full, read-only file
  * system, a directory in the way) removes the temporary file and is an OutputError naming `path`.
  */
-export function writeFileAtomic(path: string, content: string | Iterable<string>, what = "a file"): void {
+export function writeFileAtomic(path: string, content: FileContent, what = "a file"): void {
   ensureDir(dirname(path), what);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${tmpCounter++}.tmp`);
   let fd: number | null = null;
@@ -91,10 +101,12 @@ export function writeFileAtomic(path: string, content: string | Iterable<string>
 
 /** JSON indented by two spaces, written in pieces (never one string of the whole value). */
 export function writeJsonAtomic(path: string, value: unknown, what = "a JSON file"): void {
-  writeFileAtomic(path, withNewline(jsonPieces(value, 2)), what);
-}
-
-function* withNewline(parts: Iterable<string>): Generator<string> {
-  yield* parts;
-  yield "\n";
+  writeFileAtomic(
+    path,
+    (write) => {
+      emitJson(value, 2, write);
+      write("\n");
+    },
+    what,
+  );
 }

@@ -12,7 +12,7 @@ import { addDeterminism } from "../../fuzz/determinism-check.js";
 import { findMutant, MUTANTS, type Mutant } from "../../fuzz/mutants.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
-import { chunked, jsonPieces } from "../../common/json-pieces.js";
+import { Chunker, emitJson } from "../../common/json-pieces.js";
 import type { OutputError } from "../../common/output-error.js";
 import { emitGithubActions } from "../../report/github-actions.js";
 import { renderJunit } from "../../report/junit.js";
@@ -375,8 +375,10 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
 
 /** One JSON object on stdout, written in pieces (a report of millions of seeds is longer than one string can be). */
 export function writeJsonStdout(value: unknown): void {
-  for (const chunk of chunked(jsonPieces(value))) process.stdout.write(chunk);
-  process.stdout.write("\n");
+  const chunker = new Chunker((chunk) => process.stdout.write(chunk));
+  emitJson(value, 0, chunker.push);
+  chunker.push("\n");
+  chunker.end();
 }
 
 /**
