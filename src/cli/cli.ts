@@ -13,6 +13,7 @@ import { scenariosBuilder, scenariosCommand } from "./commands/scenarios.js";
 import { shrinkBuilder, shrinkCommand } from "./commands/shrink.js";
 import { validateBuilder, validateCommand } from "./commands/validate.js";
 import { EXIT } from "./errors.js";
+import { stopAtOnce } from "./interrupt.js";
 
 export const COMMANDS = [
   "run",
@@ -194,7 +195,11 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
       for (const [command, description] of c.examples) built.example(command, description);
       return built.epilog(EPILOG);
     };
-    parser.command(c.usage, c.describe, builder, async (args) => exitWith(await handler(args as never)));
+    parser.command(c.usage, c.describe, builder, async (args) => {
+      // run stops gracefully on a signal (it writes its partial report); the others stop at once, 130.
+      if (c.name !== "run") stopAtOnce();
+      exitWith(await handler(args as never));
+    });
   }
   for (const c of COMMAND_TABLE.slice(0, 4)) parser.example(c.examples[0]?.[0] ?? "", c.examples[0]?.[1] ?? "");
   parser.epilog(EPILOG);

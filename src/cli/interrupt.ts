@@ -2,8 +2,8 @@
  * SIGINT and SIGTERM as the command line handles them, from the first moment of the process (main.ts
  * installs the handlers before it loads anything else): a signal that comes while modules load or
  * arguments are checked is kept, and the command sees it as soon as it starts. `run` finishes
- * gracefully (the runs in flight, then the partial report, exit 130); every other command exits
- * 130 at once. A second signal always exits 130 at once.
+ * gracefully (the runs in flight, then the partial report, exit 130); every other command is
+ * ended by the signal at once. A second signal always exits 130 at once.
  */
 
 export const EXIT_INTERRUPTED = 130;
@@ -54,9 +54,15 @@ export function exitAtOnce(): void {
   process.exit(EXIT_INTERRUPTED);
 }
 
-/** For commands with no graceful stop: from now on a signal exits 130 at once (and one that came already does so now). */
+/**
+ * For commands with no graceful stop (they work synchronously, so a handler would only run once
+ * they are done): a signal that came already exits 130 now; from now on the signal's default
+ * action ends the process at once (a shell reports 130 for SIGINT).
+ */
 export function stopAtOnce(): void {
   if (!installed) return;
-  graceful = exitAtOnce;
   if (controller.signal.aborted) exitAtOnce();
+  process.off("SIGINT", onSignal);
+  process.off("SIGTERM", onSignal);
+  installed = false;
 }

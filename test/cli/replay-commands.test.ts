@@ -26,6 +26,7 @@ describe("replay commands of a scenario file", () => {
   it("name the file on the terminal, in run.json, JUnit, annotations and the step summary; the command replays", () => {
     const out = join(dir, "out");
     const summary = join(dir, "summary.md");
+    const junitFile = join(dir, "run-junit.xml");
     const r = eosfuzz(
       [
         "run",
@@ -39,6 +40,8 @@ describe("replay commands of a scenario file", () => {
         "--no-progress",
         "--out",
         out,
+        "--junit",
+        junitFile,
       ],
       { env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: dir } },
     );
@@ -50,6 +53,8 @@ describe("replay commands of a scenario file", () => {
     expect(r.stdout).toContain(`replay: ${replay}`);
     expect(r.stdout).not.toMatch(/--scenario our-mix /);
     const junit = readFileSync(join(out, "junit.xml"), "utf8");
+    // run --junit FILE writes the same JUnit XML as the report directory's junit.xml.
+    expect(readFileSync(junitFile, "utf8")).toBe(junit);
     expect(junit).toContain(`replay: ${replay.replace(/'/g, "'")}`);
     expect(new XMLParser().parse(junit)).toBeTruthy();
     expect(readFileSync(summary, "utf8")).toContain(`\`${replay}\``);

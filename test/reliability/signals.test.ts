@@ -128,6 +128,19 @@ describe("signals", () => {
   }, 120_000);
 });
 
+describe("other commands", () => {
+  it("SIGINT ends them at once, even in the middle of synchronous work (regress, a long one)", async () => {
+    const regress = start(["regress"]);
+    await sleep(1_500);
+    const signalledAt = Date.now();
+    regress.child.kill("SIGINT");
+    const r = await regress.done;
+    // Ended by the signal itself (a shell reports 130): a handler would have waited for the work to end.
+    expect(r.signal).toBe("SIGINT");
+    expect(r.exitedAt - signalledAt).toBeLessThan(3_000);
+  }, 60_000);
+});
+
 describe("a reader that goes away (EPIPE)", () => {
   it("keeps the exit code the command would have had: replay of a diverging seed file | head is exit 1", () => {
     const file = savedFailingSeedFile(join(dir, "epipe-seeds"));
