@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -203,6 +203,7 @@ describe.skipIf(!hasChromium)(
         await page.screenshot({ path: join(SCREENSHOT_DIR, "report-geometry.png"), fullPage: true });
       } finally {
         await context.close();
+        rmSync(dir, { recursive: true, force: true });
       }
     });
   },

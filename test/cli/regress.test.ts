@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { XMLValidator } from "fast-xml-parser";
@@ -113,5 +113,7 @@ describe("eosfuzz regress", () => {
     expect(markdown).toMatch(/^### eosfuzz regress: ❌ not all hold/);
     expect(markdown).toMatch(/\| ❌ \| scenario \| a-false \|/);
     expect(XMLValidator.validate(readFileSync(junit, "utf8"))).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(empty, { recursive: true, force: true });
   });
 });
