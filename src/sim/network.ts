@@ -96,6 +96,8 @@ interface NodeState<Req, Resp> {
   incarnation: number;
   /** Messages to the node wait until then (a stall). */
   stalledUntilMs: number;
+  /** The node's process is down: requests to it are refused, responses to it are lost. */
+  down: boolean;
   handler: ((request: InboundRequest<Req, Resp>) => void) | null;
 }
 
@@ -269,7 +271,7 @@ export class Network<Req, Resp> {
   private node(name: string): NodeState<Req, Resp> {
     let state = this.nodes.get(name);
     if (!state) {
-      state = { name, hash: hashString(name), incarnation: 0, stalledUntilMs: 0, handler: null };
+      state = { name, hash: hashString(name), incarnation: 0, stalledUntilMs: 0, down: false, handler: null };
       this.nodes.set(name, state);
     }
     return state;
@@ -349,6 +351,33 @@ export class Network<Req, Resp> {
       const delayMs = this.baseDelay(connection.responseStream, connection.responseFaults.delay);
       this.sim.schedule(delayMs, () => this.close(connection, `${server} restarted: ${reason}`));
     }
+  }
+
+  /**
+   * The node's process stops (a crash or a shutdown): connections to it die as on a restart, its own
+   * connections close at once (their requests already sent still travel), and until `nodeUp` a
+   * request reaching it is refused (the client sees the reset one latency later).
+   */
+  nodeDown(node: string, reason: string): void {
+    const state = this.node(node);
+    if (state.down) return;
+    state.down = true;
+    this.resetConnectionsTo(node, reason);
+    for (const connection of this.connections.values())
+      if (connection.client === node && connection.open) this.close(connection, `${node} stopped: ${reason}`);
+    this.sim.emit(node, "net.node-down", { reason });
+  }
+
+  /** The node's process runs again (as a new incarnation: no connection of the old one survives). */
+  nodeUp(node: string): void {
+    const state = this.node(node);
+    if (!state.down) return;
+    state.down = false;
+    this.sim.emit(node, "net.node-up", {});
+  }
+
+  isDown(node: string): boolean {
+    return this.nodes.get(node)?.down ?? false;
   }
 
   /** Stop delivering messages to `node` until `untilMs`; they are delivered in arrival order then. */
@@ -540,8 +569,10 @@ export class Network<Req, Resp> {
 
   private deliverRequest(link: Link<Req, Resp>, pending: Pending<Req, Resp>, body: Req, labelHash: number): void {
     const correlationId = pending.correlationId;
-    if (link.serverIncarnation !== link.serverNode.incarnation) {
+    if (link.serverIncarnation !== link.serverNode.incarnation || link.serverNode.down) {
       this.sim.emit(link.server, "net.drop", { conn: link.id, cause: "server-restarted", dir: "request" });
+      // Nobody listens there now: the client's connection is reset (refused) one latency later.
+      if (link.serverNode.down && link.open) this.serverClose(link, `${link.server} is down`);
       return;
     }
     const handler = link.serverNode.handler;
@@ -591,7 +622,7 @@ export class Network<Req, Resp> {
 
   private deliverResponse(link: Link<Req, Resp>, entry: Pending<Req, Resp>, body: Resp, labelHash: number): void {
     const correlationId = entry.correlationId;
-    if (!link.open || entry.done) {
+    if (!link.open || entry.done || link.clientNode.down) {
       this.sim.emit(link.client, "net.late-response", { conn: link.id, corr: correlationId, msg: this.labelOf(body) });
       return;
     }
