@@ -91,7 +91,7 @@ export class Partition {
       if (r === this.brokerId) continue;
       this.remote.set(r, {
         logEndOffset: -1,
-        lastCaughtUpTimeMs: reg.isr.includes(r) ? nowMs : 0,
+        lastCaughtUpTimeMs: reg.isr.includes(r) ? nowMs : Number.NEGATIVE_INFINITY,
         lastFetchLeaderLogEndOffset: -1,
         lastFetchTimeMs: 0,
       });
