@@ -129,9 +129,12 @@ export interface OutboundMessage {
   readonly profile: DelayProfile;
 }
 
-/** The choice stream of the messages `from` sends to `to` (its faults and delays, in send order). */
-export function linkStreamName(from: string, to: string): string {
-  return `net:${from}>${to}`;
+/**
+ * The choice stream of the messages `from` sends to `to` (its faults and delays, in send order); a
+ * named channel (a client's connections of one purpose, e.g. a marker sender's) has its own.
+ */
+export function linkStreamName(from: string, to: string, channel = ""): string {
+  return channel === "" ? `net:${from}>${to}` : `net:${from}>${to}/${channel}`;
 }
 
 /**
@@ -228,7 +231,7 @@ export const MAX_IN_FLIGHT_PER_CONNECTION = 16;
  * on the client drops responses that arrive later, but requests already sent still reach the server
  * and are still processed (only their responses are lost).
  *
- * `faultsFor` must be a pure function of (from, to): it is asked once per connection and direction.
+ * `faultsFor` must be a pure function of its arguments: it is asked once per connection and direction.
  */
 export class Network<Req, Resp> {
   private readonly nodes = new Map<string, NodeState<Req, Resp>>();
@@ -251,7 +254,12 @@ export class Network<Req, Resp> {
   constructor(
     private readonly sim: Simulation,
     private readonly choices: ChoiceSource,
-    private readonly faultsFor: (from: string, to: string) => LinkFaults,
+    private readonly faultsFor: (
+      from: string,
+      to: string,
+      channel: string,
+      direction: "request" | "response",
+    ) => LinkFaults,
     private readonly labelOf: (body: Req | Resp) => string,
     /** The message's key fields as short text: a recorded, unhashed annotation for diagrams. */
     private readonly detailOf: (body: Req | Resp) => string = () => "",
@@ -277,7 +285,8 @@ export class Network<Req, Resp> {
     return state;
   }
 
-  connect(client: string, server: string): Connection {
+  /** A new connection; `channel` names its purpose (its own fault profile and choice streams). */
+  connect(client: string, server: string, channel = ""): Connection {
     const clientNode = this.node(client);
     const serverNode = this.node(server);
     const connection: Link<Req, Resp> = {
@@ -288,11 +297,11 @@ export class Network<Req, Resp> {
       serverIncarnation: serverNode.incarnation,
       lastRequestArrivalMs: 0,
       lastResponseArrivalMs: 0,
-      requestStream: this.choices.stream(linkStreamName(client, server)),
-      responseStream: this.choices.stream(linkStreamName(server, client)),
+      requestStream: this.choices.stream(linkStreamName(client, server, channel)),
+      responseStream: this.choices.stream(linkStreamName(server, client, channel)),
       pending: new InFlight(),
-      requestFaults: this.faultsFor(client, server),
-      responseFaults: this.faultsFor(server, client),
+      requestFaults: this.faultsFor(client, server, channel, "request"),
+      responseFaults: this.faultsFor(server, client, channel, "response"),
       requestBlockKey: `${client}>${server}`,
       responseBlockKey: `${server}>${client}`,
       clientNode,

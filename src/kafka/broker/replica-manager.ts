@@ -110,7 +110,10 @@ export class ReplicaManager {
     const result = append(partition.log);
     if (partition.log.logEndOffset !== logEndBefore) this.onLeaderLogAppended(partition);
     if (result.waitForOffset === null) return onDone(Errors.NONE, result.value);
-    const op = new DelayedProduce(partition, result.waitForOffset, (errorCode) => onDone(errorCode, result.value));
+    // A stopped broker answers nothing: its parked appends die with it.
+    const op = new DelayedProduce(partition, result.waitForOffset, (errorCode) => {
+      if (!this.stopped) onDone(errorCode, result.value);
+    });
     if (op.tryComplete()) return;
     this.sim.scheduleEvent(timeoutMs, op);
     this.produces.watch(key, op);
@@ -146,7 +149,9 @@ export class ReplicaManager {
     if (request.replicaId !== null) {
       for (const p of request.partitions) this.recordFollowerFetch(request.replicaId, p);
     }
-    const answer = () => respond({ api: "Fetch", errorCode: Errors.NONE, partitions: this.read(request) });
+    const answer = () => {
+      if (!this.stopped) respond({ api: "Fetch", errorCode: Errors.NONE, partitions: this.read(request) });
+    };
     const ready = () => request.partitions.some((p) => this.hasSomethingFor(request, p));
     if (request.maxWaitMs <= 0 || ready()) return answer();
     const op = new DelayedFetch(

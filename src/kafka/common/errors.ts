@@ -1,5 +1,6 @@
 /** Kafka error codes used by the transaction protocol (org.apache.kafka.common.protocol.Errors). */
 export const Errors = {
+  UNKNOWN_SERVER_ERROR: -1,
   NONE: 0,
   UNKNOWN_TOPIC_OR_PARTITION: 3,
   NOT_LEADER_OR_FOLLOWER: 6,
