@@ -55,6 +55,7 @@ export interface TimedUpgrade {
   atMs: number;
   node: string;
   release: ReleaseName;
+  downtimeMs: number;
 }
 
 /**

@@ -33,7 +33,7 @@ export class Nemesis {
   start(): void {
     const { faults, broker } = this.cluster.spec;
     for (const upgrade of faults.upgrades)
-      this.cluster.sim.scheduleAt(upgrade.atMs, () => this.upgrade(upgrade.node, upgrade.release, 0, () => {}));
+      this.cluster.sim.scheduleAt(upgrade.atMs, () => this.upgrade(upgrade.node, upgrade.release, upgrade.downtimeMs, () => {}));
     const rolling = faults.rollingUpgrade;
     if (rolling) this.cluster.sim.scheduleAt(rolling.startMs, () => this.rollingUpgrade(rolling.order, 0));
     if (broker.leaderImbalanceCheckIntervalMs > 0)

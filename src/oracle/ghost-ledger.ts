@@ -1,6 +1,6 @@
 import type { LogBatch } from "../kafka/broker/partition-log.js";
 import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
-import type { GhostObserver, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import type { GhostObserver, LeaderChangeSeen, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
 import type { ReleaseName } from "../kafka/release.js";
 import { explainOutcomeMismatch, explainStaleMarker } from "./explain-marker.js";
 import type { Violation } from "./violation.js";
@@ -42,6 +42,14 @@ export interface ProducerOutcome {
   atMs: number;
 }
 
+export interface Truncation {
+  broker: string;
+  partition: PartitionKey;
+  toOffset: number;
+  removed: readonly LogBatch[];
+  atMs: number;
+}
+
 /** Bound on violations kept per run: the first ones explain the run; the rest are counted. */
 export const MAX_VIOLATIONS_PER_RUN = 50;
 
@@ -62,6 +70,10 @@ export class GhostLedger implements GhostObserver {
   readonly refused: RefusedRequest[] = [];
   readonly abandoned: AbandonedSending[] = [];
   readonly producerOutcomes = new Map<string, ProducerOutcome>();
+  /** Every leader change the controller made, in order (the leadership history of every partition). */
+  readonly leaderChanges: LeaderChangeSeen[] = [];
+  /** Every follower truncation, in order. */
+  readonly truncations: Truncation[] = [];
   readonly violations: Violation[] = [];
   droppedViolations = 0;
   markersApplied = 0;
@@ -161,6 +173,19 @@ export class GhostLedger implements GhostObserver {
     atMs: number;
   }): void {
     this.producerOutcomes.set(e.ghostTxn, { outcome: e.outcome, detail: e.detail, atMs: e.atMs });
+  }
+
+  leaderChanged(e: LeaderChangeSeen): void {
+    this.leaderChanges.push(e);
+  }
+
+  replicaTruncated(e: Truncation): void {
+    this.truncations.push(e);
+  }
+
+  /** The leader changes of `partition` in [fromMs, toMs], oldest first. */
+  leaderChangesOf(partition: PartitionKey, fromMs: number, toMs: number): LeaderChangeSeen[] {
+    return this.leaderChanges.filter((c) => c.partition === partition && c.atMs >= fromMs && c.atMs <= toMs);
   }
 
   /** The marker sends of the transaction attempt `ghost`, oldest first. */
