@@ -116,7 +116,7 @@ export class CampaignTally implements TallyData {
       this.scriptFailed = !outcome.script.completed;
     }
     (this.scenario.coverage?.goals ?? []).forEach((goal, i) => {
-      if (!outcome.coverage.some((p) => goalMatches(goal, p.key))) return;
+      if (!outcome.coverage.some((p) => goalMatches(goal, p.state))) return;
       const t = this.goals[i];
       if (t) t.seeds++;
       else this.goals[i] = { seeds: 1, firstSeed: seed };

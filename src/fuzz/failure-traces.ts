@@ -34,10 +34,7 @@ export function seedLabel(seed: number | null): string {
 }
 
 export function serversOf(config: RunConfig): ServerNode[] {
-  return [
-    ...config.spec.coordinators.map((n) => ({ id: n.id, role: "coordinator" as const, release: n.release })),
-    ...config.spec.brokers.map((n) => ({ id: n.id, role: "broker" as const, release: n.release })),
-  ];
+  return [...config.spec.brokers.map((n) => ({ id: n.id, role: "broker" as const, release: n.release }))];
 }
 
 /** Run one seed (or a campaign run's tape) again, recording every event. Pure: the same input gives the same trace. */

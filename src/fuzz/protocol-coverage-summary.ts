@@ -1,10 +1,10 @@
 import { type ReleaseFlags, type ReleaseName, releaseProfile } from "../kafka/release.js";
 import {
   EVENT_POINTS,
-  eventPointKey,
+  MARKER_VALUES,
   type MarkerArrival,
-  markerPointKey,
-  parseMarkerPointKey,
+  type ProtocolState,
+  stateKey,
 } from "../oracle/protocol-coverage.js";
 import type { CoverageGoal, Scenario } from "../scenario/schema.js";
 
@@ -41,23 +41,28 @@ function flagsOf(node: NodeLike, global: Partial<ReleaseFlags>): Readonly<Releas
 }
 
 /**
- * The abstract states a scenario could reach: for each broker release (and upgrade) and each
- * coordinator that could send to it, the wire format the pair negotiates, the epoch rules the
- * leader can apply to it, times arrival x leader transaction x producer progress x result; plus the
- * event points. Combinations ruled out by construction are left out: KAFKA-19999 only accepts, and
+ * The abstract states a scenario could reach, by key (in key order): for each broker release (and
+ * upgrade) and each coordinator that could send to it, the wire format the pair negotiates, the
+ * epoch rules the leader can apply to it, times arrival x leader transaction x producer progress x
+ * result; plus the event points. Combinations ruled out by construction are left out: KAFKA-19999 only accepts, and
  * only with no open transaction; a repeat can't find its own transaction open (the first applied
  * marker closed it, and a transaction attempt writes nothing after EndTxn). A coarse
  * over-approximation: "never reached" lists what a sweep missed, some of which may be unreachable
  * in this scenario for deeper reasons.
  */
-export function possibleCoveragePoints(s: Scenario, global: Partial<ReleaseFlags> = {}): string[] {
+export function possibleCoveragePoints(
+  s: Scenario,
+  global: Partial<ReleaseFlags> = {},
+): ReadonlyMap<string, ProtocolState> {
   const upgradeTargets = (id: string) => s.faults.upgrades.filter((u) => u.node === id).map((u) => u.release);
   const expand = (nodes: Scenario["cluster"]["brokers"]) =>
     nodes.flatMap((n) => [n, ...upgradeTargets(n.id).map((release) => ({ ...n, release }))]);
   const brokers = expand(s.cluster.brokers);
-  const coordinators = expand(s.cluster.coordinators);
+  // Every broker is a coordinator too: any broker's coordinator may send to any broker's leader.
+  const coordinators = brokers;
   const tvs = [...new Set([s.workload.transactionVersion, s.cluster.transactionVersion])];
-  const keys = new Set<string>();
+  const states = new Map<string, ProtocolState>();
+  const add = (state: ProtocolState) => states.set(stateKey(state), state);
   for (const b of brokers) {
     const bf = flagsOf(b, global);
     for (const c of coordinators) {
@@ -69,12 +74,13 @@ export function possibleCoveragePoints(s: Scenario, global: Partial<ReleaseFlags
       for (const tv of tvs) {
         const seen = version >= 2 && cf.fillMarkerTransactionVersion ? tv : 0;
         const wire = version < 2 ? "v1" : `v${version}-tv${seen}`;
-        for (const rule of rulesFor(bf, seen)) addArrivals(keys, b.release, wire, rule);
+        for (const rule of rulesFor(bf, seen)) addArrivals(add, b.release, wire, rule);
+        addArrivals(add, b.release, wire, "unchecked", "not-leader");
       }
     }
   }
-  for (const e of EVENT_POINTS) keys.add(eventPointKey(e));
-  return [...keys].sort();
+  for (const event of EVENT_POINTS) add({ kind: "event", event });
+  return new Map([...states].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function rulesFor(flags: Readonly<ReleaseFlags>, tvSeen: number): string[] {
@@ -83,15 +89,31 @@ function rulesFor(flags: Readonly<ReleaseFlags>, tvSeen: number): string[] {
   return flags.equalEpochNoOpenTxnTolerance ? ["strict-tv2", "kafka-19999-equal-epoch"] : ["strict-tv2"];
 }
 
-function addArrivals(keys: Set<string>, release: ReleaseName, wire: string, rule: string): void {
-  for (const arrival of ["first", "repeat"] as const) {
-    for (const leaderTxn of ["none", "same", "other"] as const) {
-      for (const producer of ["current", "moved-on"] as const) {
-        for (const result of ["applied", "rejected"] as const) {
+/**
+ * The arrivals of one (release, wire, rule): at a leader (as judged) or at a broker that no longer
+ * leads the partition (refused unjudged: NOT_LEADER_OR_FOLLOWER), before or after a leader change.
+ */
+function addArrivals(
+  add: (state: ProtocolState) => void,
+  release: ReleaseName,
+  wire: string,
+  rule: string,
+  role: "leader" | "not-leader" = "leader",
+): void {
+  for (const arrival of MARKER_VALUES.arrival) {
+    for (const leaderTxn of MARKER_VALUES.leaderTxn) {
+      for (const producer of MARKER_VALUES.producer) {
+        for (const result of MARKER_VALUES.result) {
+          if (role === "not-leader" && result === "applied") continue;
           if (rule === "kafka-19999-equal-epoch" && (leaderTxn !== "none" || result !== "applied")) continue;
           if (arrival === "repeat" && leaderTxn === "same") continue;
-          if (rule === "unchecked" && result === "rejected") continue;
-          keys.add(markerPointKey({ release, wire, arrival, leaderTxn, producer, rule, result }));
+          if (role === "leader" && rule === "unchecked" && result === "rejected") continue;
+          for (const leader of MARKER_VALUES.leader) {
+            add({
+              kind: "marker",
+              arrival: { release, wire, arrival, leaderTxn, producer, rule, result, role, leader },
+            });
+          }
         }
       }
     }
@@ -99,7 +121,7 @@ function addArrivals(keys: Set<string>, release: ReleaseName, wire: string, rule
 }
 
 export function goalPattern(goal: CoverageGoal): string {
-  if (goal.event) return eventPointKey(goal.event);
+  if (goal.event) return stateKey({ kind: "event", event: goal.event });
   const m = goal.marker ?? {};
   const parts = Object.entries(m)
     .filter(([, v]) => v !== undefined)
@@ -107,10 +129,10 @@ export function goalPattern(goal: CoverageGoal): string {
   return `marker ${parts.join(" ")}`.trim();
 }
 
-export function goalMatches(goal: CoverageGoal, key: string): boolean {
-  if (goal.event) return key === eventPointKey(goal.event);
-  const arrival = parseMarkerPointKey(key);
-  if (!arrival || !goal.marker) return false;
+export function goalMatches(goal: CoverageGoal, state: ProtocolState): boolean {
+  if (goal.event) return state.kind === "event" && state.event === goal.event;
+  if (state.kind !== "marker" || !goal.marker) return false;
+  const arrival = state.arrival;
   return Object.entries(goal.marker).every(([k, v]) => v === undefined || arrival[k as keyof MarkerArrival] === v);
 }
 
@@ -125,6 +147,7 @@ export function summarizeCoverage(
   global: Partial<ReleaseFlags> = {},
 ): CoverageSummary {
   const possible = possibleCoveragePoints(s, global);
+  const possibleStates = [...possible.values()];
   const reachedKeys = [...points.keys()].sort();
   const goals = (s.coverage?.goals ?? []).map((goal, i): GoalVerdict => {
     const t = goalTallies[i] ?? null;
@@ -135,13 +158,13 @@ export function summarizeCoverage(
       seeds: t?.seeds ?? 0,
       firstSeed: t?.firstSeed ?? null,
       reached: (t?.seeds ?? 0) >= goal.minSeeds,
-      possible: possible.some((k) => goalMatches(goal, k)),
+      possible: possibleStates.some((state) => goalMatches(goal, state)),
     };
   });
   return {
     reached: reachedKeys.map((point) => ({ point, ...(points.get(point) as PointTally) })),
-    possible: possible.length,
-    neverReached: possible.filter((k) => !points.has(k)),
+    possible: possible.size,
+    neverReached: [...possible.keys()].filter((k) => !points.has(k)),
     goals,
   };
 }

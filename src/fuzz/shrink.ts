@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import type { Violation, ViolationKind } from "../oracle/violation.js";
 import type { ReleaseFlags } from "../kafka/release.js";
+import { type EventKind, isEvent } from "../kafka/trace-events.js";
 import type { Scenario } from "../scenario/schema.js";
 import { toClusterSpec } from "../scenario/to-cluster-spec.js";
 import { cutStreams, type Tape, tapeLength } from "../sim/choice-tape.js";
@@ -78,13 +79,15 @@ export function cutTape(tape: Readonly<Tape>, positions: Record<string, number>)
   return normalizeTape(cutStreams(tape, positions));
 }
 
-const FAULT_KINDS = new Set([
+const FAULT_KINDS: ReadonlySet<string> = new Set<EventKind>([
   "net.slow",
   "net.drop",
   "net.duplicate",
   "fault.stall",
   "fault.partition",
-  "fault.failover",
+  "fault.leader-move",
+  "fault.controlled-shutdown",
+  "fault.crash",
   "fault.producer-restart",
   "producer.pause",
 ]);
@@ -104,8 +107,8 @@ export function measureRun(result: RunResult, tape: Readonly<Tape>): RunSize {
   let transactions = 0;
   for (const e of trace) {
     if (FAULT_KINDS.has(e.kind)) faults++;
-    else if (e.kind === "net.send") messages++;
-    else if (e.kind === "producer.begin") {
+    else if (isEvent(e, "net.send")) messages++;
+    else if (isEvent(e, "producer.begin")) {
       transactions++;
       producers.add(e.node.split("#")[0] as string);
     }

@@ -2,6 +2,7 @@ import type { ChoiceSource } from "../sim/choice-tape.js";
 import type { Network } from "../sim/network.js";
 import type { Simulation } from "../sim/simulation.js";
 import type { TransactionVersion } from "./common/types.js";
+import type { KafkaEvents } from "./trace-events.js";
 import type { GhostObserver } from "./ghost.js";
 import type { KafkaRequest, KafkaResponse } from "./protocol.js";
 
@@ -39,7 +40,7 @@ export interface BrokerConfig {
 
 /** The shared handles every node of the model receives. */
 export interface ClusterContext {
-  readonly sim: Simulation;
+  readonly sim: Simulation<KafkaEvents>;
   readonly net: Network<KafkaRequest, KafkaResponse>;
   readonly choices: ChoiceSource;
   readonly ghost: GhostObserver;

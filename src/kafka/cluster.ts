@@ -27,7 +27,7 @@ import { type LeaderChange, type PartitionAssignment, QuorumController } from ".
 import { Nemesis } from "./nemesis.js";
 import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
 import { type ReleaseName, type ReleaseProfile, releaseProfile } from "./release.js";
-import type { KafkaEvents } from "./trace-events.js";
+import type { ClusterEvents } from "./trace-events.js";
 
 /** First producer id handed out (ProducerIdManager blocks start elsewhere in Kafka; any value works). */
 const FIRST_PRODUCER_ID = 1000;
@@ -106,7 +106,7 @@ export class Cluster {
 
   constructor(
     readonly spec: ClusterSpec,
-    readonly sim: Simulation<KafkaEvents>,
+    readonly sim: Simulation<ClusterEvents>,
     readonly choices: ChoiceSource,
     ghost: GhostObserver,
   ) {

@@ -33,7 +33,9 @@ export class Nemesis {
   start(): void {
     const { faults, broker } = this.cluster.spec;
     for (const upgrade of faults.upgrades)
-      this.cluster.sim.scheduleAt(upgrade.atMs, () => this.upgrade(upgrade.node, upgrade.release, upgrade.downtimeMs, () => {}));
+      this.cluster.sim.scheduleAt(upgrade.atMs, () =>
+        this.upgrade(upgrade.node, upgrade.release, upgrade.downtimeMs, () => {}),
+      );
     const rolling = faults.rollingUpgrade;
     if (rolling) this.cluster.sim.scheduleAt(rolling.startMs, () => this.rollingUpgrade(rolling.order, 0));
     if (broker.leaderImbalanceCheckIntervalMs > 0)

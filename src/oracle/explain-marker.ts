@@ -135,7 +135,8 @@ function leadershipHistory(ledger: GhostLedger, e: MarkerOutcome, fromMs: number
       c.atMs <= e.atMs &&
       (c.partition === e.partition ||
         (c.partition.startsWith("__transaction_state-") &&
-          ((c.previousLeader !== null && coordinators.has(c.previousLeader)) || (c.leader !== null && coordinators.has(c.leader))))),
+          ((c.previousLeader !== null && coordinators.has(c.previousLeader)) ||
+            (c.leader !== null && coordinators.has(c.leader))))),
   );
   return moves.map(
     (c) =>

@@ -1,7 +1,23 @@
 import type { LogBatch } from "../kafka/broker/partition-log.js";
 import type { PartitionKey } from "../kafka/common/types.js";
-import type { GhostObserver, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
-import type { ReleaseName } from "../kafka/release.js";
+import { Errors } from "../kafka/common/errors.js";
+import type { GhostObserver, LeaderChangeSeen, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import { isReleaseName, type ReleaseName } from "../kafka/release.js";
+
+/**
+ * The values of the closed dimensions of a marker arrival (release, wire and rule are open-ended):
+ * possibleCoveragePoints enumerates them, and a key read back from a file must hold one of them.
+ */
+export const MARKER_VALUES = {
+  arrival: ["first", "repeat"],
+  leaderTxn: ["none", "same", "other"],
+  producer: ["current", "moved-on"],
+  result: ["applied", "rejected"],
+  role: ["leader", "not-leader"],
+  leader: ["same", "new"],
+} as const;
+
+type ValueOf<D extends keyof typeof MARKER_VALUES> = (typeof MARKER_VALUES)[D][number];
 
 /**
  * An abstract protocol state at the moment a marker reaches a partition leader: the dimensions
@@ -14,14 +30,18 @@ export interface MarkerArrival {
   /** How the marker travelled: `v1` (no TransactionVersion field) or `v2-tvN` (N as the leader read it). */
   wire: string;
   /** `first`: no marker of this transaction was applied at this partition before; `repeat`: one was. */
-  arrival: "first" | "repeat";
+  arrival: ValueOf<"arrival">;
   /** The producer's open transaction at this partition: none, the marker's own, or another one. */
-  leaderTxn: "none" | "same" | "other";
+  leaderTxn: ValueOf<"leaderTxn">;
   /** `moved-on`: the producer had already begun a newer transaction when the marker arrived. */
-  producer: "current" | "moved-on";
+  producer: ValueOf<"producer">;
   /** The producer-epoch rule that judged it (partition-log's MarkerEpochRule). */
   rule: string;
-  result: "applied" | "rejected";
+  result: ValueOf<"result">;
+  /** `not-leader`: the broker it reached did not lead the partition (NOT_LEADER_OR_FOLLOWER, judged nothing). */
+  role: ValueOf<"role">;
+  /** `new`: the partition's leadership moved between the marker's first send and this arrival. */
+  leader: ValueOf<"leader">;
 }
 
 export const MARKER_DIMENSIONS = [
@@ -32,6 +52,8 @@ export const MARKER_DIMENSIONS = [
   "producer",
   "rule",
   "result",
+  "role",
+  "leader",
 ] as const satisfies readonly (keyof MarkerArrival)[];
 
 /** Other protocol situations worth reaching, named by event. */
@@ -42,13 +64,54 @@ export const EVENT_POINTS = [
   "producer-outcome-unknown",
 ] as const;
 
+export type EventPoint = (typeof EVENT_POINTS)[number];
+
+/** An abstract protocol state a run can reach: a marker arrival, or one of the event points. */
+export type ProtocolState = { kind: "marker"; arrival: MarkerArrival } | { kind: "event"; event: EventPoint };
+
 /**
- * `marker@<release> wire=.. arrival=.. leaderTxn=.. producer=.. rule=.. result=..`: the dimensions
- * after the release in MARKER_DIMENSIONS order, spelled out (built once per marker arrival: no
- * intermediate arrays on the hot path).
+ * The key of a state, as reports, corpus files and results logs spell it: `event <name>`, or
+ * `marker@<release> wire=.. arrival=.. leaderTxn=.. producer=.. rule=.. result=.. role=.. leader=..` (the dimensions
+ * after the release in MARKER_DIMENSIONS order; built once per marker arrival: no intermediate
+ * arrays on the hot path).
  */
-export function markerPointKey(m: MarkerArrival): string {
-  return `marker@${m.release} wire=${m.wire} arrival=${m.arrival} leaderTxn=${m.leaderTxn} producer=${m.producer} rule=${m.rule} result=${m.result}`;
+export function stateKey(state: ProtocolState): string {
+  if (state.kind === "event") return `event ${state.event}`;
+  const m = state.arrival;
+  return `marker@${m.release} wire=${m.wire} arrival=${m.arrival} leaderTxn=${m.leaderTxn} producer=${m.producer} rule=${m.rule} result=${m.result} role=${m.role} leader=${m.leader}`;
+}
+
+/**
+ * The state a key read back from a file spells (corpus files and results logs keep keys): the
+ * inverse of stateKey, null when no state spells the key exactly so.
+ */
+export function parseStateKey(key: string): ProtocolState | null {
+  const state = key.startsWith("event ") ? eventState(key.slice("event ".length)) : markerState(key);
+  return state !== null && stateKey(state) === key ? state : null;
+}
+
+function eventState(name: string): ProtocolState | null {
+  const event = EVENT_POINTS.find((e) => e === name);
+  return event === undefined ? null : { kind: "event", event };
+}
+
+/** The closed dimensions' values, looked up by any dimension's name. */
+const CLOSED_VALUES: Partial<Record<keyof MarkerArrival, readonly string[]>> = MARKER_VALUES;
+
+function markerState(key: string): ProtocolState | null {
+  const match = /^marker@(\S+) (.*)$/.exec(key);
+  if (!match || !isReleaseName(match[1] as string)) return null;
+  const fields: Record<string, string> = { release: match[1] as string };
+  for (const part of (match[2] as string).split(" ")) {
+    const eq = part.indexOf("=");
+    if (eq > 0) fields[part.slice(0, eq)] = part.slice(eq + 1);
+  }
+  for (const d of MARKER_DIMENSIONS) {
+    const value = fields[d];
+    const allowed = CLOSED_VALUES[d];
+    if (value === undefined || value === "" || (allowed !== undefined && !allowed.includes(value))) return null;
+  }
+  return { kind: "marker", arrival: fields as unknown as MarkerArrival };
 }
 
 /** How a marker request travelled, as a key spells it: `v1`, or `v2-tvN` with N the TransactionVersion the leader read. */
@@ -57,25 +120,20 @@ export function markerWire(requestVersion: number, transactionVersionSeen: numbe
 }
 
 /**
- * The start of the keys of a late marker copy at a leader of `release`, over `wire`: a repeat of its
+ * Whether a state is a late marker copy at a leader of `at.release`, over `at.wire`: a repeat of its
  * transaction's marker, after the producer moved on, while its next transaction was open at the
- * partition (the rule and the result follow). Applied, it is the stale marker.
+ * partition (whatever the rule and the result). Applied, it is the stale marker.
  */
-export function lateCopyKeyPrefix(release: string, wire: string): string {
-  return `marker@${release} wire=${wire} arrival=repeat leaderTxn=other producer=moved-on `;
-}
-
-/** The inverse of markerPointKey (null for event points or malformed keys). */
-export function parseMarkerPointKey(key: string): MarkerArrival | null {
-  const match = /^marker@(\S+) (.*)$/.exec(key);
-  if (!match) return null;
-  const fields: Record<string, string> = { release: match[1] as string };
-  for (const part of (match[2] as string).split(" ")) {
-    const eq = part.indexOf("=");
-    if (eq > 0) fields[part.slice(0, eq)] = part.slice(eq + 1);
-  }
-  for (const d of MARKER_DIMENSIONS) if (fields[d] === undefined) return null;
-  return fields as unknown as MarkerArrival;
+export function isLateCopy(state: ProtocolState, at: { release: string; wire: string }): boolean {
+  if (state.kind !== "marker") return false;
+  const m = state.arrival;
+  return (
+    m.release === at.release &&
+    m.wire === at.wire &&
+    m.arrival === "repeat" &&
+    m.leaderTxn === "other" &&
+    m.producer === "moved-on"
+  );
 }
 
 /**
@@ -84,9 +142,9 @@ export function parseMarkerPointKey(key: string): MarkerArrival | null {
  * the partition, and the leader applied it. All four is the stale-marker violation itself; three
  * is a near miss (too early, too late, or rejected by the KIP-1228 check). Events count 0.
  */
-export function markerRisk(key: string): number {
-  const m = parseMarkerPointKey(key);
-  if (!m) return 0;
+export function markerRisk(state: ProtocolState): number {
+  if (state.kind !== "marker") return 0;
+  const m = state.arrival;
   return (
     Number(m.arrival === "repeat") +
     Number(m.producer === "moved-on") +
@@ -95,15 +153,13 @@ export function markerRisk(key: string): number {
   );
 }
 
-export function eventPointKey(event: (typeof EVENT_POINTS)[number]): string {
-  return `event ${event}`;
-}
-
 /** Each choice stream's position: a tape cut there replays a run up to that moment. */
 export type StreamPositions = Record<string, number>;
 
 /** One abstract state reached by a run: how often, and where on the tape it began. */
 export interface CoveragePoint {
+  state: ProtocolState;
+  /** stateKey(state), kept: maps and files hold points by key. */
   key: string;
   count: number;
   /**
@@ -134,6 +190,10 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   private readonly latestBegun = new Map<string, string>();
   /** Network correlation id of a marker request copy -> stream positions when it was sent, and its link. */
   private readonly sentAt = new Map<number, { positions: StreamPositions; link: { from: string; to: string } }>();
+  /** Each partition's leader epoch, as the controller last set it. */
+  private readonly leaderEpochs = new Map<PartitionKey, number>();
+  /** Marker id -> each partition's leader epoch when the marker was first sent. */
+  private readonly epochsAtFirstSend = new Map<number, Map<PartitionKey, number>>();
 
   /** positions: null when a run does not need them (only the coverage strategy does; they cost a copy per marker). */
   constructor(private readonly positions: (() => StreamPositions) | null) {}
@@ -143,7 +203,8 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     return [...this.points.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
-  private hit(key: string, sent?: { positions: StreamPositions; link: { from: string; to: string } }): void {
+  private hit(state: ProtocolState, sent?: { positions: StreamPositions; link: { from: string; to: string } }): void {
+    const key = stateKey(state);
     const point = this.points.get(key);
     if (point) {
       point.count++;
@@ -152,6 +213,7 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     if (this.points.size >= MAX_POINTS_PER_RUN)
       throw new Error(`more than ${MAX_POINTS_PER_RUN} coverage points in one run`);
     this.points.set(key, {
+      state,
       key,
       count: 1,
       from: sent?.positions ?? this.positions?.() ?? null,
@@ -171,12 +233,14 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   }
 
   txnDecided(e: TxnDecision): void {
-    if (e.initiator === "coordinator") this.hit(eventPointKey("coordinator-initiated-abort"));
+    if (e.initiator === "coordinator") this.hit({ kind: "event", event: "coordinator-initiated-abort" });
   }
 
   txnCompleted(): void {}
 
   markerSent(e: MarkerSend): void {
+    if (!this.epochsAtFirstSend.has(e.markerId))
+      this.epochsAtFirstSend.set(e.markerId, new Map(e.partitions.map((p) => [p, this.leaderEpochs.get(p) ?? 0])));
     if (this.positions && !this.sentAt.has(e.correlationId))
       this.sentAt.set(e.correlationId, { positions: this.positions(), link: { from: e.coordinator, to: e.broker } });
   }
@@ -187,16 +251,24 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     const open = this.openTxn.get(slot);
     const applied = e.errorCode === 0;
     this.hit(
-      markerPointKey({
-        release: e.brokerRelease,
-        wire: markerWire(e.requestVersion, e.transactionVersionSeen),
-        arrival: this.appliedAt.has(`${e.partition}|${txn}`) ? "repeat" : "first",
-        leaderTxn: open === undefined ? "none" : open === e.ghostTxn ? "same" : "other",
-        producer:
-          this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on",
-        rule: e.rule,
-        result: applied ? "applied" : "rejected",
-      }),
+      {
+        kind: "marker",
+        arrival: {
+          release: e.brokerRelease,
+          wire: markerWire(e.requestVersion, e.transactionVersionSeen),
+          arrival: this.appliedAt.has(`${e.partition}|${txn}`) ? "repeat" : "first",
+          leaderTxn: open === undefined ? "none" : open === e.ghostTxn ? "same" : "other",
+          producer:
+            this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on",
+          rule: e.rule,
+          result: applied ? "applied" : "rejected",
+          role: e.leaderEpoch < 0 || e.errorCode === Errors.NOT_LEADER_OR_FOLLOWER ? "not-leader" : "leader",
+          leader:
+            (this.leaderEpochs.get(e.partition) ?? 0) > (this.epochsAtFirstSend.get(e.markerId)?.get(e.partition) ?? 0)
+              ? "new"
+              : "same",
+        },
+      },
       this.sentAt.get(e.correlationId),
     );
     if (!applied) return;
@@ -205,16 +277,22 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   }
 
   markerRequestRefused(): void {
-    this.hit(eventPointKey("marker-request-refused"));
+    this.hit({ kind: "event", event: "marker-request-refused" });
   }
 
   markerSendingAbandoned(): void {
-    this.hit(eventPointKey("marker-sending-abandoned"));
+    this.hit({ kind: "event", event: "marker-sending-abandoned" });
   }
 
   producerOutcome(e: { outcome: "committed" | "aborted" | "unknown" }): void {
-    if (e.outcome === "unknown") this.hit(eventPointKey("producer-outcome-unknown"));
+    if (e.outcome === "unknown") this.hit({ kind: "event", event: "producer-outcome-unknown" });
   }
+
+  leaderChanged(e: LeaderChangeSeen): void {
+    this.leaderEpochs.set(e.partition, e.leaderEpoch);
+  }
+
+  replicaTruncated(): void {}
 }
 
 /** Forwards every ghost event to each observer in order (the ledger first). */
@@ -232,5 +310,7 @@ export function teeGhost(observers: readonly GhostObserver[]): GhostObserver {
     markerRequestRefused: (e) => each((o) => o.markerRequestRefused(e)),
     markerSendingAbandoned: (e) => each((o) => o.markerSendingAbandoned(e)),
     producerOutcome: (e) => each((o) => o.producerOutcome(e)),
+    leaderChanged: (e) => each((o) => o.leaderChanged(e)),
+    replicaTruncated: (e) => each((o) => o.replicaTruncated(e)),
   };
 }

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { JobOutcome } from "../fuzz/executor/run-job.js";
+import { type CoveragePoint, parseStateKey } from "../oracle/protocol-coverage.js";
 import { InputError, readInputBytes } from "../scenario/input-error.js";
 import { TOOL_VERSION } from "../version.js";
 
@@ -30,6 +31,9 @@ export interface ResultsHeader {
   scenarioHash: string;
   args: CampaignArgs;
 }
+
+/** A coverage point's line: its ID is its position; its state is parsed from its key once, when read. */
+type PointOfLog = Pick<CoveragePoint, "key" | "state">;
 
 /** A run as results.jsonl holds it: its outcome without what only a live search uses, points by ID. */
 type LoggedOutcome = Omit<JobOutcome, "choicePoints" | "coverage"> & { coverage: [number, number][] };
@@ -122,22 +126,33 @@ export function readResultsLog(dir: string): ReadResults {
       { line: 1, col: 1 },
     );
   }
-  const keys: string[] = [];
+  const points: PointOfLog[] = [];
   const outcomes: JobOutcome[] = [];
   for (let i = 1; i < lines.length; i++) {
     const value = parseLine(file, lines[i], i + 1) as { point?: unknown; key?: unknown } | null;
     if (value !== null && typeof value === "object" && "point" in value) {
-      if (value.point !== keys.length || typeof value.key !== "string")
-        throw new InputError(file, "point", `expected point ${keys.length} with its key, found another`, {
-          line: i + 1,
-          col: 1,
-        });
-      keys.push(value.key);
+      const state = typeof value.key === "string" ? parseStateKey(value.key) : null;
+      if (value.point !== points.length || state === null)
+        throw new InputError(
+          file,
+          "point",
+          `expected point ${points.length} with the key of a protocol state, found another`,
+          {
+            line: i + 1,
+            col: 1,
+          },
+        );
+      points.push({ key: value.key as string, state });
     } else {
-      outcomes.push(outcomeOfLine(file, value, i + 1, keys));
+      outcomes.push(outcomeOfLine(file, value, i + 1, points));
     }
   }
-  return { header: header as ResultsHeader, outcomes, pointIds: new Map(keys.map((k, id) => [k, id])), validBytes };
+  return {
+    header: header as ResultsHeader,
+    outcomes,
+    pointIds: new Map(points.map((p, id) => [p.key, id])),
+    validBytes,
+  };
 }
 
 const NEWLINE = 0x0a;
@@ -164,7 +179,7 @@ function parseLine(file: string, line: Buffer | undefined, lineNumber: number): 
   }
 }
 
-function outcomeOfLine(file: string, value: unknown, line: number, keys: readonly string[]): JobOutcome {
+function outcomeOfLine(file: string, value: unknown, line: number, points: readonly PointOfLog[]): JobOutcome {
   const o = value as Partial<LoggedOutcome> | null;
   const ok =
     o !== null &&
@@ -174,7 +189,7 @@ function outcomeOfLine(file: string, value: unknown, line: number, keys: readonl
     typeof o.traceHash === "string" &&
     Array.isArray(o.violations) &&
     Array.isArray(o.coverage) &&
-    o.coverage.every((c) => Array.isArray(c) && keys[c[0]] !== undefined && Number.isSafeInteger(c[1])) &&
+    o.coverage.every((c) => Array.isArray(c) && points[c[0]] !== undefined && Number.isSafeInteger(c[1])) &&
     typeof o.events === "number" &&
     typeof o.virtualTimeMs === "number";
   if (!ok)
@@ -187,7 +202,10 @@ function outcomeOfLine(file: string, value: unknown, line: number, keys: readonl
   const logged = o as LoggedOutcome;
   return {
     ...logged,
-    coverage: logged.coverage.map(([id, count]) => ({ key: keys[id] as string, count, from: null, link: null })),
+    coverage: logged.coverage.map(([id, count]) => {
+      const { key, state } = points[id] as PointOfLog;
+      return { state, key, count, from: null, link: null };
+    }),
     choicePoints: null,
   };
 }

@@ -2,7 +2,7 @@ import type { DeterminismReport } from "../fuzz/determinism-check.js";
 import type { ShrinkSummary } from "../fuzz/shrink-seed.js";
 import type { CampaignResult, SeededViolation, StrategyInfo } from "../fuzz/campaign.js";
 import type { StopReason } from "../fuzz/campaign-tally.js";
-import { isModelFailure, MODEL_FAILURE_REASON_PREFIX } from "../fuzz/expectation.js";
+import { describeWhere, isModelFailure, MODEL_FAILURE_REASON_PREFIX } from "../fuzz/expectation.js";
 import type { CoverageSummary } from "../fuzz/protocol-coverage-summary.js";
 import type { Shard } from "../fuzz/search/search-options.js";
 import type { CampaignStatistics } from "../fuzz/statistics.js";
@@ -164,7 +164,7 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
   const expect = result.scenario.scenario.expect;
   const { verdict, seedStart } = result;
   const checks: ExpectationCheck[] = [];
-  const where = expect.where ? ` at brokers on ${expect.where.brokerRelease.join("/")}` : "";
+  const where = expect.where ? ` ${describeWhere(expect.where)}` : "";
   for (const kind of expect.clean ? [] : expect.find) {
     const budget = expect.within ?? result.seedsRun;
     const first = verdict.found[kind] ?? null;

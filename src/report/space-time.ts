@@ -1,7 +1,8 @@
 import { type SeedTrace, type ServerNode, seedLabel } from "../fuzz/failure-traces.js";
 import { errorName } from "../kafka/common/errors.js";
+import { isEvent, type RecordedEvent, transactionOf, typedEvent } from "../kafka/trace-events.js";
 import type { Violation } from "../oracle/violation.js";
-import type { TraceEvent, TraceFields } from "../sim/trace.js";
+import type { TraceEvent, TraceValue } from "../sim/trace.js";
 import { describeEventLine } from "./shiviz.js";
 import { linkMessages, type MessageLink } from "./trace-links.js";
 
@@ -114,8 +115,7 @@ export function lanesOf(events: readonly TraceEvent[], servers: readonly ServerN
   );
 }
 
-const f = (fields: TraceFields, k: string) => fields[k];
-const s = (fields: TraceFields, k: string) => String(fields[k] ?? "");
+const s = (v: TraceValue) => String(v ?? "");
 
 function categoryOf(kind: string): EventCategory {
   if (kind.startsWith("net.")) return "net";
@@ -128,56 +128,58 @@ function categoryOf(kind: string): EventCategory {
   return "other";
 }
 
-const tvText = (tv: unknown) => (typeof tv === "number" && tv > 0 ? `TV${tv}` : "TV0");
+const tvText = (tv: number) => (tv > 0 ? `TV${tv}` : "TV0");
+
+/** A WriteTxnMarkers request's own events: the coordinator's sends and the leader's answers. */
+type MarkerRequestEvent = RecordedEvent<"markers.send" | "marker.append" | "marker.rejected">;
 
 /** The WriteTxnMarkers request as its key fields, from the coordinator's markers.send events. */
-function markerSendLabel(sends: readonly TraceEvent[]): string {
+function markerSendLabel(sends: readonly RecordedEvent<"markers.send">[]): string {
   return sends
     .map(({ fields: x }) => {
-      const tv = Number(f(x, "v")) >= 2 ? tvText(f(x, "tv")) : `${tvText(f(x, "tv"))} dropped (v1)`;
-      return `#${s(x, "marker")}.${Number(f(x, "resend")) + 1} ${s(x, "result")} ${s(x, "txn")} pid ${s(x, "pid")} e${s(x, "epoch")} ce${s(x, "ce")} ${tv}`;
+      const tv = x.v >= 2 ? tvText(x.tv) : `${tvText(x.tv)} dropped (v1)`;
+      return `#${s(x.marker)}.${x.resend + 1} ${s(x.result)} ${s(x.txn)} pid ${s(x.pid)} e${s(x.epoch)} ce${s(x.ce)} ${tv}`;
     })
     .join("; ");
 }
 
 /** The leader's answer per partition, from its marker.append / marker.rejected events. */
-function markerResultLabel(results: readonly TraceEvent[]): string {
+function markerResultLabel(results: readonly RecordedEvent<"marker.append" | "marker.rejected">[]): string {
   return results
-    .map(({ kind, fields: x }) =>
-      kind === "marker.append"
-        ? `${s(x, "partition")} OK @${s(x, "offset")}`
-        : `${s(x, "partition")} ${errorName(Number(f(x, "error")))}`,
+    .map((e) =>
+      e.kind === "marker.append"
+        ? `${s(e.fields.partition)} OK @${s(e.fields.offset)}`
+        : `${s(e.fields.partition)} ${errorName(e.fields.error)}`,
     )
     .join(", ");
 }
 
 /** Short labels for the events a reader follows; the rest are shown on hover. */
 function eventLabel(e: TraceEvent): string {
-  const x = e.fields;
-  switch (e.kind) {
+  const { kind, fields: x } = typedEvent(e);
+  switch (kind) {
     case "markers.send":
-      return `send #${s(x, "marker")}.${Number(f(x, "resend")) + 1} ${s(x, "result")} ${s(x, "txn")} -> ${s(x, "broker")} (v${s(x, "v")})`;
+      return `send #${s(x.marker)}.${x.resend + 1} ${s(x.result)} ${s(x.txn)} -> ${s(x.broker)} (v${s(x.v)})`;
     case "marker.append": {
-      const closed =
-        Number(f(x, "closedFrom")) >= 0 ? ` closes ${s(x, "closedFrom")}..${Number(f(x, "offset")) - 1}` : "";
-      return `${s(x, "result")} ${s(x, "txn")} @${s(x, "offset")} ${s(x, "partition")}${closed} (${s(x, "rule")})`;
+      const closed = x.closedFrom >= 0 ? ` closes ${s(x.closedFrom)}..${x.offset - 1}` : "";
+      return `${s(x.result)} ${s(x.txn)} @${s(x.offset)} ${s(x.partition)}${closed} (${s(x.rule)})`;
     }
     case "marker.rejected":
-      return `reject ${s(x, "txn")} ${s(x, "partition")}: ${errorName(Number(f(x, "error")))} (${s(x, "rule")})`;
+      return `reject ${s(x.txn)} ${s(x.partition)}: ${errorName(x.error)} (${s(x.rule)})`;
     case "produce.append":
-      return `${s(x, "txn")} @${s(x, "offset")} ${s(x, "partition")}`;
+      return `${s(x.txn)} @${s(x.offset)} ${s(x.partition)}`;
     case "txn.prepare":
     case "txn.complete":
-      return `${s(x, "state")} ${s(x, "txn")}`;
+      return `${s(x.state)} ${s(x.txn)}`;
     case "coordinator.elected":
-      return `elected (ce ${s(x, "ce")})`;
+      return `elected (ce ${s(x.ce)})`;
     case "producer.begin":
-      return `begin ${s(x, "txn")}`;
+      return `begin ${s(x.txn)}`;
     case "producer.outcome":
-      return `${s(x, "txn")} ${s(x, "outcome")}`;
+      return `${s(x.txn)} ${s(x.outcome)}`;
     case "producer.fatal":
     case "producer.give-up":
-      return `${e.kind.slice(9)}: ${s(x, "reason")}`;
+      return `${kind.slice(9)}: ${s(x.reason)}`;
     default:
       return "";
   }
@@ -207,8 +209,8 @@ function focusOf(events: readonly TraceEvent[], v: Violation | null): Focus {
   // The event that shows the violation: the marker append for a stale marker, else the first
   // event of the affected transaction at or before the time of detection.
   const applied = events.find(
-    (e) =>
-      e.kind === "marker.append" &&
+    (e): e is RecordedEvent<"marker.append"> =>
+      isEvent(e, "marker.append") &&
       e.node === v.broker &&
       e.fields.partition === v.partition &&
       e.fields.txn === v.markerIssuedFor &&
@@ -217,22 +219,22 @@ function focusOf(events: readonly TraceEvent[], v: Violation | null): Focus {
   if (applied && v.kind === "stale-marker") {
     focus.stale.add(applied.index);
     focus.index = applied.index;
-    focus.staleCorr.add(Number(applied.fields.corr));
-    const closedFrom = Number(applied.fields.closedFrom);
-    const markerOffset = Number(applied.fields.offset);
+    focus.staleCorr.add(applied.fields.corr);
+    const closedFrom = applied.fields.closedFrom;
+    const markerOffset = applied.fields.offset;
     for (const e of events) {
-      if (e.kind === "markers.send" && focus.staleCorr.has(Number(e.fields.corr)) && e.fields.txn === v.markerIssuedFor)
+      if (isEvent(e, "markers.send") && focus.staleCorr.has(e.fields.corr) && e.fields.txn === v.markerIssuedFor)
         focus.stale.add(e.index);
       if (
-        e.kind === "produce.append" &&
+        isEvent(e, "produce.append") &&
         e.node === v.broker &&
         e.fields.partition === v.partition &&
         e.fields.txn === v.transaction
       ) {
-        const offset = Number(e.fields.offset);
+        const offset = e.fields.offset;
         if (offset >= closedFrom && offset < markerOffset) {
           focus.victims.add(e.index);
-          focus.victimCorr.add(Number(e.fields.corr));
+          focus.victimCorr.add(e.fields.corr);
         }
       }
     }
@@ -240,7 +242,8 @@ function focusOf(events: readonly TraceEvent[], v: Violation | null): Focus {
   const txns = new Set([v.transaction, v.markerIssuedFor].filter((t): t is string => t !== undefined));
   for (const e of events) {
     if (focus.stale.has(e.index) || focus.victims.has(e.index)) continue;
-    if (typeof e.fields.txn === "string" && txns.has(e.fields.txn)) focus.related.add(e.index);
+    const txn = transactionOf(e);
+    if (txn !== null && txns.has(txn)) focus.related.add(e.index);
   }
   if (focus.index === null)
     focus.index =
@@ -259,52 +262,69 @@ function emphasisOf(focus: Focus, index: number): Emphasis {
 function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: number): Band[] {
   const bands: Band[] = [];
   const laneIds = new Set(lanes.map((l) => l.id));
-  const until = (x: TraceFields) => Math.min(Number(x.untilMs), endMs);
+  const until = (untilMs: number) => Math.min(untilMs, endMs);
   for (const e of events) {
-    const x = e.fields;
+    const { kind, fields: x } = typedEvent(e);
     const at = { fromMs: e.timeMs, index: e.index };
-    switch (e.kind) {
+    switch (kind) {
       case "fault.stall":
-        bands.push({ kind: "stall", lanes: [e.node], ...at, toMs: until(x), label: `${e.node} stalled` });
+        bands.push({ kind: "stall", lanes: [e.node], ...at, toMs: until(x.untilMs), label: `${e.node} stalled` });
         break;
       case "fault.partition":
         bands.push({
           kind: "partition",
-          lanes: [e.node, s(x, "to")].filter((l) => laneIds.has(l)),
+          lanes: [e.node, x.to].filter((l) => laneIds.has(l)),
           ...at,
-          toMs: until(x),
-          label: `link ${e.node} -> ${s(x, "to")} cut`,
+          toMs: until(x.untilMs),
+          label: `link ${e.node} -> ${x.to} cut`,
         });
         break;
       case "producer.pause":
-        bands.push({ kind: "pause", lanes: [e.node], ...at, toMs: until(x), label: `${e.node} paused (zombie)` });
+        bands.push({
+          kind: "pause",
+          lanes: [e.node],
+          ...at,
+          toMs: until(x.untilMs),
+          label: `${e.node} paused (zombie)`,
+        });
         break;
-      case "fault.failover":
+      case "controller.leader":
         bands.push({
           kind: "failover",
-          lanes: [],
+          lanes: [x.from, x.leader].filter((l): l is string => l !== null && laneIds.has(l)),
           ...at,
           toMs: e.timeMs,
-          label: `failover ${s(x, "from")} -> ${s(x, "to")} (coordinator epoch ${s(x, "ce")})`,
+          label: `${x.partition.startsWith("__transaction_state-") ? "coordinator failover" : "leader change"}: ${x.partition} ${x.from ?? "none"} -> ${x.leader ?? "none"} (leader epoch ${x.leaderEpoch}, ${x.cause})`,
         });
         break;
-      case "fault.producer-restart":
-        bands.push({
-          kind: "restart",
-          lanes: [s(x, "old"), s(x, "fresh")].filter((l) => laneIds.has(l)),
-          ...at,
-          toMs: e.timeMs,
-          label: `restart: ${s(x, "fresh")} replaces ${s(x, "old")}`,
-        });
+      case "broker.stop":
+        bands.push({ kind: "upgrade", lanes: [e.node], ...at, toMs: e.timeMs, label: `${e.node} stops (${x.reason})` });
         break;
-      case "broker.upgrade":
-      case "coordinator.upgrade":
+      case "broker.start":
         bands.push({
           kind: "upgrade",
           lanes: [e.node],
           ...at,
           toMs: e.timeMs,
-          label: `${e.node} upgraded ${s(x, "from")} -> ${s(x, "to")}`,
+          label: `${e.node} starts on ${x.release}`,
+        });
+        break;
+      case "fault.producer-restart":
+        bands.push({
+          kind: "restart",
+          lanes: [x.old, x.fresh].filter((l) => laneIds.has(l)),
+          ...at,
+          toMs: e.timeMs,
+          label: `restart: ${x.fresh} replaces ${x.old}`,
+        });
+        break;
+      case "broker.upgrade":
+        bands.push({
+          kind: "upgrade",
+          lanes: [e.node],
+          ...at,
+          toMs: e.timeMs,
+          label: `${e.node} upgraded ${x.from} -> ${x.to}`,
         });
         break;
       case "quiet-period":
@@ -312,7 +332,7 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
           kind: "quiet",
           lanes: [],
           ...at,
-          toMs: until(x),
+          toMs: until(x.untilMs),
           label: "quiet period: no faults, no new transactions",
         });
         break;
@@ -334,10 +354,10 @@ function markDelays(events: readonly TraceEvent[], arrows: readonly Arrow[]): Ba
   }
   const bands: Band[] = [];
   for (const e of events) {
-    if (e.kind !== "net.slow" && e.kind !== "net.overtake") continue;
-    const delayMs = Number(e.fields.delayMs);
+    if (!isEvent(e, "net.slow") && !isEvent(e, "net.overtake")) continue;
+    const delayMs = e.fields.delayMs;
     // Of a duplicated message's two copies, the delayed one arrives closest to send + delay.
-    const candidates = byKey.get(`${s(e.fields, "dir")}:${s(e.fields, "conn")}:${s(e.fields, "corr")}`) ?? [];
+    const candidates = byKey.get(`${e.fields.dir}:${e.fields.conn}:${e.fields.corr}`) ?? [];
     const gap = (a: Arrow) =>
       a.arriveMs === null ? Number.MAX_SAFE_INTEGER - 1 : Math.abs(a.arriveMs - (e.timeMs + delayMs));
     const arrow = candidates.reduce<Arrow | null>((best, a) => (best === null || gap(a) < gap(best) ? a : best), null);
@@ -365,14 +385,14 @@ function windowOf(count: number, focusPosition: number | null): { start: number;
   return { start: Math.max(0, end - MAX_DIAGRAM_EVENTS), end };
 }
 
-function arrowLabel(link: MessageLink, byCorr: Map<number, TraceEvent[]>, detail: string): string {
+function arrowLabel(link: MessageLink, byCorr: Map<number, MarkerRequestEvent[]>, detail: string): string {
   if (link.close) return "connection closed by the server";
   const related = byCorr.get(link.corr) ?? [];
   if (link.api === "WriteTxnMarkers") {
     const text =
       link.direction === "request"
-        ? markerSendLabel(related.filter((e) => e.kind === "markers.send"))
-        : markerResultLabel(related.filter((e) => e.kind === "marker.append" || e.kind === "marker.rejected"));
+        ? markerSendLabel(related.filter((e) => isEvent(e, "markers.send")))
+        : markerResultLabel(related.filter((e) => !isEvent(e, "markers.send")));
     if (text) return `WriteTxnMarkers ${text}`;
   }
   return `${link.api}${detail ? ` ${detail}` : ""}`;
@@ -389,15 +409,15 @@ export function buildSpaceTime(trace: SeedTrace, violation: Violation | null = t
   const lanes = lanesOf(events, trace.servers);
   const laneIds = new Set(lanes.map((l) => l.id));
   const endMs = events.at(-1)?.timeMs ?? 0;
-  const byCorr = new Map<number, TraceEvent[]>();
+  const byCorr = new Map<number, MarkerRequestEvent[]>();
   const details = new Map<number, string>();
   for (const e of events) {
-    if (typeof e.fields.corr === "number" && !e.kind.startsWith("net.")) {
+    if (isEvent(e, "markers.send") || isEvent(e, "marker.append") || isEvent(e, "marker.rejected")) {
       const list = byCorr.get(e.fields.corr) ?? [];
       list.push(e);
       byCorr.set(e.fields.corr, list);
     }
-    if (typeof e.fields.detail === "string") details.set(e.index, e.fields.detail);
+    if (isEvent(e, "net.send") || isEvent(e, "net.reply")) details.set(e.index, e.fields.detail);
   }
   const arrows: Arrow[] = linkMessages(events)
     .filter((l) => laneIds.has(l.from) && laneIds.has(l.to))
@@ -426,7 +446,7 @@ export function buildSpaceTime(trace: SeedTrace, violation: Violation | null = t
   // The stale copy is the one whose arrival applied the marker: mark only that arrival, not a twin.
   const staleArrival = [...focus.stale]
     .map((i) => events[i - (events[0]?.index ?? 0)])
-    .find((e) => e?.kind === "marker.append");
+    .find((e) => e !== undefined && isEvent(e, "marker.append"));
   for (const a of arrows) {
     if (a.emphasis === "stale" && a.direction === "request" && staleArrival && a.arriveMs !== staleArrival.timeMs)
       a.emphasis = "related";

@@ -1,3 +1,4 @@
+import { isEvent, type RecordedEvents, typedEvent } from "../kafka/trace-events.js";
 import type { Violation } from "../oracle/violation.js";
 import type { TraceEvent, TraceValue } from "../sim/trace.js";
 
@@ -12,11 +13,11 @@ export function renderStory(trace: readonly TraceEvent[], violation: Violation):
   const markerConns = new Set<number>();
   for (const e of trace) {
     if (
-      e.kind === "net.send" &&
+      isEvent(e, "net.send") &&
       e.fields.msg === "WriteTxnMarkers" &&
       (!violation.broker || e.fields.to === violation.broker)
     )
-      markerConns.add(e.fields.conn as number);
+      markerConns.add(e.fields.conn);
   }
   const lines: string[] = [];
   for (const e of trace) {
@@ -33,82 +34,86 @@ export function renderStory(trace: readonly TraceEvent[], violation: Violation):
 function isTheViolation(e: TraceEvent, v: Violation): boolean {
   return (
     e.timeMs === v.atMs &&
-    e.kind === "marker.append" &&
+    isEvent(e, "marker.append") &&
     e.fields.txn === v.markerIssuedFor &&
     e.fields.partition === v.partition &&
-    Number(e.fields.closedFrom) >= 0
+    e.fields.closedFrom >= 0
   );
 }
 
 const str = (v: TraceValue | undefined) => String(v ?? "?");
-const involved = (e: TraceEvent, txns: Set<string>) => typeof e.fields.txn === "string" && txns.has(e.fields.txn);
 
 function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v: Violation): string | null {
-  const f = e.fields;
-  const atPartition = !v.partition || f.partition === v.partition;
-  switch (e.kind) {
+  const involved = (txn: string | null) => txn !== null && txns.has(txn);
+  const atPartition = (partition: string) => !v.partition || partition === v.partition;
+  const { kind, fields: f } = typedEvent(e);
+  switch (kind) {
     case "producer.begin":
-      return involved(e, txns)
+      return involved(f.txn)
         ? `${e.node} begins ${str(f.txn)} (producerId ${str(f.pid)}, epoch ${str(f.epoch)})`
         : null;
     case "txn.add-partitions":
-      return involved(e, txns) && (!v.partition || String(f.partitions).split(",").includes(v.partition))
+      return involved(f.txn) && (!v.partition || f.partitions.split(",").includes(v.partition))
         ? `${e.node} adds ${str(f.partitions)} to ${str(f.txn)}: Ongoing`
         : null;
     case "produce.append":
-      return involved(e, txns) && atPartition
+      return involved(f.txn) && atPartition(f.partition)
         ? `${e.node} appends ${str(f.txn)}'s record at ${str(f.partition)} offset ${str(f.offset)} (producer epoch ${str(f.epoch)})`
         : null;
     case "producer.end":
-      return involved(e, txns)
+      return involved(f.txn)
         ? `${e.node} sends EndTxn(${f.commit ? "COMMIT" : "ABORT"}) for ${str(f.txn)} at epoch ${str(f.epoch)}`
         : null;
     case "txn.prepare":
-      if (!involved(e, txns)) return null;
-      return `${e.node} writes ${str(f.state)} for ${str(f.txn)} at epoch ${str(f.epoch)}${f.tv === 2 ? ` (bumped from ${Number(f.epoch) - 1}: TV2` : " (TV0/1: epoch unchanged"}, coordinatorEpoch ${str(f.ce)}${f.by === "coordinator" ? ", coordinator-initiated" : ""})`;
+      if (!involved(f.txn)) return null;
+      return `${e.node} writes ${str(f.state)} for ${str(f.txn)} at epoch ${str(f.epoch)}${f.tv === 2 ? ` (bumped from ${f.epoch - 1}: TV2` : " (TV0/1: epoch unchanged"}, coordinatorEpoch ${str(f.ce)}${f.by === "coordinator" ? ", coordinator-initiated" : ""})`;
     case "producer.outcome":
-      return involved(e, txns)
+      return involved(f.txn)
         ? `${e.node} sees ${str(f.txn)} ${str(f.outcome)}; its epoch is now ${str(f.epoch)}`
         : null;
     case "markers.send": {
-      if (!involved(e, txns) || (v.broker && f.broker !== v.broker)) return null;
-      const copy = Number(f.resend) + 1;
+      if (!involved(f.txn) || (v.broker && f.broker !== v.broker)) return null;
+      const copy = f.resend + 1;
       return `${e.node} sends marker #${str(f.marker)}${copy > 1 ? ` again (copy ${copy})` : ""} to ${str(f.broker)}: WriteTxnMarkers v${str(f.v)} ${str(f.result)} producerId ${str(f.pid)} epoch ${str(f.epoch)} coordinatorEpoch ${str(f.ce)}`;
     }
     case "net.slow":
-      if (!markerConns.has(f.conn as number) || f.dir !== "request") return null;
+      if (!markerConns.has(f.conn) || f.dir !== "request") return null;
       return f.copy === 1
         ? `fault: the duplicate is delayed ${str(f.delayMs)} ms in the network`
         : `fault: that request is delayed ${str(f.delayMs)} ms in the network`;
     case "net.duplicate":
-      return markerConns.has(f.conn as number) && f.dir === "request"
-        ? "fault: the network duplicates that request"
-        : null;
+      return markerConns.has(f.conn) && f.dir === "request" ? "fault: the network duplicates that request" : null;
     case "net.drop":
-      return markerConns.has(f.conn as number) ? `fault: the network loses a ${str(f.dir)} of that connection` : null;
+      return markerConns.has(f.conn) ? `fault: the network loses a ${str(f.dir)} of that connection` : null;
     case "net.close":
-      return markerConns.has(f.conn as number) && e.node === e.node.replace(/^p\d.*/, "")
+      return markerConns.has(f.conn) && e.node === e.node.replace(/^p\d.*/, "")
         ? `${e.node} closes the connection to ${v.broker ?? "the broker"}: ${str(f.reason)}`
         : null;
     case "marker.append":
-      if (!involved(e, txns) || !atPartition) return null;
-      return `${e.node} accepts ${str(f.txn)}'s ${str(f.result)} marker at ${str(f.partition)} (${ruleText(f)}): offset ${str(f.offset)}${Number(f.closedFrom) >= 0 ? `, closing offsets ${str(f.closedFrom)}..${str(f.offset)}` : ", nothing open to close"}`;
+      if (!involved(f.txn) || !atPartition(f.partition)) return null;
+      return `${e.node} accepts ${str(f.txn)}'s ${str(f.result)} marker at ${str(f.partition)} (${ruleText(f)}): offset ${str(f.offset)}${f.closedFrom >= 0 ? `, closing offsets ${str(f.closedFrom)}..${str(f.offset)}` : ", nothing open to close"}`;
     case "marker.rejected":
-      return involved(e, txns) && atPartition
+      return involved(f.txn) && atPartition(f.partition)
         ? `${e.node} rejects ${str(f.txn)}'s marker at ${str(f.partition)} (${ruleText(f)}): error ${str(f.error)}`
         : null;
     case "txn.complete":
-      return involved(e, txns) ? `${e.node} writes ${str(f.state)} for ${str(f.txn)}` : null;
+      return involved(f.txn) ? `${e.node} writes ${str(f.state)} for ${str(f.txn)}` : null;
     case "fault.stall":
       return v.broker === e.node ? `fault: ${e.node} stalls until t=${str(f.untilMs)}ms` : null;
-    case "fault.failover":
-      return `fault: coordinator fails over from ${str(f.from)} to ${str(f.to)} (coordinatorEpoch ${str(f.ce)})`;
+    case "controller.leader":
+      return atPartition(f.partition) || str(f.partition).startsWith("__transaction_state-")
+        ? `${str(f.partition).startsWith("__transaction_state-") ? "coordinator failover" : "leader change"}: ${str(f.partition)} moves from ${str(f.from)} to ${str(f.leader)} (leader epoch ${str(f.leaderEpoch)}, ${str(f.cause)})`
+        : null;
+    case "replica.truncate":
+      return atPartition(f.partition)
+        ? `${e.node} truncates ${str(f.partition)} from ${str(f.from)} to ${str(f.to)} (its log diverged from the leader's at epoch ${str(f.epoch)})`
+        : null;
     default:
       return null;
   }
 }
 
-function ruleText(f: Readonly<Record<string, TraceValue>>): string {
+function ruleText(f: RecordedEvents["marker.append" | "marker.rejected"]): string {
   const cmp = f.rule === "strict-tv2" ? ">" : ">=";
   const rule =
     f.rule === "kafka-19999-equal-epoch"

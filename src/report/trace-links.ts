@@ -1,3 +1,4 @@
+import { type RecordedEvent, typedEvent } from "../kafka/trace-events.js";
 import type { TraceEvent } from "../sim/trace.js";
 
 /** How a message ended. */
@@ -28,23 +29,22 @@ export interface MessageLink {
   close?: boolean;
 }
 
-const key = (e: TraceEvent) => `${e.fields.conn}:${e.fields.corr}`;
-const num = (v: unknown) => (typeof v === "number" ? v : -1);
-const str = (v: unknown) => (typeof v === "string" ? v : "");
+/** A message is known by its connection and correlation id (a response carries its request's). */
+const key = ({ conn, corr }: { conn: number; corr: number }) => `${conn}:${corr}`;
 
 /** Pair every message of a trace with its arrival. Linear in the trace; the links come in send order. */
 export function linkMessages(events: readonly TraceEvent[]): MessageLink[] {
   const links: MessageLink[] = [];
   const open = { request: new Map<string, MessageLink>(), response: new Map<string, MessageLink>() };
   const closes = new Map<number, MessageLink>();
-  const start = (e: TraceEvent, direction: "request" | "response", to: string) => {
+  const start = (e: RecordedEvent<"net.send" | "net.reply">, direction: "request" | "response") => {
     const link: MessageLink = {
       direction,
-      conn: num(e.fields.conn),
-      corr: num(e.fields.corr),
-      api: str(e.fields.msg),
+      conn: e.fields.conn,
+      corr: e.fields.corr,
+      api: e.fields.msg,
       from: e.node,
-      to,
+      to: e.fields.to,
       sendIndex: e.index,
       sendMs: e.timeMs,
       arriveIndex: null,
@@ -53,10 +53,14 @@ export function linkMessages(events: readonly TraceEvent[]): MessageLink[] {
       duplicate: false,
     };
     links.push(link);
-    open[direction].set(key(e), link);
+    open[direction].set(key(e.fields), link);
   };
-  const arrive = (e: TraceEvent, direction: "request" | "response", fate: MessageFate) => {
-    const link = open[direction].get(key(e));
+  const arrive = (
+    e: RecordedEvent<"net.deliver" | "net.response" | "net.late-response">,
+    direction: "request" | "response",
+    fate: MessageFate,
+  ) => {
+    const link = open[direction].get(key(e.fields));
     if (!link) return;
     if (link.arriveIndex === null) {
       Object.assign(link, { arriveIndex: e.index, arriveMs: e.timeMs, fate });
@@ -65,13 +69,14 @@ export function linkMessages(events: readonly TraceEvent[]): MessageLink[] {
       links.push({ ...link, arriveIndex: e.index, arriveMs: e.timeMs, fate, duplicate: true });
     }
   };
-  for (const e of events) {
+  for (const event of events) {
+    const e = typedEvent(event);
     switch (e.kind) {
       case "net.send":
-        start(e, "request", str(e.fields.to));
+        start(e, "request");
         break;
       case "net.reply":
-        start(e, "response", str(e.fields.to));
+        start(e, "response");
         break;
       case "net.deliver":
         arrive(e, "request", "delivered");
@@ -83,14 +88,15 @@ export function linkMessages(events: readonly TraceEvent[]): MessageLink[] {
         arrive(e, "response", "late");
         break;
       case "net.drop": {
-        const link = open[e.fields.dir === "response" ? "response" : "request"].get(key(e));
+        // A request lost to a server restart has no correlation id: it matches no send.
+        const link = "corr" in e.fields ? open[e.fields.dir].get(key(e.fields)) : undefined;
         if (link && link.arriveIndex === null) link.fate = "dropped";
         break;
       }
       case "net.server-close": {
         const link: MessageLink = {
           direction: "response",
-          conn: num(e.fields.conn),
+          conn: e.fields.conn,
           corr: -1,
           api: "close",
           from: e.node,
@@ -108,7 +114,7 @@ export function linkMessages(events: readonly TraceEvent[]): MessageLink[] {
         break;
       }
       case "net.close": {
-        const link = closes.get(num(e.fields.conn));
+        const link = closes.get(e.fields.conn);
         if (link && link.arriveIndex === null)
           Object.assign(link, { to: e.node, arriveIndex: e.index, arriveMs: e.timeMs, fate: "delivered" });
         break;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { FLAG_NAMES, RELEASE_NAMES } from "../kafka/release.js";
-import { EVENT_POINTS } from "../oracle/protocol-coverage.js";
+import { EVENT_POINTS, MARKER_VALUES } from "../oracle/protocol-coverage.js";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
 import { scriptSchema } from "./script-schema.js";
 
@@ -208,11 +208,13 @@ const markerPattern = z.strictObject({
     .string()
     .regex(/^(v1|v2-tv[0-2])$/, { message: "expected v1, v2-tv0, v2-tv1 or v2-tv2" })
     .optional(),
-  arrival: z.enum(["first", "repeat"]).optional(),
-  leaderTxn: z.enum(["none", "same", "other"]).optional(),
-  producer: z.enum(["current", "moved-on"]).optional(),
+  arrival: z.enum(MARKER_VALUES.arrival).optional(),
+  leaderTxn: z.enum(MARKER_VALUES.leaderTxn).optional(),
+  producer: z.enum(MARKER_VALUES.producer).optional(),
   rule: z.enum(["legacy", "strict-tv2", "kafka-19999-equal-epoch", "unchecked"]).optional(),
-  result: z.enum(["applied", "rejected"]).optional(),
+  result: z.enum(MARKER_VALUES.result).optional(),
+  role: z.enum(MARKER_VALUES.role).optional(),
+  leader: z.enum(MARKER_VALUES.leader).optional(),
 });
 
 /** A situation a sweep must reach for its result to mean something; unreached, the run fails. */

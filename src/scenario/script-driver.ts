@@ -8,8 +8,9 @@ import type { GhostLedger } from "../oracle/ghost-ledger.js";
 import { at } from "../oracle/format.js";
 import type { Violation } from "../oracle/violation.js";
 import { ConnectionPool, type HeldMessage, type InterceptedMessage, type Interceptor } from "../sim/network.js";
-import type { StopReason } from "../sim/simulation.js";
+import type { Simulation, StopReason } from "../sim/simulation.js";
 import { SCRIPT_NODE_NAMES } from "./script-checks.js";
+import type { ScriptRunEvents } from "./script-events.js";
 import {
   describeMarkerOutcomes,
   noResponse,
@@ -107,7 +108,7 @@ export class ScriptDriver implements Interceptor<KafkaRequest, KafkaResponse> {
     this.reader = new ConnectionPool(cluster.net, SCRIPT_NODE_NAMES.reader);
   }
 
-  private get sim() {
+  private get sim(): Simulation<ScriptRunEvents> {
     return this.cluster.sim;
   }
 

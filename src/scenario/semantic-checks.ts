@@ -32,10 +32,13 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
     problems.push(...assignmentProblems(t, ["cluster", "topics", ti], brokerIds));
   });
   const brokerNamed = (node: string, path: (string | number)[]) => {
-    if (!ids.has(node)) problems.push({ path, message: `expected a broker id (${brokerIds.join(", ")}), found "${node}"` });
+    if (!ids.has(node))
+      problems.push({ path, message: `expected a broker id (${brokerIds.join(", ")}), found "${node}"` });
   };
   s.faults.upgrades.forEach((u, i) => brokerNamed(u.node, ["faults", "upgrades", i, "node"]));
-  (s.faults.rollingUpgrade?.order ?? []).forEach((node, i) => brokerNamed(node, ["faults", "rollingUpgrade", "order", i]));
+  (s.faults.rollingUpgrade?.order ?? []).forEach((node, i) =>
+    brokerNamed(node, ["faults", "rollingUpgrade", "order", i]),
+  );
   if (s.cluster.transactionVersion >= 2) {
     // FeatureControlManager refuses a finalized level some registered broker does not support.
     s.cluster.brokers.forEach((b, i) => {
@@ -83,7 +86,11 @@ function partitionCountOf(t: AssignmentInput, brokers: number): number {
 }
 
 /** An explicit assignment names known brokers, once per partition, and does not also give partitions or a replication factor. */
-function assignmentProblems(t: AssignmentInput, path: (string | number)[], brokers: readonly string[]): SemanticProblem[] {
+function assignmentProblems(
+  t: AssignmentInput,
+  path: (string | number)[],
+  brokers: readonly string[],
+): SemanticProblem[] {
   const problems: SemanticProblem[] = [];
   if (t.replicas && (t.partitions !== undefined || t.replicationFactor !== undefined))
     problems.push({
@@ -103,7 +110,10 @@ function assignmentProblems(t: AssignmentInput, path: (string | number)[], broke
           message: `expected one of the brokers (${brokers.join(", ")}), found "${b}"`,
         });
       else if (replicas.indexOf(b) !== ri)
-        problems.push({ path: [...path, "replicas", pi, ri], message: `expected each broker once per partition, found "${b}" twice` });
+        problems.push({
+          path: [...path, "replicas", pi, ri],
+          message: `expected each broker once per partition, found "${b}" twice`,
+        });
     });
   });
   return problems;

@@ -1,5 +1,6 @@
 import { BoundExceeded } from "./bounds.js";
 import type { ChoiceSource, Stream } from "./choice-tape.js";
+import type { NetAnnotations, NetEvents } from "./net-events.js";
 import { SimEvent, type Simulation } from "./simulation.js";
 import { hashString } from "./trace.js";
 
@@ -169,11 +170,15 @@ interface Link<Req, Resp> extends Connection {
   readonly serverNode: NodeState<Req, Resp>;
 }
 
-/** Trace hashes of the kinds emitted for every message (the rest go through `Simulation.emit`). */
-const KIND_SEND = hashString("net.send");
-const KIND_DELIVER = hashString("net.deliver");
-const KIND_REPLY = hashString("net.reply");
-const KIND_RESPONSE = hashString("net.response");
+/**
+ * Trace hashes of the kinds emitted for every message (the rest go through `Simulation.emit`).
+ * Unrecorded, their fields are hashed one by one in the order net-events.ts declares them.
+ */
+const netKindHash = (kind: keyof NetEvents) => hashString(kind);
+const KIND_SEND = netKindHash("net.send");
+const KIND_DELIVER = netKindHash("net.deliver");
+const KIND_REPLY = netKindHash("net.reply");
+const KIND_RESPONSE = netKindHash("net.response");
 
 /** A message about to travel, as an interceptor sees it. */
 export interface InterceptedMessage<Req, Resp> {
@@ -252,7 +257,7 @@ export class Network<Req, Resp> {
   transmitObserver: TransmitObserver | null = null;
 
   constructor(
-    private readonly sim: Simulation,
+    private readonly sim: Simulation<NetEvents>,
     private readonly choices: ChoiceSource,
     private readonly faultsFor: (
       from: string,
@@ -654,7 +659,7 @@ export class Network<Req, Resp> {
    * trace. Unrecorded, the same fields are hashed without building the event.
    */
   private emitTransfer(
-    kind: string,
+    kind: "net.send" | "net.reply",
     kindHash: number,
     node: NodeState<Req, Resp>,
     link: Link<Req, Resp>,
@@ -668,7 +673,7 @@ export class Network<Req, Resp> {
         node.name,
         kind,
         { conn: link.id, corr: correlationId, to: to.name, msg: this.labelOf(body) },
-        () => ({ detail: this.detailOf(body) }),
+        (): NetAnnotations[typeof kind] => ({ detail: this.detailOf(body) }),
       );
       return;
     }

@@ -1,6 +1,6 @@
 import { BoundExceeded, SIM_BOUNDS } from "./bounds.js";
 import { EventQueue, type ScheduledEvent } from "./event-queue.js";
-import type { Trace, TraceFields } from "./trace.js";
+import type { EventMap, Trace, TraceFields } from "./trace.js";
 
 export interface RunBounds {
   /** Hard cap on fired events (a run that needs more is reported, never looped forever). */
@@ -63,9 +63,13 @@ class ActionEvent extends SimEvent {
 
 /**
  * The discrete-event kernel: integer virtual time in milliseconds, a queue ordered by (time, seq),
- * and a bounded run loop. Nothing here knows about Kafka.
+ * and a bounded run loop. Nothing here knows about Kafka. E declares the trace events it emits
+ * (see EventMap): each component holds the run's one simulation typed by the map of its own events
+ * (a map is checked at emit sites only, so the same object passes between components of different
+ * maps), and an emit of an undeclared kind, or with other fields, does not compile. With no map it
+ * emits nothing.
  */
-export class Simulation {
+export class Simulation<E extends EventMap<E> = Record<never, never>> {
   private readonly queue = new EventQueue<SimEvent>();
   private seq = 0;
   /** Cancelled events still in the queue. */
@@ -141,12 +145,7 @@ export class Simulation {
    * Record a model event at the current virtual time. `annotate` adds display-only fields (labels
    * for diagrams): called only when the full trace is recorded, never hashed.
    */
-  emit(
-    node: string,
-    kind: string,
-    fields: Record<string, number | string | boolean | null>,
-    annotate?: () => TraceFields,
-  ): void {
+  emit<K extends keyof E & string>(node: string, kind: K, fields: E[K], annotate?: () => TraceFields): void {
     this.trace.emit(this.time, node, kind, fields, annotate);
   }
 

@@ -2,6 +2,14 @@
 export type TraceValue = number | string | boolean | null;
 export type TraceFields = Readonly<Record<string, TraceValue>>;
 
+/**
+ * The events one component emits, as kind -> fields (the network's are in net-events.ts; each model
+ * built on the kernel declares its own): a `Simulation<E>` emits only these kinds, each with exactly
+ * its fields. Declare the fields in the order the emit writes them: the trace hash absorbs them in
+ * that order.
+ */
+export type EventMap<E> = { [K in keyof E]: TraceFields };
+
 export interface TraceEvent {
   /** Position in the trace, from 0. */
   index: number;
@@ -12,6 +20,11 @@ export interface TraceEvent {
   /** Rolling hash of the trace up to and including this event. */
   hash: string;
 }
+
+/** A recorded event of one of map E's kinds (K: all of them by default), its fields as E declares them. */
+export type EventOf<E extends EventMap<E>, K extends keyof E & string = keyof E & string> = K extends unknown
+  ? Omit<TraceEvent, "kind" | "fields"> & { readonly kind: K; readonly fields: E[K] }
+  : never;
 
 const stringHashes = new Map<string, number>();
 

@@ -23,13 +23,20 @@ const file = (over: Record<string, unknown> = {}) =>
 
 describe("corpus file", () => {
   it("reads back what it holds", () => {
-    expect(parseCorpusFile(file(), "c.json", owner)).toEqual([entry]);
+    const state = { kind: "event", event: "marker-request-refused" };
+    expect(parseCorpusFile(file(), "c.json", owner)).toEqual([
+      { ...entry, points: entry.points.map((p) => ({ ...p, state })) },
+    ]);
   });
 
   it("names the field, its line and what was expected for a damaged entry", () => {
     const bad = file({ entries: [{ ...entry, tape: { "workload:p0": [1, -2] } }] });
     expect(() => parseCorpusFile(bad, "c.json", owner)).toThrow(
       /^c\.json:\d+:\d+ entries\[0\]\.tape\.workload:p0\[1\]: expected .*>= ?0/,
+    );
+    const unknown = file({ entries: [{ ...entry, points: [{ ...entry.points[0], key: "event no-such-event" }] }] });
+    expect(() => parseCorpusFile(unknown, "c.json", owner)).toThrow(
+      /^c\.json:\d+:\d+ entries\[0\]\.points\[0\]\.key: expected the key of a protocol state/,
     );
   });
 

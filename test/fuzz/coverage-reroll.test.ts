@@ -4,6 +4,7 @@ import type { JobOutcome } from "../../src/fuzz/executor/run-job.js";
 import { decodeSwarm, encodeSwarm, SWARM_STREAM } from "../../src/fuzz/run-shaping/swarm.js";
 import { CoverageCorpus, rerollTape } from "../../src/fuzz/search/coverage-corpus.js";
 import { generationSize } from "../../src/fuzz/search/coverage-search.js";
+import { parseStateKey } from "../../src/oracle/protocol-coverage.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
 const tape = {
@@ -58,7 +59,7 @@ describe("coverage generations", () => {
 describe("coverage corpus carried between campaigns", () => {
   const spec = runConfigFor(resolveScenario("kip-1228-gap")).spec;
   const newCorpus = () => new CoverageCorpus({ decode: (tape) => decodeSwarm(spec, tape), encode: encodeSwarm });
-  const point = (key: string) => ({ key, count: 1, from: {}, link: null });
+  const point = (key: string) => ({ state: parseStateKey(key), key, count: 1, from: {}, link: null });
   const outcome = (index: number, keys: string[]) =>
     ({
       index,

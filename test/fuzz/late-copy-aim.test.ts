@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runConfigFor } from "../../src/fuzz/campaign.js";
 import { runSeed } from "../../src/fuzz/run-seed.js";
 import type { LateCopyTarget } from "../../src/fuzz/search/late-copy-finder.js";
-import { lateCopyKeyPrefix } from "../../src/oracle/protocol-coverage.js";
+import { isLateCopy, type MarkerArrival } from "../../src/oracle/protocol-coverage.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 import { withLateDuplicate } from "../../src/sim/transmit-choices.js";
 
@@ -11,7 +11,7 @@ const SEEDS = 12;
 
 /** Each target of seeds 0..SEEDS-1 with the run its late duplicate makes. */
 function aimedRuns() {
-  const out: { target: LateCopyTarget; kinds: Set<string>; lateCopyKeys: string[] }[] = [];
+  const out: { target: LateCopyTarget; kinds: Set<string>; lateCopies: MarkerArrival[] }[] = [];
   for (let seed = 0; seed < SEEDS; seed++) {
     const base = runSeed(config, { seed }, { recordTape: true, coveragePositions: true });
     const tape = base.tape ?? {};
@@ -19,11 +19,12 @@ function aimedRuns() {
       const choices = withLateDuplicate(tape[target.stream] ?? [], target.at, target.faults, target.delayMs);
       expect(choices).not.toBeNull(); // a target is only listed when its copy can be duplicated so
       const run = runSeed(config, { tape: { ...tape, [target.stream]: choices as number[] } });
-      const prefix = lateCopyKeyPrefix(target.release, target.wire);
       out.push({
         target,
         kinds: new Set(run.violations.map((v) => v.kind)),
-        lateCopyKeys: run.coverage.map((p) => p.key).filter((k) => k.startsWith(prefix)),
+        lateCopies: run.coverage.flatMap(({ state }) =>
+          state.kind === "marker" && isLateCopy(state, target) ? [state.arrival] : [],
+        ),
       });
     }
   }
@@ -46,13 +47,13 @@ describe("late-copy targets (the coverage strategy's aim at stale markers)", () 
     const stale = old.filter((r) => r.kinds.has("stale-marker")).length;
     expect(stale / old.length).toBeGreaterThan(0.5); // measured: 73% over 30 seeds
     for (const r of old.filter((r) => r.kinds.has("stale-marker")))
-      expect(r.lateCopyKeys.some((k) => k.endsWith("result=applied"))).toBe(true);
+      expect(r.lateCopies.some((m) => m.result === "applied")).toBe(true);
   });
 
   it("at a KIP-1228 leader, the same kind of late duplicate arrives while the next transaction is open and is rejected", () => {
     const strict = at("4.2.1");
-    const reached = strict.filter((r) => r.lateCopyKeys.length > 0);
+    const reached = strict.filter((r) => r.lateCopies.length > 0);
     expect(reached.length / strict.length).toBeGreaterThan(0.5);
-    for (const r of reached) expect(r.lateCopyKeys.every((k) => k.endsWith("result=rejected"))).toBe(true);
+    for (const r of reached) expect(r.lateCopies.every((m) => m.result === "rejected")).toBe(true);
   });
 });

@@ -3,11 +3,15 @@ import type { SeedTrace } from "../../src/fuzz/failure-traces.js";
 import { renderSpaceTimeSvg } from "../../src/report/html/svg-diagram.js";
 import { buildSpaceTime } from "../../src/report/space-time.js";
 import { linkMessages } from "../../src/report/trace-links.js";
-import type { TraceEvent, TraceFields } from "../../src/sim/trace.js";
+import type { ClusterEvents } from "../../src/kafka/trace-events.js";
+import type { TraceEvent } from "../../src/sim/trace.js";
 import { firstGapFailure } from "./report-fixtures.js";
 
-/** A hand-made trace: [timeMs, node, kind, fields] in order. */
-function trace(rows: [number, string, string, TraceFields][]): TraceEvent[] {
+/** One event of a hand-made trace: [timeMs, node, kind, fields], the fields as the kind declares them. */
+type Row = { [K in keyof ClusterEvents]: [number, string, K, ClusterEvents[K]] }[keyof ClusterEvents];
+
+/** A hand-made trace, in order. */
+function trace(rows: Row[]): TraceEvent[] {
   return rows.map(([timeMs, node, kind, fields], index) => ({ index, timeMs, node, kind, fields, hash: "0" }));
 }
 
@@ -19,7 +23,7 @@ const servers: SeedTrace["servers"] = [
 describe("message links", () => {
   const events = trace([
     [0, "tc-0", "net.send", { conn: 1, corr: 7, to: "broker-0", msg: "WriteTxnMarkers" }],
-    [0, "tc-0", "net.duplicate", { conn: 1, corr: 7, dir: "request", delayMs: 9 }],
+    [0, "tc-0", "net.duplicate", { conn: 1, corr: 7, dir: "request" }],
     [2, "broker-0", "net.deliver", { conn: 1, corr: 7, from: "tc-0", msg: "WriteTxnMarkers" }],
     [2, "broker-0", "net.reply", { conn: 1, corr: 7, to: "tc-0", msg: "WriteTxnMarkers" }],
     [3, "p0", "net.send", { conn: 2, corr: 8, to: "broker-0", msg: "Produce" }],

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
+import { parseStateKey } from "../../oracle/protocol-coverage.js";
 import { parseJsonInput, jsonOffsetOf, lineColOf } from "../../scenario/json-positions.js";
 import { describeFound, InputError, readInputFile } from "../../scenario/input-error.js";
 import { type Locator, validationError } from "../../scenario/loader.js";
@@ -23,12 +24,24 @@ const MAX_CORPUS_FILE_BYTES = 200_000_000;
 
 const positions = z.record(z.string().min(1).max(300), z.int().min(0).max(MAX_TAPE_LENGTH));
 
-const savedPoint = z.strictObject({
-  key: z.string().min(1).max(1_000),
-  count: z.int().min(1),
-  from: positions.nullable(),
-  link: z.strictObject({ from: z.string().min(1).max(200), to: z.string().min(1).max(200) }).nullable(),
-});
+/** A coverage point as the file keeps it: its state by key (read back, the key's state joins it). */
+const savedPoint = z
+  .strictObject({
+    key: z.string().min(1).max(1_000),
+    count: z.int().min(1),
+    from: positions.nullable(),
+    link: z.strictObject({ from: z.string().min(1).max(200), to: z.string().min(1).max(200) }).nullable(),
+  })
+  .transform((point, ctx) => {
+    const state = parseStateKey(point.key);
+    if (state !== null) return { state, ...point };
+    ctx.addIssue({
+      code: "custom",
+      path: ["key"],
+      message: "expected the key of a protocol state (as run.json spells it)",
+    });
+    return z.NEVER;
+  });
 
 const savedEntry = z.strictObject({
   /** The fault mix the tape ran under (its "swarm" stream). */
@@ -51,7 +64,17 @@ const corpusFileSchema = z.strictObject({
   entries: z.array(savedEntry).max(MAX_SAVED_ENTRIES),
 });
 
+/** A kept tape as the corpus holds it: its points with their states (the file spells them by key alone: fileForm). */
 export type SavedEntry = z.output<typeof savedEntry>;
+
+/** An entry as the file spells it: its points by key alone (the form older files have too). */
+function fileForm(entry: SavedEntry): z.input<typeof savedEntry> {
+  return {
+    mix: entry.mix,
+    tape: entry.tape,
+    points: entry.points.map(({ key, count, from, link }) => ({ key, count, from, link })),
+  };
+}
 
 /** What a corpus belongs to: the scenario as loaded now, and a mutant's flag overrides (canonical JSON). */
 export interface CorpusOwner {
@@ -83,7 +106,7 @@ export function corpusFile(file: string, owner: CorpusOwner): CorpusStore {
         formatVersion: CORPUS_FILE_VERSION,
         tool: { name: TOOL_NAME, version: TOOL_VERSION },
         scenario: owner,
-        entries,
+        entries: entries.map(fileForm),
       };
       writeFileAtomic(file, `${JSON.stringify(content)}\n`);
     },

@@ -1,4 +1,4 @@
-import { type CoveragePoint, lateCopyKeyPrefix, markerRisk } from "../../oracle/protocol-coverage.js";
+import { type CoveragePoint, isLateCopy, markerRisk, type ProtocolState } from "../../oracle/protocol-coverage.js";
 import { WORKLOAD_STREAM_PREFIX } from "../../kafka/client/transactional-producer.js";
 import { cutStreams, type Tape } from "../../sim/choice-tape.js";
 import { linkStreamName } from "../../sim/network.js";
@@ -49,6 +49,9 @@ interface Aim {
   tape: Tape;
   target: LateCopyTarget;
 }
+
+/** The state a late-copy target aims at (a late copy at a leader of its release, over its wire), as a map key. */
+const aimedState = (target: LateCopyTarget) => `${target.release} ${target.wire}`;
 
 /** How one planned run came about (for learn() and the strategy's statistics). */
 export interface Plan {
@@ -141,8 +144,8 @@ export class CoverageCorpus {
   private readonly entries: Entry[] = [];
   private readonly mixes: Mix[] = [];
   private readonly mixByPrefix = new Map<string, Mix>();
-  /** Abstract state -> runs that reached it. */
-  private readonly seenRuns = new Map<string, number>();
+  /** Key of an abstract state -> the state and the runs that reached it (every state a learned run reached). */
+  private readonly seenRuns = new Map<string, { state: ProtocolState; runs: number }>();
   private readonly features = new Set<string>();
   fresh = 0;
   mutated = 0;
@@ -226,8 +229,8 @@ export class CoverageCorpus {
    * target of that state, the oldest untried first.
    */
   private aimLateCopy(rng: Rng, worth: ReadonlyMap<string, number>, index: number): Plan | null {
-    const state = pickWeighted(rng, [...worth.keys()], (prefix) => worth.get(prefix) ?? 0);
-    const i = this.aims.findIndex((a) => lateCopyKeyPrefix(a.target.release, a.target.wire) === state);
+    const aimed = pickWeighted(rng, [...worth.keys()], (state) => worth.get(state) ?? 0);
+    const i = this.aims.findIndex((a) => aimedState(a.target) === aimed);
     const { tape, target } = this.aims[i] as Aim;
     this.aims.splice(i, 1);
     const choices = withLateDuplicate(tape[target.stream] ?? [], target.at, target.faults, target.delayMs);
@@ -246,24 +249,28 @@ export class CoverageCorpus {
   }
 
   /**
-   * For each state the late-copy targets aim at (a key prefix: a late copy at a leader of one
-   * release, over one wire, while the next transaction is open), what aiming there is still worth,
+   * For each state the late-copy targets aim at (a late copy at a leader of one release, over one
+   * wire, while the next transaction is open: see aimedState), what aiming there is still worth,
    * from 1 down: divided by the square of one plus the runs where such a copy was applied (the
    * stale marker itself) and by one plus the runs that reached the state at all (a leader that
    * keeps rejecting late copies, as KIP-1228 leaders do, is aimed at less and less).
    */
   private aimWorth(): Map<string, number> {
+    const aimedAt = new Map<string, LateCopyTarget>();
+    for (const { target } of this.aims) {
+      const aimed = aimedState(target);
+      if (!aimedAt.has(aimed)) aimedAt.set(aimed, target);
+    }
     const out = new Map<string, number>();
-    for (const a of this.aims) out.set(lateCopyKeyPrefix(a.target.release, a.target.wire), 0);
-    for (const prefix of out.keys()) {
+    for (const [aimed, target] of aimedAt) {
       let reached = 0;
       let applied = 0;
-      for (const [key, runs] of this.seenRuns) {
-        if (!key.startsWith(prefix)) continue;
+      for (const { state, runs } of this.seenRuns.values()) {
+        if (!isLateCopy(state, target)) continue;
         reached += runs;
-        if (key.endsWith(" result=applied")) applied += runs;
+        if (state.kind === "marker" && state.arrival.result === "applied") applied += runs;
       }
-      out.set(prefix, 1 / ((1 + applied) ** 2 * (1 + reached)));
+      out.set(aimed, 1 / ((1 + applied) ** 2 * (1 + reached)));
     }
     return out;
   }
@@ -299,7 +306,11 @@ export class CoverageCorpus {
 
   /** Count what a run reached and keep its tape when it reached something new (or `keep`). */
   private absorb(tape: Tape, mix: Mix | null, points: readonly CoveragePoint[], keep: boolean): void {
-    for (const p of points) this.seenRuns.set(p.key, (this.seenRuns.get(p.key) ?? 0) + 1);
+    for (const p of points) {
+      const seen = this.seenRuns.get(p.key);
+      if (seen) seen.runs++;
+      else this.seenRuns.set(p.key, { state: p.state, runs: 1 });
+    }
     if (!mix) return;
     mix.runs++;
     for (const p of points) mix.reached.set(p.key, (mix.reached.get(p.key) ?? 0) + 1);
@@ -327,9 +338,10 @@ export class CoverageCorpus {
     return mix;
   }
 
-  /** What a state is worth: rarer is better, and closer to a stale marker is much better. */
+  /** What a state a learned run reached is worth: rarer is better, and closer to a stale marker is much better. */
   private rarity(key: string): number {
-    return RISK_WEIGHT ** markerRisk(key) / Math.sqrt(this.seenRuns.get(key) ?? 1);
+    const seen = this.seenRuns.get(key);
+    return RISK_WEIGHT ** (seen ? markerRisk(seen.state) : 0) / Math.sqrt(seen?.runs ?? 1);
   }
 
   private novelty(points: readonly CoveragePoint[]): number {

@@ -295,7 +295,7 @@ export class KafkaBroker {
       case "EndTxn":
         return process.coordinator.handle(request);
       default:
-        throw new Error(`broker ${this.id} cannot handle ${body.api}`);
+        throw new Error(`broker ${this.id} cannot handle ${(body as { api: string }).api}`);
     }
   }
 

@@ -1,5 +1,6 @@
 import type { Connection, Network, RpcResult } from "../../sim/network.js";
 import type { Simulation } from "../../sim/simulation.js";
+import type { KafkaEvents } from "../trace-events.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { FetchPartitionData, FetchRequest } from "../fetch-protocol.js";
@@ -36,7 +37,7 @@ export class ReplicaFetcher {
   private stopped = false;
 
   constructor(
-    private readonly sim: Simulation,
+    private readonly sim: Simulation<KafkaEvents>,
     private readonly net: Network<KafkaRequest, KafkaResponse>,
     readonly brokerId: string,
     readonly leader: string,

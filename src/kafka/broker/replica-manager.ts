@@ -1,4 +1,5 @@
 import type { Simulation } from "../../sim/simulation.js";
+import type { KafkaEvents } from "../trace-events.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { FetchPartition, FetchPartitionData, FetchRequest, FetchResponse } from "../fetch-protocol.js";
@@ -58,7 +59,7 @@ export class ReplicaManager {
   private stopped = false;
 
   constructor(
-    private readonly sim: Simulation,
+    private readonly sim: Simulation<KafkaEvents>,
     readonly brokerId: string,
     logs: ReadonlyMap<PartitionKey, PartitionLog>,
     configs: ReadonlyMap<PartitionKey, PartitionConfig>,
@@ -115,7 +116,7 @@ export class ReplicaManager {
       if (!this.stopped) onDone(errorCode, result.value);
     });
     if (op.tryComplete()) return;
-    this.sim.scheduleEvent(timeoutMs, op);
+    op.expireAfter(this.sim, timeoutMs);
     this.produces.watch(key, op);
   }
 
@@ -125,9 +126,11 @@ export class ReplicaManager {
     this.fetches.checkAndComplete(partition.key);
   }
 
+  /** isReplicaIsrEligible through this broker's metadata image (bound once, not per call). */
+  private readonly eligible = (replica: string): boolean => isActive(this.image(), replica);
+
   private maybeIncrementHighWatermark(partition: Partition): void {
-    const image = this.image();
-    if (partition.maybeIncrementLeaderHW(this.sim.nowMs, (r) => isActive(image, r))) {
+    if (partition.maybeIncrementLeaderHW(this.sim.nowMs, this.eligible)) {
       this.sim.emit(this.brokerId, "log.hw", {
         partition: partition.key,
         hw: partition.log.highWatermark,
@@ -159,7 +162,7 @@ export class ReplicaManager {
       ready,
       answer,
     );
-    this.sim.scheduleEvent(request.maxWaitMs, op);
+    op.expireAfter(this.sim, request.maxWaitMs);
     for (const p of request.partitions) this.fetches.watch(p.partition, op);
   }
 
@@ -167,9 +170,11 @@ export class ReplicaManager {
     const partition = this.leaderPartition(p.partition);
     if (!partition || (p.currentLeaderEpoch !== -1 && p.currentLeaderEpoch !== partition.leaderEpoch)) return;
     if (this.divergingEpoch(partition, p) !== null) return;
+    const before = partition.followerState(replica)?.logEndOffset ?? -1;
     partition.updateFollowerFetchState(replica, p.fetchOffset, this.sim.nowMs);
     this.maybeExpandIsr(partition, replica);
-    this.maybeIncrementHighWatermark(partition);
+    // The HW can only move when this follower's log end did (an ISR change moves it elsewhere).
+    if (p.fetchOffset !== before) this.maybeIncrementHighWatermark(partition);
   }
 
   private read(request: FetchRequest): FetchPartitionData[] {

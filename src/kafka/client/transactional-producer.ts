@@ -4,6 +4,7 @@ import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey, type TransactionV
 import type { ClusterContext } from "../cluster-context.js";
 import type { ClientMetadata } from "./client-metadata.js";
 import { endTxnVersionFor, type KafkaRequest, type KafkaResponse, produceVersionFor } from "../protocol.js";
+import type { KafkaEvents } from "../trace-events.js";
 
 export interface ProducerConfig {
   /** Node name in traces, e.g. "p0" (a restarted instance is "p0#2"). */
@@ -155,7 +156,7 @@ export class TransactionalProducer {
 
   // ------------------------------------------------------------------ plumbing
 
-  private emit(kind: string, fields: Record<string, number | string | boolean | null>): void {
+  private emit<K extends keyof KafkaEvents & string>(kind: K, fields: KafkaEvents[K]): void {
     this.ctx.sim.emit(this.config.name, kind, fields);
   }
 

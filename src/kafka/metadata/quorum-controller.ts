@@ -1,4 +1,5 @@
 import type { Simulation } from "../../sim/simulation.js";
+import type { KafkaEvents } from "../trace-events.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { BrokerLiveness, BrokerRegistration, MetadataImage, PartitionRegistration } from "./metadata-image.js";
@@ -47,7 +48,7 @@ export class QuorumController {
   private readonly unclean = new Map<PartitionKey, boolean>();
 
   constructor(
-    private readonly sim: Simulation,
+    private readonly sim: Simulation<KafkaEvents>,
     brokers: readonly string[],
     assignments: readonly PartitionAssignment[],
     private readonly publish: (image: MetadataImage, changes: readonly LeaderChange[]) => void,
