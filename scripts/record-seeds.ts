@@ -6,7 +6,7 @@ import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { runCampaign } from "../src/fuzz/campaign.js";
 import { failingSeedFiles } from "../src/fuzz/save-failures.js";
-import { shrinkFirstFailure } from "../src/cli/shrink-first-failure.js";
+import { shrinkFirstFailure } from "../src/fuzz/shrink-first-failure.js";
 import { BUILTIN_SCENARIO_DIR, builtinScenarioNames, resolveScenario } from "../src/scenario/loader.js";
 import { writeFileAtomic } from "../src/report/write-files.js";
 
@@ -31,5 +31,7 @@ for (const name of builtinScenarioNames(BUILTIN_SCENARIO_DIR)) {
   }
   if (loaded.scenario.script) continue; // a script is its own minimal schedule
   const shrunk = shrinkFirstFailure(single, { budgetMs: 60_000, saveDir: dir });
-  if (shrunk?.savedTo) process.stdout.write(`${shrunk.savedTo}: ${shrunk.summary.kind} shrunk from ${shrunk.summary.before.events} to ${shrunk.summary.after.events} events\n`);
+  if (!shrunk?.seedFile) continue;
+  writeFileAtomic(shrunk.seedFile.path, shrunk.seedFile.content);
+  process.stdout.write(`${shrunk.seedFile.path}: ${shrunk.summary.kind} shrunk from ${shrunk.summary.before.events} to ${shrunk.summary.after.events} events\n`);
 }

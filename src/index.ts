@@ -3,14 +3,13 @@
  *
  *   import { loadScenario, runSeed, runCampaign, replay } from "eosfuzz";
  *
+ * runCampaign runs random seeds in this thread; planCampaign + runCampaignSession run any strategy,
+ * on workers, with what `eosfuzz run` does around a campaign (resume, corpus, shrinking, seed files).
+ *
  * Every run is a pure function of (scenario, seed | tape). Bad input throws InputError (one line).
  */
-import {
-  type CampaignOptions,
-  type CampaignResult,
-  runCampaign as runCampaignOf,
-  runConfigFor,
-} from "./fuzz/campaign.js";
+import { type CampaignOptions, type CampaignResult, runConfigFor } from "./fuzz/campaign.js";
+import { planCampaign, runCampaignInThread } from "./fuzz/campaign-session.js";
 import {
   type RunConfig,
   type RunInput,
@@ -18,16 +17,15 @@ import {
   type RunResult,
   runSeed as runSeedOf,
 } from "./fuzz/run-seed.js";
-import { InputError } from "./scenario/input-error.js";
-import { type LoadedScenario, parseScenario, resolveScenario } from "./scenario/loader.js";
+import { type LoadedScenario, loadScenario } from "./scenario/loader.js";
 
 export { TOOL_VERSION } from "./version.js";
 export { InputError } from "./scenario/input-error.js";
 export { VIOLATION_KINDS, type Violation, type ViolationKind } from "./oracle/violation.js";
 export { RELEASE_NAMES, type ReleaseFlags, type ReleaseName } from "./kafka/release.js";
 export type { Scenario, Expectation } from "./scenario/schema.js";
-export type { Script, ScriptStep } from "./scenario/script-schema.js";
-export type { StepRecord, ScriptRun } from "./scenario/script-driver.js";
+export type { Script, ScriptStep } from "./scenario/script/script-schema.js";
+export type { StepRecord, ScriptRun } from "./scenario/script/script-driver.js";
 export type { LoadedScenario } from "./scenario/loader.js";
 export type { CampaignOptions, CampaignResult, SeededViolation } from "./fuzz/campaign.js";
 export type { RunConfig, RunInput, RunOptions, RunResult } from "./fuzz/run-seed.js";
@@ -45,13 +43,20 @@ export { failingSeedFiles, type SeedFileToWrite } from "./fuzz/save-failures.js"
 export { regress, type RegressResult, type RegressRow, type RegressOptions } from "./fuzz/regress.js";
 export { builtinScenarioNames, parseScenario, contentHash } from "./scenario/loader.js";
 export { runConfigFor } from "./fuzz/campaign.js";
+export { loadScenario } from "./scenario/loader.js";
+export {
+  planCampaign,
+  runCampaignSession,
+  runCampaignInThread,
+  CampaignError,
+  type CampaignSessionOptions,
+  type CampaignHooks,
+  type CampaignPlan,
+  type CampaignSessionResult,
+} from "./fuzz/campaign-session.js";
+export type { ShrunkFailure, ShrunkReport } from "./fuzz/shrink-first-failure.js";
+export { STRATEGIES, STRATEGY_NAMES, type SearchStrategy, type StrategyName } from "./fuzz/search/strategies.js";
 export { MUTANTS, EQUIVALENT_MUTANTS, findMutant, withMutant, killsMutant, type Mutant } from "./fuzz/mutants.js";
-
-/** A built-in scenario by name (see `eosfuzz run --scenario`), a scenario file path, or scenario YAML text. */
-export function loadScenario(nameOrPathOrYaml: string): LoadedScenario {
-  if (nameOrPathOrYaml.includes("\n")) return parseScenario(nameOrPathOrYaml, "(inline scenario)");
-  return resolveScenario(nameOrPathOrYaml);
-}
 
 function scenarioOf(scenario: LoadedScenario | string): LoadedScenario {
   return typeof scenario === "string" ? loadScenario(scenario) : scenario;
@@ -67,11 +72,11 @@ export function runSeed(
   return runSeedOf(config, input, options);
 }
 
-/** Seeds seedStart .. seedStart+seeds-1 (default: the scenario's own budget from 0), judged against the scenario's expectation. */
+/**
+ * Seeds seedStart .. seedStart+seeds-1 (default: the scenario's own budget from 0), judged against the
+ * scenario's expectation, in this thread. runCampaignSession runs the other strategies, on workers.
+ */
 export function runCampaign(scenario: LoadedScenario | string, options: Partial<CampaignOptions> = {}): CampaignResult {
-  const loaded = scenarioOf(scenario);
-  const seeds = options.seeds ?? loaded.scenario.seeds;
-  if (!Number.isInteger(seeds) || seeds < 1)
-    throw new InputError("seeds", "", `expected an integer >= 1, found ${seeds}`);
-  return runCampaignOf(loaded, { ...options, seeds, seedStart: options.seedStart ?? 0 });
+  const { onSeed, shouldStop, doneAfter, ...campaign } = options;
+  return runCampaignInThread(planCampaign({ scenario, ...campaign }), { onSeed, shouldStop, doneAfter }).campaign;
 }

@@ -8,9 +8,10 @@
  */
 import { expect, it } from "vitest";
 import type { CampaignResult } from "./fuzz/campaign.js";
+import { planCampaign, runCampaignInThread } from "./fuzz/campaign-session.js";
 import { filesIn } from "./fuzz/regress.js";
 import { type ReplayResult, replay } from "./fuzz/replay.js";
-import { type LoadedScenario, runCampaign } from "./index.js";
+import type { LoadedScenario } from "./scenario/loader.js";
 
 function describeFailure(result: CampaignResult): string {
   const lines = [
@@ -33,9 +34,9 @@ export function expectScenario(
   scenario: LoadedScenario | string,
   options: { seeds?: number; seedStart?: number } = {},
 ): CampaignResult {
-  const result = runCampaign(scenario, options);
-  expect(result.verdict.met, describeFailure(result)).toBe(true);
-  return result;
+  const { campaign, expectationMet } = runCampaignInThread(planCampaign({ scenario, ...options }));
+  expect(expectationMet, describeFailure(campaign)).toBe(true);
+  return campaign;
 }
 
 /** Replay one seed file and fail unless it reproduces its recorded trace hash. */

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { JobOutcome } from "../fuzz/executor/run-job.js";
+import { resumableStrategyNames } from "../fuzz/search/strategies.js";
 import { type CampaignArgs, type ReadResults, readResultsLog, resultsFile } from "../report/results-log.js";
 import { InputError } from "../scenario/input-error.js";
 import type { LoadedScenario } from "../scenario/loader.js";
@@ -27,7 +28,7 @@ type CampaignOption = keyof typeof CAMPAIGN_OPTIONS;
 const NAMES = Object.keys(CAMPAIGN_OPTIONS) as CampaignOption[];
 
 /** Strategies whose runs are independent, so that a campaign can continue after any prefix of them. */
-const RESUMABLE_STRATEGIES = ["random", "swarm", "pct"];
+const RESUMABLE_STRATEGIES: readonly string[] = resumableStrategyNames();
 
 /** The campaign options of a run's arguments, as results.jsonl records them (a scenario file by absolute path). */
 export function campaignArgsOf(commandLine: object, scenarioArg: string): CampaignArgs {

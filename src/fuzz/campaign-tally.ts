@@ -1,5 +1,5 @@
 import type { ViolationKind } from "../oracle/violation.js";
-import type { StepRecord } from "../scenario/script-driver.js";
+import type { StepRecord } from "../scenario/script/script-driver.js";
 import type { Tape } from "../sim/choice-tape.js";
 import type { Scenario } from "../scenario/schema.js";
 import type { SeededViolation } from "./campaign.js";

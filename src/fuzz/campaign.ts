@@ -1,7 +1,7 @@
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { Violation } from "../oracle/violation.js";
 import type { LoadedScenario } from "../scenario/loader.js";
-import type { StepRecord } from "../scenario/script-driver.js";
+import type { StepRecord } from "../scenario/script/script-driver.js";
 import type { Tape } from "../sim/choice-tape.js";
 import { toClusterSpec } from "../scenario/to-cluster-spec.js";
 import { CampaignTally, type StopReason, type TallyData } from "./campaign-tally.js";
@@ -9,7 +9,8 @@ import { outcomeOf } from "./executor/run-job.js";
 import { evaluateExpectation, type ExpectationVerdict } from "./expectation.js";
 import { type CoverageSummary, goalFailures, summarizeCoverage } from "./protocol-coverage-summary.js";
 import { type RunConfig, type RunResult, type RunShaping, runSeed } from "./run-seed.js";
-import { type Shard, shardRange, type StrategyName } from "./search/search-options.js";
+import { type Shard, shardRange } from "./search/search-options.js";
+import { randomStrategyInfo, type StrategyName } from "./search/strategies.js";
 import { type CampaignStatistics, campaignStatistics } from "./statistics.js";
 
 /** A violation with the seed and trace hash that reproduce it. */
@@ -117,7 +118,7 @@ export function runCampaign(loaded: LoadedScenario, options: CampaignOptions): C
     plannedSeeds: options.seeds,
     shard: null,
     stoppedBy: interrupted ? "interrupted" : null,
-    strategy: { name: "random", summary: "random: each seed draws delays and faults at the scenario's rates" },
+    strategy: randomStrategyInfo(),
     overrides: options.overrides ?? {},
   });
 }

@@ -100,12 +100,20 @@ export class DeterminismWatch {
     this.mismatches.push({ seed: first.seed, lines });
   }
 
-  addTo(report: { determinism?: DeterminismReport; expectationMet: boolean; expectationReasons: string[] }): void {
-    report.determinism = { checked: this.checked, mismatches: this.mismatches };
-    if (this.mismatches.length === 0) return;
-    report.expectationMet = false;
-    report.expectationReasons.push(
-      `nondeterminism: ${this.mismatches.length} seed(s) gave a different trace when run again (first: seed ${this.mismatches[0]?.seed})`,
-    );
+  report(): DeterminismReport {
+    return { checked: this.checked, mismatches: this.mismatches };
   }
+}
+
+/** A run report with the --check-determinism verdict: any mismatch fails the expectation. */
+export function addDeterminism(
+  report: { determinism?: DeterminismReport; expectationMet: boolean; expectationReasons: string[] },
+  determinism: DeterminismReport,
+): void {
+  report.determinism = determinism;
+  if (determinism.mismatches.length === 0) return;
+  report.expectationMet = false;
+  report.expectationReasons.push(
+    `nondeterminism: ${determinism.mismatches.length} seed(s) gave a different trace when run again (first: seed ${determinism.mismatches[0]?.seed})`,
+  );
 }

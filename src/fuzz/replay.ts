@@ -1,6 +1,6 @@
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { Violation } from "../oracle/violation.js";
-import type { StepRecord } from "../scenario/script-driver.js";
+import type { StepRecord } from "../scenario/script/script-driver.js";
 import type { TraceEvent } from "../sim/trace.js";
 import { TOOL_VERSION } from "../version.js";
 import { runConfigFor } from "./campaign.js";

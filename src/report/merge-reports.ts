@@ -2,11 +2,11 @@ import { type CampaignResult, finishCampaign, type SeededViolation, type Strateg
 import { mergeRanges, type StopReason, type TallyData } from "../fuzz/campaign-tally.js";
 import type { PointTally } from "../fuzz/protocol-coverage-summary.js";
 import type { ReleaseFlags } from "../kafka/release.js";
-import { pctStrategyInfo } from "../fuzz/search/pct-setup.js";
+import { strategyNamed } from "../fuzz/search/strategies.js";
 import { InputError } from "../scenario/input-error.js";
 import type { LoadedScenario } from "../scenario/loader.js";
 import { canonicalJson } from "../scenario/loader.js";
-import type { StepRecord } from "../scenario/script-driver.js";
+import type { StepRecord } from "../scenario/script/script-driver.js";
 import { readRunReport } from "./read-run-report.js";
 import { copyPlaceFields, type ReportedViolation, type RunReport } from "./run-report.js";
 
@@ -129,26 +129,8 @@ function mergedScriptSteps(shards: readonly ShardReport[]): StepRecord[] | null 
 }
 
 function mergedStrategy(first: RunReport, shards: readonly ShardReport[], runs: number): StrategyInfo {
-  const s = first.strategy;
-  if (s.name === "pct" && s.runShaping?.pct)
-    return { ...pctStrategyInfo(s.runShaping.pct, runs), runShaping: s.runShaping };
-  if (s.name === "coverage") {
-    const sum = (f: "corpus" | "generations" | "freshRuns" | "mutatedRuns" | "aimedRuns") =>
-      shards.reduce((a, { report }) => a + (report.strategy.coverage?.[f] ?? 0), 0);
-    const coverage = {
-      corpus: sum("corpus"),
-      generations: sum("generations"),
-      freshRuns: sum("freshRuns"),
-      mutatedRuns: sum("mutatedRuns"),
-      aimedRuns: sum("aimedRuns"),
-    };
-    return {
-      ...s,
-      summary: `coverage-guided, ${shards.length} independent shards: ${coverage.freshRuns} fresh swarm runs, ${coverage.mutatedRuns} re-rolled from ${coverage.corpus} kept tapes (${coverage.aimedRuns} aimed a late marker copy)`,
-      coverage,
-    };
-  }
-  return s;
+  const infos = shards.map(({ report }) => report.strategy);
+  return strategyNamed(first.strategy.name).mergeShards?.(first.strategy, infos, runs) ?? first.strategy;
 }
 
 /**

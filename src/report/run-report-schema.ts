@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { STRATEGY_NAMES } from "../fuzz/search/strategies.js";
 import { expectationSchema } from "../scenario/schema.js";
 import { RUN_REPORT_SCHEMA_VERSION, type RunReport } from "./run-report.js";
 
@@ -32,7 +33,7 @@ const violationSchema = z.object({
 const pointTallySchema = { seeds: z.int().min(0), firstSeed: z.int().min(0) };
 
 const strategySchema = z.object({
-  name: z.enum(["random", "swarm", "pct", "coverage", "exhaustive"]),
+  name: z.enum(STRATEGY_NAMES),
   summary: z.string().describe("what was searched and what it guarantees, in one line"),
   runShaping: z
     .object({

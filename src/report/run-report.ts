@@ -1,5 +1,5 @@
 import type { DeterminismReport } from "../fuzz/determinism-check.js";
-import type { ShrinkSummary } from "../fuzz/shrink-seed.js";
+import type { ShrunkReport } from "../fuzz/shrink-first-failure.js";
 import type { CampaignResult, SeededViolation, StrategyInfo } from "../fuzz/campaign.js";
 import type { StopReason } from "../fuzz/campaign-tally.js";
 import { describeWhere, isModelFailure, MODEL_FAILURE_REASON_PREFIX } from "../fuzz/expectation.js";
@@ -8,7 +8,7 @@ import type { Shard } from "../fuzz/search/search-options.js";
 import type { CampaignStatistics } from "../fuzz/statistics.js";
 import type { Expectation } from "../scenario/schema.js";
 import type { Tape } from "../sim/choice-tape.js";
-import type { StepRecord } from "../scenario/script-driver.js";
+import type { StepRecord } from "../scenario/script/script-driver.js";
 import { TOOL_NAME, TOOL_VERSION } from "../version.js";
 
 export const RUN_REPORT_SCHEMA_VERSION = 1;
@@ -44,12 +44,7 @@ export interface ExpectationCheck {
 }
 
 /** The `--json` object and run.json: stable keys, violations sorted by seed. */
-/** A shrink as the report carries it (sizes, story, tape); timeMs is its only wall-clock field. */
-export type ShrunkReport = Omit<ShrinkSummary, "scenario"> & {
-  scenario: string;
-  scenarioHash: string;
-  savedTo: string | null;
-};
+export type { ShrunkReport } from "../fuzz/shrink-first-failure.js";
 
 export interface RunReport {
   schemaVersion: number;

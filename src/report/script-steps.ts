@@ -1,5 +1,5 @@
 import chalk from "chalk";
-import type { StepRecord } from "../scenario/script-driver.js";
+import type { StepRecord } from "../scenario/script/script-driver.js";
 
 /** A scripted scenario's step log: one line per step with its outcome, mismatches in red. */
 export function renderScriptSteps(steps: readonly StepRecord[], totalSteps: number): string {

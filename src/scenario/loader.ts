@@ -249,3 +249,9 @@ export function resolveScenario(nameOrPath: string, dir = BUILTIN_SCENARIO_DIR):
     `expected a built-in scenario (${builtinScenarioNames(dir).join(", ")}) or a file path, found "${nameOrPath}"`,
   );
 }
+
+/** A built-in scenario by name, a scenario file path, or scenario YAML text (the library's way in). */
+export function loadScenario(nameOrPathOrYaml: string): LoadedScenario {
+  if (nameOrPathOrYaml.includes("\n")) return parseScenario(nameOrPathOrYaml, "(inline scenario)");
+  return resolveScenario(nameOrPathOrYaml);
+}

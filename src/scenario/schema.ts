@@ -2,7 +2,7 @@ import { z } from "zod";
 import { FLAG_NAMES, RELEASE_NAMES } from "../kafka/release.js";
 import { EVENT_POINTS, MARKER_VALUES } from "../oracle/protocol-coverage.js";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
-import { scriptSchema } from "./script-schema.js";
+import { scriptSchema } from "./script/script-schema.js";
 
 /** Upper bounds that keep one seed within what the tool can honestly run. */
 export const LIMITS = {

@@ -1,5 +1,5 @@
 import type { ClusterEvents } from "../kafka/trace-events.js";
-import type { ScriptStep } from "./script-schema.js";
+import type { ScriptStep } from "./script/script-schema.js";
 
 /** The trace events of a scripted scenario's driver (script-driver.ts), besides the cluster's own. */
 export interface ScriptEvents {

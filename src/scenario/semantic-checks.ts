@@ -1,6 +1,6 @@
 import { RELEASES } from "../kafka/release.js";
 import { LIMITS, type Scenario } from "./schema.js";
-import { scriptProblems } from "./script-checks.js";
+import { scriptProblems } from "./script/script-checks.js";
 
 export interface SemanticProblem {
   path: (string | number)[];

@@ -12,7 +12,7 @@ import type { SearchOptions } from "../../src/fuzz/search/search-options.js";
 import { replaySeed } from "../../src/fuzz/replay.js";
 import { failingSeedFiles } from "../../src/fuzz/save-failures.js";
 import { parseSeedFile } from "../../src/fuzz/seed-file.js";
-import { shrinkFirstFailure } from "../../src/cli/shrink-first-failure.js";
+import { shrinkFirstFailure } from "../../src/fuzz/shrink-first-failure.js";
 import { mergeShardReports } from "../../src/report/merge-reports.js";
 import { buildRunReport, deterministicPart } from "../../src/report/run-report.js";
 import { resolveScenario } from "../../src/scenario/loader.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCampaign } from "../../src/fuzz/campaign.js";
 import { BUILTIN_SCENARIO_DIR, parseScenario, resolveScenario } from "../../src/scenario/loader.js";
-import type { StepRecord } from "../../src/scenario/script-driver.js";
+import type { StepRecord } from "../../src/scenario/script/script-driver.js";
 
 const SCRIPTED = [
   "kip-1228-race",

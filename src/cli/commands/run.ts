@@ -1,15 +1,14 @@
 import { mkdirSync } from "node:fs";
 import type { Argv } from "yargs";
-import type { CampaignResult } from "../../fuzz/campaign.js";
-import { DeterminismWatch } from "../../fuzz/determinism-check.js";
-import { InProcessExecutor, type RunExecutor } from "../../fuzz/executor/executor.js";
-import { PoolExecutor } from "../../fuzz/executor/worker-pool.js";
-import { findMutant, killsMutant, MUTANTS, type Mutant, withMutant } from "../../fuzz/mutants.js";
-import { failingSeedFiles } from "../../fuzz/save-failures.js";
-import { runSearch, searchConfig } from "../../fuzz/search/run-search.js";
-import { campaignReplayCommand, replayFlags, seedReplayCommand } from "../../fuzz/search/replay-commands.js";
-import { type CorpusStore, corpusFile } from "../../fuzz/search/corpus-file.js";
-import { type SearchOptions, type Shard, shardRange, type StrategyName } from "../../fuzz/search/search-options.js";
+import {
+  CampaignError,
+  type CampaignPlan,
+  type CampaignSessionResult,
+  planCampaign,
+  runCampaignSession,
+} from "../../fuzz/campaign-session.js";
+import { addDeterminism } from "../../fuzz/determinism-check.js";
+import { findMutant, MUTANTS, type Mutant } from "../../fuzz/mutants.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { emitGithubActions } from "../../report/github-actions.js";
@@ -22,12 +21,11 @@ import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
 import { renderRunReport } from "../../report/terminal.js";
 import { writeFileAtomic } from "../../report/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
-import { canonicalJson, type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
+import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
 import { LIMITS } from "../../scenario/schema.js";
 import { EXIT, InternalError } from "../errors.js";
 import { campaignArgsOf, checkResumedScenario, type Resumed, resumeArgs } from "../run-resume.js";
 import { traceReport } from "../report-output.js";
-import { shrinkFirstFailure } from "../shrink-first-failure.js";
 import {
   bugProbabilities,
   checkInteger,
@@ -65,9 +63,6 @@ function resolveMutant(name: string | undefined): Mutant | null {
     throw new InputError("--mutant", "", `expected one of ${MUTANTS.map((x) => x.name).join(", ")}, found "${name}"`);
   return m;
 }
-
-/** Default schedule limit of an exhaustive search (--seeds). */
-const EXHAUSTIVE_MAX_SCHEDULES = 200_000;
 
 export function runBuilder(y: Argv): Argv<RunArgs> {
   return searchOptionsBuilder(
@@ -134,101 +129,17 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
 /** Where --save-failures writes when given no directory (what `eosfuzz regress` reads by default). */
 export const DEFAULT_SEED_DIR = "seeds";
 
-/** --save-failures: one seed file per failing seed, each written atomically. */
-function saveFailures(
-  result: CampaignResult,
-  dir: string,
-  overrides: Partial<ReleaseFlags>,
-  mutant: string | null,
-): string[] {
-  const files = failingSeedFiles(result, dir, { overrides, mutant });
-  for (const f of files) writeFileAtomic(f.path, f.content);
-  return files.map((f) => f.path);
-}
-
-/**
- * --corpus FILE: checked and read before anything runs (a bad file is one line, exit 2, and is left
- * as it is); written when the campaign ends.
- */
-function corpusStore(
-  file: string,
-  strategy: StrategyName,
-  shard: Shard | null,
-  loaded: LoadedScenario,
-  mutant: Mutant | null,
-): CorpusStore {
-  if (strategy !== "coverage")
-    throw new InputError(
-      "--corpus",
-      "",
-      `expected --strategy coverage (only the coverage strategy keeps a corpus), found --strategy ${strategy}`,
-    );
-  if (shard)
-    throw new InputError(
-      "--corpus",
-      "",
-      "expected no --shard with --corpus (shards would each write the same file; run the shards without it)",
-    );
-  const store = corpusFile(file, {
-    name: loaded.scenario.name,
-    contentHash: loaded.contentHash,
-    overrides: canonicalJson(mutant?.overrides ?? {}),
-  });
-  const entries = store.load();
-  return { file, load: () => entries, save: (saved) => store.save(saved) };
-}
-
-/** The search options of the command line, checked (bad values are one InputError line). */
-function searchOptions(args: RunArgs, loaded: LoadedScenario, mutant: Mutant | null): SearchOptions {
-  checkInteger("seeds", args.seeds, 1, LIMITS.seeds);
-  checkInteger("seed-start", args["seed-start"], 0, Number.MAX_SAFE_INTEGER - LIMITS.seeds);
-  checkInteger("pct-depth", args["pct-depth"], 1, 10);
-  checkInteger("depth", args.depth, 0, 20);
-  const strategy = parseStrategy(args.strategy);
-  const shard = parseShard(args.shard);
-  if (shard && strategy === "exhaustive")
-    throw new InputError(
-      "--shard",
-      "",
-      "expected no --shard with --strategy exhaustive (an exhaustive search of a small scope runs whole on one machine)",
-    );
-  const probabilities = bugProbabilities(args["bug-probability"]);
-  const corpus = args.corpus === undefined ? null : corpusStore(args.corpus, strategy, shard, loaded, mutant);
-  return {
-    strategy,
-    seeds:
-      args.seeds ??
-      (strategy === "exhaustive" ? EXHAUSTIVE_MAX_SCHEDULES : mutant ? mutant.budget : loaded.scenario.seeds),
-    seedStart: args["seed-start"],
-    shard,
-    pctDepth: args["pct-depth"],
-    pctScope: parsePctScope(args["pct-scope"]),
-    depth: args.depth,
-    timeBudgetMs: args["time-budget"] === undefined ? null : parseDuration("time-budget", args["time-budget"]),
-    stopOnFirst: args["stop-on-first"],
-    ...(probabilities ? { bugProbabilities: probabilities } : {}),
-    ...(corpus ? { corpus } : {}),
-    // A mutant run asks whether the oracle catches it: its kinds, within its budget, then done.
-    overrides: mutant?.overrides ?? {},
-    ...(mutant ? { doneAfter: (outcome: Parameters<typeof killsMutant>[1]) => killsMutant(mutant, outcome) } : {}),
-  };
-}
-
-/** A run's checked arguments and what they resolve to, before anything runs. */
+/** A run's checked arguments and the campaign they plan, before anything runs. */
 export interface RunPlan {
   args: RunArgs;
-  seedTimeoutMs: number;
-  workers: number;
-  mutant: Mutant | null;
-  loaded: LoadedScenario;
-  options: SearchOptions;
+  campaign: CampaignPlan;
   /** --out's directory ("" until the default is named after the start time), or null without --out. */
   outDir: string | null;
   /** --resume: the interrupted run's results so far. */
   resumed: Resumed<RunArgs> | null;
 }
 
-/** Check every argument of `eosfuzz run` (bad ones are one InputError line) and resolve the scenario. */
+/** Check every argument of `eosfuzz run` (bad ones are one InputError line), resolve the scenario, plan the campaign. */
 export function planRun(given: RunArgs): RunPlan {
   const resumed = given.resume === undefined ? null : resumeArgs(given.resume, given);
   const args = resumed?.args ?? given;
@@ -238,10 +149,37 @@ export function planRun(given: RunArgs): RunPlan {
   const mutant = resolveMutant(args.mutant);
   const scenario = resolveScenario(args.scenario ?? mutant?.scenario ?? DEFAULT_SCENARIO);
   if (resumed && given.resume !== undefined) checkResumedScenario(given.resume, scenario, resumed.scenarioHash);
-  const loaded = mutant ? withMutant(scenario, mutant) : scenario;
-  const options = searchOptions(args, loaded, mutant);
-  if (resumed) options.resumeFrom = resumed.outcomes;
-  return { args, seedTimeoutMs, workers, mutant, loaded, options, outDir: args.out ?? null, resumed };
+  checkInteger("seeds", args.seeds, 1, LIMITS.seeds);
+  checkInteger("seed-start", args["seed-start"], 0, Number.MAX_SAFE_INTEGER - LIMITS.seeds);
+  checkInteger("pct-depth", args["pct-depth"], 1, 10);
+  checkInteger("depth", args.depth, 0, 20);
+  const strategy = parseStrategy(args.strategy);
+  const shard = parseShard(args.shard);
+  const probabilities = bugProbabilities(args["bug-probability"]);
+  const pctScope = parsePctScope(args["pct-scope"]);
+  const timeBudgetMs = args["time-budget"] === undefined ? null : parseDuration("time-budget", args["time-budget"]);
+  const campaign = planCampaign({
+    scenario,
+    mutant,
+    strategy,
+    ...(args.seeds !== undefined ? { seeds: args.seeds } : {}),
+    seedStart: args["seed-start"],
+    shard,
+    pctDepth: args["pct-depth"],
+    pctScope,
+    depth: args.depth,
+    timeBudgetMs,
+    stopOnFirst: args["stop-on-first"],
+    ...(probabilities ? { bugProbabilities: probabilities } : {}),
+    ...(args.corpus !== undefined ? { corpusFile: args.corpus } : {}),
+    ...(resumed ? { resumeFrom: resumed.outcomes } : {}),
+    workers,
+    seedTimeoutMs,
+    shrinkBudgetMs: args.shrink ? args["shrink-budget-ms"] : null,
+    saveFailuresDir: args["save-failures"] === undefined ? null : args["save-failures"] || DEFAULT_SEED_DIR,
+    checkDeterminism: args["check-determinism"],
+  });
+  return { args, campaign, outDir: args.out ?? null, resumed };
 }
 
 /** `eosfuzz run`: a campaign over seeds, judged against the scenario's expectation. */
@@ -250,14 +188,13 @@ export async function runCommand(args: RunArgs): Promise<number> {
 }
 
 async function executeRun(plan: RunPlan): Promise<number> {
-  const { args, workers, seedTimeoutMs, loaded, options } = plan;
-  const overrides: Partial<ReleaseFlags> = options.overrides ?? {};
-  const mutantName = plan.mutant?.name ?? null;
-  let interrupted = false;
+  const { args, campaign } = plan;
+  const name = campaign.loaded.scenario.name;
+  const abort = new AbortController();
   const onSignal = () => {
     // A second Ctrl-C: out at once. results.jsonl is valid up to its last line (each line is one write).
-    if (interrupted) process.exit(EXIT.interrupted);
-    interrupted = true;
+    if (abort.signal.aborted) process.exit(EXIT.interrupted);
+    abort.abort();
     process.stderr.write(
       "\ninterrupted: finishing the runs in flight and writing a partial report (Ctrl-C again to quit at once)\n",
     );
@@ -265,93 +202,47 @@ async function executeRun(plan: RunPlan): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   // An exhaustive search does not know its schedule count in advance (--seeds only bounds it): no ETA to show.
-  const slice = shardRange(options.seedStart, options.seeds, options.shard);
   const progress = createProgress({
-    scenario: loaded.scenario.name,
-    total: slice.end - slice.start,
-    enabled: args.progress && options.strategy !== "exhaustive",
+    scenario: name,
+    total: campaign.runs.end - campaign.runs.start,
+    enabled: args.progress && campaign.strategy.countsRuns,
     heartbeatMs: heartbeatMs(),
   });
-  const determinism = args["check-determinism"] ? new DeterminismWatch(searchConfig(loaded, options)) : null;
   const startedAt = new Date();
   const outDir =
-    plan.outDir === ""
-      ? defaultReportDir({ scenario: loaded.scenario.name, startedAt: startedAt.toISOString() })
-      : plan.outDir;
+    plan.outDir === "" ? defaultReportDir({ scenario: name, startedAt: startedAt.toISOString() }) : plan.outDir;
   const log = outDir === null ? null : openResultsLog(plan, outDir);
-  const alreadyDone = plan.resumed?.outcomes.length ?? 0;
-  const executor: RunExecutor =
-    workers === 0
-      ? new InProcessExecutor()
-      : new PoolExecutor({
-          workers,
-          seedTimeoutMs,
-          describeJob: (job) => ("seed" in job.input ? `seed ${job.input.seed}` : `run ${job.index}`),
-        });
-  const started = performance.now();
-  let violations = 0;
-  let tallied = 0;
-  let result: CampaignResult;
+  let session: CampaignSessionResult;
   try {
-    result = await runSearch(
-      loaded,
-      {
-        ...options,
-        shouldStop: () => interrupted,
-        onOutcome: (outcome, done) => {
-          tallied = done;
-          violations += outcome.violations.length;
-          if (done <= alreadyDone) return; // read back from results.jsonl: already logged and checked
-          log?.append(outcome);
-          if (outcome.violations.every((v) => v.kind !== "model-timeout")) determinism?.check(outcome);
-          progress.update(done, violations);
-        },
-      },
-      executor,
-      () => performance.now() - started,
-    );
+    session = await runCampaignSession(campaign, {
+      signal: abort.signal,
+      onRun: (outcome) => log?.append(outcome),
+      onProgress: ({ done, violations }) => progress.update(done, violations),
+    });
   } catch (error) {
-    if (error instanceof InputError) throw error;
-    // Not the model (a run's own exceptions are model-error results): the pool or the tally. Name the
-    // seed that was due, which is where a replay of the campaign gets to the failure.
-    const seed = slice.start + tallied;
-    const tapes = options.strategy === "coverage" || options.strategy === "exhaustive";
-    const replay = tapes
-      ? campaignReplayCommand(loaded.scenario.name, options, seed)
-      : seedReplayCommand(loaded.scenario.name, seed, replayFlags(options));
-    const kept =
-      outDir === null ? null : tapes ? `${outDir}/results.jsonl` : `${outDir} (eosfuzz run --resume ${outDir})`;
-    throw new InternalError(error, seed, replay, kept);
+    if (!(error instanceof CampaignError)) throw error;
+    throw new InternalError(error.error, error.seed, error.replay, keptResults(campaign, outDir));
   } finally {
     log?.close();
     progress.stop();
-    await executor.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  const report = buildRunReport(result, performance.now() - started, mutantName, startedAt);
-  if (determinism) determinism.addTo(report);
-  const saveDir = args["save-failures"] === undefined ? null : args["save-failures"] || DEFAULT_SEED_DIR;
-  const shrunk =
-    args.shrink && !result.interrupted
-      ? shrinkFirstFailure(result, { budgetMs: args["shrink-budget-ms"], saveDir, overrides, mutant: mutantName })
-      : null;
-  if (shrunk) report.shrunk = shrunk.report;
-  if (saveDir !== null) {
-    report.seedFiles = saveFailures(result, saveDir, overrides, mutantName);
-    if (shrunk?.savedTo) report.seedFiles.push(shrunk.savedTo);
-  }
-  const written = outDir === null ? null : writeRunReport(report, loaded, outDir, overrides);
+  const report = sessionReport(session, campaign, startedAt);
+  const result = session.campaign;
+  const overrides = campaign.search.overrides ?? {};
+  const written = outDir === null ? null : writeRunReport(report, campaign.loaded, outDir, overrides);
+  const savedTo = session.shrunk?.seedFile?.path ?? null;
   if (args.json) process.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     const steps = result.scriptSteps
-      ? renderScriptSteps(result.scriptSteps, loaded.scenario.script?.steps.length ?? 0)
+      ? renderScriptSteps(result.scriptSteps, campaign.loaded.scenario.script?.steps.length ?? 0)
       : undefined;
     process.stdout.write(
       `${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`,
     );
     if (result.interrupted && written) process.stdout.write(`  continue it: eosfuzz run --resume ${written}\n`);
-    if (shrunk) process.stdout.write(`\n${renderShrink(shrunk.summary, { savedTo: shrunk.savedTo })}\n`);
+    if (session.shrunk) process.stdout.write(`\n${renderShrink(session.shrunk.summary, { savedTo })}\n`);
     if (report.determinism) process.stdout.write(`\n${renderDeterminism(report.determinism)}\n`);
     if (report.seedFiles)
       process.stdout.write(
@@ -359,8 +250,29 @@ async function executeRun(plan: RunPlan): Promise<number> {
       );
   }
   emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line));
-  if (result.interrupted) return EXIT.interrupted;
-  return report.expectationMet ? EXIT.ok : EXIT.unexpected;
+  if (session.interrupted) return EXIT.interrupted;
+  return session.expectationMet ? EXIT.ok : EXIT.unexpected;
+}
+
+/** The run report of a session, with its determinism verdict and shrink; writes the seed files it names. */
+function sessionReport(session: CampaignSessionResult, campaign: CampaignPlan, startedAt: Date): RunReport {
+  const report = buildRunReport(session.campaign, session.wallMs, campaign.mutant?.name ?? null, startedAt);
+  if (session.determinism) addDeterminism(report, session.determinism);
+  const shrunkFile = session.shrunk?.seedFile ?? null;
+  if (session.shrunk) report.shrunk = session.shrunk.report;
+  if (shrunkFile) writeFileAtomic(shrunkFile.path, shrunkFile.content);
+  if (session.failingSeedFiles) {
+    for (const f of session.failingSeedFiles) writeFileAtomic(f.path, f.content);
+    report.seedFiles = session.failingSeedFiles.map((f) => f.path);
+    if (shrunkFile) report.seedFiles.push(shrunkFile.path);
+  }
+  return report;
+}
+
+/** Where the results of a campaign that failed mid-way are, for the internal-error message. */
+function keptResults(campaign: CampaignPlan, outDir: string | null): string | null {
+  if (outDir === null) return null;
+  return campaign.strategy.runs === "tapes" ? `${outDir}/results.jsonl` : `${outDir} (eosfuzz run --resume ${outDir})`;
 }
 
 /** results.jsonl in the report directory: fresh for a new run, continued after the last whole line for a resumed one. */
@@ -368,9 +280,9 @@ function openResultsLog(plan: RunPlan, dir: string): ResultsLog {
   mkdirSync(dir, { recursive: true });
   if (plan.resumed) return ResultsLog.resume(dir, plan.resumed.log);
   return ResultsLog.create(dir, {
-    scenario: plan.loaded.scenario.name,
-    scenarioHash: plan.loaded.contentHash,
-    args: campaignArgsOf(plan.args, plan.args.scenario ?? plan.mutant?.scenario ?? DEFAULT_SCENARIO),
+    scenario: plan.campaign.loaded.scenario.name,
+    scenarioHash: plan.campaign.loaded.contentHash,
+    args: campaignArgsOf(plan.args, plan.args.scenario ?? plan.campaign.mutant?.scenario ?? DEFAULT_SCENARIO),
   });
 }
 

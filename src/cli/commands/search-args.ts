@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os";
 import type { Argv } from "yargs";
 import { PCT_SCOPES, type PctScope } from "../../fuzz/run-shaping/pct.js";
-import { type Shard, STRATEGY_NAMES, type StrategyName } from "../../fuzz/search/search-options.js";
+import type { Shard } from "../../fuzz/search/search-options.js";
+import { STRATEGY_NAMES, type StrategyName } from "../../fuzz/search/strategies.js";
 import { InputError } from "../../scenario/input-error.js";
 
 /** The search, scale and statistics options of `eosfuzz run`. */

@@ -2,9 +2,7 @@ import type { ReleaseFlags } from "../../kafka/release.js";
 import type { JobOutcome } from "../executor/run-job.js";
 import type { PctScope } from "../run-shaping/pct.js";
 import type { CorpusStore } from "./corpus-file.js";
-
-export const STRATEGY_NAMES = ["random", "swarm", "pct", "coverage", "exhaustive"] as const;
-export type StrategyName = (typeof STRATEGY_NAMES)[number];
+import type { StrategyName } from "./strategies.js";
 
 /** The I-th of N disjoint slices of a campaign's runs (0-based). */
 export interface Shard {

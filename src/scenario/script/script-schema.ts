@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { Errors, type ErrorName } from "../kafka/common/errors.js";
-import { TRANSACTION_STATE_NAMES } from "../kafka/coordinator/transaction-state.js";
-import { RELEASE_NAMES } from "../kafka/release.js";
+import { Errors, type ErrorName } from "../../kafka/common/errors.js";
+import { TRANSACTION_STATE_NAMES } from "../../kafka/coordinator/transaction-state.js";
+import { RELEASE_NAMES } from "../../kafka/release.js";
 
 /**
  * Scripted scenarios: instead of a fuzzed workload, an exact list of steps (client operations,

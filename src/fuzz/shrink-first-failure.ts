@@ -1,25 +1,36 @@
 import { join } from "node:path";
-import type { CampaignResult } from "../fuzz/campaign.js";
-import { recipeFor, standaloneRun } from "../fuzz/failure-recipe.js";
-import { runSeed } from "../fuzz/run-seed.js";
-import { renderSeedFile } from "../fuzz/seed-file.js";
-import { type ShrinkSummary, shrinkOne, shrunkSeedFile } from "../fuzz/shrink-seed.js";
-import { seedFileName } from "../fuzz/seed-file.js";
 import type { ReleaseFlags } from "../kafka/release.js";
-import type { ShrunkReport } from "../report/run-report.js";
-import { writeFileAtomic } from "../report/write-files.js";
+import type { CampaignResult } from "./campaign.js";
+import { recipeFor, standaloneRun } from "./failure-recipe.js";
+import { runSeed } from "./run-seed.js";
+import { renderSeedFile, seedFileName } from "./seed-file.js";
+import { type ShrinkSummary, shrinkOne, shrunkSeedFile } from "./shrink-seed.js";
 
 /** Kinds a shrink makes no sense for: a hung seed cannot be re-run safely in this thread. */
 const NOT_SHRUNK = new Set(["model-timeout"]);
 
+/** A shrink as the run report carries it (sizes, story, tape); timeMs is its only wall-clock field. */
+export type ShrunkReport = Omit<ShrinkSummary, "scenario"> & {
+  scenario: string;
+  scenarioHash: string;
+  savedTo: string | null;
+};
+
+export interface ShrunkFailure {
+  summary: ShrinkSummary;
+  report: ShrunkReport;
+  /** Where the shrunk tape's seed file goes (with a save directory), and what it holds: the caller writes it. */
+  seedFile: { path: string; content: string } | null;
+}
+
 /**
- * `run` shrinks its first failure (the first violation in seed order) so the user reads the
- * minimal schedule at once. With --save-failures the shrunk tape is saved beside the others.
+ * A campaign shrinks its first failure (the first violation in seed order) so the user reads the
+ * minimal schedule at once. With a save directory the shrunk tape gets a seed file beside the others.
  */
 export function shrinkFirstFailure(
   result: CampaignResult,
   options: { budgetMs: number; saveDir: string | null; overrides?: Partial<ReleaseFlags>; mutant?: string | null },
-): { summary: ShrinkSummary; report: ShrunkReport; savedTo: string | null } | null {
+): ShrunkFailure | null {
   const first = result.violations.find((v) => !NOT_SHRUNK.has(v.kind));
   if (!first) return null;
   const overrides = options.overrides ?? {};
@@ -39,15 +50,20 @@ export function shrinkFirstFailure(
     target: first.broker !== undefined ? { kind: first.kind, broker: first.broker } : { kind: first.kind },
     budgetMs: options.budgetMs,
   });
-  let savedTo: string | null = null;
+  let seedFile: ShrunkFailure["seedFile"] = null;
   if (options.saveDir !== null) {
-    savedTo = join(options.saveDir, seedFileName(summary.scenario.scenario.name, null, mutant, summary.traceHash));
-    writeFileAtomic(savedTo, renderSeedFile(shrunkSeedFile(summary, overrides, mutant, savedTo)));
+    const path = join(options.saveDir, seedFileName(summary.scenario.scenario.name, null, mutant, summary.traceHash));
+    seedFile = { path, content: renderSeedFile(shrunkSeedFile(summary, overrides, mutant, path)) };
   }
   const { scenario, ...rest } = summary;
   return {
     summary,
-    report: { ...rest, scenario: scenario.scenario.name, scenarioHash: scenario.contentHash, savedTo },
-    savedTo,
+    report: {
+      ...rest,
+      scenario: scenario.scenario.name,
+      scenarioHash: scenario.contentHash,
+      savedTo: seedFile?.path ?? null,
+    },
+    seedFile,
   };
 }

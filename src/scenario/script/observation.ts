@@ -1,9 +1,9 @@
-import { describeRule } from "../kafka/broker/partition-log.js";
-import { errorName } from "../kafka/common/errors.js";
-import type { MarkerOutcome } from "../kafka/ghost.js";
-import type { KafkaRequest, KafkaResponse } from "../kafka/protocol.js";
-import { ByteReader } from "../kafka/wire/byte-buffer.js";
-import { decodeWriteTxnMarkersResponse, readRequestHeader } from "../kafka/wire/write-txn-markers.js";
+import { describeRule } from "../../kafka/broker/partition-log.js";
+import { errorName } from "../../kafka/common/errors.js";
+import type { MarkerOutcome } from "../../kafka/ghost.js";
+import type { KafkaRequest, KafkaResponse } from "../../kafka/protocol.js";
+import { ByteReader } from "../../kafka/wire/byte-buffer.js";
+import { decodeWriteTxnMarkersResponse, readRequestHeader } from "../../kafka/wire/write-txn-markers.js";
 
 /** What a step saw come back, in the terms its expectations use. */
 export interface Observation {
@@ -17,6 +17,8 @@ export interface Observation {
   transactionalId?: string;
   /** Problems the step found by itself (nothing held, no response, misuse). */
   problems: string[];
+  /** What a check saw, field by field, for its `expect` to compare (absent when it saw nothing). */
+  fields?: Record<string, unknown>;
 }
 
 export function noResponse(what: string, transactionalId?: string): Observation {
