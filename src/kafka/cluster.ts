@@ -16,7 +16,7 @@ import type { ClusterContext } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
 import { NO_PRODUCER_ID, type PartitionKey, partitionKey } from "./common/types.js";
-import { ProducerIdManager } from "./coordinator/transaction-coordinator.js";
+import { ProducerIdManager, type TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
 import { MARKER_CHANNEL } from "./coordinator/transaction-marker-channel-manager.js";
 import type { TxnTransitMetadata } from "./coordinator/transaction-metadata.js";
 import { transactionStatePartitionFor, transactionStatePartitionKey } from "./coordinator/transaction-partitioning.js";
@@ -180,12 +180,11 @@ export class Cluster {
     for (const key of this.transactionStatePartitions)
       configs.set(key, { minInsyncReplicas: this.spec.transactionState.minInsyncReplicas, replicaLagTimeMaxMs: lag });
     for (const topic of this.spec.topics)
-      topic.partitions.forEach((_, i) =>
+      for (let i = 0; i < topic.partitions.length; i++)
         configs.set(partitionKey(topic.name, i), {
           minInsyncReplicas: topic.minInsyncReplicas,
           replicaLagTimeMaxMs: lag,
-        }),
-      );
+        });
     return configs;
   }
 
@@ -421,6 +420,33 @@ export class Cluster {
   failover(transactionalId: string): boolean {
     const index = transactionStatePartitionFor(transactionalId, this.transactionStatePartitions.length);
     return this.controller.moveLeader(transactionStatePartitionKey(index));
+  }
+
+  /** The coordinator serving `transactionalId` now: the leader of its partition, running and done loading (else null). */
+  servingCoordinatorFor(transactionalId: string): TransactionCoordinator | null {
+    const { broker, coordinatorEpoch } = this.coordinatorOf(transactionalId);
+    const coordinator = broker === null ? null : this.brokerOf(broker).coordinator;
+    if (!coordinator) return null;
+    const index = coordinator.state.partitionFor(transactionalId);
+    return coordinator.state.isServing(index, coordinatorEpoch) ? coordinator : null;
+  }
+
+  /** The current leader of a partition (the controller's view), or null while it has none. */
+  leaderOf(partition: PartitionKey): string | null {
+    return this.controller.registration(partition).leader;
+  }
+
+  /** Every partition `broker` is a replica of has a leader (it is back and nothing it holds is offline). */
+  allPartitionsLed(broker: string): boolean {
+    if (!this.brokerOf(broker).isRunning) return false;
+    for (const reg of this.controller.image.partitions.values())
+      if (reg.replicas.includes(broker) && reg.leader === null) return false;
+    return true;
+  }
+
+  /** An operator's upgrade of one broker: controlled shutdown, `downtimeMs` down, restart on `release`. */
+  upgradeBroker(broker: string, release: ReleaseName, downtimeMs: number, then: () => void): void {
+    this.nemesis.upgrade(broker, release, downtimeMs, then);
   }
 
   /** The broker coordinating `transactionalId` now (the controller's view), and its coordinator epoch. */

@@ -35,10 +35,9 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
     if (!ids.has(node))
       problems.push({ path, message: `expected a broker id (${brokerIds.join(", ")}), found "${node}"` });
   };
-  s.faults.upgrades.forEach((u, i) => brokerNamed(u.node, ["faults", "upgrades", i, "node"]));
-  (s.faults.rollingUpgrade?.order ?? []).forEach((node, i) =>
-    brokerNamed(node, ["faults", "rollingUpgrade", "order", i]),
-  );
+  for (const [i, u] of s.faults.upgrades.entries()) brokerNamed(u.node, ["faults", "upgrades", i, "node"]);
+  for (const [i, node] of (s.faults.rollingUpgrade?.order ?? []).entries())
+    brokerNamed(node, ["faults", "rollingUpgrade", "order", i]);
   if (s.cluster.transactionVersion >= 2) {
     // FeatureControlManager refuses a finalized level some registered broker does not support.
     s.cluster.brokers.forEach((b, i) => {
