@@ -90,6 +90,8 @@ export interface FaultSpec {
   controlledShutdown: { ppm: number; downtimeMs: Range };
   /** A broker crashes and restarts after the downtime (the controller fences it after its session timeout). */
   brokerCrash: { ppm: number; downtimeMs: Range };
+  /** At most this many brokers down at once by the nemesis's hand (always at least one left running). */
+  maxBrokersDown: number;
   producerPause: { ppm: number; durationMs: Range };
   producerRestart: { ppm: number; zombiePauseMs: Range };
   upgrades: TimedUpgrade[];

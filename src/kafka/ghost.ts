@@ -83,6 +83,8 @@ export interface TxnDecision {
   requestedFor: string | null;
   partitions: PartitionKey[];
   atMs: number;
+  /** Set when a coordinator found this decision in the log it loaded rather than wrote it (its writer may have been told the write failed). */
+  loadedFrom?: string;
 }
 
 export interface MarkerSend {

@@ -16,7 +16,7 @@ const CATCH_UP_POLL_MS = 50;
  * Node-level faults, drawn every tick while faults are on: broker stalls (GC pauses), cuts between
  * brokers, leadership moves of __transaction_state partitions (coordinator failovers) and of data
  * partitions, controlled shutdowns and crashes with their restarts, producer pauses (zombies) and
- * restarts. At most one broker is down at a time (a cluster under maintenance, not a disaster).
+ * restarts. At most `maxBrokersDown` brokers are down at a time (by default one: maintenance, not a disaster).
  * Scheduled upgrades and a rolling upgrade run at their times regardless of the fault window, and
  * the controller's preferred-leader election runs every leader.imbalance.check.interval.ms.
  */
@@ -111,8 +111,8 @@ export class Nemesis {
   private stopBroker(how: "controlled" | "crash", downtimeMs: Range): void {
     const { choices, sim } = this.cluster;
     const stream = how === "controlled" ? "nemesis:shutdown" : "nemesis:crash";
-    if (this.down.size > 0 || this.brokerStops >= MAX_BROKER_STOPS) return;
-    const running = [...this.cluster.brokers.values()].filter((b) => b.isRunning).map((b) => b.id);
+    if (this.down.size >= this.cluster.spec.faults.maxBrokersDown || this.brokerStops >= MAX_BROKER_STOPS) return;
+    const running = [...this.cluster.brokers.values()].filter((b) => b.isRunning && !this.down.has(b.id)).map((b) => b.id);
     if (running.length < 2) return;
     const broker = running[choices.pick(stream, running.length)] as string;
     const downtime = choices.between(stream, downtimeMs.min, downtimeMs.max);

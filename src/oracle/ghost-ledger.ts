@@ -42,6 +42,16 @@ export interface ProducerOutcome {
   atMs: number;
 }
 
+function sameDecision(a: TxnDecision, b: TxnDecision): boolean {
+  return (
+    a.transactionalId === b.transactionalId &&
+    a.ghostTxn === b.ghostTxn &&
+    a.result === b.result &&
+    a.producerId === b.producerId &&
+    a.producerEpoch === b.producerEpoch
+  );
+}
+
 export interface Truncation {
   broker: string;
   partition: PartitionKey;
@@ -114,6 +124,8 @@ export class GhostLedger implements GhostObserver {
   }
 
   txnDecided(e: TxnDecision): void {
+    // A coordinator that loads a decision already seen (its writer heard it succeed) adds nothing.
+    if (e.loadedFrom !== undefined && this.decisionLog.some((d) => sameDecision(d, e))) return;
     this.decisionLog.push(e);
     if (e.ghostTxn === null) return;
     const list = this.decisions.get(e.ghostTxn) ?? [];

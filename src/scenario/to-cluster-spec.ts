@@ -135,6 +135,7 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
         downtimeMs: range(f.controlledShutdown.downtimeMs),
       },
       brokerCrash: { ppm: ppm(f.brokerCrash.probability), downtimeMs: range(f.brokerCrash.downtimeMs) },
+      maxBrokersDown: f.maxBrokersDown,
       producerPause: { ppm: ppm(f.producerPause.probability), durationMs: range(f.producerPause.durationMs) },
       producerRestart: {
         ppm: ppm(f.producerRestart.probability),

@@ -326,6 +326,8 @@ export class PartitionLog {
    * origin REPLICATION, as from the last snapshot). Returns the batches removed.
    */
   truncateTo(offset: number): LogBatch[] {
+    // Epochs that start at the truncation point go even when no batch does (a leader that wrote nothing in its epoch).
+    this.leaderEpochCache.truncateFromEnd(offset);
     if (offset >= this.logEndOffset) return [];
     let keep = this.batches.length;
     while (keep > 0 && (this.batches[keep - 1] as LogBatch).baseOffset >= offset) keep--;

@@ -132,8 +132,9 @@ export class TransactionCoordinator {
       const loaded = this.state.completeLoading(partition, coordinatorEpoch);
       if (!this.state.isServing(partition, coordinatorEpoch)) return;
       this.ctx.sim.emit(this.id, "coordinator.loaded", { partition, ce: coordinatorEpoch, txns: loaded.length });
-      for (const metadata of loaded) {
+      for (const { metadata, record } of loaded) {
         if (!isPrepare(metadata.state)) continue;
+        this.reportLoadedDecision(metadata, record, partition, coordinatorEpoch);
         const complete = metadata.prepareComplete(this.ctx.sim.nowMs);
         this.markers.addTxnMarkersToSend(
           coordinatorEpoch,
@@ -143,6 +144,33 @@ export class TransactionCoordinator {
         );
       }
       this.scheduleTimeoutCheck();
+    });
+  }
+
+  /**
+   * A PrepareX found in the log is a decision that holds whoever wrote it (its writer may have been
+   * told the write failed when leadership moved under it): the oracle learns of it now, if not before.
+   */
+  private reportLoadedDecision(
+    metadata: TransactionMetadata,
+    record: TxnTransitMetadata,
+    partition: number,
+    coordinatorEpoch: number,
+  ): void {
+    this.ctx.ghost.txnDecided({
+      ghostTxn: record.ghostTxn,
+      transactionalId: metadata.transactionalId,
+      producerId: record.producerId,
+      producerEpoch: record.producerEpoch,
+      result: record.txnState === "PrepareCommit" ? "COMMIT" : "ABORT",
+      coordinator: this.id,
+      coordinatorEpoch,
+      transactionVersion: record.clientTransactionVersion,
+      initiator: record.ghostDecidedBy?.initiator ?? "coordinator",
+      requestedFor: record.ghostDecidedBy?.requestedFor ?? null,
+      partitions: [...record.topicPartitions],
+      atMs: this.ctx.sim.nowMs,
+      loadedFrom: `__transaction_state-${partition}`,
     });
   }
 
@@ -469,7 +497,14 @@ export class TransactionCoordinator {
     respond: EndTxnCallback,
   ): void {
     const fenceBumpedInMemory = fence && !(tv2 && this.flags.singleEpochBumpOnCoordinatorAbort);
-    this.state.appendTransactionToLog(metadata, coordinatorEpoch, transit, (errorCode) => {
+    const decided: TxnTransitMetadata = {
+      ...transit,
+      ghostDecidedBy: {
+        initiator: params.isFromClient ? "client" : "coordinator",
+        requestedFor: params.requestGhostTxn,
+      },
+    };
+    this.state.appendTransactionToLog(metadata, coordinatorEpoch, decided, (errorCode) => {
       if (errorCode !== Errors.NONE) {
         if (fenceBumpedInMemory) metadata.hasFailedEpochFence = true;
         return respond(errorCode, -1, -1);

@@ -94,18 +94,21 @@ export class TransactionStateManager {
    * loadTransactionMetadata: replay the local log to its end (the last record per id wins) and
    * install the entries, if the partition is still loading at this epoch. Returns them.
    */
-  completeLoading(partition: number, coordinatorEpoch: number): TransactionMetadata[] {
+  completeLoading(
+    partition: number,
+    coordinatorEpoch: number,
+  ): { metadata: TransactionMetadata; record: TxnTransitMetadata }[] {
     const o = this.owned.get(partition);
     if (!o || o.coordinatorEpoch !== coordinatorEpoch || !o.loading) return [];
     const latest = new Map<string, TxnTransitMetadata>();
     for (const batch of this.log.read(partition)) {
       if (batch.txnRecord) latest.set(batch.txnRecord.transactionalId, batch.txnRecord.value);
     }
-    const loaded: TransactionMetadata[] = [];
+    const loaded: { metadata: TransactionMetadata; record: TxnTransitMetadata }[] = [];
     for (const [transactionalId, record] of latest) {
       const metadata = TransactionMetadata.fromRecord(transactionalId, record);
       this.cache.set(transactionalId, metadata);
-      loaded.push(metadata);
+      loaded.push({ metadata, record });
     }
     o.loading = false;
     return loaded;
