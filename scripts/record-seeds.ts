@@ -8,7 +8,7 @@ import { runCampaign } from "../src/fuzz/campaign.js";
 import { failingSeedFiles } from "../src/fuzz/save-failures.js";
 import { shrinkFirstFailure } from "../src/fuzz/shrink-first-failure.js";
 import { BUILTIN_SCENARIO_DIR, builtinScenarioNames, resolveScenario } from "../src/scenario/loader.js";
-import { writeFileAtomic } from "../src/report/write-files.js";
+import { writeFileAtomic } from "../src/common/write-files.js";
 
 const root = join(import.meta.dirname, "..");
 process.chdir(root);

@@ -5,7 +5,7 @@ import { type ReplayView, renderReplayHtml, renderRunHtml } from "./html/page.js
 import { renderJunit } from "./junit.js";
 import type { RunReport } from "./run-report.js";
 import { shivizLog } from "./shiviz.js";
-import { writeFileAtomic, writeJsonAtomic } from "./write-files.js";
+import { writeFileAtomic, writeJsonAtomic } from "../common/write-files.js";
 
 export interface ReportContent {
   report: RunReport;

@@ -118,7 +118,7 @@ describe("determinism self-check", () => {
 
 describe("the minimal story", () => {
   it("tells the KIP-1228 gap as KAFKA.md 6(b) does, step for step", async () => {
-    const { renderStory } = await import("../../src/report/story.js");
+    const { renderStory } = await import("../../src/oracle/story.js");
     const { loaded, run, violation } = firstFailure("kip-1228-gap");
     const shrunk = shrinkFailure(loaded.scenario, {}, run.tape!, targetOf(violation), { budgetMs: 60_000 });
     const replay = runSeed(

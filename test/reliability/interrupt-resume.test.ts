@@ -153,7 +153,7 @@ describe("interrupting a run (real signals on real processes)", () => {
   it("a run killed outright (SIGKILL) leaves run.json either absent or whole, never half written", async () => {
     // A writer that rewrites a large report over and over, killed at moments that land mid-write.
     const target = join(dir, "atomic", "run.json");
-    const writer = `import { writeJsonAtomic } from ${JSON.stringify(join(ROOT, "dist/report/write-files.js"))};
+    const writer = `import { writeJsonAtomic } from ${JSON.stringify(join(ROOT, "dist/common/write-files.js"))};
       const big = { violations: Array.from({ length: 40000 }, (_, i) => ({ seed: i, summary: "x".repeat(50) })) };
       for (let i = 0; ; i++) writeJsonAtomic(${JSON.stringify(target)}, { ...big, i });`;
     let seenWhole = 0;

@@ -3,7 +3,7 @@ import type { Argv } from "yargs";
 import { regress } from "../../fuzz/regress.js";
 import { renderRegressJunit } from "../../report/regress-junit.js";
 import { renderRegressTable } from "../../report/regress-table.js";
-import { writeFileAtomic } from "../../report/write-files.js";
+import { writeFileAtomic } from "../../common/write-files.js";
 import { BUILTIN_SCENARIO_DIR } from "../../scenario/loader.js";
 import { EXIT } from "../errors.js";
 import { DEFAULT_SEED_DIR } from "./run.js";

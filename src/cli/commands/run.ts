@@ -19,7 +19,7 @@ import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { renderScriptSteps } from "../../report/script-steps.js";
 import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
 import { renderRunReport } from "../../report/terminal.js";
-import { writeFileAtomic } from "../../report/write-files.js";
+import { writeFileAtomic } from "../../common/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
 import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
 import { LIMITS } from "../../scenario/schema.js";

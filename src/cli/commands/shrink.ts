@@ -3,7 +3,7 @@ import { DEFAULT_SHRINK_BUDGET_MS, defaultShrunkPath, shrinkSeedFile, shrunkSeed
 import { readSeedFile, renderSeedFile } from "../../fuzz/seed-file.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { renderShrink } from "../../report/shrink-render.js";
-import { writeFileAtomic } from "../../report/write-files.js";
+import { writeFileAtomic } from "../../common/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
 import { EXIT } from "../errors.js";
 

@@ -5,7 +5,7 @@ import { parseJsonInput, jsonOffsetOf, lineColOf } from "../../scenario/json-pos
 import { describeFound, InputError, readInputFile } from "../../scenario/input-error.js";
 import { type Locator, validationError } from "../../scenario/loader.js";
 import { MAX_TAPE_LENGTH, tapeLength } from "../../sim/choice-tape.js";
-import { writeFileAtomic } from "../../report/write-files.js";
+import { writeFileAtomic } from "../../common/write-files.js";
 import { TOOL_NAME, TOOL_VERSION } from "../../version.js";
 
 /**

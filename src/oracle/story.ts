@@ -1,5 +1,5 @@
 import { isEvent, type RecordedEvents, typedEvent } from "../kafka/trace-events.js";
-import type { Violation } from "../oracle/violation.js";
+import type { Violation } from "./violation.js";
 import type { TraceEvent, TraceValue } from "../sim/trace.js";
 
 /**
