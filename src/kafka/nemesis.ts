@@ -112,7 +112,9 @@ export class Nemesis {
     const { choices, sim } = this.cluster;
     const stream = how === "controlled" ? "nemesis:shutdown" : "nemesis:crash";
     if (this.down.size >= this.cluster.spec.faults.maxBrokersDown || this.brokerStops >= MAX_BROKER_STOPS) return;
-    const running = [...this.cluster.brokers.values()].filter((b) => b.isRunning && !this.down.has(b.id)).map((b) => b.id);
+    const running = [...this.cluster.brokers.values()]
+      .filter((b) => b.isRunning && !this.down.has(b.id))
+      .map((b) => b.id);
     if (running.length < 2) return;
     const broker = running[choices.pick(stream, running.length)] as string;
     const downtime = choices.between(stream, downtimeMs.min, downtimeMs.max);

@@ -3,6 +3,7 @@ import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
 import type { GhostObserver, LeaderChangeSeen, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
 import type { ReleaseName } from "../kafka/release.js";
 import { explainOutcomeMismatch, explainStaleMarker } from "./explain-marker.js";
+import { attributeToUncleanElection } from "./unclean-election.js";
 import type { Violation } from "./violation.js";
 
 export interface AppendRecord {
@@ -92,7 +93,9 @@ export class GhostLedger implements GhostObserver {
   /** Called with every reported violation (run-seed uses it to stop early and note the tape position). */
   onReport: ((v: Violation) => void) | null = null;
 
-  report(v: Violation): void {
+  /** Record a finding; one at a partition an unclean election had rewritten by then is that election's doing. */
+  report(finding: Violation): void {
+    const v = attributeToUncleanElection(this, finding);
     if (this.violations.length < MAX_VIOLATIONS_PER_RUN) this.violations.push(v);
     else this.droppedViolations++;
     this.onReport?.(v);

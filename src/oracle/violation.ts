@@ -5,7 +5,7 @@ export const VIOLATION_KINDS = [
   "hanging-transaction",
   "aborted-read",
   "lost-write",
-  "unclean-election-loss",
+  "unclean-election",
   "torn-transaction",
   "premature-read",
   "duplicate",
