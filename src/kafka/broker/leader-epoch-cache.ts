@@ -18,17 +18,15 @@ export const MAX_EPOCH_ENTRIES = 100_000;
  */
 export class LeaderEpochCache {
   private readonly entries: EpochEntry[] = [];
-
-  get latestEpoch(): number {
-    const last = this.entries[this.entries.length - 1];
-    return last ? last.epoch : UNDEFINED_EPOCH;
-  }
+  /** The last entry's epoch (UNDEFINED with none), kept: every append and fetch asks for it. */
+  latestEpoch = UNDEFINED_EPOCH;
 
   /** Record that `epoch` starts at `startOffset` (ignored unless the epoch is newer than the latest). */
   assign(epoch: number, startOffset: number): void {
     if (epoch <= this.latestEpoch) return;
     if (this.entries.length >= MAX_EPOCH_ENTRIES) throw new Error("leader epoch cache bound exceeded");
     this.entries.push({ epoch, startOffset });
+    this.latestEpoch = epoch;
   }
 
   /**
@@ -53,6 +51,7 @@ export class LeaderEpochCache {
   truncateFromEnd(endOffset: number): void {
     while (this.entries.length > 0 && (this.entries[this.entries.length - 1] as EpochEntry).startOffset >= endOffset)
       this.entries.pop();
+    this.latestEpoch = this.entries[this.entries.length - 1]?.epoch ?? UNDEFINED_EPOCH;
   }
 
   /** The entries, oldest first (for tests and explanations). */

@@ -84,15 +84,14 @@ export class ReplicaFetcher {
         partition: partition.key,
         fetchOffset: partition.log.logEndOffset,
         currentLeaderEpoch: leaderEpoch,
-        lastFetchedEpoch: lastFetchedEpoch(partition),
+        lastFetchedEpoch: partition.log.leaderEpochCache.latestEpoch,
         maxBatches: MAX_FETCH_BATCHES,
       })),
     };
     this.inFlight = true;
-    const epochs = new Map(ready.map((s) => [s.partition.key, s.leaderEpoch]));
     // A parked fetch may wait maxWaitMs at the leader: the request times out only after that.
     const timeoutMs = this.config.requestTimeoutMs + this.config.replicaFetchWaitMaxMs;
-    this.net.request(this.connection, request, timeoutMs, (result) => this.onResult(result, epochs));
+    this.net.request(this.connection, request, timeoutMs, (result) => this.onResult(result, request));
   }
 
   private wakeAt(timeMs: number): void {
@@ -104,7 +103,8 @@ export class ReplicaFetcher {
     });
   }
 
-  private onResult(result: RpcResult<KafkaResponse>, epochs: ReadonlyMap<PartitionKey, number>): void {
+  /** The leader answers the partitions in the order asked (FetchResponse mirrors FetchRequest). */
+  private onResult(result: RpcResult<KafkaResponse>, request: FetchRequest): void {
     this.inFlight = false;
     if (this.stopped) return;
     if (result.kind !== "response" || result.body.api !== "Fetch") {
@@ -114,10 +114,12 @@ export class ReplicaFetcher {
         state.delayedUntilMs = this.sim.nowMs + this.config.replicaFetchBackoffMs;
       return this.maybeFetch();
     }
-    for (const data of result.body.partitions) {
+    const partitions = result.body.partitions;
+    for (let i = 0; i < partitions.length; i++) {
+      const data = partitions[i] as FetchPartitionData;
       const state = this.fetched.get(data.partition);
       // Removed, or re-added under another epoch, while the fetch travelled: its answer is stale.
-      if (!state || state.leaderEpoch !== epochs.get(data.partition)) continue;
+      if (!state || state.leaderEpoch !== request.partitions[i]?.currentLeaderEpoch) continue;
       this.processPartition(state, data);
     }
     this.maybeFetch();
@@ -164,9 +166,4 @@ export class ReplicaFetcher {
     });
     this.onTruncate(partition, log.logEndOffset, removed);
   }
-}
-
-/** The follower's latest epoch (-1 when its log never had one): what it fetched last, as Kafka sends it. */
-function lastFetchedEpoch(partition: Partition): number {
-  return partition.log.leaderEpochCache.latestEpoch;
 }
