@@ -18,6 +18,8 @@ export interface Lane {
   role: LaneRole;
   /** Release of a server node (after upgrades, the one it started with). */
   release: string | null;
+  /** A broker's roles when the run starts (coordinator of which __transaction_state partitions, leader of which); null for clients. */
+  roles: string | null;
 }
 
 /** What draws attention: the stale marker, the records it wrongly closed, other related events. */
@@ -107,7 +109,8 @@ export function lanesOf(events: readonly TraceEvent[], servers: readonly ServerN
   const lanes: Lane[] = [];
   for (const id of ids) {
     const role = roleOf(id, servers);
-    if (role) lanes.push({ id, role, release: servers.find((s) => s.id === id)?.release ?? null });
+    const server = servers.find((s) => s.id === id);
+    if (role) lanes.push({ id, role, release: server?.release ?? null, roles: server?.roles ?? null });
   }
   const serverRank = (id: string) => servers.findIndex((s) => s.id === id);
   return lanes.sort(
