@@ -40,7 +40,9 @@ export function serversOf(config: RunConfig): ServerNode[] {
   const { spec } = config;
   return spec.brokers.map((n) => {
     const txn = spec.transactionState.partitions.flatMap((p, i) => (p.replicas[0] === n.id ? [i] : []));
-    const data = spec.topics.flatMap((t) => t.partitions.flatMap((p, i) => (p.replicas[0] === n.id ? [`${t.name}-${i}`] : [])));
+    const data = spec.topics.flatMap((t) =>
+      t.partitions.flatMap((p, i) => (p.replicas[0] === n.id ? [`${t.name}-${i}`] : [])),
+    );
     const roles = [
       txn.length > 0 ? `coordinator of __transaction_state-${txn.join(", -")}` : "",
       data.length > 0 ? `leader of ${data.join(", ")}` : "",

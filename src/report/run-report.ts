@@ -27,6 +27,10 @@ export interface ReportedViolation {
   brokerRelease?: string;
   transaction?: string;
   markerIssuedFor?: string;
+  coordinatorBroker?: string;
+  coordinatorRelease?: string;
+  markerVersion?: number;
+  leaderEpoch?: number;
   replay: string;
   /** Not allowed by the scenario's expectation: a failing result (JUnit, annotations, exit code). */
   unexpected: boolean;
@@ -112,14 +116,28 @@ export function deterministicPart(report: RunReport): Omit<RunReport, (typeof WA
   return copy as Omit<RunReport, (typeof WALL_CLOCK_FIELDS)[number]>;
 }
 
-/** The optional fields that say where a violation happened and to which transactions. */
-const PLACE_FIELDS = ["partition", "broker", "brokerRelease", "transaction", "markerIssuedFor"] as const;
+/** The optional fields that say where a violation happened, to which transactions, and how its marker travelled. */
+const PLACE_FIELDS = [
+  "partition",
+  "broker",
+  "brokerRelease",
+  "transaction",
+  "markerIssuedFor",
+  "coordinatorBroker",
+  "coordinatorRelease",
+] as const;
+const MARKER_NUMBER_FIELDS = ["markerVersion", "leaderEpoch"] as const;
 
-export function copyPlaceFields(
-  from: { [K in (typeof PLACE_FIELDS)[number]]?: string },
-  to: { [K in (typeof PLACE_FIELDS)[number]]?: string },
-): void {
+type PlaceFields = { [K in (typeof PLACE_FIELDS)[number]]?: string } & {
+  [K in (typeof MARKER_NUMBER_FIELDS)[number]]?: number;
+};
+
+export function copyPlaceFields(from: PlaceFields, to: PlaceFields): void {
   for (const f of PLACE_FIELDS) {
+    const value = from[f];
+    if (value !== undefined) to[f] = value;
+  }
+  for (const f of MARKER_NUMBER_FIELDS) {
     const value = from[f];
     if (value !== undefined) to[f] = value;
   }
