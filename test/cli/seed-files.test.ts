@@ -16,9 +16,12 @@ function variant(file: string, change: (text: string) => string): string {
 
 /** Change one byte of the tape: the first choice of its first stream, one digit up. */
 function bumpFirstTapeByte(text: string): string {
-  const at = text.indexOf("[", text.indexOf('"tape": {')) + 1;
-  const digit = Number(text[at]);
-  return text.slice(0, at) + String((digit + 1) % 10) + text.slice(at + 1);
+  // The first digit of the first stream that made a choice (streams that made none are empty arrays).
+  const tapeAt = text.indexOf('"tape": {');
+  const at = tapeAt + (/\[\s*\d/.exec(text.slice(tapeAt))?.index ?? 0);
+  const digitAt = at + (/\d/.exec(text.slice(at))?.index ?? 0);
+  const digit = Number(text[digitAt]);
+  return text.slice(0, digitAt) + String((digit + 1) % 10) + text.slice(digitAt + 1);
 }
 
 describe("run --save-failures, seed files and replay", () => {
