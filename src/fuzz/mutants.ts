@@ -121,6 +121,15 @@ export const MUTANTS: readonly Mutant[] = [
     budget: 5,
   },
   {
+    name: "hw-ignores-isr",
+    description:
+      "leader moves its high watermark to its own log end without waiting for the in-sync replicas, so acks=all acknowledges what a new leader may not have",
+    overrides: { highWatermarkFromIsr: false },
+    scenario: "leader-failover",
+    expectedKinds: ["lost-write", "torn-transaction"],
+    budget: 200,
+  },
+  {
     name: "append-retried-batch",
     description:
       "leader appends a retried (duplicate) produce batch as new data: no duplicate detection and no sequence check",

@@ -32,6 +32,8 @@ export interface ReleaseFlags {
   produceSequenceCheck: boolean;
   /** The leader moves completed transactions out of the unstable set (so the LSO advances). */
   advanceLsoOnCompletion: boolean;
+  /** The leader's high watermark waits for the in-sync replicas (Partition.maybeIncrementLeaderHW); off: its own log end. */
+  highWatermarkFromIsr: boolean;
 
   // ---- transaction coordinator ----
   /** Understands TV2: EndTxn v5 with an epoch bump per transaction, implicit add-partition on produce. */
@@ -74,6 +76,7 @@ const kafka3x: ReleaseFlags = {
   produceDuplicateDetection: true,
   produceSequenceCheck: true,
   advanceLsoOnCompletion: true,
+  highWatermarkFromIsr: true,
   supportsTransactionVersion2: false,
   epochBumpOnEndTxn: false,
   singleEpochBumpOnCoordinatorAbort: false,

@@ -262,3 +262,15 @@ describe("QuorumController elections (PartitionChangeBuilder.electAnyLeader)", (
     expect(c.registration("orders-0")).toMatchObject({ leader: "b0" });
   });
 });
+
+describe("a follower whose latest epoch the new leader never had (AbstractFetcherThread.truncateOnFetchResponse)", () => {
+  it("truncating to its own log end still forgets that epoch, so its next fetch does not diverge again", () => {
+    // The follower led at epoch 3 for a moment and wrote nothing; the leader at epoch 4 never had epoch 3.
+    const log = leaderLog(2);
+    writeTxn(log, 4, 0);
+    log.becomeLeader(3);
+    expect(log.leaderEpochCache.latestEpoch).toBe(3);
+    log.truncateTo(log.logEndOffset);
+    expect(log.leaderEpochCache.latestEpoch).toBe(2);
+  });
+});

@@ -116,7 +116,8 @@ export class PartitionLog {
 
   constructor(
     readonly partition: PartitionKey,
-    flags: () => Readonly<ReleaseFlags>,
+    /** The release flags of the broker holding this replica (they change with an upgrade). */
+    readonly flags: () => Readonly<ReleaseFlags>,
   ) {
     this.producerState = new ProducerStateManager(flags);
   }

@@ -150,10 +150,12 @@ export class Partition {
     if (!this.isLeader || this.isUnderMinIsr()) return false;
     const maximal = this.maximalIsr();
     let hw = this.log.logEndOffset;
-    for (const [replica, state] of this.remote) {
-      const counts = maximal.includes(replica) || (this.isCaughtUp(state, nowMs) && eligible(replica));
-      if (counts && state.logEndOffset < hw) hw = state.logEndOffset;
-    }
+    // Mutant highWatermarkFromIsr off: the leader acknowledges what only it has.
+    if (this.log.flags().highWatermarkFromIsr)
+      for (const [replica, state] of this.remote) {
+        const counts = maximal.includes(replica) || (this.isCaughtUp(state, nowMs) && eligible(replica));
+        if (counts && state.logEndOffset < hw) hw = state.logEndOffset;
+      }
     if (hw <= this.log.highWatermark) return false;
     this.log.onHighWatermarkUpdated(hw);
     return true;
