@@ -36,7 +36,7 @@ export const MUTANTS: readonly Mutant[] = [
     overrides: { strictMarkerEpochForTv2: false },
     scenario: "kip-1228",
     expectedKinds: ["stale-marker"],
-    budget: 50,
+    budget: 60,
   },
   {
     name: "legacy-marker-strict-rule",
@@ -94,7 +94,7 @@ export const MUTANTS: readonly Mutant[] = [
     overrides: { fillMarkerTransactionVersion: false },
     scenario: "kip-1228",
     expectedKinds: ["stale-marker"],
-    budget: 50,
+    budget: 60,
   },
   {
     name: "consumer-ignores-aborted-index",
@@ -161,7 +161,7 @@ export const MUTANTS: readonly Mutant[] = [
     overrides: { equalEpochToleranceIgnoresOpenTxn: true },
     scenario: "kip-1228",
     expectedKinds: ["stale-marker"],
-    budget: 50,
+    budget: 60,
   },
 ];
 
