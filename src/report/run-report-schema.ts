@@ -139,6 +139,7 @@ const shrunkSchema = z.object({
       producers: z.tuple([z.int(), z.int()]),
       transactions: z.tuple([z.int(), z.int()]),
       consumers: z.tuple([z.int(), z.int()]),
+      singleReplica: z.boolean().describe("every partition cut to one replica (no followers)"),
       seed: z.int().min(0),
       seedsSearched: z.int().min(0),
     })
