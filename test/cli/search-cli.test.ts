@@ -40,11 +40,12 @@ describe("eosfuzz run: scale and search flags", () => {
     }
     const merged = eosfuzz(["merge", join(dir, "s1/run.json"), join(dir, "s0/run.json"), "--out", join(dir, "merged")]);
     expect(merged.code).toBe(0);
-    expect(merged.stdout).toMatch(/stale-marker/);
     expect(readdirSync(join(dir, "merged")).sort()).toEqual(
       expect.arrayContaining(["index.html", "junit.xml", "run.json"]),
     );
-    expect(timeless(json(readFileSync(join(dir, "merged/run.json"), "utf8")))).toEqual(timeless(json(whole.stdout)));
+    const mergedReport = json(readFileSync(join(dir, "merged/run.json"), "utf8"));
+    expect(mergedReport.violationsByKind["stale-marker"]).toBeGreaterThan(0);
+    expect(timeless(mergedReport)).toEqual(timeless(json(whole.stdout)));
   });
 
   it("merge refuses an incomplete or mixed set of shards with one line and exit 2", () => {
@@ -94,11 +95,25 @@ describe("eosfuzz run: scale and search flags", () => {
       /^exhaustive: clean up to 3 deviations from the simplest schedule \([\d,]+ schedules, [\d,]+ distinct states/,
     );
     expect(report.coverage.goals[0]?.reached).toBe(true);
-    const shallow = eosfuzz(["run", "--scenario", "kip-1228-small", "--strategy", "exhaustive", "--depth", "2"]);
+    const shallow = eosfuzz([
+      "run",
+      "--scenario",
+      "kip-1228-small",
+      "--strategy",
+      "exhaustive",
+      "--depth",
+      "2",
+      "--json",
+    ]);
     expect(shallow.code).toBe(1);
-    expect(shallow.stdout).toMatch(
-      /NOT MET coverage goal "a late marker copy reached a 4.2.1 leader while a newer transaction was open"/,
-    );
+    const notMet = json(shallow.stdout);
+    expect(notMet.expectationMet).toBe(false);
+    expect(notMet.coverage.goals).toMatchObject([
+      { name: "a late marker copy reached a 4.2.1 leader while a newer transaction was open", reached: false },
+    ]);
+    // Nothing else fails it: no violation, only the goal's check is unmet.
+    expect(notMet.expectationChecks.filter((c) => !c.met).map((c) => c.clause)).toEqual(["other"]);
+    expect(notMet.violations).toEqual([]);
   });
 
   it("an exhaustive counterexample is saved as a seed file that eosfuzz replay reproduces", () => {
@@ -184,11 +199,16 @@ describe("eosfuzz run: scale and search flags", () => {
       "1",
       "--json",
     ]);
-    expect(budget.code).toBe(0);
     const b = json(budget.stdout);
     expect(b.stoppedBy).toBe("time-budget");
     expect(b.seedsRun).toBeGreaterThan(0);
     expect(b.seedsRun).toBeLessThan(100_000);
+    // Stopping on the budget is no failure of its own: the exit code is the verdict on the seeds that
+    // ran. How many run in 1 s, and so whether the scenario's coverage goal is reached, depends on the
+    // machine's load; the only check that may be unmet is that goal's.
+    expect(b.violations).toEqual([]);
+    expect(b.expectationChecks.filter((c) => !c.met).map((c) => c.clause)).toEqual(b.expectationMet ? [] : ["other"]);
+    expect(budget.code).toBe(b.expectationMet ? 0 : 1);
   });
 
   it.each([

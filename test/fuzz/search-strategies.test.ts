@@ -71,8 +71,9 @@ describe("search strategies", () => {
     const plain = standaloneRun(gap, {}, config.shaping, run.tape ?? {});
     expect(plain?.tape.swarm).toBeUndefined();
     expect(runSeed(runConfigFor(plain?.loaded ?? gap), { tape: plain?.tape ?? {} }).traceHash).toBe(run.traceHash);
-    // The simplest swarm tape switches every fault kind off.
-    expect(runSeed(config, { tape: {} }).shaping).not.toMatch(/x\d/);
+    // The simplest swarm tape switches every fault kind off: the run draws "off" for each of the six.
+    const simplest = runSeed(config, { tape: {} }, { recordTape: true });
+    expect(simplest.tape?.swarm).toEqual(encodeSwarm(settings.map(() => ({ on: false }))));
   });
 
   it("pct: measures m on pilot runs, demotes d - 1 scoped messages, and states its bound", async () => {
