@@ -203,12 +203,10 @@ describe("eosfuzz run: scale and search flags", () => {
     expect(b.stoppedBy).toBe("time-budget");
     expect(b.seedsRun).toBeGreaterThan(0);
     expect(b.seedsRun).toBeLessThan(100_000);
-    // Stopping on the budget is no failure of its own: the exit code is the verdict on the seeds that
-    // ran. How many run in 1 s, and so whether the scenario's coverage goal is reached, depends on the
-    // machine's load; the only check that may be unmet is that goal's.
+    // Stopping on the budget is no failure of its own: the verdict is on the seeds that ran.
     expect(b.violations).toEqual([]);
-    expect(b.expectationChecks.filter((c) => !c.met).map((c) => c.clause)).toEqual(b.expectationMet ? [] : ["other"]);
-    expect(budget.code).toBe(b.expectationMet ? 0 : 1);
+    expect(b.expectationMet).toBe(true);
+    expect(budget.code).toBe(0);
   });
 
   it.each([
