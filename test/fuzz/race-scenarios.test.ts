@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import { runCampaign } from "../../src/fuzz/campaign.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
-/** Clean scenarios: a few hundred seeds here; the 20,000-seed sweeps are in the README. */
+/** Clean scenarios: a few hundred seeds here; the 20,000-seed sweeps are in docs/scenarios.md. */
 const CLEAN: [string, number][] = [
   ["kafka-17754-tv2", 300],
-  ["tv1-coordinator-failover", 300],
   ["coordinator-failover", 200],
   ["zombie-producer", 200],
   ["epoch-exhaustion", 200],
@@ -17,6 +16,17 @@ describe("race scenarios that must stay clean", () => {
     expect(loaded.scenario.expect.clean).toBe(true);
     const r = runCampaign(loaded, { seeds, seedStart: 0 });
     expect(r.violations.map((v) => `${v.seed} ${v.kind}: ${v.summary}`)).toEqual([]);
+    expect(r.verdict.met).toBe(true);
+  });
+});
+
+describe("tv1-coordinator-failover", () => {
+  it("the coordinator-epoch check fences every old coordinator's copy over 300 seeds; only a leadership bounce gets past it, rarely, and is allowed", () => {
+    const loaded = resolveScenario("tv1-coordinator-failover");
+    expect(loaded.scenario.expect.clean).not.toBe(true);
+    expect(loaded.scenario.expect.allow).toContain("stale-marker");
+    const r = runCampaign(loaded, { seeds: 300, seedStart: 0 });
+    expect(r.violations).toEqual([]);
     expect(r.verdict.met).toBe(true);
   });
 });
