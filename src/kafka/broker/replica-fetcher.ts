@@ -3,7 +3,7 @@ import type { Simulation } from "../../sim/simulation.js";
 import type { KafkaEvents } from "../trace-events.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
-import type { FetchPartitionData, FetchRequest } from "../fetch-protocol.js";
+import type { FetchPartition, FetchPartitionData, FetchRequest } from "../fetch-protocol.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
 import { UNDEFINED_EPOCH } from "./leader-epoch-cache.js";
 import type { Partition } from "./partition.js";
@@ -67,26 +67,20 @@ export class ReplicaFetcher {
   private maybeFetch(): void {
     if (this.stopped || this.inFlight || this.fetched.size === 0) return;
     const now = this.sim.nowMs;
-    const ready: FetchState[] = [];
+    const partitions: FetchPartition[] = [];
     let nextReadyMs = Number.POSITIVE_INFINITY;
     for (const state of this.fetched.values()) {
-      if (state.delayedUntilMs <= now) ready.push(state);
-      else nextReadyMs = Math.min(nextReadyMs, state.delayedUntilMs);
+      if (state.delayedUntilMs > now) nextReadyMs = Math.min(nextReadyMs, state.delayedUntilMs);
+      else partitions.push(fetchPartitionOf(state));
     }
-    if (ready.length === 0) return this.wakeAt(nextReadyMs);
+    if (partitions.length === 0) return this.wakeAt(nextReadyMs);
     this.connection = this.connection?.open ? this.connection : this.net.connect(this.brokerId, this.leader);
     const request: FetchRequest = {
       api: "Fetch",
       replicaId: this.brokerId,
       maxWaitMs: this.config.replicaFetchWaitMaxMs,
       isolation: "READ_UNCOMMITTED",
-      partitions: ready.map(({ partition, leaderEpoch }) => ({
-        partition: partition.key,
-        fetchOffset: partition.log.logEndOffset,
-        currentLeaderEpoch: leaderEpoch,
-        lastFetchedEpoch: partition.log.leaderEpochCache.latestEpoch,
-        maxBatches: MAX_FETCH_BATCHES,
-      })),
+      partitions,
     };
     this.inFlight = true;
     // A parked fetch may wait maxWaitMs at the leader: the request times out only after that.
@@ -133,12 +127,7 @@ export class ReplicaFetcher {
       return;
     }
     if (data.divergingEpoch !== null) return this.truncate(partition, data.divergingEpoch);
-    const taken: LogBatch[] = [];
-    for (const batch of data.batches) {
-      if ((batch.partitionLeaderEpoch ?? 0) > state.leaderEpoch) break;
-      taken.push(batch);
-    }
-    this.append(partition, taken, data.highWatermark);
+    this.append(partition, batchesUpToEpoch(data.batches, state.leaderEpoch), data.highWatermark);
   }
 
   /**
@@ -166,4 +155,22 @@ export class ReplicaFetcher {
     });
     this.onTruncate(partition, log.logEndOffset, removed);
   }
+}
+
+/** What the follower asks of one partition: from its log end, under its epoch, with its last fetched epoch. */
+function fetchPartitionOf({ partition, leaderEpoch }: FetchState): FetchPartition {
+  return {
+    partition: partition.key,
+    fetchOffset: partition.log.logEndOffset,
+    currentLeaderEpoch: leaderEpoch,
+    lastFetchedEpoch: partition.log.leaderEpochCache.latestEpoch,
+    maxBatches: MAX_FETCH_BATCHES,
+  };
+}
+
+/** The batches before the first of an epoch newer than `leaderEpoch` (all of them, as a rule: no copy then). */
+function batchesUpToEpoch(batches: readonly LogBatch[], leaderEpoch: number): readonly LogBatch[] {
+  for (let i = 0; i < batches.length; i++)
+    if (((batches[i] as LogBatch).partitionLeaderEpoch ?? 0) > leaderEpoch) return batches.slice(0, i);
+  return batches;
 }
