@@ -32,7 +32,8 @@ export type TruncationListener = (partition: Partition, offset: number, removed:
 export class ReplicaFetcher {
   private readonly fetched = new Map<PartitionKey, FetchState>();
   private connection: Connection | null = null;
-  private inFlight = false;
+  /** The fetch in flight (one at a time: the next is sent when its answer is processed). */
+  private inFlight: FetchRequest | null = null;
   private wakeTimerSet = false;
   private stopped = false;
 
@@ -65,7 +66,7 @@ export class ReplicaFetcher {
   }
 
   private maybeFetch(): void {
-    if (this.stopped || this.inFlight || this.fetched.size === 0) return;
+    if (this.stopped || this.inFlight !== null || this.fetched.size === 0) return;
     const now = this.sim.nowMs;
     const partitions: FetchPartition[] = [];
     let nextReadyMs = Number.POSITIVE_INFINITY;
@@ -82,10 +83,10 @@ export class ReplicaFetcher {
       isolation: "READ_UNCOMMITTED",
       partitions,
     };
-    this.inFlight = true;
+    this.inFlight = request;
     // A parked fetch may wait maxWaitMs at the leader: the request times out only after that.
     const timeoutMs = this.config.requestTimeoutMs + this.config.replicaFetchWaitMaxMs;
-    this.net.request(this.connection, request, timeoutMs, (result) => this.onResult(result, request));
+    this.net.request(this.connection, request, timeoutMs, this.onFetchResult);
   }
 
   private wakeAt(timeMs: number): void {
@@ -97,9 +98,13 @@ export class ReplicaFetcher {
     });
   }
 
+  /** The answer to the fetch in flight (bound once: no closure per fetch). */
+  private readonly onFetchResult = (result: RpcResult<KafkaResponse>): void =>
+    this.onResult(result, this.inFlight as FetchRequest);
+
   /** The leader answers the partitions in the order asked (FetchResponse mirrors FetchRequest). */
   private onResult(result: RpcResult<KafkaResponse>, request: FetchRequest): void {
-    this.inFlight = false;
+    this.inFlight = null;
     if (this.stopped) return;
     if (result.kind !== "response" || result.body.api !== "Fetch") {
       // A broken connection: back off (replica.fetch.backoff.ms) and fetch again.

@@ -187,7 +187,9 @@ export class ReplicaManager implements FetchReader {
   }
 
   private read(request: FetchRequest): FetchPartitionData[] {
-    return request.partitions.map((p) => this.readPartition(request, p));
+    const data: FetchPartitionData[] = [];
+    for (const p of request.partitions) data.push(this.readPartition(request, p));
+    return data;
   }
 
   private readPartition(request: FetchRequest, p: FetchPartition): FetchPartitionData {
