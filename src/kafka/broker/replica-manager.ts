@@ -187,9 +187,7 @@ export class ReplicaManager implements FetchReader {
   }
 
   private read(request: FetchRequest): FetchPartitionData[] {
-    const data: FetchPartitionData[] = [];
-    for (const p of request.partitions) data.push(this.readPartition(request, p));
-    return data;
+    return request.partitions.map((p) => this.readPartition(request, p));
   }
 
   private readPartition(request: FetchRequest, p: FetchPartition): FetchPartitionData {
