@@ -1,6 +1,7 @@
 import type { Simulation, Timer } from "../../sim/simulation.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
+import type { FetchRequest, FetchResponse } from "../fetch-protocol.js";
 import type { Partition } from "./partition.js";
 
 /**
@@ -41,19 +42,28 @@ export class DelayedProduce {
   }
 }
 
+/** What a parked fetch asks of its replica manager when it is tried and when it completes. */
+export interface FetchReader {
+  /** Something to return for at least one partition of the fetch: data, an error, or a divergence. */
+  canAnswer(request: FetchRequest): boolean;
+  /** Read every partition of the fetch now and send the answer. */
+  answer(request: FetchRequest, respond: (response: FetchResponse) => void): void;
+}
+
 /**
  * DelayedFetch: a fetch with nothing to return yet, parked until one of its partitions has data or
- * an error (`ready`), or until maxWaitMs passes; either way it then answers with what it reads at
- * that moment.
+ * an error, or until maxWaitMs passes; either way it then answers with what it reads at that moment.
+ * As Kafka's, it holds the request and the response callback and asks its replica manager (no
+ * closures per fetch: followers park one fetch per leader after every answer).
  */
 export class DelayedFetch {
   done = false;
   private timer: Timer | null = null;
 
   constructor(
-    readonly partitions: readonly PartitionKey[],
-    private readonly ready: () => boolean,
-    private readonly answer: () => void,
+    readonly request: FetchRequest,
+    private readonly reader: FetchReader,
+    private readonly respond: (response: FetchResponse) => void,
   ) {}
 
   /** Arm the long poll's end: answer after `maxWaitMs` unless completed first. */
@@ -63,7 +73,7 @@ export class DelayedFetch {
 
   tryComplete(): boolean {
     if (this.done) return true;
-    if (!this.ready()) return false;
+    if (!this.reader.canAnswer(this.request)) return false;
     this.complete();
     return true;
   }
@@ -72,7 +82,7 @@ export class DelayedFetch {
     if (this.done) return;
     this.done = true;
     this.timer?.cancel();
-    this.answer();
+    this.reader.answer(this.request, this.respond);
   }
 }
 

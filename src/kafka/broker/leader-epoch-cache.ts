@@ -35,8 +35,7 @@ export class LeaderEpochCache {
    * itself when it is older than every cached one); UNDEFINED for an unknown or newer epoch.
    */
   endOffsetFor(requestedEpoch: number, logEndOffset: number): EpochEntry {
-    const undefinedEntry = { epoch: UNDEFINED_EPOCH, startOffset: UNDEFINED_EPOCH_OFFSET };
-    if (requestedEpoch === UNDEFINED_EPOCH) return undefinedEntry;
+    if (requestedEpoch === UNDEFINED_EPOCH) return undefinedEntry();
     if (requestedEpoch === this.latestEpoch) return { epoch: requestedEpoch, startOffset: logEndOffset };
     let floor: EpochEntry | null = null;
     for (const entry of this.entries) {
@@ -44,7 +43,7 @@ export class LeaderEpochCache {
         return { epoch: floor ? floor.epoch : requestedEpoch, startOffset: entry.startOffset };
       floor = entry;
     }
-    return undefinedEntry;
+    return undefinedEntry();
   }
 
   /** Truncation of the log to `endOffset`: epochs that start at or after it are forgotten. */
@@ -58,4 +57,8 @@ export class LeaderEpochCache {
   all(): readonly EpochEntry[] {
     return this.entries;
   }
+}
+
+function undefinedEntry(): EpochEntry {
+  return { epoch: UNDEFINED_EPOCH, startOffset: UNDEFINED_EPOCH_OFFSET };
 }

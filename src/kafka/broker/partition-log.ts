@@ -416,13 +416,12 @@ export class PartitionLog {
 
   /** Batches that end at or after `fromOffset` and start below `upperBound`, at most `maxBatches`. */
   private batchesBetween(fromOffset: number, upperBound: number, maxBatches: number): LogBatch[] {
-    const batches: LogBatch[] = [];
-    for (let i = this.firstBatchEndingAtOrAfter(fromOffset); i < this.batches.length; i++) {
-      const b = this.batches[i] as LogBatch;
-      if (b.baseOffset >= upperBound || batches.length >= maxBatches) break;
-      batches.push(b);
-    }
-    return batches;
+    const start = this.firstBatchEndingAtOrAfter(fromOffset);
+    const limit = Math.min(this.batches.length, start + maxBatches);
+    let end = start;
+    while (end < limit && (this.batches[end] as LogBatch).baseOffset < upperBound) end++;
+    // One copy of the exact size (an array grown by push reserves room for 16 at its first element).
+    return this.batches.slice(start, end);
   }
 
   /** Index of the first batch whose last offset is >= offset (batches are in offset order). */

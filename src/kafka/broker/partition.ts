@@ -5,6 +5,7 @@ import type { PartitionLog } from "./partition-log.js";
 
 /** What a leader knows of one follower (Kafka's Replica / ReplicaState). */
 export interface ReplicaState {
+  readonly brokerId: string;
   /** The follower's log end offset, as its last fetch offset told (-1: not fetched under this leader yet). */
   logEndOffset: number;
   /** The last time the follower was known to have reached the leader's log end. */
@@ -90,6 +91,7 @@ export class Partition {
     for (const r of reg.replicas) {
       if (r === this.brokerId) continue;
       this.remote.set(r, {
+        brokerId: r,
         logEndOffset: -1,
         lastCaughtUpTimeMs: reg.isr.includes(r) ? nowMs : Number.NEGATIVE_INFINITY,
         lastFetchLeaderLogEndOffset: -1,
@@ -152,7 +154,8 @@ export class Partition {
     let hw = this.log.logEndOffset;
     // Mutant highWatermarkFromIsr off: the leader acknowledges what only it has.
     if (this.log.flags().highWatermarkFromIsr)
-      for (const [replica, state] of this.remote) {
+      for (const state of this.remote.values()) {
+        const replica = state.brokerId;
         const counts = maximal.includes(replica) || (this.isCaughtUp(state, nowMs) && eligible(replica));
         if (counts && state.logEndOffset < hw) hw = state.logEndOffset;
       }

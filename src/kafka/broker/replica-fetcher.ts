@@ -3,7 +3,7 @@ import type { Simulation } from "../../sim/simulation.js";
 import type { KafkaEvents } from "../trace-events.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
-import type { FetchPartitionData, FetchRequest } from "../fetch-protocol.js";
+import type { FetchPartition, FetchPartitionData, FetchRequest } from "../fetch-protocol.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
 import { UNDEFINED_EPOCH } from "./leader-epoch-cache.js";
 import type { Partition } from "./partition.js";
@@ -32,7 +32,8 @@ export type TruncationListener = (partition: Partition, offset: number, removed:
 export class ReplicaFetcher {
   private readonly fetched = new Map<PartitionKey, FetchState>();
   private connection: Connection | null = null;
-  private inFlight = false;
+  /** The fetch in flight (one at a time: the next is sent when its answer is processed). */
+  private inFlight: FetchRequest | null = null;
   private wakeTimerSet = false;
   private stopped = false;
 
@@ -65,33 +66,27 @@ export class ReplicaFetcher {
   }
 
   private maybeFetch(): void {
-    if (this.stopped || this.inFlight || this.fetched.size === 0) return;
+    if (this.stopped || this.inFlight !== null || this.fetched.size === 0) return;
     const now = this.sim.nowMs;
-    const ready: FetchState[] = [];
+    const partitions: FetchPartition[] = [];
     let nextReadyMs = Number.POSITIVE_INFINITY;
     for (const state of this.fetched.values()) {
-      if (state.delayedUntilMs <= now) ready.push(state);
-      else nextReadyMs = Math.min(nextReadyMs, state.delayedUntilMs);
+      if (state.delayedUntilMs > now) nextReadyMs = Math.min(nextReadyMs, state.delayedUntilMs);
+      else partitions.push(fetchPartitionOf(state));
     }
-    if (ready.length === 0) return this.wakeAt(nextReadyMs);
+    if (partitions.length === 0) return this.wakeAt(nextReadyMs);
     this.connection = this.connection?.open ? this.connection : this.net.connect(this.brokerId, this.leader);
     const request: FetchRequest = {
       api: "Fetch",
       replicaId: this.brokerId,
       maxWaitMs: this.config.replicaFetchWaitMaxMs,
       isolation: "READ_UNCOMMITTED",
-      partitions: ready.map(({ partition, leaderEpoch }) => ({
-        partition: partition.key,
-        fetchOffset: partition.log.logEndOffset,
-        currentLeaderEpoch: leaderEpoch,
-        lastFetchedEpoch: partition.log.leaderEpochCache.latestEpoch,
-        maxBatches: MAX_FETCH_BATCHES,
-      })),
+      partitions,
     };
-    this.inFlight = true;
+    this.inFlight = request;
     // A parked fetch may wait maxWaitMs at the leader: the request times out only after that.
     const timeoutMs = this.config.requestTimeoutMs + this.config.replicaFetchWaitMaxMs;
-    this.net.request(this.connection, request, timeoutMs, (result) => this.onResult(result, request));
+    this.net.request(this.connection, request, timeoutMs, this.onFetchResult);
   }
 
   private wakeAt(timeMs: number): void {
@@ -103,9 +98,13 @@ export class ReplicaFetcher {
     });
   }
 
+  /** The answer to the fetch in flight (bound once: no closure per fetch). */
+  private readonly onFetchResult = (result: RpcResult<KafkaResponse>): void =>
+    this.onResult(result, this.inFlight as FetchRequest);
+
   /** The leader answers the partitions in the order asked (FetchResponse mirrors FetchRequest). */
   private onResult(result: RpcResult<KafkaResponse>, request: FetchRequest): void {
-    this.inFlight = false;
+    this.inFlight = null;
     if (this.stopped) return;
     if (result.kind !== "response" || result.body.api !== "Fetch") {
       // A broken connection: back off (replica.fetch.backoff.ms) and fetch again.
@@ -133,12 +132,7 @@ export class ReplicaFetcher {
       return;
     }
     if (data.divergingEpoch !== null) return this.truncate(partition, data.divergingEpoch);
-    const taken: LogBatch[] = [];
-    for (const batch of data.batches) {
-      if ((batch.partitionLeaderEpoch ?? 0) > state.leaderEpoch) break;
-      taken.push(batch);
-    }
-    this.append(partition, taken, data.highWatermark);
+    this.append(partition, batchesUpToEpoch(data.batches, state.leaderEpoch), data.highWatermark);
   }
 
   /**
@@ -166,4 +160,22 @@ export class ReplicaFetcher {
     });
     this.onTruncate(partition, log.logEndOffset, removed);
   }
+}
+
+/** What the follower asks of one partition: from its log end, under its epoch, with its last fetched epoch. */
+function fetchPartitionOf({ partition, leaderEpoch }: FetchState): FetchPartition {
+  return {
+    partition: partition.key,
+    fetchOffset: partition.log.logEndOffset,
+    currentLeaderEpoch: leaderEpoch,
+    lastFetchedEpoch: partition.log.leaderEpochCache.latestEpoch,
+    maxBatches: MAX_FETCH_BATCHES,
+  };
+}
+
+/** The batches before the first of an epoch newer than `leaderEpoch` (all of them, as a rule: no copy then). */
+function batchesUpToEpoch(batches: readonly LogBatch[], leaderEpoch: number): readonly LogBatch[] {
+  for (let i = 0; i < batches.length; i++)
+    if (((batches[i] as LogBatch).partitionLeaderEpoch ?? 0) > leaderEpoch) return batches.slice(0, i);
+  return batches;
 }

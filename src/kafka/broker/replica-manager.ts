@@ -2,9 +2,15 @@ import type { Simulation } from "../../sim/simulation.js";
 import type { KafkaEvents } from "../trace-events.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
-import type { FetchPartition, FetchPartitionData, FetchRequest, FetchResponse } from "../fetch-protocol.js";
+import type {
+  DivergingEpoch,
+  FetchPartition,
+  FetchPartitionData,
+  FetchRequest,
+  FetchResponse,
+} from "../fetch-protocol.js";
 import { isActive, type MetadataImage, type PartitionRegistration } from "../metadata/metadata-image.js";
-import { DelayedFetch, DelayedProduce, Purgatory } from "./delayed-operations.js";
+import { DelayedFetch, DelayedProduce, type FetchReader, Purgatory } from "./delayed-operations.js";
 import { UNDEFINED_EPOCH } from "./leader-epoch-cache.js";
 import { Partition, type PartitionConfig } from "./partition.js";
 import type { LogBatch, PartitionLog } from "./partition-log.js";
@@ -52,7 +58,7 @@ export const MAX_FETCH_BATCHES = 500;
  * poll), the ISR's shrink and expansion through AlterPartition, and role changes from metadata
  * updates. Its fetchers (replica-fetcher.ts) copy what it follows.
  */
-export class ReplicaManager {
+export class ReplicaManager implements FetchReader {
   readonly partitions = new Map<PartitionKey, Partition>();
   private readonly produces = new Purgatory<DelayedProduce>("produce purgatory");
   private readonly fetches = new Purgatory<DelayedFetch>("fetch purgatory");
@@ -152,18 +158,21 @@ export class ReplicaManager {
     if (request.replicaId !== null) {
       for (const p of request.partitions) this.recordFollowerFetch(request.replicaId, p);
     }
-    const answer = () => {
-      if (!this.stopped) respond({ api: "Fetch", errorCode: Errors.NONE, partitions: this.read(request) });
-    };
-    const ready = () => request.partitions.some((p) => this.hasSomethingFor(request, p));
-    if (request.maxWaitMs <= 0 || ready()) return answer();
-    const op = new DelayedFetch(
-      request.partitions.map((p) => p.partition),
-      ready,
-      answer,
-    );
+    if (request.maxWaitMs <= 0 || this.canAnswer(request)) return this.answer(request, respond);
+    const op = new DelayedFetch(request, this, respond);
     op.expireAfter(this.sim, request.maxWaitMs);
     for (const p of request.partitions) this.fetches.watch(p.partition, op);
+  }
+
+  /** DelayedFetch.tryComplete's test: some partition has something to return (see hasSomethingFor). */
+  canAnswer(request: FetchRequest): boolean {
+    for (const p of request.partitions) if (this.hasSomethingFor(request, p)) return true;
+    return false;
+  }
+
+  /** The fetch's answer, read now (a stopped broker answers nothing). */
+  answer(request: FetchRequest, respond: (response: FetchResponse) => void): void {
+    if (!this.stopped) respond({ api: "Fetch", errorCode: Errors.NONE, partitions: this.read(request) });
   }
 
   private recordFollowerFetch(replica: string, p: FetchPartition): void {
@@ -221,9 +230,14 @@ export class ReplicaManager {
    * Partition.readRecords' truncation check: the follower's last fetched epoch ends earlier here than
    * its fetch offset (or is unknown here): it must truncate, to where that epoch ends here.
    */
-  private divergingEpoch(partition: Partition, p: FetchPartition): { epoch: number; endOffset: number } | null {
+  private divergingEpoch(partition: Partition, p: FetchPartition): DivergingEpoch | null {
     if (p.lastFetchedEpoch < 0) return null;
-    const end = partition.log.leaderEpochCache.endOffsetFor(p.lastFetchedEpoch, partition.log.logEndOffset);
+    const log = partition.log;
+    // The usual case, a follower on this leader's latest epoch, needs no lookup (and allocates
+    // nothing): that epoch ends at the log end, so it diverges only when it fetches past it.
+    if (p.lastFetchedEpoch === log.leaderEpochCache.latestEpoch)
+      return p.fetchOffset > log.logEndOffset ? { epoch: p.lastFetchedEpoch, endOffset: log.logEndOffset } : null;
+    const end = log.leaderEpochCache.endOffsetFor(p.lastFetchedEpoch, log.logEndOffset);
     if (end.epoch === UNDEFINED_EPOCH || end.epoch < p.lastFetchedEpoch || end.startOffset < p.fetchOffset)
       return { epoch: end.epoch, endOffset: end.startOffset };
     return null;

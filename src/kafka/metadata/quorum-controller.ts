@@ -56,15 +56,18 @@ export class QuorumController {
     const partitions = new Map<PartitionKey, PartitionRegistration>();
     for (const a of assignments) {
       const leader = a.replicas[0] ?? null;
-      partitions.set(a.partition, {
-        partition: a.partition,
-        replicas: [...a.replicas],
-        isr: [...a.replicas],
-        leader,
-        leaderEpoch: 0,
-        partitionEpoch: 0,
-        leaderRecoveryState: "RECOVERED",
-      });
+      partitions.set(
+        a.partition,
+        registration({
+          partition: a.partition,
+          replicas: [...a.replicas],
+          isr: [...a.replicas],
+          leader,
+          leaderEpoch: 0,
+          partitionEpoch: 0,
+          leaderRecoveryState: "RECOVERED",
+        }),
+      );
       this.unclean.set(a.partition, a.uncleanLeaderElectionEnable);
     }
     const registrations = new Map<string, BrokerRegistration>(brokers.map((id) => [id, { id, liveness: "active" }]));
@@ -155,7 +158,8 @@ export class QuorumController {
     brokers: ReadonlyMap<string, BrokerRegistration>,
   ): PartitionRegistration {
     const active = (b: string) => brokers.get(b)?.liveness === "active";
-    const reg = isr === original.isr ? original : { ...original, isr, partitionEpoch: original.partitionEpoch + 1 };
+    const reg =
+      isr === original.isr ? original : registration(original, { isr, partitionEpoch: original.partitionEpoch + 1 });
     if (reg.leader !== null && active(reg.leader) && isr.includes(reg.leader)) return reg;
     const clean = reg.replicas.find((r) => isr.includes(r) && active(r));
     if (clean !== undefined) return this.withLeader(original, clean, isr, original.leaderRecoveryState);
@@ -186,12 +190,11 @@ export class QuorumController {
     if (reg.partitionEpoch !== partitionEpoch) return { errorCode: Errors.INVALID_UPDATE_VERSION, registration: reg };
     if (newIsr.some((b) => !reg.isr.includes(b) && !this.isActive(b)))
       return { errorCode: Errors.INELIGIBLE_REPLICA, registration: reg };
-    const next: PartitionRegistration = {
-      ...reg,
+    const next = registration(reg, {
       isr: [...newIsr],
       partitionEpoch: reg.partitionEpoch + 1,
       leaderRecoveryState: "RECOVERED",
-    };
+    });
     const partitions = new Map(this.current.partitions);
     partitions.set(partition, next);
     this.sim.emit("controller", "controller.isr", {
@@ -223,14 +226,13 @@ export class QuorumController {
     isr: readonly string[],
     recovery: PartitionRegistration["leaderRecoveryState"],
   ): PartitionRegistration {
-    return {
-      ...reg,
+    return registration(reg, {
       leader,
       isr: [...isr],
       leaderEpoch: reg.leaderEpoch + 1,
       partitionEpoch: reg.partitionEpoch + 1,
       leaderRecoveryState: recovery,
-    };
+    });
   }
 
   private changeOf(before: PartitionRegistration, after: PartitionRegistration, cause: ElectionCause): LeaderChange {
@@ -271,4 +273,25 @@ function withoutReplica(isr: readonly string[], broker: string): readonly string
   if (!isr.includes(broker)) return isr;
   const rest = isr.filter((b) => b !== broker);
   return rest.length > 0 ? rest : isr;
+}
+
+/**
+ * `base` with `changes` applied. Every registration is built by this one object literal, in one
+ * property order: registrations made by spreading would get another hidden class in V8 than the
+ * first ones, and every broker path that reads them would be recompiled when the second appears.
+ */
+function registration(
+  base: PartitionRegistration,
+  changes: Partial<PartitionRegistration> = {},
+): PartitionRegistration {
+  const r = { ...base, ...changes };
+  return {
+    partition: r.partition,
+    replicas: r.replicas,
+    isr: r.isr,
+    leader: r.leader,
+    leaderEpoch: r.leaderEpoch,
+    partitionEpoch: r.partitionEpoch,
+    leaderRecoveryState: r.leaderRecoveryState,
+  };
 }
