@@ -30,7 +30,6 @@ export function evaluateExpectation(
 ): ExpectationVerdict {
   const reasons: string[] = [];
   const found: Partial<Record<ViolationKind, number | null>> = {};
-  const places = expect.where ? new Set<string>(expect.where.brokerRelease) : null;
   const unexpected = violations.filter((v) => isUnexpected(expect, v));
   const judgeFinds = options.judgeFinds !== false;
   for (const kind of judgeFinds ? expect.find : []) {
@@ -45,7 +44,7 @@ export function evaluateExpectation(
   }
   // findAny is optional for expectations built by hand (library users); the schema defaults it.
   if (judgeFinds && (expect.findAny ?? []).length > 0)
-    reasons.push(...findAnyReasons(expect, violations, places, seedStart, seedsRun, found));
+    reasons.push(...findAnyReasons(expect, violations, seedStart, seedsRun, found));
   // Failures of the model are reported apart: they say nothing about Kafka.
   const protocol = unexpected.filter((v) => !isModelFailure(v.kind));
   if (protocol.length > 0) {
@@ -85,15 +84,12 @@ function modelFailureReason(violations: readonly SeededViolation[]): string | nu
 function findAnyReasons(
   expect: Expectation,
   violations: readonly SeededViolation[],
-  places: Set<string> | null,
   seedStart: number,
   seedsRun: number,
   found: Partial<Record<ViolationKind, number | null>>,
 ): string[] {
   const budget = expect.within ?? seedsRun;
-  const matching = violations.filter(
-    (v) => expect.findAny.includes(v.kind) && (places === null || places.has(v.brokerRelease ?? "")),
-  );
+  const matching = violations.filter((v) => expect.findAny.includes(v.kind) && inPlace(expect, v));
   for (const kind of expect.findAny)
     if (!(kind in found)) found[kind] = matching.find((v) => v.kind === kind)?.seed ?? null;
   const first = matching.reduce<SeededViolation | null>((a, v) => (a === null || v.seed < a.seed ? v : a), null);
@@ -106,26 +102,43 @@ function findAnyReasons(
   return [];
 }
 
+/** Where a violation happened, as `where` judges it. */
+export interface ViolationPlace {
+  kind: ViolationKind;
+  brokerRelease?: string | undefined;
+  coordinatorRelease?: string | undefined;
+}
+
+/**
+ * In a `where` place (or no `where`): the broker where it showed runs one of `brokerRelease`, or
+ * the coordinator that sent its marker ran one of `coordinatorRelease`.
+ */
+export function inPlace(expect: Expectation, v: ViolationPlace): boolean {
+  const where = expect.where;
+  if (where === undefined) return true;
+  const atBroker = (where.brokerRelease ?? []).includes((v.brokerRelease ?? "") as never);
+  const byCoordinator = (where.coordinatorRelease ?? []).includes((v.coordinatorRelease ?? "") as never);
+  return atBroker || byCoordinator;
+}
+
+/** The `where` clause in words, for reports. */
+export function describeWhere(where: NonNullable<Expectation["where"]>): string {
+  const parts: string[] = [];
+  if (where.brokerRelease) parts.push(`at brokers on ${where.brokerRelease.join(" or ")}`);
+  if (where.coordinatorRelease) parts.push(`sent by coordinators on ${where.coordinatorRelease.join(" or ")}`);
+  return parts.join(", or ");
+}
+
 /** A violation the expectation does not allow (the run fails because of it). */
-export function isUnexpected(
-  expect: Expectation,
-  v: { kind: ViolationKind; brokerRelease?: string | undefined },
-): boolean {
+export function isUnexpected(expect: Expectation, v: ViolationPlace): boolean {
   if (v.kind === "model-error" || v.kind === "step-mismatch" || v.kind === "model-timeout") return true;
   const findAny = expect.findAny ?? [];
   const sought = expect.find.includes(v.kind) || findAny.includes(v.kind);
   if (expect.clean || !(sought || expect.allow.includes(v.kind))) return true;
-  return expect.where !== undefined && sought && !expect.where.brokerRelease.includes((v.brokerRelease ?? "") as never);
+  return sought && !inPlace(expect, v);
 }
 
 /** Does v satisfy the expectation's `find` (or `findAny`) of kind: the right kind, in a `where` place if given? */
-export function countsAsFound(
-  expect: Expectation,
-  kind: ViolationKind,
-  v: { kind: ViolationKind; brokerRelease?: string | undefined },
-): boolean {
-  return (
-    v.kind === kind &&
-    (expect.where === undefined || expect.where.brokerRelease.includes((v.brokerRelease ?? "") as never))
-  );
+export function countsAsFound(expect: Expectation, kind: ViolationKind, v: ViolationPlace): boolean {
+  return v.kind === kind && inPlace(expect, v);
 }

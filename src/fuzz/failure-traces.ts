@@ -11,6 +11,8 @@ export interface ServerNode {
   id: string;
   role: "coordinator" | "broker";
   release: string;
+  /** What it leads when the run starts: its coordinator's __transaction_state partitions, its data partitions. */
+  roles: string;
 }
 
 /** One seed run again with its full trace: what diagrams and ShiViz logs are drawn from. */
@@ -33,11 +35,20 @@ export function seedLabel(seed: number | null): string {
   return seed === null ? "shrunk tape" : `seed ${seed}`;
 }
 
+/** Every broker (each hosts every role), with the leadership it starts with (replicas[0] of each partition). */
 export function serversOf(config: RunConfig): ServerNode[] {
-  return [
-    ...config.spec.coordinators.map((n) => ({ id: n.id, role: "coordinator" as const, release: n.release })),
-    ...config.spec.brokers.map((n) => ({ id: n.id, role: "broker" as const, release: n.release })),
-  ];
+  const { spec } = config;
+  return spec.brokers.map((n) => {
+    const txn = spec.transactionState.partitions.flatMap((p, i) => (p.replicas[0] === n.id ? [i] : []));
+    const data = spec.topics.flatMap((t) =>
+      t.partitions.flatMap((p, i) => (p.replicas[0] === n.id ? [`${t.name}-${i}`] : [])),
+    );
+    const roles = [
+      txn.length > 0 ? `coordinator of __transaction_state-${txn.join(", -")}` : "",
+      data.length > 0 ? `leader of ${data.join(", ")}` : "",
+    ].filter((r) => r !== "");
+    return { id: n.id, role: "broker" as const, release: n.release, roles: roles.join("; ") || "follower only" };
+  });
 }
 
 /** Run one seed (or a campaign run's tape) again, recording every event. Pure: the same input gives the same trace. */

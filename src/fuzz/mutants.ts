@@ -36,7 +36,7 @@ export const MUTANTS: readonly Mutant[] = [
     overrides: { strictMarkerEpochForTv2: false },
     scenario: "kip-1228",
     expectedKinds: ["stale-marker"],
-    budget: 50,
+    budget: 60,
   },
   {
     name: "legacy-marker-strict-rule",
@@ -94,7 +94,7 @@ export const MUTANTS: readonly Mutant[] = [
     overrides: { fillMarkerTransactionVersion: false },
     scenario: "kip-1228",
     expectedKinds: ["stale-marker"],
-    budget: 50,
+    budget: 60,
   },
   {
     name: "consumer-ignores-aborted-index",
@@ -119,6 +119,15 @@ export const MUTANTS: readonly Mutant[] = [
     scenario: "kip-1228",
     expectedKinds: ["hanging-transaction", "lost-write"],
     budget: 5,
+  },
+  {
+    name: "hw-ignores-isr",
+    description:
+      "leader moves its high watermark to its own log end without waiting for the in-sync replicas, so acks=all acknowledges what a new leader may not have",
+    overrides: { highWatermarkFromIsr: false },
+    scenario: "leader-failover",
+    expectedKinds: ["lost-write", "torn-transaction"],
+    budget: 200,
   },
   {
     name: "append-retried-batch",
@@ -152,7 +161,7 @@ export const MUTANTS: readonly Mutant[] = [
     overrides: { equalEpochToleranceIgnoresOpenTxn: true },
     scenario: "kip-1228",
     expectedKinds: ["stale-marker"],
-    budget: 50,
+    budget: 60,
   },
 ];
 

@@ -58,7 +58,8 @@ export function possibleCoveragePoints(
   const expand = (nodes: Scenario["cluster"]["brokers"]) =>
     nodes.flatMap((n) => [n, ...upgradeTargets(n.id).map((release) => ({ ...n, release }))]);
   const brokers = expand(s.cluster.brokers);
-  const coordinators = expand(s.cluster.coordinators);
+  // Every broker is a coordinator too: any broker's coordinator may send to any broker's leader.
+  const coordinators = brokers;
   const tvs = [...new Set([s.workload.transactionVersion, s.cluster.transactionVersion])];
   const states = new Map<string, ProtocolState>();
   const add = (state: ProtocolState) => states.set(stateKey(state), state);
@@ -74,6 +75,7 @@ export function possibleCoveragePoints(
         const seen = version >= 2 && cf.fillMarkerTransactionVersion ? tv : 0;
         const wire = version < 2 ? "v1" : `v${version}-tv${seen}`;
         for (const rule of rulesFor(bf, seen)) addArrivals(add, b.release, wire, rule);
+        addArrivals(add, b.release, wire, "unchecked", "not-leader");
       }
     }
   }
@@ -87,15 +89,31 @@ function rulesFor(flags: Readonly<ReleaseFlags>, tvSeen: number): string[] {
   return flags.equalEpochNoOpenTxnTolerance ? ["strict-tv2", "kafka-19999-equal-epoch"] : ["strict-tv2"];
 }
 
-function addArrivals(add: (state: ProtocolState) => void, release: ReleaseName, wire: string, rule: string): void {
+/**
+ * The arrivals of one (release, wire, rule): at a leader (as judged) or at a broker that no longer
+ * leads the partition (refused unjudged: NOT_LEADER_OR_FOLLOWER), before or after a leader change.
+ */
+function addArrivals(
+  add: (state: ProtocolState) => void,
+  release: ReleaseName,
+  wire: string,
+  rule: string,
+  role: "leader" | "not-leader" = "leader",
+): void {
   for (const arrival of MARKER_VALUES.arrival) {
     for (const leaderTxn of MARKER_VALUES.leaderTxn) {
       for (const producer of MARKER_VALUES.producer) {
         for (const result of MARKER_VALUES.result) {
+          if (role === "not-leader" && result === "applied") continue;
           if (rule === "kafka-19999-equal-epoch" && (leaderTxn !== "none" || result !== "applied")) continue;
           if (arrival === "repeat" && leaderTxn === "same") continue;
-          if (rule === "unchecked" && result === "rejected") continue;
-          add({ kind: "marker", arrival: { release, wire, arrival, leaderTxn, producer, rule, result } });
+          if (role === "leader" && rule === "unchecked" && result === "rejected") continue;
+          for (const leader of MARKER_VALUES.leader) {
+            add({
+              kind: "marker",
+              arrival: { release, wire, arrival, leaderTxn, producer, rule, result, role, leader },
+            });
+          }
         }
       }
     }

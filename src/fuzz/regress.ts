@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { describeWhere } from "./expectation.js";
 import { join } from "node:path";
 import { InputError } from "../scenario/input-error.js";
 import { contentHash, type LoadedScenario, loadScenarioFile } from "../scenario/loader.js";
@@ -54,7 +55,7 @@ export function filesIn(dir: string, extensions: readonly string[]): string[] {
 
 function expectationText(e: Expectation, seeds: number): string {
   if (e.find.length > 0)
-    return `find ${e.find.join(", ")} within ${e.within ?? seeds}${e.where ? ` at ${e.where.brokerRelease.join("/")}` : ""}`;
+    return `find ${e.find.join(", ")} within ${e.within ?? seeds}${e.where ? ` ${describeWhere(e.where)}` : ""}`;
   if (!e.clean && e.allow.length > 0) return `nothing but ${e.allow.join(", ")}`;
   return "clean";
 }

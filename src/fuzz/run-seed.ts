@@ -183,7 +183,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
       transactionsStarted: cluster ? cluster.producers.reduce((n, p) => n + p.transactionsStarted, 0) : 0,
       markersApplied: ledger.markersApplied,
       markersRejected: ledger.markersRejected,
-      txnLogAppends: cluster ? cluster.log.appendCount : 0,
+      txnLogAppends: cluster ? cluster.txnLogAppendCount : 0,
       stop,
     },
     tape: options.recordTape ? choices.tape() : null,

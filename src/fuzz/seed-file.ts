@@ -46,6 +46,10 @@ const recordedViolation = z.strictObject({
   brokerRelease: z.string().max(50).optional(),
   transaction: z.string().max(200).optional(),
   markerIssuedFor: z.string().max(200).optional(),
+  coordinatorBroker: z.string().max(200).optional(),
+  coordinatorRelease: z.string().max(50).optional(),
+  markerVersion: z.int().min(0).max(100).optional(),
+  leaderEpoch: z.int().min(-1).optional(),
 });
 
 export const seedFileSchema = z.strictObject({
@@ -168,8 +172,18 @@ export function buildSeedFile(input: SeedFileInput): SeedFile {
     fingerprints: { every, data: encodeFingerprints(values) },
     violations: run.violations.map((v) => {
       const out: RecordedViolation = { kind: v.kind, summary: v.summary, atMs: v.atMs };
-      for (const key of ["partition", "broker", "brokerRelease", "transaction", "markerIssuedFor"] as const)
+      for (const key of [
+        "partition",
+        "broker",
+        "brokerRelease",
+        "transaction",
+        "markerIssuedFor",
+        "coordinatorBroker",
+        "coordinatorRelease",
+      ] as const)
         if (v[key] !== undefined) out[key] = v[key];
+      if (v.markerVersion !== undefined) out.markerVersion = v.markerVersion;
+      if (v.leaderEpoch !== undefined) out.leaderEpoch = v.leaderEpoch;
       return out;
     }),
     replay: `eosfuzz replay ${input.path}`,

@@ -85,7 +85,9 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<EventKind>([
   "net.duplicate",
   "fault.stall",
   "fault.partition",
-  "fault.failover",
+  "fault.leader-move",
+  "fault.controlled-shutdown",
+  "fault.crash",
   "fault.producer-restart",
   "producer.pause",
 ]);
@@ -297,6 +299,8 @@ export interface ScenarioReduction {
   producers: [number, number];
   transactions: [number, number];
   consumers: [number, number];
+  /** Whether every partition (data and `__transaction_state`) was cut to one replica: no followers. */
+  singleReplica: boolean;
   /** The seed of the reduced scenario whose run showed the same violation. */
   seed: number;
   seedsSearched: number;
@@ -314,6 +318,11 @@ export interface ShrinkFailureResult extends ShrinkResult {
 const REDUCTION_BUDGET_SHARE = 0.5;
 /** Seeds tried per reduced scenario. */
 const REDUCTION_SEEDS = 3_000;
+/**
+ * Seeds tried per single-replica variant, fewer: a violation that needs followers (a truncation,
+ * a leader change) never shows there, and the seeds spent on it are lost to the replicated one.
+ */
+const REDUCTION_SEEDS_SINGLE_REPLICA = 1_000;
 
 const CLIENT_VISIBLE = new Set<ViolationKind>([
   "aborted-read",
@@ -323,6 +332,53 @@ const CLIENT_VISIBLE = new Set<ViolationKind>([
   "duplicate",
   "non-monotonic",
 ]);
+
+type ReplicaSettings = { replicas?: string[][] | undefined; replicationFactor?: number | undefined };
+
+function hasFollowers(t: ReplicaSettings, brokers: number): boolean {
+  if (t.replicas) return t.replicas.some((r) => r.length > 1);
+  return brokers > 1 && t.replicationFactor !== 1;
+}
+
+function withOneReplica<T extends ReplicaSettings & { minInsyncReplicas: number }>(t: T): T {
+  if (t.replicas) return { ...t, replicas: t.replicas.map((r) => r.slice(0, 1)), minInsyncReplicas: 1 };
+  return { ...t, replicationFactor: 1, minInsyncReplicas: 1 };
+}
+
+/**
+ * The scenario with one replica per partition, its leader the first replica Kafka's assignment
+ * gives it: no followers, no fetches, no ISR, so what remains of a failure is the transaction
+ * protocol. Null when nothing is replicated, or when the violation needs replicas (an unclean
+ * election).
+ */
+function singleReplica(s: Scenario, target: ShrinkTarget): Scenario | null {
+  if (target.kind === "unclean-election") return null;
+  const brokers = s.cluster.brokers.length;
+  const replicated = [s.cluster.transactionState, ...s.cluster.topics].some((t) => hasFollowers(t, brokers));
+  if (!replicated) return null;
+  return {
+    ...s,
+    cluster: {
+      ...s.cluster,
+      transactionState: withOneReplica(s.cluster.transactionState),
+      topics: s.cluster.topics.map(withOneReplica),
+    },
+  };
+}
+
+/**
+ * Smaller workloads to try, smallest first: one producer with two transactions, and so on; each
+ * first with one replica per partition, then as replicated as the scenario.
+ */
+function reducedScenarios(s: Scenario, target: ShrinkTarget): { scenario: Scenario; singleReplica: boolean }[] {
+  const out: { scenario: Scenario; singleReplica: boolean }[] = [];
+  for (const candidate of reducedWorkloads(s, target)) {
+    const single = singleReplica(candidate, target);
+    if (single) out.push({ scenario: single, singleReplica: true });
+    out.push({ scenario: candidate, singleReplica: false });
+  }
+  return out;
+}
 
 /** Smaller workloads to try, smallest first: one producer with two transactions, and so on. */
 function reducedWorkloads(s: Scenario, target: ShrinkTarget): Scenario[] {
@@ -348,7 +404,8 @@ function reducedWorkloads(s: Scenario, target: ShrinkTarget): Scenario[] {
 
 /**
  * Stage 1: look for the same violation (kind and place) in a smaller version of the scenario (fewer
- * producers, transactions and consumers), seed by seed. The tape found there is usually far closer to
+ * producers, transactions and consumers, and if it still shows, one replica per partition), seed by
+ * seed. The tape found there is usually far closer to
  * minimal than anything reachable by editing the original tape, whose failing transaction pair may
  * sit deep in a long workload. Returns null when no smaller scenario shows it within the budget.
  */
@@ -360,13 +417,14 @@ export function reduceScenario(
   now: () => number,
 ): { scenario: Scenario; tape: Tape; reduction: ScenarioReduction } | null {
   const deadline = now() + budgetMs;
-  for (const candidate of reducedWorkloads(scenario, target)) {
+  for (const { scenario: candidate, singleReplica } of reducedScenarios(scenario, target)) {
     const config: RunConfig = {
       scenario: candidate.name,
       spec: toClusterSpec(candidate, overrides),
       script: candidate.script ?? null,
     };
-    for (let seed = 0; seed < REDUCTION_SEEDS && now() < deadline; seed++) {
+    const seeds = singleReplica ? REDUCTION_SEEDS_SINGLE_REPLICA : REDUCTION_SEEDS;
+    for (let seed = 0; seed < seeds && now() < deadline; seed++) {
       const r = runSeed(config, { seed }, { recordTape: true, stopWhen: (v) => matchesTarget(v, target) });
       if (r.stoppedAt === null) continue;
       const w = scenario.workload;
@@ -377,6 +435,7 @@ export function reduceScenario(
           producers: [w.producers, candidate.workload.producers],
           transactions: [w.transactions, candidate.workload.transactions],
           consumers: [w.consumers, candidate.workload.consumers],
+          singleReplica,
           seed,
           seedsSearched: seed + 1,
         },

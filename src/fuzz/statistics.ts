@@ -25,9 +25,19 @@ export function largestMissedProbability(n: number, confidence = CONFIDENCE): nu
   return -Math.expm1(Math.log(1 - confidence) / n);
 }
 
-/** How a violation is grouped for statistics: its kind, and where a marker landed, the leader's release. */
-export function signatureOf(v: { kind: string; brokerRelease?: string | undefined }): string {
-  return v.brokerRelease ? `${v.kind} at ${v.brokerRelease}` : v.kind;
+/**
+ * How a violation is grouped for statistics: its kind, where it showed (the leader's release), and
+ * for a marker sent by a coordinator of another release, that release too.
+ */
+export function signatureOf(v: {
+  kind: string;
+  brokerRelease?: string | undefined;
+  coordinatorRelease?: string | undefined;
+}): string {
+  if (!v.brokerRelease) return v.kind;
+  const sender =
+    v.coordinatorRelease && v.coordinatorRelease !== v.brokerRelease ? ` from ${v.coordinatorRelease}` : "";
+  return `${v.kind} at ${v.brokerRelease}${sender}`;
 }
 
 export interface SignatureStats {

@@ -1,8 +1,8 @@
 import type { ChoiceSource } from "../sim/choice-tape.js";
 import type { Network } from "../sim/network.js";
 import type { Simulation } from "../sim/simulation.js";
+import type { TransactionVersion } from "./common/types.js";
 import type { KafkaEvents } from "./trace-events.js";
-import type { PartitionKey, TransactionVersion } from "./common/types.js";
 import type { GhostObserver } from "./ghost.js";
 import type { KafkaRequest, KafkaResponse } from "./protocol.js";
 
@@ -18,23 +18,24 @@ export interface BrokerConfig {
   abortTimedOutTransactionCleanupIntervalMs: number;
   /** Finalized transaction.version feature level (used for coordinator-initiated aborts). */
   finalizedTransactionVersion: TransactionVersion;
-  /** Latency of a durable append to __transaction_state (acks=-1), drawn per write. */
-  txnLogAppendDelayMs: { min: number; max: number };
-  /** Probability (ppm) that a __transaction_state append fails with COORDINATOR_NOT_AVAILABLE. */
-  txnLogAppendFailurePpm: number;
-  /** Time a new coordinator spends loading __transaction_state before it serves requests. */
+  /** Time a new coordinator spends loading a __transaction_state partition before it serves its ids. */
   txnLogLoadDelayMs: number;
-  /** Time for followers to replicate an append (high watermark advance), drawn per append. */
-  replicationDelayMs: { min: number; max: number };
   /** Backoff before the marker sender retries a failed CompleteX append. */
   txnLogAppendRetryBackoffMs: number;
-}
-
-export interface MetadataCache {
-  /** Leader broker of a partition, or null if the partition does not exist. */
-  leaderOf(partition: PartitionKey): string | null;
-  /** The node that currently owns __transaction_state (what FindCoordinator answers). */
-  coordinatorNode(): string;
+  /** replica.fetch.wait.max.ms: how long a leader parks a follower's fetch with nothing new. */
+  replicaFetchWaitMaxMs: number;
+  /** replica.fetch.backoff.ms: a follower's wait after a failed fetch or a partition error. */
+  replicaFetchBackoffMs: number;
+  /** replica.lag.time.max.ms: a follower not caught up for this long leaves the ISR. */
+  replicaLagTimeMaxMs: number;
+  /** How long a controller decision takes to reach each broker (drawn per broker and update, in order). */
+  metadataPropagationDelayMs: { min: number; max: number };
+  /** One way of an AlterPartition between a leader and the controller (drawn per message). */
+  controllerRpcDelayMs: { min: number; max: number };
+  /** broker.session.timeout.ms: a broker that stopped heartbeating is fenced this long after it crashed. */
+  brokerSessionTimeoutMs: number;
+  /** leader.imbalance.check.interval.ms of auto.leader.rebalance (0: no preferred-leader election). */
+  leaderImbalanceCheckIntervalMs: number;
 }
 
 /** The shared handles every node of the model receives. */
@@ -43,6 +44,5 @@ export interface ClusterContext {
   readonly net: Network<KafkaRequest, KafkaResponse>;
   readonly choices: ChoiceSource;
   readonly ghost: GhostObserver;
-  readonly metadata: MetadataCache;
   readonly config: BrokerConfig;
 }

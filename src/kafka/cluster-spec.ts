@@ -3,17 +3,21 @@ import type { BrokerConfig } from "./cluster-context.js";
 import type { TransactionVersion } from "./common/types.js";
 import type { ReleaseFlags, ReleaseName } from "./release.js";
 
-/** A coordinator-capable node or a broker, with its release and flag overrides. */
+/** A broker with its release and flag overrides. Every broker hosts every role. */
 export interface NodeSpec {
   id: string;
   release: ReleaseName;
   overrides: Partial<ReleaseFlags>;
 }
 
-/** A topic; leaders[i] is the broker leading partition i. */
+/** A topic: each partition's replicas in assignment order (replicas[0] is the preferred leader). */
 export interface TopicSpec {
   name: string;
-  leaders: string[];
+  partitions: { replicas: string[] }[];
+  /** min.insync.replicas of the topic. */
+  minInsyncReplicas: number;
+  /** unclean.leader.election.enable of the topic (always false for __transaction_state). */
+  uncleanLeaderElectionEnable: boolean;
 }
 
 export interface Range {
@@ -40,14 +44,30 @@ export interface ProducerSpec {
 
 export interface ConsumerSpec {
   count: number;
-  pollIntervalMs: number;
+  /** fetch.max.wait.ms */
+  fetchMaxWaitMs: number;
   requestTimeoutMs: number;
+  retryBackoffMs: number;
 }
 
+/** A broker restarted on another release at a time (controlled shutdown, restart, catch-up). */
 export interface TimedUpgrade {
   atMs: number;
   node: string;
   release: ReleaseName;
+  downtimeMs: number;
+}
+
+/**
+ * A rolling upgrade as operators run it: from `startMs`, each broker in `order` is shut down
+ * (controlled), restarted on `release` after `downtimeMs`, and the next one waits until it is back
+ * in every ISR it belongs to; preferred-leader election then moves leadership back.
+ */
+export interface RollingUpgradeSpec {
+  startMs: number;
+  release: ReleaseName;
+  order: string[];
+  downtimeMs: number;
 }
 
 export interface FaultSpec {
@@ -55,16 +75,27 @@ export interface FaultSpec {
   windowMs: number;
   /** Default faults on every link. */
   network: LinkFaults;
-  /** Faults on coordinator -> broker links (WriteTxnMarkers), replacing the default there. */
+  /** Faults on the marker channel's connections (WriteTxnMarkers), replacing the default there. */
   markerRequests: LinkFaults | null;
   /** The nemesis draws node-level faults every tick. */
   nemesisTickMs: number;
   brokerStall: { ppm: number; durationMs: Range };
+  /** A cut between two brokers (one way or both). */
   linkPartition: { ppm: number; durationMs: Range; oneWayPpm: number };
-  coordinatorFailover: { ppm: number; resignDelayMs: Range };
+  /** The leadership of one __transaction_state partition moves to another in-sync replica (a coordinator failover). */
+  coordinatorFailover: { ppm: number };
+  /** The leadership of one data partition moves to another in-sync replica. */
+  leaderMove: { ppm: number };
+  /** A broker shuts down (controlled) and restarts after the downtime. */
+  controlledShutdown: { ppm: number; downtimeMs: Range };
+  /** A broker crashes and restarts after the downtime (the controller fences it after its session timeout). */
+  brokerCrash: { ppm: number; downtimeMs: Range };
+  /** At most this many brokers down at once by the nemesis's hand (always at least one left running). */
+  maxBrokersDown: number;
   producerPause: { ppm: number; durationMs: Range };
   producerRestart: { ppm: number; zombiePauseMs: Range };
   upgrades: TimedUpgrade[];
+  rollingUpgrade: RollingUpgradeSpec | null;
 }
 
 export interface RunBoundsSpec {
@@ -76,10 +107,17 @@ export interface RunBoundsSpec {
   quietPeriodMs: number;
 }
 
+/** __transaction_state: its partition count (transaction.state.log.num.partitions) and assignment. */
+export interface TransactionStateSpec {
+  partitions: { replicas: string[] }[];
+  /** transaction.state.log.min.isr */
+  minInsyncReplicas: number;
+}
+
 /** Everything the model needs to build and run one cluster (produced from a scenario). */
 export interface ClusterSpec {
-  coordinators: NodeSpec[];
   brokers: NodeSpec[];
+  transactionState: TransactionStateSpec;
   topics: TopicSpec[];
   broker: BrokerConfig;
   producers: ProducerSpec;

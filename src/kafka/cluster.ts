@@ -1,8 +1,10 @@
-import type { ChoiceSource } from "../sim/choice-tape.js";
+import type { ChoiceSource, Stream } from "../sim/choice-tape.js";
 import { type LinkFaults, Network } from "../sim/network.js";
 import type { Simulation, StopReason } from "../sim/simulation.js";
 import { KafkaBroker } from "./broker/kafka-broker.js";
-import type { LogBatch } from "./broker/partition-log.js";
+import type { PartitionConfig } from "./broker/partition.js";
+import type { LogBatch, PartitionLog } from "./broker/partition-log.js";
+import { ClientMetadata, type KnownLeader } from "./client/client-metadata.js";
 import {
   type ConsumedRecord,
   type Observation,
@@ -10,28 +12,36 @@ import {
   readPartition,
 } from "./client/read-committed-consumer.js";
 import { TransactionalProducer, workloadStreamName } from "./client/transactional-producer.js";
-import type { ClusterContext, MetadataCache } from "./cluster-context.js";
+import type { ClusterContext } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
 import { NO_PRODUCER_ID, type PartitionKey, partitionKey } from "./common/types.js";
-import { ProducerIdManager, TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
-import { TransactionLog } from "./coordinator/transaction-log.js";
+import { ProducerIdManager, type TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
+import { MARKER_CHANNEL } from "./coordinator/transaction-marker-channel-manager.js";
+import type { TxnTransitMetadata } from "./coordinator/transaction-metadata.js";
+import { transactionStatePartitionFor, transactionStatePartitionKey } from "./coordinator/transaction-partitioning.js";
 import type { TransactionStateName } from "./coordinator/transaction-state.js";
 import type { GhostObserver } from "./ghost.js";
+import type { MetadataImage, PartitionRegistration } from "./metadata/metadata-image.js";
+import { type LeaderChange, type PartitionAssignment, QuorumController } from "./metadata/quorum-controller.js";
 import { Nemesis } from "./nemesis.js";
 import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
-import { type ReleaseName, releaseProfile } from "./release.js";
+import { type ReleaseName, type ReleaseProfile, releaseProfile } from "./release.js";
 import type { ClusterEvents } from "./trace-events.js";
 
 /** First producer id handed out (ProducerIdManager blocks start elsewhere in Kafka; any value works). */
 const FIRST_PRODUCER_ID = 1000;
 
+/** Batches per partition a consumer fetch returns at most (the model bounds batches where Kafka bounds bytes). */
+const CONSUMER_MAX_BATCHES = 50;
+
 /** What the final checks see of the cluster after the quiet period. */
 export interface ClusterSnapshot {
-  coordinator: string;
-  coordinatorEpoch: number;
   transactions: {
     transactionalId: string;
+    /** The broker coordinating it at the end, and its coordinator epoch. */
+    coordinator: string;
+    coordinatorEpoch: number;
     state: TransactionStateName;
     pendingState: TransactionStateName | null;
     producerId: number;
@@ -39,6 +49,8 @@ export interface ClusterSnapshot {
     ghostTxn: string | null;
     partitions: PartitionKey[];
   }[];
+  /** transactional.ids whose __transaction_state partition no running coordinator serves at the end. */
+  unservedTransactionalIds: { transactionalId: string; partition: PartitionKey; leader: string | null }[];
   partitions: {
     partition: PartitionKey;
     broker: string;
@@ -68,18 +80,29 @@ export interface ClusterRunOutcome {
   producersDone: boolean;
 }
 
-/** The whole modelled cluster: coordinators, brokers, clients, network and nemesis. */
+/**
+ * The whole modelled cluster: brokers that each host every role (replicas of data and
+ * __transaction_state partitions, a transaction coordinator, fetchers), the KRaft controller and
+ * the delivery of its metadata to each broker, clients, network and nemesis.
+ */
 export class Cluster {
   readonly ctx: ClusterContext;
   readonly net: Network<KafkaRequest, KafkaResponse>;
-  readonly log: TransactionLog;
+  readonly controller: QuorumController;
   readonly brokers = new Map<string, KafkaBroker>();
-  readonly coordinators = new Map<string, TransactionCoordinator>();
   readonly producers: TransactionalProducer[] = [];
   readonly consumers: ReadCommittedConsumer[] = [];
+  /** Data partitions (what producers write and consumers read). */
   readonly partitions: PartitionKey[] = [];
-  private readonly leaders = new Map<PartitionKey, string>();
+  readonly transactionStatePartitions: PartitionKey[] = [];
   private readonly nemesis: Nemesis;
+  private txnLogAppends = 0;
+  /** Per broker: when its last metadata delivery is due (deliveries keep the controller's order). */
+  private readonly lastMetadataDeliveryMs = new Map<string, number>();
+  private readonly metadataStreams = new Map<string, Stream>();
+  private readonly controllerStream: Stream;
+  /** Brokers in controlled shutdown: they stop once their metadata shows they lead nothing. */
+  private readonly shuttingDown = new Map<string, () => void>();
 
   constructor(
     readonly spec: ClusterSpec,
@@ -87,72 +110,131 @@ export class Cluster {
     readonly choices: ChoiceSource,
     ghost: GhostObserver,
   ) {
-    for (const topic of spec.topics) {
-      topic.leaders.forEach((broker, i) => {
-        const p = partitionKey(topic.name, i);
-        this.partitions.push(p);
-        this.leaders.set(p, broker);
-      });
-    }
-    const coordinatorIds = new Set(spec.coordinators.map((c) => c.id));
+    const assignments = this.assignments();
     this.net = new Network<KafkaRequest, KafkaResponse>(
       sim,
       choices,
-      (from, to) => this.linkFaults(coordinatorIds, from, to),
+      (from, to, channel, direction) => this.linkFaults(channel, direction),
       labelOf,
       describeMessage,
     );
-    const first = spec.coordinators[0];
-    if (!first) throw new Error("a cluster needs a coordinator");
-    const metadata: MetadataCache = {
-      leaderOf: (p) => this.leaders.get(p) ?? null,
-      coordinatorNode: () => this.log.leader,
-    };
-    this.ctx = { sim, net: this.net, choices, ghost, metadata, config: spec.broker };
-    this.log = new TransactionLog(this.ctx, first.id, 0);
+    this.ctx = { sim, net: this.net, choices, ghost, config: spec.broker };
+    this.controllerStream = choices.stream("controller");
+    this.controller = new QuorumController(
+      sim,
+      spec.brokers.map((b) => b.id),
+      assignments,
+      (image, changes) => this.publish(image, changes),
+    );
+    const configs = this.partitionConfigs();
     const producerIds = new ProducerIdManager(FIRST_PRODUCER_ID);
     const markerIds = new IdSequence(1);
-    for (const c of spec.coordinators) {
-      this.coordinators.set(
-        c.id,
-        new TransactionCoordinator(this.ctx, c.id, this.profileOf(c), this.log, producerIds, markerIds),
-      );
-    }
     for (const b of spec.brokers) {
-      const led = this.partitions.filter((p) => this.leaders.get(p) === b.id);
-      this.brokers.set(b.id, new KafkaBroker(this.ctx, b.id, this.profileOf(b), led));
+      const mine = new Map([...configs].filter(([key]) => this.replicasOf(key).includes(b.id)));
+      const broker = new KafkaBroker(this.ctx, b.id, this.profileOf(b), mine, this.controller.image, {
+        controller: { alterPartition: (...args) => this.alterPartition(...args) },
+        producerIds,
+        markerIds,
+        transactionStatePartitions: spec.transactionState.partitions.length,
+        onTruncate: (broker, partition, toOffset, removed) =>
+          ghost.replicaTruncated({ broker, partition, toOffset, removed, atMs: sim.nowMs }),
+        countTxnLogAppend: () => {
+          this.txnLogAppends++;
+        },
+      });
+      this.brokers.set(b.id, broker);
     }
     this.seedInitialEpochs(producerIds);
     for (let i = 0; i < spec.producers.count; i++) this.producers.push(this.newProducer(`p${i}`, `txn-${i}`));
-    this.consumers.push(
-      ...Array.from({ length: spec.consumers.count }, (_, i) => {
-        const flags = { ...spec.globalOverrides };
-        return new ReadCommittedConsumer(
-          this.ctx,
-          `c${i}`,
-          this.partitions,
-          spec.consumers.pollIntervalMs,
-          spec.consumers.requestTimeoutMs,
-          flags.consumerFiltersAborted ?? true,
-          flags.consumerStopsAtLso === false,
-        );
-      }),
-    );
+    for (let i = 0; i < spec.consumers.count; i++) this.consumers.push(this.newConsumer(`c${i}`));
     this.nemesis = new Nemesis(this);
   }
 
-  profileOf(node: NodeSpec, release: ReleaseName = node.release) {
+  // ------------------------------------------------------------------ construction
+
+  private assignments(): PartitionAssignment[] {
+    const out: PartitionAssignment[] = [];
+    this.spec.transactionState.partitions.forEach((p, i) => {
+      const key = transactionStatePartitionKey(i);
+      this.transactionStatePartitions.push(key);
+      // Always off for __transaction_state (TransactionCoordinator.transactionStateTopicConfigs).
+      out.push({ partition: key, replicas: p.replicas, uncleanLeaderElectionEnable: false });
+    });
+    for (const topic of this.spec.topics) {
+      topic.partitions.forEach((p, i) => {
+        const key = partitionKey(topic.name, i);
+        this.partitions.push(key);
+        out.push({
+          partition: key,
+          replicas: p.replicas,
+          uncleanLeaderElectionEnable: topic.uncleanLeaderElectionEnable,
+        });
+      });
+    }
+    return out;
+  }
+
+  private partitionConfigs(): Map<PartitionKey, PartitionConfig> {
+    const lag = this.spec.broker.replicaLagTimeMaxMs;
+    const configs = new Map<PartitionKey, PartitionConfig>();
+    for (const key of this.transactionStatePartitions)
+      configs.set(key, { minInsyncReplicas: this.spec.transactionState.minInsyncReplicas, replicaLagTimeMaxMs: lag });
+    for (const topic of this.spec.topics)
+      for (let i = 0; i < topic.partitions.length; i++)
+        configs.set(partitionKey(topic.name, i), {
+          minInsyncReplicas: topic.minInsyncReplicas,
+          replicaLagTimeMaxMs: lag,
+        });
+    return configs;
+  }
+
+  replicasOf(partition: PartitionKey): readonly string[] {
+    return this.controller.registration(partition).replicas;
+  }
+
+  profileOf(node: NodeSpec, release: ReleaseName = node.release): ReleaseProfile {
     return releaseProfile(release, { ...node.overrides, ...this.spec.globalOverrides });
   }
 
-  private linkFaults(coordinators: Set<string>, from: string, to: string): LinkFaults {
+  nodeSpec(id: string): NodeSpec {
+    const spec = this.spec.brokers.find((b) => b.id === id);
+    if (!spec) throw new Error(`unknown broker ${id}`);
+    return spec;
+  }
+
+  /** The marker sender's requests get the marker faults (if the scenario sets them); everything else the network's. */
+  private linkFaults(channel: string, direction: "request" | "response"): LinkFaults {
     const marker = this.spec.faults.markerRequests;
-    return marker && coordinators.has(from) && this.brokers.has(to) ? marker : this.spec.faults.network;
+    return marker && channel === MARKER_CHANNEL && direction === "request" ? marker : this.spec.faults.network;
+  }
+
+  /** What every client knows when it starts: the leaders of the bootstrap metadata. */
+  private bootstrapLeaders(): Map<PartitionKey, KnownLeader> {
+    const image = this.controller.image;
+    return new Map(
+      this.partitions.map((p) => {
+        const reg = image.partitions.get(p) as PartitionRegistration;
+        return [p, { leader: reg.leader, leaderEpoch: reg.leaderEpoch }];
+      }),
+    );
+  }
+
+  private clientMetadata(client: string, closed: () => boolean = () => false): ClientMetadata {
+    const p = this.spec.producers;
+    return new ClientMetadata(
+      this.ctx,
+      client,
+      this.spec.brokers.map((b) => b.id),
+      this.bootstrapLeaders(),
+      { retryBackoffMs: p.retryBackoffMs, requestTimeoutMs: p.requestTimeoutMs },
+      closed,
+    );
   }
 
   newProducer(name: string, transactionalId: string): TransactionalProducer {
     const p = this.spec.producers;
-    return new TransactionalProducer(
+    let producer: TransactionalProducer | null = null;
+    producer = new TransactionalProducer(
       this.ctx,
       {
         name,
@@ -171,15 +253,43 @@ export class Cluster {
         thinkMs: p.thinkMs,
         partitions: this.partitions,
       },
+      this.clientMetadata(name, () => producer?.state === "closed"),
     );
+    return producer;
   }
 
-  /** Scenarios that start near epoch exhaustion pre-write an Empty record per transactional.id. */
+  private newConsumer(name: string): ReadCommittedConsumer {
+    const c = this.spec.consumers;
+    const flags = { ...this.spec.globalOverrides };
+    let consumer: ReadCommittedConsumer | null = null;
+    consumer = new ReadCommittedConsumer(
+      this.ctx,
+      name,
+      this.partitions,
+      this.clientMetadata(name, () => consumer?.isStopped ?? false),
+      {
+        fetchMaxWaitMs: c.fetchMaxWaitMs,
+        requestTimeoutMs: c.requestTimeoutMs,
+        retryBackoffMs: c.retryBackoffMs,
+        maxBatchesPerPartition: CONSUMER_MAX_BATCHES,
+      },
+      flags.consumerFiltersAborted ?? true,
+      flags.consumerStopsAtLso === false,
+    );
+    return consumer;
+  }
+
+  /**
+   * Scenarios that start near epoch exhaustion pre-write an Empty record per transactional.id into
+   * its __transaction_state partition, on every replica, committed (below the high watermark).
+   */
   private seedInitialEpochs(producerIds: ProducerIdManager): void {
     const epoch = this.spec.producers.initialProducerEpoch;
     if (epoch === null) return;
+    const count = this.transactionStatePartitions.length;
     for (let i = 0; i < this.spec.producers.count; i++) {
-      this.log.seed(`txn-${i}`, {
+      const transactionalId = `txn-${i}`;
+      const value: TxnTransitMetadata = {
         producerId: producerIds.generateProducerId(),
         prevProducerId: NO_PRODUCER_ID,
         nextProducerId: NO_PRODUCER_ID,
@@ -192,37 +302,167 @@ export class Cluster {
         txnLastUpdateTimestamp: 0,
         clientTransactionVersion: this.spec.producers.transactionVersion >= 2 ? 2 : 0,
         ghostTxn: null,
-      });
+      };
+      const key = transactionStatePartitionKey(transactionStatePartitionFor(transactionalId, count));
+      const [first, ...rest] = this.replicasOf(key).map((b) => this.logOf(b, key));
+      const batch = (first as PartitionLog).appendTxnRecord({ transactionalId, value });
+      for (const log of rest) log.appendAsFollower(batch);
+      for (const log of [first, ...rest] as PartitionLog[]) log.updateFollowerHighWatermark(log.logEndOffset);
     }
   }
 
-  /** The first coordinator takes __transaction_state (coordinator epoch 1) and starts loading it. */
-  electFirstCoordinator(): void {
-    const coordinator = this.coordinators.get(this.log.leader) as TransactionCoordinator;
-    coordinator.onElection(this.log.elect(this.log.leader));
+  private logOf(broker: string, partition: PartitionKey): PartitionLog {
+    const log = this.brokers.get(broker)?.logs.get(partition);
+    if (!log) throw new Error(`${broker} holds no replica of ${partition}`);
+    return log;
   }
 
-  /** The node that owns __transaction_state, once it has loaded it (null while loading). */
-  get servingCoordinator(): TransactionCoordinator | null {
-    const coordinator = this.coordinators.get(this.log.leader) as TransactionCoordinator;
-    return coordinator.state.isServing(this.log.epoch) ? coordinator : null;
+  // ------------------------------------------------------------------ metadata and controller
+
+  /** A controller decision: the leadership changes to the ghost, the image to every broker after its own delay. */
+  private publish(image: MetadataImage, changes: readonly LeaderChange[]): void {
+    for (const c of changes) this.ctx.ghost.leaderChanged(c);
+    const { min, max } = this.spec.broker.metadataPropagationDelayMs;
+    for (const broker of this.brokers.values()) {
+      let stream = this.metadataStreams.get(broker.id);
+      if (!stream) {
+        stream = this.choices.stream(`metadata-propagation:${broker.id}`);
+        this.metadataStreams.set(broker.id, stream);
+      }
+      const at = Math.max(this.sim.nowMs + stream.between(min, max), this.lastMetadataDeliveryMs.get(broker.id) ?? 0);
+      this.lastMetadataDeliveryMs.set(broker.id, at);
+      this.sim.scheduleAt(at, () => this.deliverMetadata(broker, image));
+    }
   }
 
-  /** Move __transaction_state to the next coordinator node (what the nemesis does; scripts call it too). */
-  failover(): void {
-    this.nemesis.failover();
+  private deliverMetadata(broker: KafkaBroker, image: MetadataImage): void {
+    broker.onMetadataUpdate(image);
+    const stop = this.shuttingDown.get(broker.id);
+    if (stop && this.leadsNothing(broker.id, broker.metadataImage)) {
+      this.shuttingDown.delete(broker.id);
+      stop();
+    }
   }
 
-  /** Restart a node on another release (rolling upgrade). */
-  upgrade(node: string, release: ReleaseName): void {
-    this.nemesis.upgrade(node, release);
+  private leadsNothing(broker: string, image: MetadataImage): boolean {
+    for (const reg of image.partitions.values()) if (reg.leader === broker) return false;
+    return true;
   }
+
+  /** AlterPartition from a leader: to the controller and back, each way after a drawn delay. */
+  private alterPartition(
+    broker: string,
+    partition: PartitionKey,
+    leaderEpoch: number,
+    partitionEpoch: number,
+    newIsr: readonly string[],
+    onResult: (errorCode: number, registration: PartitionRegistration) => void,
+  ): void {
+    const { min, max } = this.spec.broker.controllerRpcDelayMs;
+    this.sim.schedule(this.controllerStream.between(min, max), () => {
+      const result = this.controller.alterPartition(partition, broker, leaderEpoch, partitionEpoch, newIsr);
+      this.sim.schedule(this.controllerStream.between(min, max), () => onResult(result.errorCode, result.registration));
+    });
+  }
+
+  // ------------------------------------------------------------------ broker lifecycle (nemesis and scripts)
+
+  /**
+   * Controlled shutdown: the controller moves the broker's leadership away; the broker stops once
+   * its own metadata shows it leads nothing; `then` runs after it stopped.
+   */
+  controlledShutdown(broker: string, then: () => void = () => {}): void {
+    const b = this.brokerOf(broker);
+    if (!b.isRunning) return then();
+    this.sim.emit("controller", "broker.controlled-shutdown", { broker });
+    this.shuttingDown.set(broker, () => {
+      b.stop("controlled shutdown");
+      this.controller.fence(broker);
+      then();
+    });
+    this.controller.controlledShutdown(broker);
+    // It led nothing already: no new image would tell it; stop on the image it has.
+    if (this.leadsNothing(broker, b.metadataImage) && this.leadsNothing(broker, this.controller.image)) {
+      const stop = this.shuttingDown.get(broker);
+      this.shuttingDown.delete(broker);
+      stop?.();
+    }
+  }
+
+  /** A crash: the process dies now; the controller fences it when its session times out. */
+  crash(broker: string): void {
+    const b = this.brokerOf(broker);
+    if (!b.isRunning) return;
+    b.stop("crash");
+    this.sim.schedule(this.spec.broker.brokerSessionTimeoutMs, () => {
+      if (!b.isRunning) this.controller.fence(broker);
+    });
+  }
+
+  /** Restart a stopped broker, on `release` (an upgrade) or its current one; it registers again (unfenced). */
+  restart(broker: string, release: ReleaseName | null = null): void {
+    const b = this.brokerOf(broker);
+    if (b.isRunning) return;
+    const profile = this.profileOf(this.nodeSpec(broker), release ?? b.releaseName);
+    // The broker catches up with the metadata log before it registers.
+    this.controller.fence(broker);
+    b.restart(profile, this.controller.image);
+    this.controller.unfence(broker);
+  }
+
+  brokerOf(id: string): KafkaBroker {
+    const b = this.brokers.get(id);
+    if (!b) throw new Error(`unknown broker ${id}`);
+    return b;
+  }
+
+  /** Move the leadership of the __transaction_state partition of `transactionalId` (a coordinator failover). */
+  failover(transactionalId: string): boolean {
+    const index = transactionStatePartitionFor(transactionalId, this.transactionStatePartitions.length);
+    return this.controller.moveLeader(transactionStatePartitionKey(index));
+  }
+
+  /** The coordinator serving `transactionalId` now: the leader of its partition, running and done loading (else null). */
+  servingCoordinatorFor(transactionalId: string): TransactionCoordinator | null {
+    const { broker, coordinatorEpoch } = this.coordinatorOf(transactionalId);
+    const coordinator = broker === null ? null : this.brokerOf(broker).coordinator;
+    if (!coordinator) return null;
+    const index = coordinator.state.partitionFor(transactionalId);
+    return coordinator.state.isServing(index, coordinatorEpoch) ? coordinator : null;
+  }
+
+  /** The current leader of a partition (the controller's view), or null while it has none. */
+  leaderOf(partition: PartitionKey): string | null {
+    return this.controller.registration(partition).leader;
+  }
+
+  /** Every partition `broker` is a replica of has a leader (it is back and nothing it holds is offline). */
+  allPartitionsLed(broker: string): boolean {
+    if (!this.brokerOf(broker).isRunning) return false;
+    for (const reg of this.controller.image.partitions.values())
+      if (reg.replicas.includes(broker) && reg.leader === null) return false;
+    return true;
+  }
+
+  /** An operator's upgrade of one broker: controlled shutdown, `downtimeMs` down, restart on `release`. */
+  upgradeBroker(broker: string, release: ReleaseName, downtimeMs: number, then: () => void): void {
+    this.nemesis.upgrade(broker, release, downtimeMs, then);
+  }
+
+  /** The broker coordinating `transactionalId` now (the controller's view), and its coordinator epoch. */
+  coordinatorOf(transactionalId: string): { broker: string | null; coordinatorEpoch: number } {
+    const index = transactionStatePartitionFor(transactionalId, this.transactionStatePartitions.length);
+    const reg = this.controller.registration(transactionStatePartitionKey(index));
+    return { broker: reg.leader, coordinatorEpoch: reg.leaderEpoch };
+  }
+
+  // ------------------------------------------------------------------ the run
 
   /** Workload phase (faults on), then a quiet phase (faults off, producers stopped). */
   /** `abort` is polled between events: true ends the run at once (no quiet phase, no final checks). */
   run(abort: () => boolean = () => false): ClusterRunOutcome {
     const { sim, spec } = this;
-    this.electFirstCoordinator();
+    this.startBrokers();
     const startRange = spec.producers.startMs;
     this.producers.forEach((p, i) => {
       // Producers after the first are always started in seeded runs; a shrunk tape can drop them.
@@ -251,6 +491,11 @@ export class Cluster {
     return { stop, workloadEndMs, producersDone: done };
   }
 
+  /** Every broker starts on the bootstrap image: replicas take their roles, coordinators load. */
+  startBrokers(): void {
+    for (const broker of this.brokers.values()) if (!broker.isRunning) broker.start(this.controller.image);
+  }
+
   private endFaults(): void {
     if (!this.net.faultsActive) return;
     this.net.faultsActive = false;
@@ -258,18 +503,29 @@ export class Cluster {
     this.sim.emit("cluster", "faults-off", {});
   }
 
+  get txnLogAppendCount(): number {
+    return this.txnLogAppends;
+  }
+
+  // ------------------------------------------------------------------ what the oracle reads at the end
+
+  /** The replica the final checks read: the leader, or (offline) the first assigned replica. */
+  private finalReplicaOf(partition: PartitionKey): { broker: KafkaBroker; log: PartitionLog } {
+    const reg = this.controller.registration(partition);
+    const id = reg.leader ?? (reg.replicas[0] as string);
+    const broker = this.brokerOf(id);
+    return { broker, log: this.logOf(id, partition) };
+  }
+
   /** Every partition as the cluster's consumers read it now (default read_committed if there are none). */
   finalReads(): FinalPartitionRead[] {
     const consumer = this.consumers[0];
     return this.partitions.map((partition) => {
-      const brokerId = this.leaders.get(partition) as string;
-      const broker = this.brokers.get(brokerId) as KafkaBroker;
-      const log = broker.logs.get(partition);
-      if (!log) throw new Error(`${brokerId} does not hold ${partition}`);
+      const { broker, log } = this.finalReplicaOf(partition);
       const { records, readBound } = consumer ? consumer.readAll(log) : readPartition(log);
       return {
         partition,
-        broker: brokerId,
+        broker: broker.id,
         brokerRelease: broker.releaseName,
         readBound,
         highWatermark: log.highWatermark,
@@ -284,21 +540,37 @@ export class Cluster {
   }
 
   snapshot(): ClusterSnapshot {
-    const owner = this.coordinators.get(this.log.leader) as TransactionCoordinator;
-    const transactions = [...owner.state.all()].map((m) => ({
-      transactionalId: m.transactionalId,
-      state: m.state,
-      pendingState: m.pendingState,
-      producerId: m.producerId,
-      producerEpoch: m.producerEpoch,
-      ghostTxn: m.ghostTxn,
-      partitions: [...m.topicPartitions],
-    }));
+    const transactions: ClusterSnapshot["transactions"] = [];
+    for (const broker of this.brokers.values()) {
+      const coordinator = broker.coordinator;
+      if (!coordinator) continue;
+      for (const m of coordinator.state.all()) {
+        const epoch = coordinator.state.coordinatorEpochOf(coordinator.state.partitionFor(m.transactionalId));
+        transactions.push({
+          transactionalId: m.transactionalId,
+          coordinator: broker.id,
+          coordinatorEpoch: epoch ?? -1,
+          state: m.state,
+          pendingState: m.pendingState,
+          producerId: m.producerId,
+          producerEpoch: m.producerEpoch,
+          ghostTxn: m.ghostTxn,
+          partitions: [...m.topicPartitions],
+        });
+      }
+    }
+    const served = new Set(transactions.map((t) => t.transactionalId));
+    const unservedTransactionalIds = this.producers
+      .map((p) => p.config.transactionalId)
+      .filter((id, i, all) => all.indexOf(id) === i && !served.has(id))
+      .map((transactionalId) => {
+        const index = transactionStatePartitionFor(transactionalId, this.transactionStatePartitions.length);
+        const key = transactionStatePartitionKey(index);
+        return { transactionalId, partition: key, leader: this.controller.registration(key).leader };
+      })
+      .filter((u) => this.wasEverUsed(u.transactionalId));
     const partitions = this.partitions.map((partition) => {
-      const brokerId = this.leaders.get(partition) as string;
-      const broker = this.brokers.get(brokerId) as KafkaBroker;
-      const log = broker.logs.get(partition);
-      if (!log) throw new Error(`${brokerId} does not hold ${partition}`);
+      const { broker, log } = this.finalReplicaOf(partition);
       const open = [...log.producers.values()]
         .filter((e) => e.currentTxnFirstOffset !== null)
         .map((e) => ({
@@ -314,7 +586,7 @@ export class Cluster {
         }));
       return {
         partition,
-        broker: brokerId,
+        broker: broker.id,
         brokerRelease: broker.releaseName,
         highWatermark: log.highWatermark,
         lastStableOffset: log.lastStableOffset(),
@@ -327,6 +599,11 @@ export class Cluster {
         })),
       };
     });
-    return { coordinator: this.log.leader, coordinatorEpoch: this.log.epoch, transactions, partitions };
+    return { transactions, unservedTransactionalIds, partitions };
+  }
+
+  /** A transactional.id some producer instance initialised (its state exists somewhere). */
+  private wasEverUsed(transactionalId: string): boolean {
+    return this.producers.some((p) => p.config.transactionalId === transactionalId && p.transactionsStarted > 0);
   }
 }

@@ -43,6 +43,27 @@ export interface GhostObserver {
     detail: string;
     atMs: number;
   }): void;
+  /** The controller changed a partition's leader (the leadership history explanations cite). */
+  leaderChanged(e: LeaderChangeSeen): void;
+  /** A replica truncated its log (a follower diverged from its leader): these batches are gone there. */
+  replicaTruncated(e: {
+    broker: string;
+    partition: PartitionKey;
+    toOffset: number;
+    removed: readonly LogBatch[];
+    atMs: number;
+  }): void;
+}
+
+export interface LeaderChangeSeen {
+  partition: PartitionKey;
+  leader: string | null;
+  previousLeader: string | null;
+  leaderEpoch: number;
+  isr: readonly string[];
+  /** Why: controlled-shutdown, broker-fenced, broker-unfenced, preferred, reassign, or unclean (a leader outside the ISR). */
+  cause: string;
+  atMs: number;
 }
 
 export interface TxnDecision {
@@ -62,6 +83,8 @@ export interface TxnDecision {
   requestedFor: string | null;
   partitions: PartitionKey[];
   atMs: number;
+  /** Set when a coordinator found this decision in the log it loaded rather than wrote it (its writer may have been told the write failed). */
+  loadedFrom?: string;
 }
 
 export interface MarkerSend {
@@ -91,6 +114,8 @@ export interface MarkerOutcome {
   broker: string;
   brokerRelease: ReleaseName;
   partition: PartitionKey;
+  /** The leader's epoch of the partition when it judged the marker (-1: it was not the leader). */
+  leaderEpoch: number;
   requestVersion: number;
   /** Network correlation id of the request copy that carried it (same for a network duplicate). */
   correlationId: number;
@@ -132,4 +157,6 @@ export const NO_GHOST: GhostObserver = {
   markerRequestRefused() {},
   markerSendingAbandoned() {},
   producerOutcome() {},
+  leaderChanged() {},
+  replicaTruncated() {},
 };

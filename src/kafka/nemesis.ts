@@ -1,34 +1,55 @@
 import type { TransactionalProducer } from "./client/transactional-producer.js";
 import type { Cluster } from "./cluster.js";
-import type { TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
+import type { Range } from "./cluster-spec.js";
+import type { ReleaseName } from "./release.js";
 
 /** Bound on producer restarts per run (each creates a new instance). */
 const MAX_RESTARTS = 64;
 
+/** Bound on broker stops (shutdowns and crashes) per run. */
+const MAX_BROKER_STOPS = 64;
+
+/** How often a rolling upgrade looks whether the restarted broker is back in every ISR. */
+const CATCH_UP_POLL_MS = 50;
+
 /**
- * Node-level faults, drawn every tick while faults are on: broker stalls (GC pauses), link
- * partitions between the coordinator and brokers, coordinator failovers, producer pauses (zombies)
- * and restarts. Scheduled upgrades happen at their time regardless of the fault window.
+ * Node-level faults, drawn every tick while faults are on: broker stalls (GC pauses), cuts between
+ * brokers, leadership moves of __transaction_state partitions (coordinator failovers) and of data
+ * partitions, controlled shutdowns and crashes with their restarts, producer pauses (zombies) and
+ * restarts. At most `maxBrokersDown` brokers are down at a time (by default one: maintenance, not a disaster).
+ * Scheduled upgrades and a rolling upgrade run at their times regardless of the fault window, and
+ * the controller's preferred-leader election runs every leader.imbalance.check.interval.ms.
  */
 export class Nemesis {
   private active = false;
   private restarts = 0;
+  private brokerStops = 0;
+  /** Brokers down by the nemesis's hand, with their restart. */
+  private readonly down = new Map<string, () => void>();
   readonly zombies: TransactionalProducer[] = [];
 
   constructor(private readonly cluster: Cluster) {}
 
   start(): void {
-    const { faults } = this.cluster.spec;
+    const { faults, broker } = this.cluster.spec;
     for (const upgrade of faults.upgrades)
-      this.cluster.sim.scheduleAt(upgrade.atMs, () => this.upgrade(upgrade.node, upgrade.release));
+      this.cluster.sim.scheduleAt(upgrade.atMs, () =>
+        this.upgrade(upgrade.node, upgrade.release, upgrade.downtimeMs, () => {}),
+      );
+    const rolling = faults.rollingUpgrade;
+    if (rolling) this.cluster.sim.scheduleAt(rolling.startMs, () => this.rollingUpgrade(rolling.order, 0));
+    if (broker.leaderImbalanceCheckIntervalMs > 0)
+      this.schedulePreferredElection(broker.leaderImbalanceCheckIntervalMs);
     if (faults.nemesisTickMs <= 0) return;
     this.active = true;
     this.cluster.sim.schedule(faults.nemesisTickMs, () => this.tick());
   }
 
+  /** End of the fault window: no new faults; brokers still down restart now, zombies stop. */
   stop(): void {
     this.active = false;
     for (const z of this.zombies) z.stop();
+    for (const restart of [...this.down.values()]) restart();
   }
 
   private tick(): void {
@@ -45,7 +66,12 @@ export class Nemesis {
       }
     }
     if (choices.chance("nemesis:partition", f.linkPartition.ppm)) this.partitionLink();
-    if (choices.chance("nemesis:failover", f.coordinatorFailover.ppm)) this.failover();
+    if (choices.chance("nemesis:failover", f.coordinatorFailover.ppm))
+      this.moveLeader(this.cluster.transactionStatePartitions, "nemesis:failover");
+    if (choices.chance("nemesis:leader", f.leaderMove.ppm)) this.moveLeader(this.cluster.partitions, "nemesis:leader");
+    if (choices.chance("nemesis:shutdown", f.controlledShutdown.ppm))
+      this.stopBroker("controlled", f.controlledShutdown.downtimeMs);
+    if (choices.chance("nemesis:crash", f.brokerCrash.ppm)) this.stopBroker("crash", f.brokerCrash.downtimeMs);
     this.cluster.producers.forEach((producer, i) => {
       if (producer.isDone) return;
       if (choices.chance("nemesis:pause", f.producerPause.ppm)) {
@@ -58,42 +84,59 @@ export class Nemesis {
     sim.schedule(f.nemesisTickMs, () => this.tick());
   }
 
-  /** Cut the link between the coordinator and one broker (both ways, or one way). */
+  /** Cut the link between two brokers (both ways, or one way). */
   private partitionLink(): void {
     const { sim, choices, net, spec } = this.cluster;
     const brokers = [...this.cluster.brokers.keys()];
-    const broker = brokers[choices.pick("nemesis:partition", brokers.length)] as string;
-    const coordinator = this.cluster.log.leader;
-    const until =
-      sim.nowMs +
-      choices.between(
-        "nemesis:partition",
-        spec.faults.linkPartition.durationMs.min,
-        spec.faults.linkPartition.durationMs.max,
-      );
-    const oneWay = choices.chance("nemesis:partition", spec.faults.linkPartition.oneWayPpm);
-    net.block(coordinator, broker, until);
-    if (!oneWay) net.block(broker, coordinator, until);
+    if (brokers.length < 2) return;
+    const from = brokers[choices.pick("nemesis:partition", brokers.length)] as string;
+    const others = brokers.filter((b) => b !== from);
+    const to = others[choices.pick("nemesis:partition", others.length)] as string;
+    const { durationMs, oneWayPpm } = spec.faults.linkPartition;
+    const until = sim.nowMs + choices.between("nemesis:partition", durationMs.min, durationMs.max);
+    const oneWay = choices.chance("nemesis:partition", oneWayPpm);
+    net.block(from, to, until);
+    if (!oneWay) net.block(to, from, until);
   }
 
-  /** Move __transaction_state leadership: new coordinator epoch; the old one resigns a bit later. */
-  failover(): void {
-    const { sim, choices, spec, log } = this.cluster;
-    const ids = [...this.cluster.coordinators.keys()];
-    const oldId = log.leader;
-    const oldEpoch = log.epoch;
-    const newId = ids.length > 1 ? (ids[(ids.indexOf(oldId) + 1) % ids.length] as string) : oldId;
-    const oldCoordinator = this.cluster.coordinators.get(oldId) as TransactionCoordinator;
-    const newCoordinator = this.cluster.coordinators.get(newId) as TransactionCoordinator;
-    const newEpoch = log.elect(newId);
-    sim.emit("nemesis", "fault.failover", { from: oldId, to: newId, ce: newEpoch });
-    if (newId === oldId) {
-      oldCoordinator.onResignation(oldEpoch);
-    } else {
-      const { min, max } = spec.faults.coordinatorFailover.resignDelayMs;
-      sim.schedule(choices.between("nemesis:failover", min, max), () => oldCoordinator.onResignation(oldEpoch));
+  /** The leadership of one of `partitions` moves to another in-sync replica (if there is one). */
+  private moveLeader(partitions: readonly string[], stream: string): void {
+    if (partitions.length === 0) return;
+    const partition = partitions[this.cluster.choices.pick(stream, partitions.length)] as string;
+    this.cluster.sim.emit("nemesis", "fault.leader-move", { partition });
+    this.cluster.controller.moveLeader(partition);
+  }
+
+  /** A controlled shutdown or a crash of one running broker, and its restart after the drawn downtime. */
+  private stopBroker(how: "controlled" | "crash", downtimeMs: Range): void {
+    const { choices, sim } = this.cluster;
+    const stream = how === "controlled" ? "nemesis:shutdown" : "nemesis:crash";
+    if (this.down.size >= this.cluster.spec.faults.maxBrokersDown || this.brokerStops >= MAX_BROKER_STOPS) return;
+    const running = [...this.cluster.brokers.values()]
+      .filter((b) => b.isRunning && !this.down.has(b.id))
+      .map((b) => b.id);
+    if (running.length < 2) return;
+    const broker = running[choices.pick(stream, running.length)] as string;
+    const downtime = choices.between(stream, downtimeMs.min, downtimeMs.max);
+    this.brokerStops++;
+    sim.emit("nemesis", how === "controlled" ? "fault.controlled-shutdown" : "fault.crash", {
+      broker,
+      downtimeMs: downtime,
+    });
+    let restarted = false;
+    const restart = () => {
+      if (restarted) return;
+      restarted = true;
+      this.down.delete(broker);
+      this.cluster.restart(broker);
+    };
+    this.down.set(broker, restart);
+    const scheduleRestart = () => sim.schedule(downtime, restart);
+    if (how === "controlled") this.cluster.controlledShutdown(broker, scheduleRestart);
+    else {
+      this.cluster.crash(broker);
+      scheduleRestart();
     }
-    newCoordinator.onElection(newEpoch);
   }
 
   /**
@@ -104,14 +147,8 @@ export class Nemesis {
     const { sim, choices, spec } = this.cluster;
     const old = this.cluster.producers[index] as TransactionalProducer;
     old.superseded = true;
-    old.pause(
-      sim.nowMs +
-        choices.between(
-          "nemesis:restart",
-          spec.faults.producerRestart.zombiePauseMs.min,
-          spec.faults.producerRestart.zombiePauseMs.max,
-        ),
-    );
+    const { min, max } = spec.faults.producerRestart.zombiePauseMs;
+    old.pause(sim.nowMs + choices.between("nemesis:restart", min, max));
     this.zombies.push(old);
     this.restarts++;
     const base = old.config.name.split("#")[0] as string;
@@ -122,15 +159,45 @@ export class Nemesis {
     fresh.start(0);
   }
 
-  upgrade(node: string, release: Parameters<Cluster["profileOf"]>[1]): void {
-    const broker = this.cluster.brokers.get(node);
-    const spec = [...this.cluster.spec.brokers, ...this.cluster.spec.coordinators].find((n) => n.id === node);
-    if (!spec || !release) throw new Error(`upgrade of unknown node ${node}`);
-    const profile = this.cluster.profileOf(spec, release);
-    if (broker) {
-      broker.upgrade(profile);
-      this.cluster.net.resetConnectionsTo(node, `upgraded to ${release}`);
+  /** Upgrade one broker as an operator does: controlled shutdown, restart on `release` after `downtimeMs`. */
+  upgrade(node: string, release: ReleaseName, downtimeMs: number, then: () => void): void {
+    const { sim } = this.cluster;
+    sim.emit("nemesis", "fault.upgrade", { broker: node, release });
+    this.cluster.controlledShutdown(node, () =>
+      sim.schedule(downtimeMs, () => {
+        this.cluster.restart(node, release);
+        then();
+      }),
+    );
+  }
+
+  /** Brokers one by one: each upgraded, and back in every ISR it belongs to before the next goes down. */
+  private rollingUpgrade(order: readonly string[], index: number): void {
+    const rolling = this.cluster.spec.faults.rollingUpgrade;
+    const node = order[index];
+    if (!rolling || node === undefined) return;
+    this.upgrade(node, rolling.release, rolling.downtimeMs, () =>
+      this.whenCaughtUp(node, () => this.rollingUpgrade(order, index + 1)),
+    );
+  }
+
+  private whenCaughtUp(node: string, then: () => void): void {
+    const image = this.cluster.controller.image;
+    for (const reg of image.partitions.values()) {
+      if (reg.replicas.includes(node) && !reg.isr.includes(node)) {
+        this.cluster.sim.schedule(CATCH_UP_POLL_MS, () => this.whenCaughtUp(node, then));
+        return;
+      }
     }
-    this.cluster.coordinators.get(node)?.upgrade(profile);
+    this.cluster.sim.emit("nemesis", "fault.caught-up", { broker: node });
+    then();
+  }
+
+  /** auto.leader.rebalance: the controller's periodic preferred-leader election. */
+  private schedulePreferredElection(intervalMs: number): void {
+    this.cluster.sim.schedule(intervalMs, () => {
+      this.cluster.controller.electPreferredLeaders();
+      this.schedulePreferredElection(intervalMs);
+    });
   }
 }

@@ -1,5 +1,21 @@
-import type { AbortedTxn, Isolation, LogBatch } from "./broker/partition-log.js";
 import { errorName } from "./common/errors.js";
+import type {
+  FetchRequest,
+  FetchResponse,
+  FindCoordinatorRequest,
+  FindCoordinatorResponse,
+  MetadataRequest,
+  MetadataResponse,
+} from "./fetch-protocol.js";
+
+export type {
+  FetchRequest,
+  FetchResponse,
+  FindCoordinatorRequest,
+  FindCoordinatorResponse,
+  MetadataRequest,
+  MetadataResponse,
+} from "./fetch-protocol.js";
 import type { PartitionKey, TransactionResult, TransactionVersion } from "./common/types.js";
 
 /**
@@ -13,7 +29,9 @@ export type KafkaRequest =
   | ProduceRequest
   | WriteTxnMarkersRequest
   | ApiVersionsRequest
-  | FetchRequest;
+  | FetchRequest
+  | MetadataRequest
+  | FindCoordinatorRequest;
 
 export type KafkaResponse =
   | InitProducerIdResponse
@@ -22,7 +40,9 @@ export type KafkaResponse =
   | ProduceResponse
   | WriteTxnMarkersResponse
   | ApiVersionsResponse
-  | FetchResponse;
+  | FetchResponse
+  | MetadataResponse
+  | FindCoordinatorResponse;
 
 export interface InitProducerIdRequest {
   api: "InitProducerId";
@@ -90,6 +110,8 @@ export interface ProduceRequest {
   partition: PartitionKey;
   baseSequence: number;
   values: string[];
+  /** How long the leader may wait for the in-sync replicas (acks=all): the producer's request.timeout.ms. */
+  timeoutMs: number;
   ghostTxn: string | null;
 }
 
@@ -131,23 +153,6 @@ export interface ApiVersionsResponse {
   errorCode: number;
   /** Max WriteTxnMarkers version the broker supports (the only API whose range matters here). */
   writeTxnMarkersMaxVersion: number;
-}
-
-export interface FetchRequest {
-  api: "Fetch";
-  partition: PartitionKey;
-  fetchOffset: number;
-  isolation: Isolation;
-  maxBatches: number;
-}
-
-export interface FetchResponse {
-  api: "Fetch";
-  errorCode: number;
-  highWatermark: number;
-  lastStableOffset: number;
-  batches: LogBatch[];
-  abortedTransactions: AbortedTxn[];
 }
 
 export function labelOf(message: KafkaRequest | KafkaResponse): string {
@@ -192,9 +197,20 @@ export function describeMessage(message: KafkaRequest | KafkaResponse): string {
         ? `${errorName(message.errorCode)} WriteTxnMarkers max v${message.writeTxnMarkersMaxVersion}`
         : "";
     case "Fetch":
-      return "fetchOffset" in message
-        ? `${message.partition} from ${message.fetchOffset} ${message.isolation}`
-        : `${errorName(message.errorCode)} hw ${message.highWatermark} lso ${message.lastStableOffset} ${message.batches.length} batches`;
+      return "replicaId" in message
+        ? `${message.replicaId === null ? "" : `replica ${message.replicaId} `}${message.partitions.map((p) => `${p.partition}@${p.fetchOffset}`).join(",")} ${message.isolation}`
+        : message.partitions
+            .map(
+              (p) =>
+                `${p.partition} ${errorName(p.errorCode)} hw ${p.highWatermark} lso ${p.lastStableOffset} ${p.batches.length} batches${p.divergingEpoch ? ` diverging epoch ${p.divergingEpoch.epoch} end ${p.divergingEpoch.endOffset}` : ""}`,
+            )
+            .join("; ");
+    case "Metadata":
+      return "imageOffset" in message ? `image ${message.imageOffset}` : "";
+    case "FindCoordinator":
+      return "key" in message
+        ? `transaction ${message.key}`
+        : `${errorName(message.errorCode)} ${message.nodeId ?? ""}`;
   }
 }
 

@@ -32,6 +32,8 @@ export interface ReleaseFlags {
   produceSequenceCheck: boolean;
   /** The leader moves completed transactions out of the unstable set (so the LSO advances). */
   advanceLsoOnCompletion: boolean;
+  /** The leader's high watermark waits for the in-sync replicas (Partition.maybeIncrementLeaderHW); off: its own log end. */
+  highWatermarkFromIsr: boolean;
 
   // ---- transaction coordinator ----
   /** Understands TV2: EndTxn v5 with an epoch bump per transaction, implicit add-partition on produce. */
@@ -74,6 +76,7 @@ const kafka3x: ReleaseFlags = {
   produceDuplicateDetection: true,
   produceSequenceCheck: true,
   advanceLsoOnCompletion: true,
+  highWatermarkFromIsr: true,
   supportsTransactionVersion2: false,
   epochBumpOnEndTxn: false,
   singleEpochBumpOnCoordinatorAbort: false,
@@ -129,8 +132,23 @@ export interface ReleaseProfile {
   readonly flags: Readonly<ReleaseFlags>;
 }
 
+/**
+ * Effective flags by release and overrides, one frozen object each, kept for the process: V8 gives
+ * a frozen object a hidden class of its own, and once the objects of earlier runs are collected the
+ * next run's get a new one, so every piece of compiled code that read flags was thrown away and
+ * compiled again, run after run.
+ */
+const MAX_REMEMBERED_PROFILES = 1_000;
+const rememberedFlags = new Map<string, Readonly<ReleaseFlags>>();
+
 export function releaseProfile(name: ReleaseName, overrides: Partial<ReleaseFlags> = {}): ReleaseProfile {
-  return { name, flags: Object.freeze({ ...RELEASES[name], ...overrides }) };
+  const key = [name, ...Object.entries(overrides).map(([flag, value]) => `${flag}=${typeof value}:${value}`)].join(" ");
+  let flags = rememberedFlags.get(key);
+  if (flags === undefined) {
+    flags = Object.freeze({ ...RELEASES[name], ...overrides });
+    if (rememberedFlags.size < MAX_REMEMBERED_PROFILES) rememberedFlags.set(key, flags);
+  }
+  return { name, flags };
 }
 
 export const FLAG_NAMES = Object.keys(kafka3x) as FlagName[];

@@ -18,6 +18,20 @@ export interface KafkaEvents {
 
   /** Rolling upgrade: the broker restarts on another release. */
   "broker.upgrade": { from: ReleaseName; to: ReleaseName };
+  /** A broker process starts on its release, from the metadata image at `imageOffset`. */
+  "broker.start": { release: ReleaseName; imageOffset: number };
+  /** A broker process stops (a crash, a controlled shutdown, a restart); its logs stay. */
+  "broker.stop": { reason: string };
+  /** Controlled shutdown asked: the controller moves the broker's leadership away, then it stops. */
+  "broker.controlled-shutdown": { broker: string };
+  /** This broker now leads `partition` at `leaderEpoch`, with its log end and high watermark then. */
+  "replica.leader": { partition: PartitionKey; leader: string | null; leaderEpoch: number; leo: number; hw: number };
+  /** This broker now follows `leader` (null: no leader) for `partition` at `leaderEpoch`. */
+  "replica.follower": { partition: PartitionKey; leader: string | null; leaderEpoch: number; leo: number; hw: number };
+  /** A follower truncated `partition` from log end `from` to `to` (its log diverged at `epoch`), removing `batches` batches. */
+  "replica.truncate": { partition: PartitionKey; from: number; to: number; epoch: number; batches: number };
+  /** A leader asks the controller to change the ISR (AlterPartition), to grow or shrink it. */
+  "isr.alter": { partition: PartitionKey; isr: string; why: "expand" | "shrink"; leaderEpoch: number };
   /** The coordinator did not verify a transactional produce (KIP-890): the broker refuses it. */
   "produce.verify-failed": { partition: PartitionKey; pid: number; epoch: number; error: number };
   /** The partition log refused a produce (sequence or epoch checks). */
@@ -48,14 +62,12 @@ export interface KafkaEvents {
 
   // ---------------------------------------------------------------- coordinator (coordinator/)
 
-  /** Rolling upgrade: the coordinator restarts on another release. */
-  "coordinator.upgrade": { from: ReleaseName; to: ReleaseName };
-  /** Elected coordinator at coordinator epoch `ce`; it starts loading the transaction log. */
-  "coordinator.elected": { ce: number };
-  /** Done loading `txns` transactions: it serves requests and re-sends the markers of PrepareX ones. */
-  "coordinator.loaded": { ce: number; txns: number };
-  /** No longer the coordinator at epoch `ce`. */
-  "coordinator.resigned": { ce: number };
+  /** This broker leads __transaction_state-`partition` at coordinator epoch `ce`: it starts loading it. */
+  "coordinator.elected": { partition: number; ce: number };
+  /** Done loading `txns` transactions: it serves their ids and re-sends the markers of PrepareX ones. */
+  "coordinator.loaded": { partition: number; ce: number; txns: number };
+  /** No longer the coordinator of __transaction_state-`partition` (it was at epoch `ce`). */
+  "coordinator.resigned": { partition: number; ce: number };
   /** InitProducerId done: the producer id and epoch written for the transactional.id. */
   "txn.init": { txnId: string; pid: number; epoch: number };
   /** AddPartitionsToTxn written: `partitions` joined by commas; the transaction is Ongoing. */
@@ -77,10 +89,16 @@ export interface KafkaEvents {
   "txn.timeout-abort-cancelled": { txnId: string; error: string };
   /** CompleteCommit / CompleteAbort written: every marker of the transaction was acknowledged. */
   "txn.complete": { txnId: string; state: TransactionStateName; pid: number; epoch: number; txn: string | null };
-  /** A write to __transaction_state failed (not the leader any more, or a transient failure). */
-  "txnlog.append-failed": { txnId: string; state: TransactionStateName; error: number };
-  /** A write to __transaction_state was acknowledged. */
-  "txnlog.append": { txnId: string; state: TransactionStateName; pid: number; epoch: number; ce: number };
+  /** A write to __transaction_state-`partition` failed (`error` is the append's error: not the leader, too few in-sync replicas, a timeout). */
+  "txnlog.append-failed": {
+    txnId: string;
+    state: TransactionStateName;
+    partition: number;
+    offset: number;
+    error: number;
+  };
+  /** A write to __transaction_state-`partition` at `offset` was acknowledged by the in-sync replicas. */
+  "txnlog.append": { txnId: string; state: TransactionStateName; partition: number; offset: number; error: number };
   /** ApiVersions answer: the highest WriteTxnMarkers version `broker` accepts. */
   "markers.api-versions": { broker: string; max: number };
   /** One marker put in a WriteTxnMarkers request to `broker` (`resend` counts earlier copies; `partitions` joined by commas). */
@@ -132,8 +150,33 @@ export interface KafkaEvents {
   "quiet-period": { untilMs: number };
   /** The fault window ended: only base latency from now on. */
   "faults-off": Record<string, never>;
-  /** The transaction log's leadership moved from coordinator `from` to `to`, at coordinator epoch `ce`. */
-  "fault.failover": { from: string; to: string; ce: number };
+  /** The controller moved `partition`'s leadership from `from` to `leader` (null: none) at `leaderEpoch`; `isr` joined by commas. */
+  "controller.leader": {
+    partition: PartitionKey;
+    leader: string | null;
+    from: string | null;
+    leaderEpoch: number;
+    isr: string;
+    cause: string;
+  };
+  /** The controller took an AlterPartition: `partition`'s ISR is now `isr`. */
+  "controller.isr": {
+    partition: PartitionKey;
+    isr: string;
+    leader: string;
+    leaderEpoch: number;
+    partitionEpoch: number;
+  };
+  /** The nemesis asked the controller to move `partition`'s leadership (for __transaction_state: a coordinator failover). */
+  "fault.leader-move": { partition: PartitionKey };
+  /** The nemesis shuts a broker down (controlled) for `downtimeMs`. */
+  "fault.controlled-shutdown": { broker: string; downtimeMs: number };
+  /** The nemesis crashes a broker for `downtimeMs`. */
+  "fault.crash": { broker: string; downtimeMs: number };
+  /** An upgrade of `broker` to `release` starts (controlled shutdown, restart on the release). */
+  "fault.upgrade": { broker: string; release: ReleaseName };
+  /** An upgraded broker is back in every ISR it belongs to: a rolling upgrade moves on. */
+  "fault.caught-up": { broker: string };
   /** The application restarted a producer: `fresh` replaces `old`, which lives on as a paused zombie. */
   "fault.producer-restart": { old: string; fresh: string };
 }

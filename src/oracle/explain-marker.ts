@@ -35,10 +35,12 @@ function whatKip1228Would(ledger: GhostLedger, e: MarkerOutcome, victimOpen: boo
   const reject = `a KIP-1228 leader on v2 would have rejected this copy with INVALID_PRODUCER_EPOCH (${e.markerEpoch} <= ${e.storedEpochBefore}${victimOpen ? " with a transaction open" : ""})`;
   const tv2Txn = (ledger.decisions.get(e.ghostTxn ?? "") ?? []).some((d) => d.transactionVersion >= 2);
   if (e.rule === "legacy" && e.requestVersion < 2 && tv2Txn) {
-    const v1Only =
-      RELEASES[e.brokerRelease].maxWriteTxnMarkersVersion < 2
-        ? `${e.broker} runs ${e.brokerRelease}, which takes only WriteTxnMarkers v1, so`
-        : "the request was WriteTxnMarkers v1, so";
+    const sender = (ledger.markerSends.get(e.markerId) ?? []).find((s) => s.correlationId === e.correlationId);
+    let v1Only = "the request was WriteTxnMarkers v1, so";
+    if (RELEASES[e.brokerRelease].maxWriteTxnMarkersVersion < 2)
+      v1Only = `${e.broker} runs ${e.brokerRelease}, which takes only WriteTxnMarkers v1, so`;
+    else if (sender && RELEASES[sender.coordinatorRelease].maxWriteTxnMarkersVersion < 2)
+      v1Only = `the coordinator on ${sender.coordinator} runs ${sender.coordinatorRelease}, which sends only WriteTxnMarkers v1 (${e.broker} on ${e.brokerRelease} would have read v2), so`;
     return `${v1Only} the TransactionVersion never reached it; ${reject}`;
   }
   if (e.rule === "legacy" && e.requestVersion >= 2 && e.transactionVersionSeen >= 2) {
@@ -102,6 +104,8 @@ export function explainStaleMarker(ledger: GhostLedger, e: MarkerOutcome, foreig
     `${" ".repeat(10)} -> ${e.result} marker at offset ${e.markerOffset} closed ${offsetRange(completed.firstOffset, completed.lastOffset)}: ${victims.join(", ")}'s records were ${pastTense(e.result)} by ${issuedFor}'s marker`,
   );
   lines.push(`${" ".repeat(10)} why: ${whatKip1228Would(ledger, e, true)}`);
+  const carrier = sends.find((s) => s.correlationId === e.correlationId) ?? sends[sends.length - 1];
+  lines.push(...leadershipHistory(ledger, e, sends[0]?.atMs ?? e.atMs));
   return {
     kind: "stale-marker",
     summary: `stale ${e.result} marker for ${issuedFor} ${pastTense(e.result)} ${victims.join(", ")}'s records at ${e.partition} ${offsetRange(first.baseOffset, last.lastOffset)} on ${e.broker} (${e.brokerRelease}, WriteTxnMarkers v${e.requestVersion}, ${e.rule} rule)`,
@@ -112,7 +116,32 @@ export function explainStaleMarker(ledger: GhostLedger, e: MarkerOutcome, foreig
     brokerRelease: e.brokerRelease,
     transaction: victim,
     markerIssuedFor: issuedFor,
+    ...(carrier ? { coordinatorBroker: carrier.coordinator, coordinatorRelease: carrier.coordinatorRelease } : {}),
+    markerVersion: e.requestVersion,
+    leaderEpoch: e.leaderEpoch,
   };
+}
+
+/**
+ * The leadership moves that mattered, between the marker's first send and its arrival: the
+ * partition's leader changes (a late copy may meet a new leader) and the moves of the sending
+ * coordinator's __transaction_state leadership (a failover re-sends with a new coordinator epoch).
+ */
+function leadershipHistory(ledger: GhostLedger, e: MarkerOutcome, fromMs: number): string[] {
+  const coordinators = new Set((ledger.markerSends.get(e.markerId) ?? []).map((s) => s.coordinator));
+  const moves = ledger.leaderChanges.filter(
+    (c) =>
+      c.atMs >= fromMs &&
+      c.atMs <= e.atMs &&
+      (c.partition === e.partition ||
+        (c.partition.startsWith("__transaction_state-") &&
+          ((c.previousLeader !== null && coordinators.has(c.previousLeader)) ||
+            (c.leader !== null && coordinators.has(c.leader))))),
+  );
+  return moves.map(
+    (c) =>
+      `${" ".repeat(10)} leadership: ${at(c.atMs)} ${c.partition} moved from ${c.previousLeader ?? "no leader"} to ${c.leader ?? "no leader"} (leader epoch ${c.leaderEpoch}, ${c.cause})`,
+  );
 }
 
 /** A marker for transaction T applied a result the coordinator never decided for T. */

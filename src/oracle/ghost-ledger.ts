@@ -1,8 +1,9 @@
 import type { LogBatch } from "../kafka/broker/partition-log.js";
 import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
-import type { GhostObserver, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import type { GhostObserver, LeaderChangeSeen, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
 import type { ReleaseName } from "../kafka/release.js";
 import { explainOutcomeMismatch, explainStaleMarker } from "./explain-marker.js";
+import { attributeToUncleanElection } from "./unclean-election.js";
 import type { Violation } from "./violation.js";
 
 export interface AppendRecord {
@@ -42,6 +43,24 @@ export interface ProducerOutcome {
   atMs: number;
 }
 
+function sameDecision(a: TxnDecision, b: TxnDecision): boolean {
+  return (
+    a.transactionalId === b.transactionalId &&
+    a.ghostTxn === b.ghostTxn &&
+    a.result === b.result &&
+    a.producerId === b.producerId &&
+    a.producerEpoch === b.producerEpoch
+  );
+}
+
+export interface Truncation {
+  broker: string;
+  partition: PartitionKey;
+  toOffset: number;
+  removed: readonly LogBatch[];
+  atMs: number;
+}
+
 /** Bound on violations kept per run: the first ones explain the run; the rest are counted. */
 export const MAX_VIOLATIONS_PER_RUN = 50;
 
@@ -62,6 +81,10 @@ export class GhostLedger implements GhostObserver {
   readonly refused: RefusedRequest[] = [];
   readonly abandoned: AbandonedSending[] = [];
   readonly producerOutcomes = new Map<string, ProducerOutcome>();
+  /** Every leader change the controller made, in order (the leadership history of every partition). */
+  readonly leaderChanges: LeaderChangeSeen[] = [];
+  /** Every follower truncation, in order. */
+  readonly truncations: Truncation[] = [];
   readonly violations: Violation[] = [];
   droppedViolations = 0;
   markersApplied = 0;
@@ -70,7 +93,9 @@ export class GhostLedger implements GhostObserver {
   /** Called with every reported violation (run-seed uses it to stop early and note the tape position). */
   onReport: ((v: Violation) => void) | null = null;
 
-  report(v: Violation): void {
+  /** Record a finding; one at a partition an unclean election had rewritten by then is that election's doing. */
+  report(finding: Violation): void {
+    const v = attributeToUncleanElection(this, finding);
     if (this.violations.length < MAX_VIOLATIONS_PER_RUN) this.violations.push(v);
     else this.droppedViolations++;
     this.onReport?.(v);
@@ -102,6 +127,8 @@ export class GhostLedger implements GhostObserver {
   }
 
   txnDecided(e: TxnDecision): void {
+    // A coordinator that loads a decision already seen (its writer heard it succeed) adds nothing.
+    if (e.loadedFrom !== undefined && this.decisionLog.some((d) => sameDecision(d, e))) return;
     this.decisionLog.push(e);
     if (e.ghostTxn === null) return;
     const list = this.decisions.get(e.ghostTxn) ?? [];
@@ -161,6 +188,19 @@ export class GhostLedger implements GhostObserver {
     atMs: number;
   }): void {
     this.producerOutcomes.set(e.ghostTxn, { outcome: e.outcome, detail: e.detail, atMs: e.atMs });
+  }
+
+  leaderChanged(e: LeaderChangeSeen): void {
+    this.leaderChanges.push(e);
+  }
+
+  replicaTruncated(e: Truncation): void {
+    this.truncations.push(e);
+  }
+
+  /** The leader changes of `partition` in [fromMs, toMs], oldest first. */
+  leaderChangesOf(partition: PartitionKey, fromMs: number, toMs: number): LeaderChangeSeen[] {
+    return this.leaderChanges.filter((c) => c.partition === partition && c.atMs >= fromMs && c.atMs <= toMs);
   }
 
   /** The marker sends of the transaction attempt `ghost`, oldest first. */

@@ -27,6 +27,18 @@ export function checkLiveness(ledger: GhostLedger, snapshot: ClusterSnapshot, en
     if (txn.ghostTxn) explainedGhosts.add(txn.ghostTxn);
     out.push(stuckAtCoordinator(ledger, snapshot, txn, endMs));
   }
+  for (const u of snapshot.unservedTransactionalIds) {
+    out.push({
+      kind: "hanging-transaction",
+      summary: `no coordinator serves ${u.transactionalId} after the quiet period: ${u.partition} ${u.leader === null ? "has no leader" : `is led by ${u.leader}, which does not serve it`}`,
+      explanation: [
+        `${at(endMs)} ${u.transactionalId} maps to ${u.partition}; ${u.leader === null ? "no in-sync replica of it is alive, so no broker is its coordinator" : `${u.leader} leads it but has not loaded it`}: every request for ${u.transactionalId} gets NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE`,
+      ],
+      atMs: endMs,
+      partition: u.partition,
+      ...(u.leader ? { broker: u.leader } : {}),
+    });
+  }
   for (const p of snapshot.partitions) {
     for (const open of p.openTransactions) {
       if (open.ghostTxns.every((g) => explainedGhosts.has(g))) continue;
@@ -80,11 +92,11 @@ function stuckAtCoordinator(
     };
   lines.push(...cause.lines);
   lines.push(
-    `${at(endMs)} after the quiet period ${ghost} is still ${txn.state} (pending ${txn.pendingState ?? "none"}) at coordinator ${snapshot.coordinator}`,
+    `${at(endMs)} after the quiet period ${ghost} is still ${txn.state} (pending ${txn.pendingState ?? "none"}) at coordinator ${txn.coordinator} (coordinator epoch ${txn.coordinatorEpoch})`,
   );
   return {
     kind: "hanging-transaction",
-    summary: `${ghost} hangs in ${txn.state} at ${snapshot.coordinator}: ${cause.summary}`,
+    summary: `${ghost} hangs in ${txn.state} at ${txn.coordinator}: ${cause.summary}`,
     explanation: lines,
     atMs: endMs,
     ...(cause.place ?? {}),

@@ -1,6 +1,7 @@
 import type { LogBatch } from "../kafka/broker/partition-log.js";
 import type { PartitionKey } from "../kafka/common/types.js";
-import type { GhostObserver, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import { Errors } from "../kafka/common/errors.js";
+import type { GhostObserver, LeaderChangeSeen, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
 import { isReleaseName, type ReleaseName } from "../kafka/release.js";
 
 /**
@@ -12,6 +13,8 @@ export const MARKER_VALUES = {
   leaderTxn: ["none", "same", "other"],
   producer: ["current", "moved-on"],
   result: ["applied", "rejected"],
+  role: ["leader", "not-leader"],
+  leader: ["same", "new"],
 } as const;
 
 type ValueOf<D extends keyof typeof MARKER_VALUES> = (typeof MARKER_VALUES)[D][number];
@@ -35,6 +38,10 @@ export interface MarkerArrival {
   /** The producer-epoch rule that judged it (partition-log's MarkerEpochRule). */
   rule: string;
   result: ValueOf<"result">;
+  /** `not-leader`: the broker it reached did not lead the partition (NOT_LEADER_OR_FOLLOWER, judged nothing). */
+  role: ValueOf<"role">;
+  /** `new`: the partition's leadership moved between the marker's first send and this arrival. */
+  leader: ValueOf<"leader">;
 }
 
 export const MARKER_DIMENSIONS = [
@@ -45,6 +52,8 @@ export const MARKER_DIMENSIONS = [
   "producer",
   "rule",
   "result",
+  "role",
+  "leader",
 ] as const satisfies readonly (keyof MarkerArrival)[];
 
 /** Other protocol situations worth reaching, named by event. */
@@ -62,14 +71,14 @@ export type ProtocolState = { kind: "marker"; arrival: MarkerArrival } | { kind:
 
 /**
  * The key of a state, as reports, corpus files and results logs spell it: `event <name>`, or
- * `marker@<release> wire=.. arrival=.. leaderTxn=.. producer=.. rule=.. result=..` (the dimensions
+ * `marker@<release> wire=.. arrival=.. leaderTxn=.. producer=.. rule=.. result=.. role=.. leader=..` (the dimensions
  * after the release in MARKER_DIMENSIONS order; built once per marker arrival: no intermediate
  * arrays on the hot path).
  */
 export function stateKey(state: ProtocolState): string {
   if (state.kind === "event") return `event ${state.event}`;
   const m = state.arrival;
-  return `marker@${m.release} wire=${m.wire} arrival=${m.arrival} leaderTxn=${m.leaderTxn} producer=${m.producer} rule=${m.rule} result=${m.result}`;
+  return `marker@${m.release} wire=${m.wire} arrival=${m.arrival} leaderTxn=${m.leaderTxn} producer=${m.producer} rule=${m.rule} result=${m.result} role=${m.role} leader=${m.leader}`;
 }
 
 /**
@@ -181,6 +190,10 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   private readonly latestBegun = new Map<string, string>();
   /** Network correlation id of a marker request copy -> stream positions when it was sent, and its link. */
   private readonly sentAt = new Map<number, { positions: StreamPositions; link: { from: string; to: string } }>();
+  /** Each partition's leader epoch, as the controller last set it. */
+  private readonly leaderEpochs = new Map<PartitionKey, number>();
+  /** Marker id -> each partition's leader epoch when the marker was first sent. */
+  private readonly epochsAtFirstSend = new Map<number, Map<PartitionKey, number>>();
 
   /** positions: null when a run does not need them (only the coverage strategy does; they cost a copy per marker). */
   constructor(private readonly positions: (() => StreamPositions) | null) {}
@@ -226,6 +239,8 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   txnCompleted(): void {}
 
   markerSent(e: MarkerSend): void {
+    if (!this.epochsAtFirstSend.has(e.markerId))
+      this.epochsAtFirstSend.set(e.markerId, new Map(e.partitions.map((p) => [p, this.leaderEpochs.get(p) ?? 0])));
     if (this.positions && !this.sentAt.has(e.correlationId))
       this.sentAt.set(e.correlationId, { positions: this.positions(), link: { from: e.coordinator, to: e.broker } });
   }
@@ -247,6 +262,11 @@ export class ProtocolCoverageRecorder implements GhostObserver {
             this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on",
           rule: e.rule,
           result: applied ? "applied" : "rejected",
+          role: e.leaderEpoch < 0 || e.errorCode === Errors.NOT_LEADER_OR_FOLLOWER ? "not-leader" : "leader",
+          leader:
+            (this.leaderEpochs.get(e.partition) ?? 0) > (this.epochsAtFirstSend.get(e.markerId)?.get(e.partition) ?? 0)
+              ? "new"
+              : "same",
         },
       },
       this.sentAt.get(e.correlationId),
@@ -267,6 +287,12 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   producerOutcome(e: { outcome: "committed" | "aborted" | "unknown" }): void {
     if (e.outcome === "unknown") this.hit({ kind: "event", event: "producer-outcome-unknown" });
   }
+
+  leaderChanged(e: LeaderChangeSeen): void {
+    this.leaderEpochs.set(e.partition, e.leaderEpoch);
+  }
+
+  replicaTruncated(): void {}
 }
 
 /** Forwards every ghost event to each observer in order (the ledger first). */
@@ -284,5 +310,7 @@ export function teeGhost(observers: readonly GhostObserver[]): GhostObserver {
     markerRequestRefused: (e) => each((o) => o.markerRequestRefused(e)),
     markerSendingAbandoned: (e) => each((o) => o.markerSendingAbandoned(e)),
     producerOutcome: (e) => each((o) => o.producerOutcome(e)),
+    leaderChanged: (e) => each((o) => o.leaderChanged(e)),
+    replicaTruncated: (e) => each((o) => o.replicaTruncated(e)),
   };
 }

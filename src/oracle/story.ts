@@ -100,8 +100,14 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
       return involved(f.txn) ? `${e.node} writes ${str(f.state)} for ${str(f.txn)}` : null;
     case "fault.stall":
       return v.broker === e.node ? `fault: ${e.node} stalls until t=${str(f.untilMs)}ms` : null;
-    case "fault.failover":
-      return `fault: coordinator fails over from ${str(f.from)} to ${str(f.to)} (coordinatorEpoch ${str(f.ce)})`;
+    case "controller.leader":
+      return atPartition(f.partition) || str(f.partition).startsWith("__transaction_state-")
+        ? `${str(f.partition).startsWith("__transaction_state-") ? "coordinator failover" : "leader change"}: ${str(f.partition)} moves from ${str(f.from)} to ${str(f.leader)} (leader epoch ${str(f.leaderEpoch)}, ${str(f.cause)})`
+        : null;
+    case "replica.truncate":
+      return atPartition(f.partition)
+        ? `${e.node} truncates ${str(f.partition)} from ${str(f.from)} to ${str(f.to)} (its log diverged from the leader's at epoch ${str(f.epoch)})`
+        : null;
     default:
       return null;
   }

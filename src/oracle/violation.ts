@@ -5,6 +5,7 @@ export const VIOLATION_KINDS = [
   "hanging-transaction",
   "aborted-read",
   "lost-write",
+  "unclean-election",
   "torn-transaction",
   "premature-read",
   "duplicate",
@@ -36,4 +37,11 @@ export interface Violation {
   transaction?: string;
   /** For stale markers: the transaction the marker was issued for. */
   markerIssuedFor?: string;
+  /** For markers: the broker whose coordinator sent it, and that broker's release then. */
+  coordinatorBroker?: string;
+  coordinatorRelease?: string;
+  /** For markers: the WriteTxnMarkers request version it travelled in (1 or 2). */
+  markerVersion?: number;
+  /** For markers: the leader epoch of the partition at the broker that judged it. */
+  leaderEpoch?: number;
 }

@@ -12,7 +12,8 @@ function resultCell(r: RegressRow): string {
 
 /** The regression table: one row per scenario and per saved seed, then the totals. */
 export function renderRegressTable(result: RegressResult): string {
-  const nameWidth = Math.min(48, Math.max(8, ...result.rows.map((r) => r.name.length)));
+  // Wide enough for a shrunk seed file of the longest built-in scenario name (a truncated name is unusable).
+  const nameWidth = Math.min(64, Math.max(8, ...result.rows.map((r) => r.name.length)));
   const expectWidth = Math.min(44, Math.max(11, ...result.rows.map((r) => r.expectation.length)));
   const out: string[] = [];
   out.push(

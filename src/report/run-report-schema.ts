@@ -22,6 +22,10 @@ const violationSchema = z.object({
   brokerRelease: z.string().optional(),
   transaction: z.string().optional(),
   markerIssuedFor: z.string().optional(),
+  coordinatorBroker: z.string().optional().describe("for a marker: the broker whose coordinator sent it"),
+  coordinatorRelease: z.string().optional().describe("for a marker: that broker's release when it sent it"),
+  markerVersion: z.int().min(0).optional().describe("for a marker: the WriteTxnMarkers request version (1 or 2)"),
+  leaderEpoch: z.int().optional().describe("for a marker: the partition's leader epoch where it was judged"),
   replay: z.string().describe("the command that reproduces this seed"),
   unexpected: z.boolean().describe("not allowed by the scenario's expectation"),
   tape: z
@@ -135,6 +139,7 @@ const shrunkSchema = z.object({
       producers: z.tuple([z.int(), z.int()]),
       transactions: z.tuple([z.int(), z.int()]),
       consumers: z.tuple([z.int(), z.int()]),
+      singleReplica: z.boolean().describe("every partition cut to one replica (no followers)"),
       seed: z.int().min(0),
       seedsSearched: z.int().min(0),
     })

@@ -2,7 +2,7 @@ import type { DeterminismReport } from "../fuzz/determinism-check.js";
 import type { ShrunkReport } from "../fuzz/shrink-first-failure.js";
 import type { CampaignResult, SeededViolation, StrategyInfo } from "../fuzz/campaign.js";
 import type { StopReason } from "../fuzz/campaign-tally.js";
-import { countsAsFound, isModelFailure, MODEL_FAILURE_REASON_PREFIX } from "../fuzz/expectation.js";
+import { countsAsFound, describeWhere, isModelFailure, MODEL_FAILURE_REASON_PREFIX } from "../fuzz/expectation.js";
 import { scenarioArgument } from "../fuzz/search/replay-commands.js";
 import { type Shard, shardRange } from "../fuzz/search/search-options.js";
 import type { CoverageSummary } from "../fuzz/protocol-coverage-summary.js";
@@ -28,6 +28,10 @@ export interface ReportedViolation {
   brokerRelease?: string;
   transaction?: string;
   markerIssuedFor?: string;
+  coordinatorBroker?: string;
+  coordinatorRelease?: string;
+  markerVersion?: number;
+  leaderEpoch?: number;
   replay: string;
   /** Not allowed by the scenario's expectation: a failing result (JUnit, annotations, exit code). */
   unexpected: boolean;
@@ -122,14 +126,28 @@ export function deterministicPart(report: RunReport): Omit<RunReport, (typeof WA
   return copy as Omit<RunReport, (typeof WALL_CLOCK_FIELDS)[number]>;
 }
 
-/** The optional fields that say where a violation happened and to which transactions. */
-const PLACE_FIELDS = ["partition", "broker", "brokerRelease", "transaction", "markerIssuedFor"] as const;
+/** The optional fields that say where a violation happened, to which transactions, and how its marker travelled. */
+const PLACE_FIELDS = [
+  "partition",
+  "broker",
+  "brokerRelease",
+  "transaction",
+  "markerIssuedFor",
+  "coordinatorBroker",
+  "coordinatorRelease",
+] as const;
+const MARKER_NUMBER_FIELDS = ["markerVersion", "leaderEpoch"] as const;
 
-export function copyPlaceFields(
-  from: { [K in (typeof PLACE_FIELDS)[number]]?: string },
-  to: { [K in (typeof PLACE_FIELDS)[number]]?: string },
-): void {
+type PlaceFields = { [K in (typeof PLACE_FIELDS)[number]]?: string } & {
+  [K in (typeof MARKER_NUMBER_FIELDS)[number]]?: number;
+};
+
+export function copyPlaceFields(from: PlaceFields, to: PlaceFields): void {
   for (const f of PLACE_FIELDS) {
+    const value = from[f];
+    if (value !== undefined) to[f] = value;
+  }
+  for (const f of MARKER_NUMBER_FIELDS) {
     const value = from[f];
     if (value !== undefined) to[f] = value;
   }
@@ -179,7 +197,7 @@ export function expectationChecks(result: CampaignResult): ExpectationCheck[] {
   const expect = result.scenario.scenario.expect;
   const { verdict, seedStart } = result;
   const checks: ExpectationCheck[] = [];
-  const where = expect.where ? ` at brokers on ${expect.where.brokerRelease.join("/")}` : "";
+  const where = expect.where ? ` ${describeWhere(expect.where)}` : "";
   const findAny = expect.findAny ?? [];
   // A shard sees one slice of the seeds: what it found is said, the clause is judged by merge over all shards.
   if (result.shard && !expect.clean) {

@@ -29,7 +29,7 @@ export function renderShrink(s: ShrinkSummary, options: { savedTo?: string | nul
   if (s.reduction) {
     const r = s.reduction;
     out.push(
-      `    scenario reduced to ${r.producers[1]} producer${r.producers[1] > 1 ? "s" : ""} x ${r.transactions[1]} transactions, ${r.consumers[1]} consumers (found at its seed ${r.seed}), then its tape was shrunk`,
+      `    scenario reduced to ${r.producers[1]} producer${r.producers[1] > 1 ? "s" : ""} x ${r.transactions[1]} transactions, ${r.consumers[1]} consumers${r.singleReplica ? ", one replica per partition" : ""} (found at its seed ${r.seed}), then its tape was shrunk`,
     );
   }
   if (!s.deterministic)

@@ -18,6 +18,8 @@ export interface Lane {
   role: LaneRole;
   /** Release of a server node (after upgrades, the one it started with). */
   release: string | null;
+  /** A broker's roles when the run starts (coordinator of which __transaction_state partitions, leader of which); null for clients. */
+  roles: string | null;
 }
 
 /** What draws attention: the stale marker, the records it wrongly closed, other related events. */
@@ -107,7 +109,8 @@ export function lanesOf(events: readonly TraceEvent[], servers: readonly ServerN
   const lanes: Lane[] = [];
   for (const id of ids) {
     const role = roleOf(id, servers);
-    if (role) lanes.push({ id, role, release: servers.find((s) => s.id === id)?.release ?? null });
+    const server = servers.find((s) => s.id === id);
+    if (role) lanes.push({ id, role, release: server?.release ?? null, roles: server?.roles ?? null });
   }
   const serverRank = (id: string) => servers.findIndex((s) => s.id === id);
   return lanes.sort(
@@ -288,13 +291,25 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
           label: `${e.node} paused (zombie)`,
         });
         break;
-      case "fault.failover":
+      case "controller.leader":
         bands.push({
           kind: "failover",
-          lanes: [],
+          lanes: [x.from, x.leader].filter((l): l is string => l !== null && laneIds.has(l)),
           ...at,
           toMs: e.timeMs,
-          label: `failover ${x.from} -> ${x.to} (coordinator epoch ${x.ce})`,
+          label: `${x.partition.startsWith("__transaction_state-") ? "coordinator failover" : "leader change"}: ${x.partition} ${x.from ?? "none"} -> ${x.leader ?? "none"} (leader epoch ${x.leaderEpoch}, ${x.cause})`,
+        });
+        break;
+      case "broker.stop":
+        bands.push({ kind: "upgrade", lanes: [e.node], ...at, toMs: e.timeMs, label: `${e.node} stops (${x.reason})` });
+        break;
+      case "broker.start":
+        bands.push({
+          kind: "upgrade",
+          lanes: [e.node],
+          ...at,
+          toMs: e.timeMs,
+          label: `${e.node} starts on ${x.release}`,
         });
         break;
       case "fault.producer-restart":
@@ -307,7 +322,6 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
         });
         break;
       case "broker.upgrade":
-      case "coordinator.upgrade":
         bands.push({
           kind: "upgrade",
           lanes: [e.node],

@@ -4,7 +4,7 @@ import { VIOLATION_KINDS } from "../oracle/violation.js";
 import type { Expectation } from "../scenario/schema.js";
 import { type ReportedViolation, type RunReport, seedsCovered } from "./run-report.js";
 import { renderSearchSummary } from "./search-terminal.js";
-import { isModelFailure } from "../fuzz/expectation.js";
+import { describeWhere, isModelFailure } from "../fuzz/expectation.js";
 
 const n = (x: number) => x.toLocaleString("en-US");
 
@@ -16,7 +16,7 @@ export function describeExpectation(e: Expectation): string {
   const seeks = e.find.length + findAny.length > 0;
   if (!seeks && e.allow.length > 0 && !e.clean) return `no violation except ${e.allow.join(", ")} (allowed)`;
   if (e.clean || !seeks) return "clean (no violation of any kind)";
-  const where = e.where ? `, only at brokers on ${e.where.brokerRelease.join("/")}` : "";
+  const where = e.where ? `, only ${describeWhere(e.where)}` : "";
   const allowsAll = VIOLATION_KINDS.every((k) => NEVER_ALLOWED.includes(k) || e.allow.includes(k));
   const allow = allowsAll
     ? `; any other kind allowed but ${NEVER_ALLOWED.join(" and ")}`

@@ -6,7 +6,6 @@ import { scriptSchema } from "./script/script-schema.js";
 
 /** Upper bounds that keep one seed within what the tool can honestly run. */
 export const LIMITS = {
-  coordinators: 8,
   brokers: 32,
   topics: 16,
   partitionsPerTopic: 64,
@@ -59,16 +58,46 @@ const linkFaults = z.strictObject({
   reorder: probability.default(0),
 });
 
+/**
+ * Broker settings, in Kafka's config names, on the scenario's time scale (about 1/30 of Kafka's
+ * defaults for timeouts, so that a run covers many transactions in a few simulated seconds).
+ */
 const brokerConfig = z.strictObject({
   requestTimeoutMs: ms().min(1).default(300),
   reconnectBackoffMs: ms().default(50),
   transactionMaxTimeoutMs: ms().min(1).default(900_000),
   abortTimedOutTransactionCleanupIntervalMs: ms().min(1).default(500),
-  txnLogAppendDelayMs: range().default([2, 10]),
-  txnLogAppendFailureProbability: probability.default(0),
   txnLogLoadDelayMs: ms().default(20),
-  replicationDelayMs: range().default([0, 3]),
   txnLogAppendRetryBackoffMs: ms().min(1).default(20),
+  replicaFetchWaitMaxMs: ms().min(1).default(500),
+  replicaFetchBackoffMs: ms().min(1).default(100),
+  replicaLagTimeMaxMs: ms().min(1).default(1_000),
+  metadataPropagationDelayMs: range().default([1, 10]),
+  controllerRpcDelayMs: range().default([1, 5]),
+  brokerSessionTimeoutMs: ms().min(1).default(300),
+  leaderImbalanceCheckIntervalMs: ms().default(3_000),
+});
+
+/** Explicit replica assignment: per partition, its replicas (the first is the preferred leader). */
+const replicaAssignment = z.array(z.array(nodeId).min(1).max(LIMITS.brokers)).min(1).max(LIMITS.partitionsPerTopic);
+
+const topic = z.strictObject({
+  name: z.string().regex(/^[a-zA-Z0-9._]{1,64}$/, { message: "expected a topic name (letters, digits, . and _)" }),
+  /** Number of partitions (with replicationFactor: assigned round robin over the brokers). */
+  partitions: z.int().min(1).max(LIMITS.partitionsPerTopic).optional(),
+  replicationFactor: z.int().min(1).max(LIMITS.brokers).optional(),
+  /** Or the assignment itself (partitions and replicationFactor then follow from it). */
+  replicas: replicaAssignment.optional(),
+  minInsyncReplicas: z.int().min(1).max(LIMITS.brokers).default(1),
+  uncleanLeaderElection: z.boolean().default(false),
+});
+
+/** __transaction_state: transaction.state.log.num.partitions, replication and min ISR. */
+const transactionState = z.strictObject({
+  partitions: z.int().min(1).max(LIMITS.partitionsPerTopic).optional(),
+  replicationFactor: z.int().min(1).max(LIMITS.brokers).optional(),
+  replicas: replicaAssignment.optional(),
+  minInsyncReplicas: z.int().min(1).max(LIMITS.brokers).default(2),
 });
 
 const tv = z.union([z.literal(0), z.literal(1), z.literal(2)]);
@@ -88,7 +117,8 @@ const workload = z.strictObject({
   maxAttempts: z.int().min(1).max(1_000).default(10),
   initialProducerEpoch: z.int().min(0).max(32_766).nullable().default(null),
   consumers: z.int().min(0).max(LIMITS.consumers).default(1),
-  consumerPollIntervalMs: ms().default(50),
+  /** fetch.max.wait.ms of the consumers' long-polled fetches. */
+  consumerFetchMaxWaitMs: ms().default(500),
 });
 
 const faults = z.strictObject({
@@ -106,19 +136,40 @@ const faults = z.strictObject({
   linkPartition: z
     .strictObject({ probability, durationMs: range(), oneWayProbability: probability.default(0.5) })
     .default({ probability: 0, durationMs: [100, 500], oneWayProbability: 0.5 }),
-  coordinatorFailover: z
-    .strictObject({ probability, resignDelayMs: range().default([0, 50]) })
-    .default({ probability: 0, resignDelayMs: [0, 50] }),
+  /** A __transaction_state partition's leadership moves to another in-sync replica (a coordinator failover). */
+  coordinatorFailover: z.strictObject({ probability }).default({ probability: 0 }),
+  /** A data partition's leadership moves to another in-sync replica. */
+  leaderMove: z.strictObject({ probability }).default({ probability: 0 }),
+  /** A broker shuts down (controlled: its leadership moves first) and restarts after the downtime. */
+  controlledShutdown: z
+    .strictObject({ probability, downtimeMs: range().default([200, 1_000]) })
+    .default({ probability: 0, downtimeMs: [200, 1_000] }),
+  /** At most this many brokers down at once (shutdowns and crashes); one is maintenance, two a bad day. */
+  maxBrokersDown: z.int().min(1).max(LIMITS.brokers).default(1),
+  /** A broker crashes and restarts after the downtime; the controller fences it after its session timeout. */
+  brokerCrash: z
+    .strictObject({ probability, downtimeMs: range().default([200, 1_000]) })
+    .default({ probability: 0, downtimeMs: [200, 1_000] }),
   producerPause: z
     .strictObject({ probability, durationMs: range() })
     .default({ probability: 0, durationMs: [100, 1000] }),
   producerRestart: z
     .strictObject({ probability, zombiePauseMs: range().default([100, 2000]) })
     .default({ probability: 0, zombiePauseMs: [100, 2000] }),
+  /** A broker restarted on another release at a time: controlled shutdown, downtime, restart. */
   upgrades: z
-    .array(z.strictObject({ atMs: ms(), node: nodeId, release }))
+    .array(z.strictObject({ atMs: ms(), node: nodeId, release, downtimeMs: ms().default(200) }))
     .max(64)
     .default([]),
+  /** A rolling upgrade: each broker in order (default: all) upgraded, the next once it is back in every ISR. */
+  rollingUpgrade: z
+    .strictObject({
+      startMs: ms(),
+      release,
+      order: z.array(nodeId).max(LIMITS.brokers).optional(),
+      downtimeMs: ms().default(200),
+    })
+    .optional(),
 });
 
 const bounds = z.strictObject({
@@ -139,8 +190,17 @@ export const expectationSchema = z.strictObject({
   within: z.int().min(1).max(LIMITS.seeds).optional(),
   /** Kinds that may also appear (consequences of what is found) without failing the run. */
   allow: z.array(kind).default([]),
-  /** Where found violations may be: anything found elsewhere is unexpected. */
-  where: z.strictObject({ brokerRelease: z.array(release).min(1) }).optional(),
+  /**
+   * Where found violations may be: anything found elsewhere is unexpected. A violation is in place
+   * when the broker where it showed runs one of `brokerRelease`, or (for a marker) the coordinator
+   * that sent it ran one of `coordinatorRelease`.
+   */
+  where: z
+    .strictObject({
+      brokerRelease: z.array(release).min(1).optional(),
+      coordinatorRelease: z.array(release).min(1).optional(),
+    })
+    .optional(),
 });
 
 /** A pattern over the abstract marker-arrival state (see oracle/protocol-coverage.ts): every field given must match. */
@@ -155,6 +215,8 @@ const markerPattern = z.strictObject({
   producer: z.enum(MARKER_VALUES.producer).optional(),
   rule: z.enum(["legacy", "strict-tv2", "kafka-19999-equal-epoch", "unchecked"]).optional(),
   result: z.enum(MARKER_VALUES.result).optional(),
+  role: z.enum(MARKER_VALUES.role).optional(),
+  leader: z.enum(MARKER_VALUES.leader).optional(),
 });
 
 /** A situation a sweep must reach for its result to mean something; unreached, the run fails. */
@@ -172,19 +234,10 @@ export const scenarioSchema = z.strictObject({
     .regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, { message: "expected a name of lower case letters, digits, dots and dashes" }),
   description: z.string().max(2_000).default(""),
   cluster: z.strictObject({
-    coordinators: z.array(node).min(1).max(LIMITS.coordinators),
+    /** Every broker hosts every role: replicas, the transaction coordinator of what it leads, fetchers. */
     brokers: z.array(node).min(1).max(LIMITS.brokers),
-    topics: z
-      .array(
-        z.strictObject({
-          name: z
-            .string()
-            .regex(/^[a-zA-Z0-9._]{1,64}$/, { message: "expected a topic name (letters, digits, . and _)" }),
-          leaders: z.array(nodeId).min(1).max(LIMITS.partitionsPerTopic),
-        }),
-      )
-      .min(1)
-      .max(LIMITS.topics),
+    transactionState: transactionState.default({ minInsyncReplicas: 2 }),
+    topics: z.array(topic).min(1).max(LIMITS.topics),
     transactionVersion: tv.default(2),
     config: brokerConfig.default(brokerConfig.parse({})),
   }),

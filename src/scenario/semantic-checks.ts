@@ -14,15 +14,13 @@ export interface SemanticProblem {
 export function semanticProblems(s: Scenario, given: Record<string, unknown> = {}): SemanticProblem[] {
   const problems: SemanticProblem[] = [];
   const ids = new Map<string, (string | number)[]>();
-  const nodes = [
-    ...s.cluster.coordinators.map((n, i) => ({ n, path: ["cluster", "coordinators", i, "id"] })),
-    ...s.cluster.brokers.map((n, i) => ({ n, path: ["cluster", "brokers", i, "id"] })),
-  ];
-  for (const { n, path } of nodes) {
-    if (ids.has(n.id)) problems.push({ path, message: `expected a unique node id, found "${n.id}" twice` });
+  s.cluster.brokers.forEach((n, i) => {
+    const path = ["cluster", "brokers", i, "id"];
+    if (ids.has(n.id)) problems.push({ path, message: `expected a unique broker id, found "${n.id}" twice` });
     ids.set(n.id, path);
-  }
-  const brokerIds = new Set(s.cluster.brokers.map((b) => b.id));
+  });
+  const brokerIds = [...ids.keys()];
+  problems.push(...assignmentProblems(s.cluster.transactionState, ["cluster", "transactionState"], brokerIds));
   const topicNames = new Set<string>();
   s.cluster.topics.forEach((t, ti) => {
     if (topicNames.has(t.name))
@@ -31,47 +29,42 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
         message: `expected a unique topic name, found "${t.name}" twice`,
       });
     topicNames.add(t.name);
-    t.leaders.forEach((leader, pi) => {
-      if (!brokerIds.has(leader))
+    problems.push(...assignmentProblems(t, ["cluster", "topics", ti], brokerIds));
+  });
+  const brokerNamed = (node: string, path: (string | number)[]) => {
+    if (!ids.has(node))
+      problems.push({ path, message: `expected a broker id (${brokerIds.join(", ")}), found "${node}"` });
+  };
+  for (const [i, u] of s.faults.upgrades.entries()) brokerNamed(u.node, ["faults", "upgrades", i, "node"]);
+  for (const [i, node] of (s.faults.rollingUpgrade?.order ?? []).entries())
+    brokerNamed(node, ["faults", "rollingUpgrade", "order", i]);
+  if (s.cluster.transactionVersion >= 2) {
+    // FeatureControlManager refuses a finalized level some registered broker does not support.
+    s.cluster.brokers.forEach((b, i) => {
+      if (!(b.overrides.supportsTransactionVersion2 ?? RELEASES[b.release].supportsTransactionVersion2))
         problems.push({
-          path: ["cluster", "topics", ti, "leaders", pi],
-          message: `expected one of the brokers (${[...brokerIds].join(", ")}), found "${leader}"`,
+          path: ["cluster", "brokers", i, "release"],
+          message: `expected a release that supports transaction.version 2 (4.0 or later) on every broker, found "${b.release}" (set cluster.transactionVersion below 2 for it)`,
         });
     });
-  });
-  s.faults.upgrades.forEach((u, i) => {
-    if (!ids.has(u.node))
-      problems.push({
-        path: ["faults", "upgrades", i, "node"],
-        message: `expected a coordinator or broker id, found "${u.node}"`,
-      });
-  });
+  }
   if (s.script) {
     problems.push(...scriptProblems(s, s.script, given));
     return problems.concat(expectationProblems(s));
   }
   problems.push(...sizeProblems(s));
   problems.push(...emptyTransactionProblems(s));
-  const totalPartitions = s.cluster.topics.reduce((n, t) => n + t.leaders.length, 0);
+  const totalPartitions = s.cluster.topics.reduce((n, t) => n + partitionCountOf(t, s.cluster.brokers.length), 0);
   if (s.workload.partitionsPerTxn[0] > totalPartitions) {
     problems.push({
       path: ["workload", "partitionsPerTxn"],
       message: `expected at most ${totalPartitions} partitions (the cluster's total), found ${s.workload.partitionsPerTxn[0]}`,
     });
   }
-  if (s.workload.transactionVersion === 2) {
-    if (s.cluster.transactionVersion < 2)
-      problems.push({
-        path: ["workload", "transactionVersion"],
-        message: "expected <= cluster.transactionVersion: TV2 producers need transaction.version=2 finalized",
-      });
-    s.cluster.coordinators.forEach((c, i) => {
-      if (!(c.overrides.supportsTransactionVersion2 ?? RELEASES[c.release].supportsTransactionVersion2)) {
-        problems.push({
-          path: ["cluster", "coordinators", i, "release"],
-          message: `expected a TV2-capable release (4.0 or later) for TV2 producers, found "${c.release}"`,
-        });
-      }
+  if (s.workload.transactionVersion === 2 && s.cluster.transactionVersion < 2) {
+    problems.push({
+      path: ["workload", "transactionVersion"],
+      message: "expected <= cluster.transactionVersion: TV2 producers need transaction.version=2 finalized",
     });
   }
   const cfg = s.cluster.config;
@@ -83,6 +76,47 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
     });
   }
   return problems.concat(expectationProblems(s));
+}
+
+type AssignmentInput = Scenario["cluster"]["topics"][number] | Scenario["cluster"]["transactionState"];
+
+/** How many partitions a topic has, as to-cluster-spec resolves it. */
+function partitionCountOf(t: AssignmentInput, brokers: number): number {
+  return t.replicas?.length ?? t.partitions ?? brokers;
+}
+
+/** An explicit assignment names known brokers, once per partition, and does not also give partitions or a replication factor. */
+function assignmentProblems(
+  t: AssignmentInput,
+  path: (string | number)[],
+  brokers: readonly string[],
+): SemanticProblem[] {
+  const problems: SemanticProblem[] = [];
+  if (t.replicas && (t.partitions !== undefined || t.replicationFactor !== undefined))
+    problems.push({
+      path: [...path, "replicas"],
+      message: "expected either replicas (an explicit assignment) or partitions and replicationFactor, found both",
+    });
+  if (t.replicationFactor !== undefined && t.replicationFactor > brokers.length)
+    problems.push({
+      path: [...path, "replicationFactor"],
+      message: `expected at most ${brokers.length} (the number of brokers), found ${t.replicationFactor}`,
+    });
+  (t.replicas ?? []).forEach((replicas, pi) => {
+    replicas.forEach((b, ri) => {
+      if (!brokers.includes(b))
+        problems.push({
+          path: [...path, "replicas", pi, ri],
+          message: `expected one of the brokers (${brokers.join(", ")}), found "${b}"`,
+        });
+      else if (replicas.indexOf(b) !== ri)
+        problems.push({
+          path: [...path, "replicas", pi, ri],
+          message: `expected each broker once per partition, found "${b}" twice`,
+        });
+    });
+  });
+  return problems;
 }
 
 /**

@@ -27,34 +27,73 @@ function linkFaults(f: Scenario["faults"]["network"]): LinkFaults {
   };
 }
 
+/** A topic's (or __transaction_state's) settings as the scenario writes them. */
+interface AssignmentInput {
+  partitions?: number | undefined;
+  replicationFactor?: number | undefined;
+  replicas?: string[][] | undefined;
+}
+
+/**
+ * Each partition's replicas: the explicit assignment, else `partitions` partitions of
+ * `replicationFactor` replicas (default: 3, at most the broker count) placed round robin from the
+ * first broker, partition i led by broker i mod n (Kafka draws the start; the model fixes it so a
+ * reader can predict the placement).
+ */
+export function resolveAssignment(
+  input: AssignmentInput,
+  brokers: readonly string[],
+  defaultPartitions: number,
+): { replicas: string[] }[] {
+  if (input.replicas) return input.replicas.map((r) => ({ replicas: [...r] }));
+  const count = input.partitions ?? defaultPartitions;
+  const rf = Math.min(input.replicationFactor ?? 3, brokers.length);
+  return Array.from({ length: count }, (_, i) => ({
+    replicas: Array.from({ length: rf }, (_, j) => brokers[(i + j) % brokers.length] as string),
+  }));
+}
+
+/** The default number of __transaction_state partitions (Kafka's is 50: only the id-to-partition mapping matters here). */
+export const DEFAULT_TRANSACTION_STATE_PARTITIONS = 3;
+
 /** The model's view of a scenario (plus global flag overrides such as a mutant's). */
 export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags> = {}): ClusterSpec {
   const c = s.cluster.config;
   const w = s.workload;
   const f = s.faults;
+  const brokerIds = s.cluster.brokers.map((b) => b.id);
+  const ts = s.cluster.transactionState;
   return {
-    coordinators: s.cluster.coordinators.map((n) => ({
-      id: n.id,
-      release: n.release,
-      overrides: n.overrides as Partial<ReleaseFlags>,
-    })),
     brokers: s.cluster.brokers.map((n) => ({
       id: n.id,
       release: n.release,
       overrides: n.overrides as Partial<ReleaseFlags>,
     })),
-    topics: s.cluster.topics.map((t) => ({ name: t.name, leaders: [...t.leaders] })),
+    transactionState: {
+      partitions: resolveAssignment(ts, brokerIds, DEFAULT_TRANSACTION_STATE_PARTITIONS),
+      minInsyncReplicas: ts.minInsyncReplicas,
+    },
+    topics: s.cluster.topics.map((t) => ({
+      name: t.name,
+      partitions: resolveAssignment(t, brokerIds, brokerIds.length),
+      minInsyncReplicas: t.minInsyncReplicas,
+      uncleanLeaderElectionEnable: t.uncleanLeaderElection,
+    })),
     broker: {
       requestTimeoutMs: c.requestTimeoutMs,
       reconnectBackoffMs: c.reconnectBackoffMs,
       transactionMaxTimeoutMs: c.transactionMaxTimeoutMs,
       abortTimedOutTransactionCleanupIntervalMs: c.abortTimedOutTransactionCleanupIntervalMs,
       finalizedTransactionVersion: s.cluster.transactionVersion,
-      txnLogAppendDelayMs: range(c.txnLogAppendDelayMs),
-      txnLogAppendFailurePpm: ppm(c.txnLogAppendFailureProbability),
       txnLogLoadDelayMs: c.txnLogLoadDelayMs,
-      replicationDelayMs: range(c.replicationDelayMs),
       txnLogAppendRetryBackoffMs: c.txnLogAppendRetryBackoffMs,
+      replicaFetchWaitMaxMs: c.replicaFetchWaitMaxMs,
+      replicaFetchBackoffMs: c.replicaFetchBackoffMs,
+      replicaLagTimeMaxMs: c.replicaLagTimeMaxMs,
+      metadataPropagationDelayMs: range(c.metadataPropagationDelayMs),
+      controllerRpcDelayMs: range(c.controllerRpcDelayMs),
+      brokerSessionTimeoutMs: c.brokerSessionTimeoutMs,
+      leaderImbalanceCheckIntervalMs: c.leaderImbalanceCheckIntervalMs,
     },
     producers: {
       // A scripted scenario brings its own producers (script.producers); the fuzzed workload is off.
@@ -74,8 +113,9 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
     },
     consumers: {
       count: s.script ? 0 : w.consumers,
-      pollIntervalMs: w.consumerPollIntervalMs,
+      fetchMaxWaitMs: w.consumerFetchMaxWaitMs,
       requestTimeoutMs: w.requestTimeoutMs,
+      retryBackoffMs: w.retryBackoffMs,
     },
     faults: {
       windowMs: f.windowMs,
@@ -88,16 +128,28 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
         durationMs: range(f.linkPartition.durationMs),
         oneWayPpm: ppm(f.linkPartition.oneWayProbability),
       },
-      coordinatorFailover: {
-        ppm: ppm(f.coordinatorFailover.probability),
-        resignDelayMs: range(f.coordinatorFailover.resignDelayMs),
+      coordinatorFailover: { ppm: ppm(f.coordinatorFailover.probability) },
+      leaderMove: { ppm: ppm(f.leaderMove.probability) },
+      controlledShutdown: {
+        ppm: ppm(f.controlledShutdown.probability),
+        downtimeMs: range(f.controlledShutdown.downtimeMs),
       },
+      brokerCrash: { ppm: ppm(f.brokerCrash.probability), downtimeMs: range(f.brokerCrash.downtimeMs) },
+      maxBrokersDown: f.maxBrokersDown,
       producerPause: { ppm: ppm(f.producerPause.probability), durationMs: range(f.producerPause.durationMs) },
       producerRestart: {
         ppm: ppm(f.producerRestart.probability),
         zombiePauseMs: range(f.producerRestart.zombiePauseMs),
       },
-      upgrades: f.upgrades.map((u) => ({ atMs: u.atMs, node: u.node, release: u.release })),
+      upgrades: f.upgrades.map((u) => ({ atMs: u.atMs, node: u.node, release: u.release, downtimeMs: u.downtimeMs })),
+      rollingUpgrade: f.rollingUpgrade
+        ? {
+            startMs: f.rollingUpgrade.startMs,
+            release: f.rollingUpgrade.release,
+            order: f.rollingUpgrade.order ?? brokerIds,
+            downtimeMs: f.rollingUpgrade.downtimeMs,
+          }
+        : null,
     },
     bounds: {
       maxEvents: s.bounds.maxEvents,

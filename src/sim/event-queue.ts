@@ -18,9 +18,9 @@ function precedes(t1: number, q1: number, t2: number, q2: number): boolean {
  * `removeCancelled` may rebuild the heap without changing what is popped when.
  */
 export class EventQueue<E extends ScheduledEvent = ScheduledEvent> {
-  private events: E[] = [];
-  private times: number[] = [];
-  private seqs: number[] = [];
+  private readonly events: E[] = [];
+  private readonly times: number[] = [];
+  private readonly seqs: number[] = [];
 
   get size(): number {
     return this.events.length;
@@ -99,20 +99,20 @@ export class EventQueue<E extends ScheduledEvent = ScheduledEvent> {
   }
 
   /**
-   * Drop cancelled events (returned) and rebuild the heap (Floyd's bottom-up heapify, O(n)). Cancelled
-   * request timeouts otherwise stay queued until their time and make every push and pop deeper.
+   * Drop cancelled events (each told to `onDropped`) and rebuild the heap (Floyd's bottom-up
+   * heapify, O(n)), in place: cancelled request timeouts otherwise stay queued until their time and
+   * make every push and pop deeper.
    */
-  removeCancelled(): E[] {
-    const live: E[] = [];
-    const dropped: E[] = [];
-    for (const e of this.events) (e.cancelled ? dropped : live).push(e);
-    this.events = live;
-    this.times = live.map((e) => e.timeMs);
-    this.seqs = live.map((e) => e.seq);
-    for (let i = (live.length >> 1) - 1; i >= 0; i--) {
-      const e = live[i] as E;
-      this.siftDown(e, e.timeMs, e.seq, i, live.length);
+  removeCancelled(onDropped?: (event: E) => void): void {
+    const { events, times, seqs } = this;
+    let live = 0;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i] as E;
+      if (e.cancelled) onDropped?.(e);
+      else this.put(live++, e, times[i] as number, seqs[i] as number);
     }
-    return dropped;
+    events.length = times.length = seqs.length = live;
+    for (let i = (live >> 1) - 1; i >= 0; i--)
+      this.siftDown(events[i] as E, times[i] as number, seqs[i] as number, i, live);
   }
 }

@@ -20,6 +20,10 @@ export interface NetEvents {
   "net.late-response": { conn: number; corr: number; msg: string };
   /** The server side closed a connection without answering; the client notices one latency later. */
   "net.server-close": { conn: number; reason: string };
+  /** The node's process stopped: connections to it die, requests reaching it are refused. */
+  "net.node-down": { reason: string };
+  /** The node's process runs again. */
+  "net.node-up": Record<string, never>;
   /**
    * A message was lost: cut by a partition or lost on the link, or a request that reached a
    * server restarted since the connection was made (no correlation id then).

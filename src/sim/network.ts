@@ -98,6 +98,8 @@ interface NodeState<Req, Resp> {
   incarnation: number;
   /** Messages to the node wait until then (a stall). */
   stalledUntilMs: number;
+  /** The node's process is down: requests to it are refused, responses to it are lost. */
+  down: boolean;
   handler: ((request: InboundRequest<Req, Resp>) => void) | null;
 }
 
@@ -129,9 +131,12 @@ export interface OutboundMessage {
   readonly profile: DelayProfile;
 }
 
-/** The choice stream of the messages `from` sends to `to` (its faults and delays, in send order). */
-export function linkStreamName(from: string, to: string): string {
-  return `net:${from}>${to}`;
+/**
+ * The choice stream of the messages `from` sends to `to` (its faults and delays, in send order); a
+ * named channel (a client's connections of one purpose, e.g. a marker sender's) has its own.
+ */
+export function linkStreamName(from: string, to: string, channel = ""): string {
+  return channel === "" ? `net:${from}>${to}` : `net:${from}>${to}/${channel}`;
 }
 
 /**
@@ -232,7 +237,7 @@ export const MAX_IN_FLIGHT_PER_CONNECTION = 16;
  * on the client drops responses that arrive later, but requests already sent still reach the server
  * and are still processed (only their responses are lost).
  *
- * `faultsFor` must be a pure function of (from, to): it is asked once per connection and direction.
+ * `faultsFor` must be a pure function of its arguments: it is asked once per connection and direction.
  */
 export class Network<Req, Resp> {
   private readonly nodes = new Map<string, NodeState<Req, Resp>>();
@@ -257,7 +262,12 @@ export class Network<Req, Resp> {
   constructor(
     private readonly sim: Simulation<NetEvents>,
     private readonly choices: ChoiceSource,
-    private readonly faultsFor: (from: string, to: string) => LinkFaults,
+    private readonly faultsFor: (
+      from: string,
+      to: string,
+      channel: string,
+      direction: "request" | "response",
+    ) => LinkFaults,
     private readonly labelOf: (body: Req | Resp) => string,
     /** The message's key fields as short text: a recorded, unhashed annotation for diagrams. */
     private readonly detailOf: (body: Req | Resp) => string = () => "",
@@ -278,13 +288,14 @@ export class Network<Req, Resp> {
   private node(name: string): NodeState<Req, Resp> {
     let state = this.nodes.get(name);
     if (!state) {
-      state = { name, hash: hashString(name), incarnation: 0, stalledUntilMs: 0, handler: null };
+      state = { name, hash: hashString(name), incarnation: 0, stalledUntilMs: 0, down: false, handler: null };
       this.nodes.set(name, state);
     }
     return state;
   }
 
-  connect(client: string, server: string): Connection {
+  /** A new connection; `channel` names its purpose (its own fault profile and choice streams). */
+  connect(client: string, server: string, channel = ""): Connection {
     const clientNode = this.node(client);
     const serverNode = this.node(server);
     const connection: Link<Req, Resp> = {
@@ -295,11 +306,11 @@ export class Network<Req, Resp> {
       serverIncarnation: serverNode.incarnation,
       lastRequestArrivalMs: 0,
       lastResponseArrivalMs: 0,
-      requestStream: this.choices.stream(linkStreamName(client, server)),
-      responseStream: this.choices.stream(linkStreamName(server, client)),
+      requestStream: this.choices.stream(linkStreamName(client, server, channel)),
+      responseStream: this.choices.stream(linkStreamName(server, client, channel)),
       pending: new InFlight(),
-      requestFaults: this.faultsFor(client, server),
-      responseFaults: this.faultsFor(server, client),
+      requestFaults: this.faultsFor(client, server, channel, "request"),
+      responseFaults: this.faultsFor(server, client, channel, "response"),
       requestBlockKey: `${client}>${server}`,
       responseBlockKey: `${server}>${client}`,
       clientNode,
@@ -358,6 +369,33 @@ export class Network<Req, Resp> {
       const delayMs = this.baseDelay(connection.responseStream, connection.responseFaults.delay);
       this.sim.schedule(delayMs, () => this.close(connection, `${server} restarted: ${reason}`));
     }
+  }
+
+  /**
+   * The node's process stops (a crash or a shutdown): connections to it die as on a restart, its own
+   * connections close at once (their requests already sent still travel), and until `nodeUp` a
+   * request reaching it is refused (the client sees the reset one latency later).
+   */
+  nodeDown(node: string, reason: string): void {
+    const state = this.node(node);
+    if (state.down) return;
+    state.down = true;
+    this.resetConnectionsTo(node, reason);
+    for (const connection of this.connections.values())
+      if (connection.client === node && connection.open) this.close(connection, `${node} stopped: ${reason}`);
+    this.sim.emit(node, "net.node-down", { reason });
+  }
+
+  /** The node's process runs again (as a new incarnation: no connection of the old one survives). */
+  nodeUp(node: string): void {
+    const state = this.node(node);
+    if (!state.down) return;
+    state.down = false;
+    this.sim.emit(node, "net.node-up", {});
+  }
+
+  isDown(node: string): boolean {
+    return this.nodes.get(node)?.down ?? false;
   }
 
   /** Stop delivering messages to `node` until `untilMs`; they are delivered in arrival order then. */
@@ -508,8 +546,10 @@ export class Network<Req, Resp> {
 
   private deliverRequest(link: Link<Req, Resp>, pending: Pending<Req, Resp>, body: Req, labelHash: number): void {
     const correlationId = pending.correlationId;
-    if (link.serverIncarnation !== link.serverNode.incarnation) {
+    if (link.serverIncarnation !== link.serverNode.incarnation || link.serverNode.down) {
       this.sim.emit(link.server, "net.drop", { conn: link.id, cause: "server-restarted", dir: "request" });
+      // Nobody listens there now: the client's connection is reset (refused) one latency later.
+      if (link.serverNode.down && link.open) this.serverClose(link, `${link.server} is down`);
       return;
     }
     const handler = link.serverNode.handler;
@@ -559,7 +599,7 @@ export class Network<Req, Resp> {
 
   private deliverResponse(link: Link<Req, Resp>, entry: Pending<Req, Resp>, body: Resp, labelHash: number): void {
     const correlationId = entry.correlationId;
-    if (!link.open || entry.done) {
+    if (!link.open || entry.done || link.clientNode.down) {
       this.sim.emit(link.client, "net.late-response", { conn: link.id, corr: correlationId, msg: this.labelOf(body) });
       return;
     }

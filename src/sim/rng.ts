@@ -29,10 +29,10 @@ export class Rng {
     const limit = TWO_32 - remainder(TWO_32, n);
     for (let attempt = 0; attempt < 64; attempt++) {
       const x = this.prng.int32() >>> 0;
-      if (x < limit) return remainder(x, n);
+      if (x < limit) return asInt32IfItFits(remainder(x, n));
     }
     // 64 rejections in a row has probability < 2^-64; fall back to a biased draw rather than loop.
-    return remainder(this.prng.int32() >>> 0, n);
+    return asInt32IfItFits(remainder(this.prng.int32() >>> 0, n));
   }
 }
 
@@ -43,4 +43,14 @@ export class Rng {
  */
 export function remainder(x: number, n: number): number {
   return x - Math.floor(x / n) * n;
+}
+
+/**
+ * The same integer, as an int32 when it is one. `remainder` computes in doubles, and V8 keeps its
+ * result as a heap number even when it is a small integer; every delay drawn, and every virtual
+ * time computed from one, would then be a heap number too (boxed in each event and field that
+ * holds it) instead of a small integer.
+ */
+function asInt32IfItFits(x: number): number {
+  return x <= 0x7fff_ffff ? x | 0 : x;
 }

@@ -50,6 +50,11 @@ export abstract class SimEvent implements ScheduledEvent, Timer {
   }
 }
 
+/** A cancelled event dropped from the queue by a compaction. */
+function leftQueue(event: SimEvent): void {
+  event.queued = false;
+}
+
 /** A scheduled closure (what `schedule` and `scheduleAt` queue). */
 class ActionEvent extends SimEvent {
   constructor(private readonly action: () => void) {
@@ -136,7 +141,7 @@ export class Simulation<E extends EventMap<E> = Record<never, never>> {
   noteCancelled(): void {
     this.cancelledQueued++;
     if (this.cancelledQueued >= MIN_CANCELLED_TO_COMPACT && this.cancelledQueued * 2 >= this.queue.size) {
-      for (const e of this.queue.removeCancelled()) e.queued = false;
+      this.queue.removeCancelled(leftQueue);
       this.cancelledQueued = 0;
     }
   }

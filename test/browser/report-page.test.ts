@@ -59,7 +59,7 @@ describe.skipIf(!hasChromium)(
         const diagram = page.locator(`#diagram-${trace.seed}`);
 
         const lanes = await diagram.locator("svg.lanes-head .lane-name").allTextContents();
-        expect(lanes).toEqual(expect.arrayContaining(["tc-0", "broker-0", "broker-1", "broker-2", "p0", "c0"]));
+        expect(lanes).toEqual(expect.arrayContaining(["broker-0", "broker-1", "broker-2", "p0", "c0"]));
         const laneLines = await diagram.locator("svg.spacetime g.lane line").count();
         expect(laneLines).toBe(lanes.length);
 

@@ -105,12 +105,7 @@ describe("terminal output", () => {
   it("run --json | head -c 100 exits without a stack trace", () => {
     const r = spawnSync(
       "bash",
-      [
-        "-o",
-        "pipefail",
-        "-c",
-        `"${process.execPath}" "${CLI}" run --scenario kip-1228-gap --seeds 5 --json | head -c 100`,
-      ],
+      ["-o", "pipefail", "-c", `"${process.execPath}" "${CLI}" run --scenario kip-1228 --seeds 5 --json | head -c 100`],
       { cwd: ROOT, encoding: "utf8" },
     );
     expect(r.stdout).toHaveLength(100);
@@ -119,7 +114,7 @@ describe("terminal output", () => {
     // A reader that is gone before the first byte: the write fails with EPIPE, which must stay quiet.
     const gone = spawnSync(
       "bash",
-      ["-o", "pipefail", "-c", `"${process.execPath}" "${CLI}" run --scenario kip-1228-gap --seeds 5 | true`],
+      ["-o", "pipefail", "-c", `"${process.execPath}" "${CLI}" run --scenario kip-1228 --seeds 5 | true`],
       { cwd: ROOT, encoding: "utf8" },
     );
     expect(gone.stderr).toBe("");

@@ -74,7 +74,7 @@ describe("eosfuzz run", () => {
     const file = join(dir, "bad.yaml");
     writeFileSync(
       file,
-      'name: bad\ncluster:\n  coordinators: [{ id: tc-0, release: "4.2.1" }]\n  brokers: [{ id: b-0, release: "9.9" }]\n  topics: [{ name: t, leaders: [b-0] }]\n',
+      'name: bad\ncluster:\n  transactionState: { minInsyncReplicas: 1 }\n  brokers: [{ id: b-0, release: "9.9" }]\n  topics: [{ name: t, partitions: 1 }]\n',
     );
     const r = eosfuzz(["run", "--scenario", file]);
     expect(r.code).toBe(2);

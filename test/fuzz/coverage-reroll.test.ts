@@ -66,7 +66,8 @@ describe("coverage corpus carried between campaigns", () => {
       coverage: keys.map(point),
       tape: { [SWARM_STREAM]: [], "workload:p0": [index] },
     }) as unknown as JobOutcome;
-  const near = "marker@4.1 wire=v1 arrival=repeat leaderTxn=none producer=moved-on rule=legacy result=applied";
+  const near =
+    "marker@4.1 wire=v1 arrival=repeat leaderTxn=none producer=moved-on rule=legacy result=applied role=leader leader=same";
 
   it("exports the kept tapes most novel first, and a later campaign keeps every one it imports", () => {
     const first = newCorpus();

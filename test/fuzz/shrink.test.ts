@@ -7,6 +7,7 @@ import { toClusterSpec } from "../../src/scenario/to-cluster-spec.js";
 import { Rng } from "../../src/sim/rng.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 import { tapeLength } from "../../src/sim/choice-tape.js";
+import type { ReleaseFlags } from "../../src/kafka/release.js";
 
 function firstFailure(name: string, kind = "stale-marker") {
   const loaded = resolveScenario(name);
@@ -17,6 +18,17 @@ function firstFailure(name: string, kind = "stale-marker") {
     if (v) return { loaded, config, seed, run: r, violation: v };
   }
   throw new Error(`no ${kind} in 500 seeds of ${name}`);
+}
+
+function firstFailureOf(name: string, kind: string, overrides: Partial<ReleaseFlags>) {
+  const loaded = resolveScenario(name);
+  const config = { scenario: loaded.scenario.name, spec: toClusterSpec(loaded.scenario, overrides) };
+  for (let seed = 0; seed < 200; seed++) {
+    const r = runSeed(config, { seed }, { recordTape: true });
+    const v = r.violations.find((x) => x.kind === kind);
+    if (v) return { loaded, run: r, violation: v };
+  }
+  throw new Error(`no ${kind} in 200 seeds of ${name}`);
 }
 
 /** Producer of a ghost transaction id such as p0.t3 or p0#2.t5. */
@@ -48,6 +60,25 @@ describe("shrinking a stale-marker failure", () => {
       expect(replayed.violations.some((x) => x.kind === "stale-marker" && x.broker === violation.broker)).toBe(true);
     },
   );
+
+  it("drops the replicas a stale marker does not need: one replica per partition, no follower fetches", () => {
+    const { loaded, run, violation } = firstFailure("kip-1228-gap");
+    const result = shrinkFailure(loaded.scenario, {}, run.tape!, targetOf(violation), { budgetMs: 60_000 });
+    expect(result.reduction?.singleReplica).toBe(true);
+    const spec = toClusterSpec(result.scenario);
+    const partitions = [...spec.topics.flatMap((t) => t.partitions), ...spec.transactionState.partitions];
+    for (const p of partitions) expect(p.replicas).toHaveLength(1);
+    expect(result.scenario.cluster.transactionState.minInsyncReplicas).toBe(1);
+  });
+
+  it("keeps the replicas a lost write needs (the leader acknowledged what no follower had)", () => {
+    const { loaded, run, violation } = firstFailureOf("leader-failover", "lost-write", { highWatermarkFromIsr: false });
+    const result = shrinkFailure(loaded.scenario, { highWatermarkFromIsr: false }, run.tape!, targetOf(violation), {
+      budgetMs: 60_000,
+    });
+    expect(result.violation.kind).toBe("lost-write");
+    expect(result.reduction?.singleReplica ?? false).toBe(false);
+  });
 
   it("returns an already-minimal tape unchanged", () => {
     const { config, run, violation } = firstFailure("kip-1228-gap");

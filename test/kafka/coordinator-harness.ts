@@ -1,11 +1,11 @@
 import type { BrokerConfig, ClusterContext } from "../../src/kafka/cluster-context.js";
 import { ProducerIdManager, TransactionCoordinator } from "../../src/kafka/coordinator/transaction-coordinator.js";
-import { TransactionLog } from "../../src/kafka/coordinator/transaction-log.js";
+import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
 import { TransactionMetadata } from "../../src/kafka/coordinator/transaction-metadata.js";
 import type { TransactionStateName } from "../../src/kafka/coordinator/transaction-state.js";
 import { NO_GHOST } from "../../src/kafka/ghost.js";
 import { type KafkaRequest, type KafkaResponse, labelOf } from "../../src/kafka/protocol.js";
-import { type ReleaseName, releaseProfile } from "../../src/kafka/release.js";
+import { type ReleaseFlags, type ReleaseName, releaseProfile } from "../../src/kafka/release.js";
 import { ChoiceSource } from "../../src/sim/choice-tape.js";
 import { type LinkFaults, Network } from "../../src/sim/network.js";
 import { Simulation } from "../../src/sim/simulation.js";
@@ -24,15 +24,27 @@ export const TEST_BROKER_CONFIG: BrokerConfig = {
   transactionMaxTimeoutMs: 900_000,
   abortTimedOutTransactionCleanupIntervalMs: 500,
   finalizedTransactionVersion: 2,
-  txnLogAppendDelayMs: { min: 1, max: 1 },
-  txnLogAppendFailurePpm: 0,
   txnLogLoadDelayMs: 1,
-  replicationDelayMs: { min: 0, max: 0 },
   txnLogAppendRetryBackoffMs: 10,
+  replicaFetchWaitMaxMs: 500,
+  replicaFetchBackoffMs: 100,
+  replicaLagTimeMaxMs: 1_000,
+  metadataPropagationDelayMs: { min: 1, max: 1 },
+  controllerRpcDelayMs: { min: 1, max: 1 },
+  brokerSessionTimeoutMs: 300,
+  leaderImbalanceCheckIntervalMs: 0,
 };
 
-/** A lone coordinator whose partitions have no leaders (so markers complete at once). */
-export function coordinatorHarness(release: ReleaseName = "4.2.1", finalizedTransactionVersion: 0 | 1 | 2 = 2) {
+/**
+ * A lone coordinator owning the one __transaction_state partition (at coordinator epoch 1), whose
+ * writes are durable 1 ms after they are made, and whose data partitions are unknown to its
+ * metadata (so markers are dropped and transactions complete at once).
+ */
+export function coordinatorHarness(
+  release: ReleaseName = "4.2.1",
+  finalizedTransactionVersion: 0 | 1 | 2 = 2,
+  overrides: Partial<ReleaseFlags> = {},
+) {
   const sim = new Simulation(new Trace());
   const choices = ChoiceSource.seeded(1);
   const net = new Network<KafkaRequest, KafkaResponse>(sim, choices, () => quiet, labelOf);
@@ -41,12 +53,29 @@ export function coordinatorHarness(release: ReleaseName = "4.2.1", finalizedTran
     net,
     choices,
     ghost: NO_GHOST,
-    metadata: { leaderOf: () => null, coordinatorNode: () => "tc" },
     config: { ...TEST_BROKER_CONFIG, finalizedTransactionVersion },
   };
-  const log = new TransactionLog(ctx, "tc", 0);
-  const tc = new TransactionCoordinator(ctx, "tc", releaseProfile(release), log, new ProducerIdManager(2000));
-  tc.onElection(log.elect("tc"));
+  const profile = releaseProfile(release, overrides);
+  const log = new PartitionLog("__transaction_state-0", () => profile.flags);
+  const tc = new TransactionCoordinator(
+    ctx,
+    "tc",
+    profile,
+    {
+      log: {
+        append: (_partition, transactionalId, value, _timeoutMs, onDone) => {
+          log.appendTxnRecord({ transactionalId, value });
+          sim.schedule(1, () => onDone(0));
+        },
+        read: () => log.batches,
+      },
+      leaderOf: () => undefined,
+      stopped: () => false,
+    },
+    1,
+    new ProducerIdManager(2000),
+  );
+  tc.onElection(0, 1);
   sim.run({ maxEvents: 1000, maxTimeMs: 10 });
 
   const settle = () => sim.run({ maxEvents: 10_000, maxTimeMs: sim.nowMs + 5_000 });

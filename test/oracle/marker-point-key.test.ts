@@ -18,6 +18,8 @@ describe("protocol state keys", () => {
     producer: "moved-on",
     rule: "legacy",
     result: "applied",
+    role: "leader",
+    leader: "same",
   };
   const marker = (arrival: MarkerArrival): ProtocolState => ({ kind: "marker", arrival });
 

@@ -86,37 +86,41 @@ describe("fuzzed scenario files (2,000 each): accepted and runnable, or one clea
     type Doc = { [k: string]: any };
     const contradictions: [string, RegExp, (d: Doc, i: number) => void][] = [
       [
-        "a partition led by a broker that does not exist",
-        /cluster\.topics\[\d+\]\.leaders\[\d+\]: expected one of the brokers/,
+        "a partition assigned to a broker that does not exist",
+        /cluster\.topics\[\d+\]\.replicas\[\d+\]\[0\]: expected one of the brokers/,
         (d, i) => {
           const t = d.cluster.topics[i % d.cluster.topics.length];
-          t.leaders[i % t.leaders.length] = `broker-${90 + (i % 9)}`;
+          delete t.partitions;
+          delete t.replicationFactor;
+          t.replicas = [[`broker-${90 + (i % 9)}`]];
         },
       ],
       [
-        "a partition led by a coordinator",
-        /leaders\[\d+\]: expected one of the brokers/,
+        "a __transaction_state partition assigned to a broker that does not exist",
+        /cluster\.transactionState\.replicas\[0\]\[0\]: expected one of the brokers/,
         (d, i) => {
-          d.cluster.topics[0].leaders[i % d.cluster.topics[0].leaders.length] = d.cluster.coordinators[0].id;
+          d.cluster.transactionState = { replicas: [[`broker-${90 + (i % 9)}`]] };
         },
       ],
       [
         "two brokers with one id",
-        /cluster\.brokers\[\d+\]\.id: expected a unique node id/,
+        /cluster\.brokers\[\d+\]\.id: expected a unique broker id/,
         (d) => {
           d.cluster.brokers.push({ ...d.cluster.brokers[0] });
         },
       ],
       [
-        "a coordinator and a broker with one id",
-        /\.id: expected a unique node id/,
+        "a replication factor above the number of brokers",
+        /cluster\.topics\[0\]\.replicationFactor: expected at most \d+ \(the number of brokers\)/,
         (d) => {
-          d.cluster.brokers[0].id = d.cluster.coordinators[0].id;
+          const t = d.cluster.topics[0];
+          delete t.replicas;
+          t.replicationFactor = d.cluster.brokers.length + 1;
         },
       ],
       [
         "an upgrade of a node that does not exist",
-        /faults\.upgrades\[0\]\.node: expected a coordinator or broker id/,
+        /faults\.upgrades\[0\]\.node: expected a broker id/,
         (d, i) => {
           d.faults ??= {};
           d.faults.upgrades = [{ atMs: i % 10_000, node: "ghost-1", release: "4.2.1" }];
@@ -131,13 +135,14 @@ describe("fuzzed scenario files (2,000 each): accepted and runnable, or one clea
         },
       ],
       [
-        "TV2 producers on a 3.x coordinator",
-        /expected a TV2-capable release|expected <= cluster.transactionVersion/,
+        "transaction.version 2 with a 3.x broker",
+        /expected a release that supports transaction\.version 2|expected <= cluster.transactionVersion/,
         (d) => {
           d.workload ??= {};
           d.workload.transactionVersion = 2;
-          d.cluster.coordinators[0].release = "3.x";
-          delete d.cluster.coordinators[0].overrides;
+          d.cluster.transactionVersion = 2;
+          d.cluster.brokers[0].release = "3.x";
+          delete d.cluster.brokers[0].overrides;
         },
       ],
       [

@@ -16,8 +16,8 @@ function trace(rows: Row[]): TraceEvent[] {
 }
 
 const servers: SeedTrace["servers"] = [
-  { id: "tc-0", role: "coordinator", release: "4.2.1" },
-  { id: "broker-0", role: "broker", release: "4.1" },
+  { id: "tc-0", role: "coordinator", release: "4.2.1", roles: "coordinator of __transaction_state-0" },
+  { id: "broker-0", role: "broker", release: "4.1", roles: "leader of orders-0" },
 ];
 
 describe("message links", () => {
@@ -71,9 +71,21 @@ describe("message links", () => {
       [10, "broker-0", "fault.stall", { untilMs: 40 }],
       [12, "tc-0", "fault.partition", { to: "broker-0", untilMs: 30 }],
       [15, "p0", "producer.pause", { untilMs: 50 }],
-      [20, "nemesis", "fault.failover", { from: "tc-0", to: "tc-0", ce: 2 }],
+      [
+        20,
+        "controller",
+        "controller.leader",
+        {
+          partition: "__transaction_state-0",
+          leader: "broker-0",
+          from: "tc-0",
+          leaderEpoch: 2,
+          isr: "tc-0,broker-0",
+          cause: "reassign",
+        },
+      ],
       [60, "cluster", "quiet-period", { untilMs: 90 }],
-      [90, "tc-0", "coordinator.elected", { ce: 2 }],
+      [90, "broker-0", "coordinator.elected", { partition: 0, ce: 2 }],
     ]);
     const st = buildSpaceTime(
       {
@@ -92,7 +104,7 @@ describe("message links", () => {
       ["stall", ["broker-0"], 10, 40],
       ["partition", ["tc-0", "broker-0"], 12, 30],
       ["pause", ["p0"], 15, 50],
-      ["failover", [], 20, 20],
+      ["failover", ["tc-0", "broker-0"], 20, 20],
       ["quiet", [], 60, 90],
     ]);
     const svg = renderSpaceTimeSvg(st, "t");

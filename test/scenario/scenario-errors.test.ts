@@ -8,12 +8,12 @@ import { eosfuzz } from "../cli/cli-helpers.js";
 
 const GOOD = `name: mine
 cluster:
-  coordinators:
-    - { id: tc-0, release: "4.2.1" }
   brokers:
+    - { id: tc-0, release: "4.2.1" }
     - { id: broker-1, release: "4.2.1" }
+  transactionState: { replicas: [[tc-0]], minInsyncReplicas: 1 }
   topics:
-    - { name: orders, leaders: [broker-1] }
+    - { name: orders, replicas: [[broker-1]] }
 workload:
   producers: 2
   transactions: 3
@@ -22,9 +22,9 @@ seeds: 2
 
 const SCRIPT = `name: mine-script
 cluster:
-  coordinators: [{ id: tc-0, release: "4.2.1" }]
-  brokers: [{ id: broker-1, release: "4.2.1" }]
-  topics: [{ name: orders, leaders: [broker-1] }]
+  brokers: [{ id: tc-0, release: "4.2.1" }, { id: broker-1, release: "4.2.1" }]
+  transactionState: { replicas: [[tc-0]], minInsyncReplicas: 1 }
+  topics: [{ name: orders, replicas: [[broker-1]] }]
 bounds: { quietPeriodMs: 11000 }
 script:
   producers: [{ name: p0, transactionalId: txn-0, transactionTimeoutMs: 10000 }]
@@ -98,8 +98,8 @@ describe("scenario file mistakes: one line each, file:line:col, exit 2", () => {
   it("an unknown release", () => {
     expectOneLine(
       runFile(GOOD.replace('{ id: broker-1, release: "4.2.1" }', '{ id: broker-1, release: "4.3" }')),
-      6,
-      "cluster.brokers[0].release",
+      5,
+      "cluster.brokers[1].release",
       /expected one of "3\.x" \| "4\.0" \| "4\.1" \| "4\.2\.0" \| "4\.2\.1", found "4\.3"/,
     );
   });

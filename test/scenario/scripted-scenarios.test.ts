@@ -1,9 +1,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCampaign } from "../../src/fuzz/campaign.js";
-import { BUILTIN_SCENARIO_DIR, parseScenario, resolveScenario } from "../../src/scenario/loader.js";
+import { runCampaign, runConfigFor } from "../../src/fuzz/campaign.js";
+import { runSeed } from "../../src/fuzz/run-seed.js";
+import { Errors } from "../../src/kafka/common/errors.js";
+import { type EventKind, isEvent, type RecordedEvent } from "../../src/kafka/trace-events.js";
+import {
+  BUILTIN_SCENARIO_DIR,
+  type LoadedScenario,
+  parseScenario,
+  resolveScenario,
+} from "../../src/scenario/loader.js";
 import type { StepRecord } from "../../src/scenario/script/script-driver.js";
+import type { TraceEvent } from "../../src/sim/trace.js";
 
 const SCRIPTED = [
   "kip-1228-race",
@@ -18,6 +27,33 @@ function stepOf(steps: readonly StepRecord[] | null, action: string): StepRecord
   const step = steps?.find((s) => s.action === action);
   if (!step) throw new Error(`no step ${action}`);
   return step;
+}
+
+/** Seed 0 of a scripted scenario with its trace recorded: its step log, its violations and its events. */
+function traced(loaded: LoadedScenario) {
+  const run = runSeed(runConfigFor(loaded), { seed: 0 }, { recordTrace: true });
+  const trace = run.trace ?? [];
+  const steps = run.script?.steps ?? null;
+  return {
+    run,
+    steps,
+    /** The events of kind `kind` at `node` during the step named `action` (between its script.step and script.outcome). */
+    during<K extends EventKind>(action: string, kind: K, node: string): RecordedEvent<K>["fields"][] {
+      const { index } = stepOf(steps, action);
+      const start = trace.findIndex((e) => e.kind === "script.step" && e.fields.step === index);
+      const end = trace.findIndex((e, i) => i > start && e.kind === "script.outcome" && e.fields.step === index);
+      if (start < 0 || end < 0) throw new Error(`step ${index} (${action}) is not in the trace`);
+      return trace
+        .slice(start + 1, end)
+        .filter((e: TraceEvent): e is RecordedEvent<K> => isEvent(e, kind) && e.node === node)
+        .map((e) => e.fields);
+    },
+    /** The release `broker` runs (its last broker.start). */
+    releaseOf(broker: string): string | undefined {
+      const starts = trace.filter((e): e is RecordedEvent<"broker.start"> => isEvent(e, "broker.start"));
+      return starts.filter((e) => e.node === broker).at(-1)?.fields.release;
+    },
+  };
 }
 
 /** The built-in script's text with one edit, validated as a scenario of its own. */
@@ -41,16 +77,26 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
   );
 
   it("kip-1228-race: the 4.2.1 leader rejects the stale copy with INVALID_PRODUCER_EPOCH, the 4.1 leader accepts it", () => {
-    const result = runCampaign(resolveScenario("kip-1228-race"), { seeds: 1, seedStart: 0 });
-    const rejected = stepOf(result.scriptSteps, "release stale-new");
-    expect(rejected.outcome).toMatch(
-      /orders-0 on broker-1 \(4\.2\.1\): INVALID_PRODUCER_EPOCH \(v2, TransactionVersion 2, KIP-1228 strict TV2 rule/,
-    );
-    const accepted = stepOf(result.scriptSteps, "release stale-old");
-    expect(accepted.outcome).toMatch(
-      /orders-1 on broker-2 \(4\.1\): NONE \(v1, TransactionVersion 0, legacy rule .*marker epoch 1, producer epoch 1, closed offsets/,
-    );
-    const stale = result.violations.filter((v) => v.kind === "stale-marker");
+    const t = traced(resolveScenario("kip-1228-race"));
+    expect(t.releaseOf("broker-1")).toBe("4.2.1");
+    expect(t.during("release stale-new", "marker.append", "broker-1")).toEqual([]);
+    expect(t.during("release stale-new", "marker.rejected", "broker-1")).toEqual([
+      expect.objectContaining({
+        partition: "orders-0",
+        error: Errors.INVALID_PRODUCER_EPOCH,
+        v: 2,
+        tv: 2,
+        rule: "strict-tv2",
+      }),
+    ]);
+    expect(t.releaseOf("broker-2")).toBe("4.1");
+    expect(t.during("release stale-old", "marker.rejected", "broker-2")).toEqual([]);
+    const accepted = t.during("release stale-old", "marker.append", "broker-2");
+    expect(accepted).toEqual([
+      expect.objectContaining({ partition: "orders-1", v: 1, tv: 0, rule: "legacy", epoch: 1, stored: 1 }),
+    ]);
+    expect(accepted[0]?.closedFrom).toBeGreaterThanOrEqual(0); // it closed records that were open
+    const stale = t.run.violations.filter((v) => v.kind === "stale-marker");
     expect(stale).toHaveLength(1);
     expect(stale[0]).toMatchObject({
       broker: "broker-2",
@@ -73,7 +119,12 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
     const step = stepOf(result.scriptSteps, "release stale-new");
     expect(step.ok).toBe(false);
     expect(step.problems).toEqual(["expected error INVALID_PRODUCER_EPOCH, found NONE"]);
-    expect(step.outcome).toMatch(/broker-1 \(4\.1\): NONE \(v1, TransactionVersion 0, legacy rule/);
+    const t = traced(edited("kip-1228-race", '{ id: broker-1, release: "4.2.1" }', '{ id: broker-1, release: "4.1" }'));
+    expect(t.releaseOf("broker-1")).toBe("4.1");
+    expect(t.during("release stale-new", "marker.rejected", "broker-1")).toEqual([]);
+    expect(t.during("release stale-new", "marker.append", "broker-1")).toEqual([
+      expect.objectContaining({ v: 1, tv: 0, rule: "legacy" }),
+    ]);
     expect(result.verdict.met).toBe(false);
     expect(result.violations.map((v) => v.kind).sort()).toEqual(["stale-marker", "step-mismatch"]);
     const mismatch = result.violations.find((v) => v.kind === "step-mismatch");
@@ -94,8 +145,16 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
   });
 
   it("tv1-race: the late duplicate commits T2's first record; T2's abort only aborts the record after it", () => {
-    const result = runCampaign(resolveScenario("tv1-race"), { seeds: 1, seedStart: 0 });
-    expect(stepOf(result.scriptSteps, "duplicate r1").outcome).toMatch(/delivered a copy of r1 .*NONE/);
+    const t = traced(resolveScenario("tv1-race"));
+    const result = { scriptSteps: t.steps, violations: t.run.violations };
+    // A copy of the held request r1 (the original stays held), which broker-1 applies.
+    expect(t.during("duplicate r1", "net.held-copy", "tc-0")).toEqual([
+      expect.objectContaining({ held: 1, dir: "request", msg: "WriteTxnMarkers" }),
+    ]);
+    expect(t.during("duplicate r1", "marker.rejected", "broker-1")).toEqual([]);
+    expect(t.during("duplicate r1", "marker.append", "broker-1")).toEqual([
+      expect.objectContaining({ partition: "orders-0", txn: "p0.t1" }),
+    ]);
     const stale = result.violations.find((v) => v.kind === "stale-marker");
     expect(stale?.explanation.join("\n")).toMatch(
       /a duplicate delivery of request \d+ \(the network delivered it twice\)/,
@@ -113,11 +172,22 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
   });
 
   it("failover-race: the old coordinator's copy passes the legacy epoch check but is fenced by coordinator epoch", () => {
-    const result = runCampaign(resolveScenario("failover-race"), { seeds: 1, seedStart: 0 });
-    expect(stepOf(result.scriptSteps, "failover").outcome).toMatch(/from tc-0 to tc-1 \(coordinatorEpoch 2\)/);
-    expect(stepOf(result.scriptSteps, "release r1").outcome).toMatch(
-      /TRANSACTION_COORDINATOR_FENCED \(v1, TransactionVersion 0, legacy rule .*marker epoch 1, producer epoch 1\)/,
-    );
+    const t = traced(resolveScenario("failover-race"));
+    expect(t.during("failover", "controller.leader", "controller")).toEqual([
+      expect.objectContaining({ partition: "__transaction_state-0", from: "tc-0", leader: "tc-1" }),
+    ]);
+    expect(t.during("failover", "coordinator.elected", "tc-1")).toEqual([{ partition: 0, ce: 1 }]);
+    expect(t.during("release r1", "marker.append", "broker-1")).toEqual([]);
+    expect(t.during("release r1", "marker.rejected", "broker-1")).toEqual([
+      expect.objectContaining({
+        error: Errors.TRANSACTION_COORDINATOR_FENCED,
+        v: 1,
+        tv: 0,
+        rule: "legacy",
+        epoch: 1,
+        stored: 1,
+      }),
+    ]);
   });
 
   it("a step that waits for something that never comes fails after the step timeout, in virtual time", () => {
@@ -138,9 +208,9 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
 describe("script steps beyond the races", () => {
   const SCRIPT = `name: harness-steps
 cluster:
-  coordinators: [{ id: tc-0, release: "4.2.1" }]
-  brokers: [{ id: broker-2, release: "4.1" }]
-  topics: [{ name: orders, leaders: [broker-2] }]
+  brokers: [{ id: tc-0, release: "4.2.1" }, { id: broker-2, release: "4.1" }]
+  transactionState: { replicas: [[tc-0]], minInsyncReplicas: 1 }
+  topics: [{ name: orders, replicas: [[broker-2]] }]
 bounds: { quietPeriodMs: 11000 }
 script:
   producers: [{ name: p0, transactionalId: txn-0, transactionTimeoutMs: 10000, requestTimeoutMs: 300 }]
@@ -151,11 +221,11 @@ script:
     - do: request
       to: broker-2
       note: a v2 request to a broker that only knows v1 closes the connection
-      body: { api: WriteTxnMarkers, version: 2, markers: [{ producerId: 1000, producerEpoch: 0, result: COMMIT, coordinatorEpoch: 1, transactionVersion: 2, partitions: [orders-0] }] }
+      body: { api: WriteTxnMarkers, version: 2, markers: [{ producerId: 1000, producerEpoch: 0, result: COMMIT, coordinatorEpoch: 0, transactionVersion: 2, partitions: [orders-0] }] }
       expect: { error: NETWORK_EXCEPTION }
     - do: request
       to: broker-2
-      body: { api: WriteTxnMarkers, version: 1, markers: [{ producerId: 1000, producerEpoch: 0, result: ABORT, coordinatorEpoch: 1, partitions: [orders-0], forTransaction: p0.t0 }] }
+      body: { api: WriteTxnMarkers, version: 1, markers: [{ producerId: 1000, producerEpoch: 0, result: ABORT, coordinatorEpoch: 0, partitions: [orders-0], forTransaction: p0.t0 }] }
       expect: { error: NONE }
     - { do: checkPartition, partition: orders-0, producer: p0, expect: { openTransaction: false } }
     - { do: hold, api: EndTxn, from: coordinator, to: p0, direction: response, as: answer }
@@ -168,12 +238,18 @@ expect:
 `;
 
   it("direct requests with explicit fields, a held response, and the oracle on a harness marker", () => {
-    const result = runCampaign(parseScenario(SCRIPT, "harness-steps.yaml"), { seeds: 1, seedStart: 0 });
+    const loaded = parseScenario(SCRIPT, "harness-steps.yaml");
+    const result = runCampaign(loaded, { seeds: 1, seedStart: 0 });
     expect(result.scriptSteps?.filter((s) => !s.ok)).toEqual([]);
     expect(result.verdict.reasons).toEqual([]);
-    expect(stepOf(result.scriptSteps, "request WriteTxnMarkers -> broker-2").outcome).toMatch(
-      /disconnected \(closed by broker-2: WriteTxnMarkers v2 is not supported \(max v1\)\)/,
-    );
+    // broker-2 (4.1) refuses the whole v2 request and closes the connection without answering.
+    const t = traced(loaded);
+    expect(t.releaseOf("broker-2")).toBe("4.1");
+    expect(t.during("request WriteTxnMarkers -> broker-2", "markers.refused", "broker-2")).toEqual([
+      expect.objectContaining({ version: 2 }),
+    ]);
+    expect(t.during("request WriteTxnMarkers -> broker-2", "net.server-close", "broker-2")).toHaveLength(1);
+    expect(t.during("request WriteTxnMarkers -> broker-2", "net.reply", "broker-2")).toEqual([]);
     // The harness marker says it was meant for p0.t0, so aborting p0.t1's record is a stale marker.
     const stale = result.violations.find((v) => v.kind === "stale-marker");
     expect(stale).toMatchObject({ markerIssuedFor: "p0.t0", transaction: "p0.t1", broker: "broker-2" });

@@ -58,7 +58,15 @@ function linkKnobs(
 }
 
 /** Node-level faults of the nemesis: the same field names in the ClusterSpec and in a scenario. */
-type NodeFault = "brokerStall" | "linkPartition" | "coordinatorFailover" | "producerPause" | "producerRestart";
+type NodeFault =
+  | "brokerStall"
+  | "linkPartition"
+  | "coordinatorFailover"
+  | "leaderMove"
+  | "controlledShutdown"
+  | "brokerCrash"
+  | "producerPause"
+  | "producerRestart";
 
 function nodeKnob(field: NodeFault, name: string): FaultKnob {
   return {
@@ -84,14 +92,11 @@ const KNOBS: readonly FaultKnob[] = [
   nodeKnob("brokerStall", "broker stall"),
   nodeKnob("linkPartition", "link partition"),
   nodeKnob("coordinatorFailover", "coordinator failover"),
+  nodeKnob("leaderMove", "leader move"),
+  nodeKnob("controlledShutdown", "controlled shutdown"),
+  nodeKnob("brokerCrash", "broker crash"),
   nodeKnob("producerPause", "producer pause"),
   nodeKnob("producerRestart", "producer restart"),
-  {
-    name: "txn log append failure",
-    get: (s) => s.broker.txnLogAppendFailurePpm,
-    set: (s, ppm) => void (s.broker.txnLogAppendFailurePpm = ppm),
-    setScenario: (s, p) => void (s.cluster.config.txnLogAppendFailureProbability = p),
-  },
 ];
 
 /**

@@ -135,6 +135,10 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
   markerRequestRefused(): void {}
   markerSendingAbandoned(): void {}
   producerOutcome(): void {}
+
+  leaderChanged(): void {}
+
+  replicaTruncated(): void {}
 }
 
 type GhostBatchAppended = Parameters<GhostObserver["batchAppended"]>[0];

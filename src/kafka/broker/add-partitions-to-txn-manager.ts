@@ -9,6 +9,7 @@ const VERIFICATION_TIMEOUT_MS_DEFAULT = 30_000;
 /**
  * AddPartitionsToTxnManager: a leader asks the transaction coordinator whether a partition is part
  * of the producer's transaction (verifyOnly, KIP-890 part 1) or to add it (TV2 implicit add).
+ * The coordinator is found in the broker's own metadata image (it may be behind the controller).
  * Simplification: one request per verification (Kafka batches per coordinator node).
  */
 export class AddPartitionsToTxnManager {
@@ -17,6 +18,9 @@ export class AddPartitionsToTxnManager {
   constructor(
     private readonly ctx: ClusterContext,
     self: string,
+    /** The coordinator of a transactional.id as this broker's metadata image shows it (null: none now). */
+    private readonly coordinatorFor: (transactionalId: string) => string | null,
+    private readonly stopped: () => boolean,
     private readonly timeoutMs: number = VERIFICATION_TIMEOUT_MS_DEFAULT,
   ) {
     this.connections = new ConnectionPool(ctx.net, self);
@@ -24,8 +28,11 @@ export class AddPartitionsToTxnManager {
 
   /** Calls back with the coordinator's per-partition error for `request.partitions[0]`. */
   verify(request: AddPartitionsToTxnRequest, onResult: (errorCode: number) => void): void {
-    const conn = this.connections.to(this.ctx.metadata.coordinatorNode());
+    const coordinator = this.coordinatorFor(request.transactionalId);
+    if (coordinator === null) return onResult(Errors.COORDINATOR_NOT_AVAILABLE);
+    const conn = this.connections.to(coordinator);
     this.ctx.net.request(conn, request, this.timeoutMs, (result) => {
+      if (this.stopped()) return;
       if (result.kind === "disconnected") return onResult(Errors.NETWORK_EXCEPTION);
       const response = result.body as KafkaResponse;
       if (response.api !== "AddPartitionsToTxn") throw new Error(`verification got ${response.api}`);

@@ -1,10 +1,21 @@
-import type { Stream } from "../../sim/choice-tape.js";
 import type { InboundRequest } from "../../sim/network.js";
-import { Errors } from "../common/errors.js";
-import type { PartitionKey, TransactionResult } from "../common/types.js";
-import type { MarkerOutcome } from "../ghost.js";
 import type { ClusterContext } from "../cluster-context.js";
-import type { FetchRequest, KafkaRequest, KafkaResponse, ProduceRequest, WriteTxnMarkersRequest } from "../protocol.js";
+import { Errors } from "../common/errors.js";
+import type { IdSequence } from "../common/id-sequence.js";
+import type { PartitionKey, TransactionResult } from "../common/types.js";
+import type { ProducerIdManager } from "../coordinator/transaction-coordinator.js";
+import { TransactionCoordinator } from "../coordinator/transaction-coordinator.js";
+import type { TxnTransitMetadata } from "../coordinator/transaction-metadata.js";
+import {
+  isTransactionStatePartition,
+  TRANSACTION_STATE_TOPIC,
+  transactionStatePartitionFor,
+  transactionStatePartitionKey,
+} from "../coordinator/transaction-partitioning.js";
+import type { FindCoordinatorRequest } from "../fetch-protocol.js";
+import type { MarkerOutcome } from "../ghost.js";
+import { changedPartitions, isActive, type MetadataImage } from "../metadata/metadata-image.js";
+import type { KafkaRequest, KafkaResponse, ProduceRequest, WriteTxnMarkersRequest } from "../protocol.js";
 import type { ReleaseName, ReleaseProfile } from "../release.js";
 import { ByteReader, WireFormatError } from "../wire/byte-buffer.js";
 import {
@@ -16,31 +27,65 @@ import {
   type WritableTxnMarkerResult,
 } from "../wire/write-txn-markers.js";
 import { AddPartitionsToTxnManager, produceErrorForVerification } from "./add-partitions-to-txn-manager.js";
-import { PartitionLog } from "./partition-log.js";
+import type { PartitionConfig } from "./partition.js";
+import type { LogBatch, MarkerEpochRule, PartitionLog } from "./partition-log.js";
+import { PartitionLog as Log } from "./partition-log.js";
+import { ReplicaFetcher } from "./replica-fetcher.js";
+import { type AlterPartitionChannel, ReplicaManager, type ReplicationConfig } from "./replica-manager.js";
 
 type Inbound = InboundRequest<KafkaRequest, KafkaResponse>;
 
+/** What every broker shares with the rest of the cluster (the controller, id sequences). */
+export interface BrokerShared {
+  readonly controller: AlterPartitionChannel;
+  readonly producerIds: ProducerIdManager;
+  readonly markerIds: IdSequence;
+  /** transaction.state.log.num.partitions */
+  readonly transactionStatePartitions: number;
+  /** Told of a follower's truncation (the oracle's feed). */
+  readonly onTruncate: (
+    broker: string,
+    partition: PartitionKey,
+    toOffset: number,
+    removed: readonly LogBatch[],
+  ) => void;
+  /** Counts durable __transaction_state appends (run statistics). */
+  readonly countTxnLogAppend: () => void;
+}
+
+/** The components of one running broker process; a restart makes new ones over the same logs. */
+interface BrokerProcess {
+  readonly replicas: ReplicaManager;
+  readonly coordinator: TransactionCoordinator;
+  readonly verifier: AddPartitionsToTxnManager;
+  readonly fetchers: Map<string, ReplicaFetcher>;
+  stopped: boolean;
+}
+
 /**
- * A broker leading some partitions: KafkaApis + ReplicaManager + the partitions' logs. Replication
- * is abstracted into a drawn delay after which the high watermark covers the append (acks=-1).
+ * A Kafka broker: KafkaApis over its ReplicaManager (the partitions it holds a replica of, leader or
+ * follower), its transaction coordinator (for the __transaction_state partitions it leads), its
+ * replica fetchers and its AddPartitionsToTxnManager, all acting on its own metadata image, which
+ * follows the controller's after a delay. Its logs outlive its processes: a crash or a restart
+ * keeps them (assumed flushed, see the model limits), and everything else starts anew.
  */
 export class KafkaBroker {
   readonly logs = new Map<PartitionKey, PartitionLog>();
   private release: ReleaseProfile;
-  private readonly verifier: AddPartitionsToTxnManager;
-  /** Replication is in order: an append is replicated no earlier than the one before it. */
-  private lastReplicationMs = new Map<PartitionKey, number>();
-  private replicationStream: Stream | null = null;
+  private image: MetadataImage;
+  private process: BrokerProcess | null = null;
 
   constructor(
     private readonly ctx: ClusterContext,
     readonly id: string,
     release: ReleaseProfile,
-    partitions: readonly PartitionKey[],
+    private readonly partitionConfigs: ReadonlyMap<PartitionKey, PartitionConfig>,
+    image: MetadataImage,
+    private readonly shared: BrokerShared,
   ) {
     this.release = release;
-    for (const p of partitions) this.logs.set(p, new PartitionLog(p, () => this.release.flags));
-    this.verifier = new AddPartitionsToTxnManager(ctx, id, ctx.config.requestTimeoutMs);
+    this.image = image;
+    for (const key of partitionConfigs.keys()) this.logs.set(key, new Log(key, () => this.release.flags));
     ctx.net.registerServer(id, (request) => this.handle(request));
   }
 
@@ -48,27 +93,191 @@ export class KafkaBroker {
     return this.release.name;
   }
 
-  get nowMs(): number {
-    return this.ctx.sim.nowMs;
-  }
-
   get profile(): ReleaseProfile {
     return this.release;
   }
 
-  /** Rolling upgrade: the broker restarts on a new release (clients reconnect and renegotiate). */
-  upgrade(release: ReleaseProfile): void {
-    this.ctx.sim.emit(this.id, "broker.upgrade", { from: this.release.name, to: release.name });
-    this.release = release;
+  get nowMs(): number {
+    return this.ctx.sim.nowMs;
   }
 
+  get isRunning(): boolean {
+    return this.process !== null;
+  }
+
+  get metadataImage(): MetadataImage {
+    return this.image;
+  }
+
+  /** The running process's replica manager (null while stopped). */
+  get replicaManager(): ReplicaManager | null {
+    return this.process?.replicas ?? null;
+  }
+
+  get coordinator(): TransactionCoordinator | null {
+    return this.process?.coordinator ?? null;
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /** Start a process on the current metadata image: every replica takes its role from it. */
+  start(image: MetadataImage): void {
+    if (this.process) throw new Error(`${this.id} is already running`);
+    this.image = image;
+    const process: BrokerProcess = {
+      replicas: null as unknown as ReplicaManager,
+      coordinator: null as unknown as TransactionCoordinator,
+      verifier: null as unknown as AddPartitionsToTxnManager,
+      fetchers: new Map(),
+      stopped: false,
+    };
+    const stopped = () => process.stopped;
+    const config = this.ctx.config;
+    const replicas = new ReplicaManager(
+      this.ctx.sim,
+      this.id,
+      this.logs,
+      this.partitionConfigs,
+      () => this.image,
+      this.shared.controller,
+      { replicaLagTimeMaxMs: config.replicaLagTimeMaxMs },
+    );
+    const coordinator = new TransactionCoordinator(
+      this.ctx,
+      this.id,
+      this.release,
+      {
+        log: {
+          append: (partition, transactionalId, record, timeoutMs, onDone) =>
+            this.appendTxnRecord(replicas, partition, transactionalId, record, timeoutMs, onDone),
+          read: (partition) => this.logs.get(transactionStatePartitionKey(partition))?.batches ?? [],
+        },
+        leaderOf: (p) => this.leaderOf(p),
+        stopped,
+      },
+      this.shared.transactionStatePartitions,
+      this.shared.producerIds,
+      this.shared.markerIds,
+    );
+    const verifier = new AddPartitionsToTxnManager(
+      this.ctx,
+      this.id,
+      (id) => this.coordinatorOf(id),
+      stopped,
+      config.requestTimeoutMs,
+    );
+    Object.assign(process, { replicas, coordinator, verifier });
+    this.process = process;
+    this.ctx.sim.emit(this.id, "broker.start", { release: this.release.name, imageOffset: image.offset });
+    this.applyChanges(changedPartitions({ offset: -1, partitions: new Map(), brokers: new Map() }, image));
+  }
+
+  /** The process stops (crash or shutdown): timers die, connections reset; the logs stay. */
+  stop(reason: string): void {
+    const process = this.process;
+    if (!process) return;
+    process.stopped = true;
+    process.replicas.stop();
+    for (const f of process.fetchers.values()) f.stop();
+    this.process = null;
+    this.ctx.net.nodeDown(this.id, reason);
+    this.ctx.sim.emit(this.id, "broker.stop", { reason });
+  }
+
+  /** Restart on `release` (the same one, or an upgrade): a new process over the same logs. */
+  restart(release: ReleaseProfile, image: MetadataImage): void {
+    if (this.process) this.stop("restart");
+    if (release.name !== this.release.name)
+      this.ctx.sim.emit(this.id, "broker.upgrade", { from: this.release.name, to: release.name });
+    this.release = release;
+    this.ctx.net.nodeUp(this.id);
+    this.start(image);
+  }
+
+  // ------------------------------------------------------------------ metadata
+
+  /** A newer metadata image reached this broker (BrokerMetadataPublisher.onMetadataUpdate). */
+  onMetadataUpdate(image: MetadataImage): void {
+    if (image.offset <= this.image.offset) return;
+    const before = this.image;
+    this.image = image;
+    if (this.process) this.applyChanges(changedPartitions(before, image));
+  }
+
+  /**
+   * The replica manager first (roles change, parked work of lost leadership completes), then the
+   * fetchers, then the transaction coordinator (onElection / onResignation), in Kafka's order.
+   */
+  private applyChanges(changes: ReturnType<typeof changedPartitions>): void {
+    const process = this.process as BrokerProcess;
+    const delta = process.replicas.applyDelta(changes);
+    this.updateFetchers(process);
+    for (const reg of delta.becameLeader)
+      if (isTransactionStatePartition(reg.partition))
+        process.coordinator.onElection(txnIndex(reg.partition), reg.leaderEpoch);
+    for (const reg of delta.becameFollower)
+      if (isTransactionStatePartition(reg.partition))
+        process.coordinator.onResignation(txnIndex(reg.partition), reg.leaderEpoch);
+  }
+
+  /** ReplicaFetcherManager: one fetcher per leader, fetching exactly what this broker follows of it. */
+  private updateFetchers(process: BrokerProcess): void {
+    const followed = process.replicas.followedByLeader();
+    for (const [leader, fetcher] of process.fetchers) {
+      const now = new Set((followed.get(leader) ?? []).map((p) => p.key));
+      for (const key of [...this.logs.keys()]) if (!now.has(key)) fetcher.remove(key);
+    }
+    for (const [leader, partitions] of followed) {
+      let fetcher = process.fetchers.get(leader);
+      if (!fetcher) {
+        fetcher = new ReplicaFetcher(
+          this.ctx.sim,
+          this.ctx.net,
+          this.id,
+          leader,
+          this.replicationConfig(),
+          (partition, batches, hw) => process.replicas.appendAsFollower(partition, batches, hw),
+          (partition, offset, removed) => this.shared.onTruncate(this.id, partition.key, offset, removed),
+        );
+        process.fetchers.set(leader, fetcher);
+      }
+      for (const p of partitions) fetcher.add(p, p.leaderEpoch);
+    }
+  }
+
+  private replicationConfig(): ReplicationConfig {
+    const c = this.ctx.config;
+    return {
+      replicaFetchWaitMaxMs: c.replicaFetchWaitMaxMs,
+      replicaFetchBackoffMs: c.replicaFetchBackoffMs,
+      requestTimeoutMs: c.requestTimeoutMs,
+    };
+  }
+
+  /** This broker's view of a partition's leader: null with none, undefined when the partition is unknown. */
+  leaderOf(partition: PartitionKey): string | null | undefined {
+    const reg = this.image.partitions.get(partition);
+    return reg === undefined ? undefined : reg.leader;
+  }
+
+  /** The coordinator of a transactional.id in this broker's image (null: its partition has no live leader). */
+  coordinatorOf(transactionalId: string): string | null {
+    const index = transactionStatePartitionFor(transactionalId, this.shared.transactionStatePartitions);
+    const leader = this.leaderOf(transactionStatePartitionKey(index)) ?? null;
+    return leader !== null && isActive(this.image, leader) ? leader : null;
+  }
+
+  // ------------------------------------------------------------------ KafkaApis
+
   private handle(request: Inbound): void {
+    const process = this.process;
+    if (!process) return; // the network refuses requests to a stopped broker; nothing reaches here
     const body = request.body;
     switch (body.api) {
       case "Produce":
-        return this.handleProduce(request, body);
+        return this.handleProduce(process, request, body);
       case "WriteTxnMarkers":
-        return this.handleWriteTxnMarkers(request, body);
+        return this.handleWriteTxnMarkers(process, request, body);
       case "ApiVersions":
         return request.respond({
           api: "ApiVersions",
@@ -76,17 +285,48 @@ export class KafkaBroker {
           writeTxnMarkersMaxVersion: this.release.flags.maxWriteTxnMarkersVersion,
         });
       case "Fetch":
-        return this.handleFetch(request, body);
+        return process.replicas.fetch(body, (response) => request.respond(response));
+      case "Metadata":
+        return request.respond(this.metadataResponse());
+      case "FindCoordinator":
+        return request.respond(this.findCoordinator(body));
+      case "InitProducerId":
+      case "AddPartitionsToTxn":
+      case "EndTxn":
+        return process.coordinator.handle(request);
       default:
-        throw new Error(`broker ${this.id} cannot handle ${body.api}`);
+        throw new Error(`broker ${this.id} cannot handle ${(body as { api: string }).api}`);
     }
+  }
+
+  private metadataResponse(): KafkaResponse {
+    const partitions = [...this.image.partitions.values()]
+      .filter((reg) => !reg.partition.startsWith(`${TRANSACTION_STATE_TOPIC}-`))
+      .map((reg) => ({ partition: reg.partition, leader: reg.leader, leaderEpoch: reg.leaderEpoch }));
+    return { api: "Metadata", errorCode: Errors.NONE, imageOffset: this.image.offset, partitions };
+  }
+
+  /** KafkaApis.getCoordinator(TRANSACTION): from this broker's image; COORDINATOR_NOT_AVAILABLE without a live leader. */
+  private findCoordinator(body: FindCoordinatorRequest): KafkaResponse {
+    const nodeId = this.coordinatorOf(body.key);
+    return {
+      api: "FindCoordinator",
+      errorCode: nodeId === null ? Errors.COORDINATOR_NOT_AVAILABLE : Errors.NONE,
+      nodeId,
+    };
   }
 
   // ---------------------------------------------------------------- produce
 
-  private handleProduce(request: Inbound, body: ProduceRequest): void {
-    const log = this.logs.get(body.partition);
-    if (!log) return request.respond(produceError(Errors.NOT_LEADER_OR_FOLLOWER, "not the leader"));
+  private handleProduce(process: BrokerProcess, request: Inbound, body: ProduceRequest): void {
+    const partition = process.replicas.partitions.get(body.partition);
+    if (!partition?.isLeader) {
+      const known = this.image.partitions.has(body.partition);
+      return request.respond(
+        produceError(known ? Errors.NOT_LEADER_OR_FOLLOWER : Errors.UNKNOWN_TOPIC_OR_PARTITION, "not the leader"),
+      );
+    }
+    const log = partition.log;
     const transactional = body.transactionalId !== null;
     if (transactional && this.release.flags.transactionPartitionVerification) {
       const supportsEpochBump = body.version >= 12;
@@ -98,7 +338,7 @@ export class KafkaBroker {
       );
       if (guard !== 0) {
         const addPartition = supportsEpochBump && this.release.flags.supportsTransactionVersion2;
-        this.verifier.verify(
+        process.verifier.verify(
           {
             api: "AddPartitionsToTxn",
             version: addPartition ? 5 : 4,
@@ -120,92 +360,106 @@ export class KafkaBroker {
               });
               return request.respond(produceError(mapped, `verification: coordinator answered ${errorCode}`));
             }
-            this.appendProduce(request, body, guard);
+            this.appendProduce(process, request, body, guard);
           },
         );
         return;
       }
     }
-    this.appendProduce(request, body, 0);
+    this.appendProduce(process, request, body, 0);
   }
 
-  private appendProduce(request: Inbound, body: ProduceRequest, guard: number): void {
-    const log = this.logs.get(body.partition) as PartitionLog;
-    const result = log.appendData({
-      producerId: body.producerId,
-      producerEpoch: body.producerEpoch,
-      baseSequence: body.baseSequence,
-      isTransactional: body.transactionalId !== null,
-      values: body.values,
-      ghostTxn: body.ghostTxn,
-      verificationGuard: guard,
-    });
-    const now = this.ctx.sim.nowMs;
-    if (result.kind === "error") {
-      this.ctx.sim.emit(this.id, "produce.rejected", {
-        partition: body.partition,
-        pid: body.producerId,
-        epoch: body.producerEpoch,
-        seq: body.baseSequence,
-        error: result.errorCode,
-      });
-      return request.respond(produceError(result.errorCode, result.reason));
-    }
-    if (result.kind === "duplicate") {
-      this.ctx.sim.emit(this.id, "produce.duplicate", {
-        partition: body.partition,
-        pid: body.producerId,
-        seq: body.baseSequence,
-        offset: result.firstOffset,
-      });
-      return this.afterReplication(body.partition, result.lastOffset + 1, () =>
-        request.respond({ api: "Produce", errorCode: Errors.NONE, baseOffset: result.firstOffset, errorMessage: null }),
-      );
-    }
-    const batch = result.batch;
-    this.ctx.sim.emit(this.id, "produce.append", {
-      partition: body.partition,
-      pid: body.producerId,
-      epoch: body.producerEpoch,
-      seq: body.baseSequence,
-      offset: batch.baseOffset,
-      txn: body.ghostTxn,
-      corr: request.correlationId,
-    });
-    this.ctx.ghost.batchAppended({ broker: this.id, partition: body.partition, batch, atMs: now });
-    this.replicate(body.partition, batch.lastOffset + 1, () =>
-      request.respond({ api: "Produce", errorCode: Errors.NONE, baseOffset: batch.baseOffset, errorMessage: null }),
+  /** appendRecords with acks=all: the log's checks, then the wait for the ISR (DelayedProduce). */
+  private appendProduce(process: BrokerProcess, request: Inbound, body: ProduceRequest, guard: number): void {
+    process.replicas.appendToLeader(
+      body.partition,
+      body.timeoutMs,
+      (log) => {
+        const result = log.appendData({
+          producerId: body.producerId,
+          producerEpoch: body.producerEpoch,
+          baseSequence: body.baseSequence,
+          isTransactional: body.transactionalId !== null,
+          values: body.values,
+          ghostTxn: body.ghostTxn,
+          verificationGuard: guard,
+        });
+        if (result.kind === "error") {
+          this.ctx.sim.emit(this.id, "produce.rejected", {
+            partition: body.partition,
+            pid: body.producerId,
+            epoch: body.producerEpoch,
+            seq: body.baseSequence,
+            error: result.errorCode,
+          });
+          return { waitForOffset: null, value: produceError(result.errorCode, result.reason) };
+        }
+        if (result.kind === "duplicate") {
+          this.ctx.sim.emit(this.id, "produce.duplicate", {
+            partition: body.partition,
+            pid: body.producerId,
+            seq: body.baseSequence,
+            offset: result.firstOffset,
+          });
+          return { waitForOffset: result.lastOffset + 1, value: produceOk(result.firstOffset) };
+        }
+        const batch = result.batch;
+        this.ctx.sim.emit(this.id, "produce.append", {
+          partition: body.partition,
+          pid: body.producerId,
+          epoch: body.producerEpoch,
+          seq: body.baseSequence,
+          offset: batch.baseOffset,
+          txn: body.ghostTxn,
+          corr: request.correlationId,
+        });
+        this.ctx.ghost.batchAppended({ broker: this.id, partition: body.partition, batch, atMs: this.nowMs });
+        return { waitForOffset: batch.lastOffset + 1, value: produceOk(batch.baseOffset) };
+      },
+      (errorCode, value) => {
+        if (errorCode !== Errors.NONE || value === null)
+          return request.respond(produceError(errorCode, "append failed"));
+        request.respond(value);
+      },
     );
   }
 
-  // ---------------------------------------------------------------- replication
+  // ---------------------------------------------------------------- __transaction_state
 
-  /** Schedule the high watermark to reach `endOffset` (in append order), then run `then`. */
-  private replicate(partition: PartitionKey, endOffset: number, then: () => void): void {
-    const { min, max } = this.ctx.config.replicationDelayMs;
-    // The stream is resolved at its first use, as a by-name draw would create it (tape order unchanged).
-    this.replicationStream ??= this.ctx.choices.stream(`replication:${this.id}`);
-    const delay = this.replicationStream.between(min, max);
-    const at = Math.max(this.ctx.sim.nowMs + delay, this.lastReplicationMs.get(partition) ?? 0);
-    this.lastReplicationMs.set(partition, at);
-    this.ctx.sim.scheduleAt(at, () => {
-      const log = this.logs.get(partition) as PartitionLog;
-      log.onHighWatermarkUpdated(endOffset);
-      this.ctx.sim.emit(this.id, "log.hw", { partition, hw: log.highWatermark, lso: log.lastStableOffset() });
-      then();
-    });
-  }
-
-  /** For a duplicate: answer once the high watermark covers the original. */
-  private afterReplication(partition: PartitionKey, endOffset: number, then: () => void): void {
-    const log = this.logs.get(partition) as PartitionLog;
-    if (log.highWatermark >= endOffset) return then();
-    this.ctx.sim.scheduleAt(Math.max(this.lastReplicationMs.get(partition) ?? 0, this.ctx.sim.nowMs), then);
+  /** The coordinator's durable write: an acks=all append to the partition this broker leads. */
+  private appendTxnRecord(
+    replicas: ReplicaManager,
+    index: number,
+    transactionalId: string,
+    record: TxnTransitMetadata,
+    timeoutMs: number,
+    onDone: (errorCode: number) => void,
+  ): void {
+    const key = transactionStatePartitionKey(index);
+    replicas.appendToLeader(
+      key,
+      timeoutMs,
+      (log) => {
+        const batch = log.appendTxnRecord({ transactionalId, value: record });
+        return { waitForOffset: batch.lastOffset + 1, value: batch };
+      },
+      (errorCode, batch) => {
+        if (errorCode === Errors.NONE) this.shared.countTxnLogAppend();
+        this.ctx.sim.emit(this.id, errorCode === Errors.NONE ? "txnlog.append" : "txnlog.append-failed", {
+          txnId: transactionalId,
+          state: record.txnState,
+          partition: index,
+          offset: batch?.baseOffset ?? -1,
+          error: errorCode,
+        });
+        onDone(errorCode);
+      },
+    );
   }
 
   // ---------------------------------------------------------------- WriteTxnMarkers
 
-  private handleWriteTxnMarkers(request: Inbound, body: WriteTxnMarkersRequest): void {
+  private handleWriteTxnMarkers(process: BrokerProcess, request: Inbound, body: WriteTxnMarkersRequest): void {
     const flags = this.release.flags;
     let markers: WritableTxnMarker[];
     let version: number;
@@ -234,26 +488,41 @@ export class KafkaBroker {
     }
     if (markers.length !== body.ghosts.length) throw new Error("ghost side-car does not match the markers");
 
-    const results: WritableTxnMarkerResult[] = [];
-    const waits: { partition: PartitionKey; endOffset: number }[] = [];
-    markers.forEach((marker, i) => {
-      const ghost = body.ghosts[i] as WriteTxnMarkersRequest["ghosts"][number];
-      const topics = marker.topics.map((topic) => ({
+    const results: WritableTxnMarkerResult[] = markers.map((marker) => ({
+      producerId: marker.producerId,
+      topics: marker.topics.map((topic) => ({
         name: topic.name,
-        partitions: topic.partitionIndexes.map((index) => {
-          const partition = `${topic.name}-${index}`;
-          const errorCode = this.applyMarker(partition, marker, ghost, version, request.correlationId, waits);
-          return { partitionIndex: index, errorCode };
-        }),
-      }));
-      results.push({ producerId: marker.producerId, topics });
-    });
+        partitions: topic.partitionIndexes.map((index) => ({ partitionIndex: index, errorCode: Errors.NONE })),
+      })),
+    }));
+    let remaining = results.reduce((n, r) => n + r.topics.reduce((m, t) => m + t.partitions.length, 0), 0);
     const respond = () =>
       request.respond({
         api: "WriteTxnMarkers",
         bytes: encodeWriteTxnMarkersResponse(version, correlationId, results),
       });
-    this.waitAll(waits, respond);
+    if (remaining === 0) return respond();
+    markers.forEach((marker, i) => {
+      const ghost = body.ghosts[i] as WriteTxnMarkersRequest["ghosts"][number];
+      marker.topics.forEach((topic, ti) => {
+        topic.partitionIndexes.forEach((index, pi) => {
+          const slot = (results[i] as WritableTxnMarkerResult).topics[ti]?.partitions[pi] as { errorCode: number };
+          this.applyMarker(
+            process,
+            `${topic.name}-${index}`,
+            marker,
+            ghost,
+            version,
+            request.correlationId,
+            (errorCode) => {
+              slot.errorCode = errorCode;
+              remaining--;
+              if (remaining === 0) respond();
+            },
+          );
+        });
+      });
+    });
   }
 
   private refuseMarkers(request: Inbound, body: WriteTxnMarkersRequest, version: number, reason: string): void {
@@ -264,147 +533,125 @@ export class KafkaBroker {
       version,
       reason,
       markerIds: body.ghosts.map((g) => g.markerId),
-      atMs: this.ctx.sim.nowMs,
+      atMs: this.nowMs,
     });
     request.closeConnection(reason);
   }
 
-  /** One marker at one partition: Kafka's checks, the append, and the ghost report. Returns the error code. */
+  /**
+   * One marker at one partition: an acks=all append (origin COORDINATOR) through Kafka's checks, in
+   * their order; the ghost hears how the leader judged it. `onDone` gets the partition's error once
+   * the ISR has the marker (or at once when it was refused).
+   */
   private applyMarker(
+    process: BrokerProcess,
     partition: PartitionKey,
     marker: WritableTxnMarker,
     ghost: WriteTxnMarkersRequest["ghosts"][number],
     version: number,
     correlationId: number,
-    waits: { partition: PartitionKey; endOffset: number }[],
-  ): number {
-    const log = this.logs.get(partition);
-    const result = marker.transactionResult ? "COMMIT" : "ABORT";
+    onDone: (errorCode: number) => void,
+  ): void {
+    const result: TransactionResult = marker.transactionResult ? "COMMIT" : "ABORT";
+    const leaderEpoch = process.replicas.partitions.get(partition)?.leaderEpoch ?? -1;
     const report = (judged: MarkerJudgement) =>
       this.ctx.ghost.markerApplied(
-        markerOutcome(this, partition, marker, ghost, version, correlationId, result, judged),
+        markerOutcome(this, partition, leaderEpoch, marker, ghost, version, correlationId, result, judged),
       );
-    if (!log) {
-      const errorCode =
-        this.ctx.metadata.leaderOf(partition) === null
-          ? Errors.UNKNOWN_TOPIC_OR_PARTITION
-          : Errors.NOT_LEADER_OR_FOLLOWER;
-      report({
-        storedEpochBefore: -1,
-        storedCoordinatorEpochBefore: -1,
-        openTxnBefore: false,
-        rule: "unchecked",
-        errorCode,
-        markerOffset: null,
-        completed: null,
-        closedBatches: [],
-      });
-      return errorCode;
-    }
-    const outcome = log.appendMarker({
-      producerId: marker.producerId,
-      producerEpoch: marker.producerEpoch,
-      result,
-      coordinatorEpoch: marker.coordinatorEpoch,
-      transactionVersion: marker.transactionVersion,
-      ghostTxn: ghost.ghostTxn,
-    });
-    if (outcome.kind === "error") {
-      this.ctx.sim.emit(this.id, "marker.rejected", {
-        partition,
-        pid: marker.producerId,
-        epoch: marker.producerEpoch,
-        stored: outcome.storedEpochBefore,
-        ce: marker.coordinatorEpoch,
-        tv: marker.transactionVersion,
-        rule: outcome.rule,
-        error: outcome.errorCode,
-        txn: ghost.ghostTxn,
-        marker: ghost.markerId,
-        resend: ghost.resend,
-        v: version,
-        corr: correlationId,
-      });
-      report({
-        storedEpochBefore: outcome.storedEpochBefore,
-        storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
-        openTxnBefore: outcome.openTxnBefore,
-        rule: outcome.rule,
-        errorCode: outcome.errorCode,
-        markerOffset: null,
-        completed: null,
-        closedBatches: [],
-      });
-      return outcome.errorCode;
-    }
-    const completed = outcome.completed;
-    this.ctx.sim.emit(this.id, "marker.append", {
+    process.replicas.appendToLeader(
       partition,
-      pid: marker.producerId,
-      epoch: marker.producerEpoch,
-      stored: outcome.storedEpochBefore,
-      ce: marker.coordinatorEpoch,
-      tv: marker.transactionVersion,
-      rule: outcome.rule,
-      result,
-      offset: outcome.batch.baseOffset,
-      closedFrom: completed ? completed.firstOffset : -1,
-      txn: ghost.ghostTxn,
-      marker: ghost.markerId,
-      resend: ghost.resend,
-      v: version,
-      corr: correlationId,
-    });
-    report({
-      storedEpochBefore: outcome.storedEpochBefore,
-      storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
-      openTxnBefore: outcome.openTxnBefore,
-      rule: outcome.rule,
-      errorCode: Errors.NONE,
-      markerOffset: outcome.batch.baseOffset,
-      completed,
-      closedBatches: completed ? log.dataBatchesOf(marker.producerId, completed.firstOffset, completed.lastOffset) : [],
-    });
-    waits.push({ partition, endOffset: outcome.batch.lastOffset + 1 });
-    return Errors.NONE;
+      this.ctx.config.requestTimeoutMs,
+      (log) => {
+        const outcome = log.appendMarker({
+          producerId: marker.producerId,
+          producerEpoch: marker.producerEpoch,
+          result,
+          coordinatorEpoch: marker.coordinatorEpoch,
+          transactionVersion: marker.transactionVersion,
+          ghostTxn: ghost.ghostTxn,
+        });
+        const copy = {
+          txn: ghost.ghostTxn,
+          marker: ghost.markerId,
+          resend: ghost.resend,
+          v: version,
+          corr: correlationId,
+        };
+        if (outcome.kind === "error") {
+          this.ctx.sim.emit(this.id, "marker.rejected", {
+            partition,
+            pid: marker.producerId,
+            epoch: marker.producerEpoch,
+            stored: outcome.storedEpochBefore,
+            ce: marker.coordinatorEpoch,
+            tv: marker.transactionVersion,
+            rule: outcome.rule,
+            error: outcome.errorCode,
+            ...copy,
+          });
+          report({
+            storedEpochBefore: outcome.storedEpochBefore,
+            storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
+            openTxnBefore: outcome.openTxnBefore,
+            rule: outcome.rule,
+            errorCode: outcome.errorCode,
+            markerOffset: null,
+            completed: null,
+            closedBatches: [],
+          });
+          return { waitForOffset: null, value: outcome.errorCode };
+        }
+        const completed = outcome.completed;
+        this.ctx.sim.emit(this.id, "marker.append", {
+          partition,
+          pid: marker.producerId,
+          epoch: marker.producerEpoch,
+          stored: outcome.storedEpochBefore,
+          ce: marker.coordinatorEpoch,
+          tv: marker.transactionVersion,
+          rule: outcome.rule,
+          result,
+          offset: outcome.batch.baseOffset,
+          closedFrom: completed ? completed.firstOffset : -1,
+          ...copy,
+        });
+        report({
+          storedEpochBefore: outcome.storedEpochBefore,
+          storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
+          openTxnBefore: outcome.openTxnBefore,
+          rule: outcome.rule,
+          errorCode: Errors.NONE,
+          markerOffset: outcome.batch.baseOffset,
+          completed,
+          closedBatches: completed
+            ? log.dataBatchesOf(marker.producerId, completed.firstOffset, completed.lastOffset)
+            : [],
+        });
+        return { waitForOffset: outcome.batch.lastOffset + 1, value: Errors.NONE };
+      },
+      (errorCode, judged) => {
+        if (judged === null) {
+          // Refused before the log saw it (not the leader, too few in-sync replicas): the leader judged nothing.
+          report({
+            storedEpochBefore: -1,
+            storedCoordinatorEpochBefore: -1,
+            openTxnBefore: false,
+            rule: "unchecked",
+            errorCode,
+            markerOffset: null,
+            completed: null,
+            closedBatches: [],
+          });
+        }
+        onDone(errorCode !== Errors.NONE ? errorCode : (judged ?? Errors.NONE));
+      },
+    );
   }
+}
 
-  private waitAll(waits: { partition: PartitionKey; endOffset: number }[], then: () => void): void {
-    let remaining = waits.length;
-    if (remaining === 0) return then();
-    for (const w of waits) {
-      this.replicate(w.partition, w.endOffset, () => {
-        remaining--;
-        if (remaining === 0) then();
-      });
-    }
-  }
-
-  // ---------------------------------------------------------------- fetch
-
-  private handleFetch(request: Inbound, body: FetchRequest): void {
-    const log = this.logs.get(body.partition);
-    if (!log) {
-      return request.respond({
-        api: "Fetch",
-        errorCode: Errors.NOT_LEADER_OR_FOLLOWER,
-        highWatermark: -1,
-        lastStableOffset: -1,
-        batches: [],
-        abortedTransactions: [],
-      });
-    }
-    const lastStableOffset = log.lastStableOffset();
-    const read = log.read(body.fetchOffset, body.isolation, body.maxBatches, false, lastStableOffset);
-    request.respond({
-      api: "Fetch",
-      errorCode: Errors.NONE,
-      highWatermark: log.highWatermark,
-      lastStableOffset,
-      batches: read.batches,
-      abortedTransactions: read.abortedTransactions,
-    });
-  }
+/** The index of a __transaction_state partition key. */
+function txnIndex(partition: PartitionKey): number {
+  return Number(partition.slice(TRANSACTION_STATE_TOPIC.length + 1));
 }
 
 /** What the leader's checks made of one marker at one partition. */
@@ -418,12 +665,13 @@ type MarkerJudgement = Pick<
   | "markerOffset"
   | "completed"
   | "closedBatches"
->;
+> & { rule: MarkerEpochRule };
 
 /** The ghost's record of one marker at one partition, every field written out in one literal (spreading a shared part made V8 build it slowly). */
 function markerOutcome(
   broker: KafkaBroker,
   partition: PartitionKey,
+  leaderEpoch: number,
   marker: WritableTxnMarker,
   ghost: WriteTxnMarkersRequest["ghosts"][number],
   version: number,
@@ -439,6 +687,7 @@ function markerOutcome(
     broker: broker.id,
     brokerRelease: broker.releaseName,
     partition,
+    leaderEpoch,
     requestVersion: version,
     correlationId,
     transactionVersionSeen: marker.transactionVersion,
@@ -460,4 +709,8 @@ function markerOutcome(
 
 function produceError(errorCode: number, message: string): KafkaResponse {
   return { api: "Produce", errorCode, baseOffset: -1, errorMessage: message };
+}
+
+function produceOk(baseOffset: number): KafkaResponse {
+  return { api: "Produce", errorCode: Errors.NONE, baseOffset, errorMessage: null };
 }

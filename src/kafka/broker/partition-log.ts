@@ -1,7 +1,9 @@
 import { BoundExceeded } from "../../sim/bounds.js";
-import { Errors } from "../common/errors.js";
+import { Errors, IllegalStateException } from "../common/errors.js";
 import type { PartitionKey, TransactionResult } from "../common/types.js";
+import type { TxnTransitMetadata } from "../coordinator/transaction-metadata.js";
 import type { ReleaseFlags } from "../release.js";
+import { LeaderEpochCache } from "./leader-epoch-cache.js";
 import type { ProducerStateEntry, VerificationStateEntry } from "./producer-state-entry.js";
 import {
   type CompletedTxn,
@@ -27,6 +29,16 @@ export interface LogBatch {
   values: readonly string[];
   /** Ghost (not Kafka): the transaction attempt that wrote this batch or for which the marker was issued. */
   ghostTxn: string | null;
+  /** The leader epoch of the leader that appended it (absent: epoch 0, a log written before leaders moved). */
+  partitionLeaderEpoch?: number;
+  /** A __transaction_state record: the transactional.id and its state (keyed and compacted by id). */
+  txnRecord?: TxnLogRecord;
+}
+
+/** One record of __transaction_state (TransactionLog's key and value). */
+export interface TxnLogRecord {
+  readonly transactionalId: string;
+  readonly value: TxnTransitMetadata;
 }
 
 /** TransactionIndex entry (only aborted transactions are indexed). */
@@ -98,10 +110,14 @@ export class PartitionLog {
   highWatermark = 0;
   readonly producerState: ProducerStateManager;
   readonly abortedTxns: AbortedTxn[] = [];
+  readonly leaderEpochCache = new LeaderEpochCache();
+  /** The epoch a leader stamps on what it appends (0 until a leader election says otherwise). */
+  private appendEpoch = 0;
 
   constructor(
     readonly partition: PartitionKey,
-    flags: () => Readonly<ReleaseFlags>,
+    /** The release flags of the broker holding this replica (they change with an upgrade). */
+    readonly flags: () => Readonly<ReleaseFlags>,
   ) {
     this.producerState = new ProducerStateManager(flags);
   }
@@ -154,8 +170,8 @@ export class PartitionLog {
       values: input.values,
       ghostTxn: input.ghostTxn,
     };
-    this.batches.push(batch);
-    this.logEndOffset = batch.lastOffset + 1;
+    if (this.appendEpoch !== 0) batch.partitionLeaderEpoch = this.appendEpoch;
+    this.pushBatch(batch);
     this.producerState.appendDataBatch(facts, "CLIENT");
     return { kind: "appended", batch };
   }
@@ -192,8 +208,8 @@ export class PartitionLog {
       values: [],
       ghostTxn: input.ghostTxn,
     };
-    this.batches.push(batch);
-    this.logEndOffset = offset + 1;
+    if (this.appendEpoch !== 0) batch.partitionLeaderEpoch = this.appendEpoch;
+    this.pushBatch(batch);
     const completed = this.producerState.appendEndTxnMarker(
       input.producerId,
       input.producerEpoch,
@@ -213,6 +229,127 @@ export class PartitionLog {
       storedCoordinatorEpochBefore: judged.storedCoordinatorEpochBefore,
       openTxnBefore: judged.openTxnBefore,
     };
+  }
+
+  /** A __transaction_state record at the leader (non-transactional, no producer: no producer-state checks). */
+  appendTxnRecord(record: TxnLogRecord): LogBatch {
+    this.assertRoom();
+    const batch: LogBatch = {
+      baseOffset: this.logEndOffset,
+      lastOffset: this.logEndOffset,
+      producerId: -1,
+      producerEpoch: -1,
+      baseSequence: -1,
+      isTransactional: false,
+      control: null,
+      values: [],
+      ghostTxn: null,
+      partitionLeaderEpoch: this.appendEpoch,
+      txnRecord: record,
+    };
+    this.pushBatch(batch);
+    return batch;
+  }
+
+  /** The batch at the log end: the log, its end offset, and the epoch it starts (LeaderEpochFileCache.assign). */
+  private pushBatch(batch: LogBatch): void {
+    this.batches.push(batch);
+    this.logEndOffset = batch.lastOffset + 1;
+    this.leaderEpochCache.assign(batch.partitionLeaderEpoch ?? 0, batch.baseOffset);
+  }
+
+  // ------------------------------------------------------------------ replication
+
+  /** This replica leads from now on at `leaderEpoch`: the epoch starts at the log end (Partition.makeLeader). */
+  becomeLeader(leaderEpoch: number): void {
+    this.appendEpoch = leaderEpoch;
+    this.leaderEpochCache.assign(leaderEpoch, this.logEndOffset);
+    this.producerState.clearVerificationStates();
+  }
+
+  /** This replica follows from now on: verification entries were leader memory. */
+  becomeFollower(): void {
+    this.producerState.clearVerificationStates();
+  }
+
+  /**
+   * UnifiedLog.appendAsFollower (origin REPLICATION): the leader's batch at its own offsets, with no
+   * producer check but the open-transaction one; markers are taken with transaction version
+   * unknown (read as 0) and never judged. Returns the completed transaction of a marker, if any.
+   */
+  appendAsFollower(batch: LogBatch): CompletedTxn | null {
+    if (batch.baseOffset !== this.logEndOffset)
+      throw new Error(`${this.partition}: follower append at ${batch.baseOffset}, log end ${this.logEndOffset}`);
+    this.assertRoom();
+    this.pushBatch(batch);
+    return this.replayProducerState(batch);
+  }
+
+  /** What a batch does to the producer state, as a follower or a rebuild sees it (origin REPLICATION). */
+  private replayProducerState(batch: LogBatch): CompletedTxn | null {
+    if (batch.producerId < 0) return null;
+    if (batch.control) {
+      const completed = this.producerState.appendEndTxnMarker(
+        batch.producerId,
+        batch.producerEpoch,
+        batch.control.coordinatorEpoch,
+        0,
+        batch.control.type,
+        batch.baseOffset,
+        "REPLICATION",
+      );
+      if (completed) this.completeTxn(completed);
+      return completed;
+    }
+    const open = this.producerState.producers.get(batch.producerId)?.currentTxnFirstOffset ?? null;
+    if (!batch.isTransactional && open !== null)
+      throw new IllegalStateException(
+        `${this.partition}: non-transactional batch at ${batch.baseOffset} inside an open transaction`,
+      );
+    this.producerState.appendDataBatch(
+      {
+        producerId: batch.producerId,
+        producerEpoch: batch.producerEpoch,
+        baseSequence: batch.baseSequence,
+        lastSequence: batch.baseSequence + batch.values.length - 1,
+        isTransactional: batch.isTransactional,
+        firstOffset: batch.baseOffset,
+        lastOffset: batch.lastOffset,
+      },
+      "REPLICATION",
+    );
+    return null;
+  }
+
+  /**
+   * UnifiedLog.truncateTo: batches at or above `offset` go, with their epochs and aborted-index
+   * entries; the producer state is rebuilt from what is left (rebuildProducerState: a replay with
+   * origin REPLICATION, as from the last snapshot). Returns the batches removed.
+   */
+  truncateTo(offset: number): LogBatch[] {
+    // Epochs that start at the truncation point go even when no batch does (a leader that wrote nothing in its epoch).
+    this.leaderEpochCache.truncateFromEnd(offset);
+    if (offset >= this.logEndOffset) return [];
+    let keep = this.batches.length;
+    while (keep > 0 && (this.batches[keep - 1] as LogBatch).baseOffset >= offset) keep--;
+    const removed = this.batches.splice(keep);
+    this.logEndOffset = keep > 0 ? (this.batches[keep - 1] as LogBatch).lastOffset + 1 : 0;
+    this.leaderEpochCache.truncateFromEnd(this.logEndOffset);
+    this.highWatermark = Math.min(this.highWatermark, this.logEndOffset);
+    this.producerState.reset();
+    this.abortedTxns.length = 0;
+    for (const batch of this.batches) this.replayProducerState(batch);
+    this.producerState.onHighWatermarkUpdated(this.highWatermark);
+    return removed;
+  }
+
+  /** The follower's high watermark: the leader's, but never past its own log end. */
+  updateFollowerHighWatermark(leaderHighWatermark: number): boolean {
+    const hw = Math.min(leaderHighWatermark, this.logEndOffset);
+    if (hw <= this.highWatermark) return false;
+    this.highWatermark = hw;
+    this.producerState.onHighWatermarkUpdated(hw);
+    return true;
   }
 
   private assertRoom(): void {
@@ -262,12 +399,7 @@ export class PartitionLog {
     lastStableOffset = this.lastStableOffset(),
   ): { batches: LogBatch[]; abortedTransactions: AbortedTxn[]; upperBound: number } {
     const upperBound = isolation === "READ_COMMITTED" && !ignoreLso ? lastStableOffset : this.highWatermark;
-    const batches: LogBatch[] = [];
-    for (let i = this.firstBatchEndingAtOrAfter(fetchOffset); i < this.batches.length; i++) {
-      const b = this.batches[i] as LogBatch;
-      if (b.baseOffset >= upperBound || batches.length >= maxBatches) break;
-      batches.push(b);
-    }
+    const batches = this.batchesBetween(fetchOffset, upperBound, maxBatches);
     const abortedTransactions: AbortedTxn[] = [];
     if (isolation === "READ_COMMITTED") {
       for (const a of this.abortedTxns) {
@@ -275,6 +407,21 @@ export class PartitionLog {
       }
     }
     return { batches, abortedTransactions, upperBound };
+  }
+
+  /** A follower's fetch: everything from fetchOffset to the log end. */
+  readToLogEnd(fetchOffset: number, maxBatches: number): LogBatch[] {
+    return this.batchesBetween(fetchOffset, this.logEndOffset, maxBatches);
+  }
+
+  /** Batches that end at or after `fromOffset` and start below `upperBound`, at most `maxBatches`. */
+  private batchesBetween(fromOffset: number, upperBound: number, maxBatches: number): LogBatch[] {
+    const start = this.firstBatchEndingAtOrAfter(fromOffset);
+    const limit = Math.min(this.batches.length, start + maxBatches);
+    let end = start;
+    while (end < limit && (this.batches[end] as LogBatch).baseOffset < upperBound) end++;
+    // One copy of the exact size (an array grown by push reserves room for 16 at its first element).
+    return this.batches.slice(start, end);
   }
 
   /** Index of the first batch whose last offset is >= offset (batches are in offset order). */

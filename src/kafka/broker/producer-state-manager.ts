@@ -281,7 +281,7 @@ export class ProducerStateManager {
 
   /** Replication caught up to `highWatermark`: completed transactions below it leave the unstable set. */
   onHighWatermarkUpdated(highWatermark: number): void {
-    if (this.flags().advanceLsoOnCompletion) {
+    if (this.unreplicatedTxns.length > 0 && this.flags().advanceLsoOnCompletion) {
       this.unreplicatedTxns = this.unreplicatedTxns.filter((t) => t.lastOffset >= highWatermark);
     }
   }

@@ -5,7 +5,9 @@ import type { AbortedTxn, LogBatch, PartitionLog } from "../broker/partition-log
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
+import type { FetchPartitionData, FetchRequest } from "../fetch-protocol.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
+import type { ClientMetadata } from "./client-metadata.js";
 
 export interface ConsumedRecord {
   partition: PartitionKey;
@@ -77,9 +79,26 @@ export interface Observation extends ConsumedRecord {
 /** Bound on observations kept per consumer (a run that reads more is too big to check). */
 const MAX_OBSERVATIONS = 200_000;
 
+/** A choice that seeded runs always take (ppm 1e6) but a shrunk tape can turn off (option 0). */
+const ALWAYS = 1_000_000;
+
+/** The consumer's fetch settings (Kafka's config names). */
+export interface ConsumerFetchConfig {
+  /** fetch.max.wait.ms: how long a broker parks a fetch with nothing to return. */
+  fetchMaxWaitMs: number;
+  requestTimeoutMs: number;
+  /** retry.backoff.ms after an error or a failed fetch. */
+  retryBackoffMs: number;
+  /** Batches per partition per fetch (the model bounds batches where Kafka bounds bytes). */
+  maxBatchesPerPartition: number;
+}
+
 /**
- * A read_committed consumer that polls its partitions through the network during the run and
- * records what it saw and when (for premature-read checks).
+ * A read_committed consumer (KafkaConsumer's fetcher, AbstractFetch): one Fetch in flight per
+ * leader broker, covering every assigned partition that broker leads as far as the consumer knows,
+ * long-polled there (fetch.max.wait.ms); the next fetch to that broker goes out when the answer is
+ * in. A partition error (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH) refreshes the metadata. It
+ * records what it saw and when (for the premature-read check).
  */
 export class ReadCommittedConsumer {
   private readonly positions = new Map<PartitionKey, number>();
@@ -87,13 +106,15 @@ export class ReadCommittedConsumer {
   readonly observations: Observation[] = [];
   private stopped = false;
   private readonly pollStream: Stream;
+  /** Brokers with a fetch in flight (or a retry scheduled). */
+  private readonly busy = new Set<string>();
 
   constructor(
     private readonly ctx: ClusterContext,
     readonly name: string,
     private readonly partitions: readonly PartitionKey[],
-    private readonly pollIntervalMs: number,
-    private readonly requestTimeoutMs: number,
+    private readonly metadata: ClientMetadata,
+    private readonly config: ConsumerFetchConfig,
     private readonly filterAborted: boolean,
     private readonly readUncommittedBound: boolean,
   ) {
@@ -103,12 +124,15 @@ export class ReadCommittedConsumer {
   }
 
   start(): void {
-    if (this.pollIntervalMs <= 0) return;
-    this.ctx.sim.schedule(this.pollIntervalMs, () => this.pollAll());
+    this.fetchAll();
   }
 
   stop(): void {
     this.stopped = true;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
   }
 
   /**
@@ -119,59 +143,80 @@ export class ReadCommittedConsumer {
     return readPartition(log, this.filterAborted, this.readUncommittedBound);
   }
 
-  private pollAll(): void {
-    // Always true in seeded runs; a shrunk tape that ends here stops the polling.
-    if (this.stopped || !this.pollStream.chance(1_000_000)) return;
-    for (const p of this.partitions) this.fetch(p);
-    this.ctx.sim.schedule(this.pollIntervalMs, () => this.pollAll());
+  /** Send a fetch to every leader that has none in flight. */
+  private fetchAll(): void {
+    const byLeader = new Map<string, PartitionKey[]>();
+    for (const p of this.partitions) {
+      const leader = this.metadata.leaderOf(p)?.leader ?? null;
+      if (leader === null || this.busy.has(leader)) continue;
+      const list = byLeader.get(leader) ?? [];
+      list.push(p);
+      byLeader.set(leader, list);
+    }
+    for (const [broker, partitions] of byLeader) this.fetchFrom(broker, partitions);
   }
 
-  private fetch(partition: PartitionKey): void {
-    const leader = this.ctx.metadata.leaderOf(partition);
-    if (leader === null) return;
-    const conn = this.connections.to(leader);
-    if (this.ctx.net.inFlightCount(conn) > 4) return;
-    const fetchOffset = this.positions.get(partition) ?? 0;
-    this.ctx.net.request(
-      conn,
-      {
-        api: "Fetch",
+  private fetchFrom(broker: string, partitions: readonly PartitionKey[]): void {
+    // Always true in seeded runs; a shrunk tape that ends here stops the fetching.
+    if (this.stopped || !this.pollStream.chance(ALWAYS)) return;
+    this.busy.add(broker);
+    const request: FetchRequest = {
+      api: "Fetch",
+      replicaId: null,
+      maxWaitMs: this.config.fetchMaxWaitMs,
+      isolation: this.readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED",
+      partitions: partitions.map((partition) => ({
         partition,
-        fetchOffset,
-        isolation: this.readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED",
-        maxBatches: 50,
-      },
-      this.requestTimeoutMs,
-      (r) => {
-        if (r.kind !== "response") return;
-        const body = r.body as KafkaResponse;
-        if (body.api !== "Fetch" || body.errorCode !== Errors.NONE) return;
-        if ((this.positions.get(partition) ?? 0) !== fetchOffset) return; // a stale response
-        if (body.batches.length === 0) return; // nothing new: no record, no position change, no event
-        const records = filterReadCommitted(partition, body.batches, body.abortedTransactions, this.filterAborted);
-        const atMs = this.ctx.sim.nowMs;
-        for (const r of records) {
-          // A consumer that silently forgot what it read would make the client checks wrong: a bound, reported.
-          if (this.observations.length >= MAX_OBSERVATIONS)
-            throw new BoundExceeded(`records observed by ${this.name}`, MAX_OBSERVATIONS);
-          this.observations.push({
-            partition: r.partition,
-            offset: r.offset,
-            value: r.value,
-            producerId: r.producerId,
-            ghostTxn: r.ghostTxn,
-            atMs,
-          });
-        }
-        const last = body.batches[body.batches.length - 1];
-        if (last) this.positions.set(partition, last.lastOffset + 1);
-        if (records.length > 0)
-          this.ctx.sim.emit(this.name, "consumer.poll", {
-            partition,
-            records: records.length,
-            upTo: last ? last.lastOffset : -1,
-          });
-      },
-    );
+        fetchOffset: this.positions.get(partition) ?? 0,
+        currentLeaderEpoch: this.metadata.leaderOf(partition)?.leaderEpoch ?? -1,
+        lastFetchedEpoch: -1,
+        maxBatches: this.config.maxBatchesPerPartition,
+      })),
+    };
+    const timeoutMs = this.config.requestTimeoutMs + this.config.fetchMaxWaitMs;
+    this.ctx.net.request(this.connections.to(broker), request, timeoutMs, (r) => {
+      let refresh = r.kind !== "response";
+      if (r.kind === "response" && r.body.api === "Fetch") {
+        for (const data of r.body.partitions) refresh = this.take(request, data) || refresh;
+      }
+      if (refresh) return this.metadata.requestUpdate(() => this.afterFetch(broker));
+      this.afterFetch(broker);
+    });
+  }
+
+  private afterFetch(broker: string): void {
+    this.busy.delete(broker);
+    this.fetchAll();
+  }
+
+  /** One partition's answer: records observed, the position moved; true when metadata must be refreshed. */
+  private take(request: FetchRequest, data: FetchPartitionData): boolean {
+    if (data.errorCode !== Errors.NONE) return true;
+    const asked = request.partitions.find((p) => p.partition === data.partition);
+    if (!asked || this.positions.get(data.partition) !== asked.fetchOffset || data.batches.length === 0) return false;
+    const records = filterReadCommitted(data.partition, data.batches, data.abortedTransactions, this.filterAborted);
+    const atMs = this.ctx.sim.nowMs;
+    for (const r of records) {
+      // A consumer that silently forgot what it read would make the client checks wrong: a bound, reported.
+      if (this.observations.length >= MAX_OBSERVATIONS)
+        throw new BoundExceeded(`records observed by ${this.name}`, MAX_OBSERVATIONS);
+      this.observations.push({
+        partition: r.partition,
+        offset: r.offset,
+        value: r.value,
+        producerId: r.producerId,
+        ghostTxn: r.ghostTxn,
+        atMs,
+      });
+    }
+    const last = data.batches[data.batches.length - 1] as LogBatch;
+    this.positions.set(data.partition, last.lastOffset + 1);
+    if (records.length > 0)
+      this.ctx.sim.emit(this.name, "consumer.poll", {
+        partition: data.partition,
+        records: records.length,
+        upTo: last.lastOffset,
+      });
+    return false;
   }
 }

@@ -24,6 +24,12 @@ export interface ClientResult {
   baseOffset: number | null;
 }
 
+/** How a scripted producer finds the broker to send to. */
+export interface ScriptedLookup {
+  coordinatorOf(transactionalId: string): string | null;
+  leaderOf(partition: PartitionKey): string | null;
+}
+
 /**
  * A transactional producer driven one operation at a time by a script: the requests a
  * KafkaProducer's TransactionManager would send (InitProducerId, AddPartitionsToTxn for TV0/1,
@@ -43,6 +49,8 @@ export class ScriptedProducer {
   constructor(
     private readonly ctx: ClusterContext,
     readonly config: ScriptedProducerConfig,
+    /** Where to send: the controller's current leaders and coordinators (a script's producer is never stale). */
+    private readonly lookup: ScriptedLookup,
   ) {
     this.connections = new ConnectionPool(ctx.net, config.name);
   }
@@ -74,7 +82,9 @@ export class ScriptedProducer {
   }
 
   private sendToCoordinator(body: KafkaRequest, onResult: (r: RpcResult<KafkaResponse>) => void): void {
-    this.sendTo(this.ctx.metadata.coordinatorNode(), body, onResult);
+    const coordinator = this.lookup.coordinatorOf(this.config.transactionalId);
+    if (coordinator === null) return onResult({ kind: "disconnected", reason: "no coordinator" });
+    this.sendTo(coordinator, body, onResult);
   }
 
   /** initTransactions: InitProducerId, with the current id and epoch when re-initialising (KIP-360). */
@@ -154,8 +164,8 @@ export class ScriptedProducer {
   }
 
   private produce(partition: PartitionKey, value: string, done: (r: ClientResult) => void): void {
-    const leader = this.ctx.metadata.leaderOf(partition);
-    if (leader === null) throw new Error(`no leader for ${partition}`);
+    const leader = this.lookup.leaderOf(partition);
+    if (leader === null) return done(this.result("Produce", Errors.NOT_LEADER_OR_FOLLOWER));
     const sequence = this.nextSequence.get(partition) ?? 0;
     this.sendTo(
       leader,
@@ -168,6 +178,7 @@ export class ScriptedProducer {
         partition,
         baseSequence: sequence,
         values: [value],
+        timeoutMs: this.config.requestTimeoutMs,
         ghostTxn: this.currentTxn,
       },
       (r) => {

@@ -2,6 +2,7 @@ import { ConnectionPool, type RpcResult } from "../../sim/network.js";
 import { Errors, errorName } from "../common/errors.js";
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
+import type { ClientMetadata } from "./client-metadata.js";
 import { endTxnVersionFor, type KafkaRequest, type KafkaResponse, produceVersionFor } from "../protocol.js";
 import type { KafkaEvents } from "../trace-events.js";
 
@@ -53,6 +54,19 @@ const RETRY_PRODUCE = new Set<number>([
   Errors.REQUEST_TIMED_OUT,
   Errors.NETWORK_EXCEPTION,
 ]);
+/** Produce errors after which the producer's metadata is refreshed (the leader moved, or is gone). */
+const STALE_LEADER = new Set<number>([
+  Errors.NOT_LEADER_OR_FOLLOWER,
+  Errors.UNKNOWN_TOPIC_OR_PARTITION,
+  Errors.NETWORK_EXCEPTION,
+]);
+
+/** A coordinator answer that says the coordinator is elsewhere, or not there yet. */
+function coordinatorMoved(body: KafkaResponse): boolean {
+  const errorCode = "errorCode" in body ? body.errorCode : Errors.NONE;
+  return errorCode === Errors.NOT_COORDINATOR || errorCode === Errors.COORDINATOR_NOT_AVAILABLE;
+}
+
 /** Errors that end this producer instance (ProducerFencedException and friends). */
 const FATAL = new Set<number>([
   Errors.PRODUCER_FENCED,
@@ -97,6 +111,8 @@ export class TransactionalProducer {
     private readonly ctx: ClusterContext,
     readonly config: ProducerConfig,
     private readonly workload: WorkloadConfig,
+    /** This producer instance's metadata (leaders, its coordinator), refreshed after errors. */
+    private readonly metadata: ClientMetadata,
   ) {
     this.connections = new ConnectionPool(ctx.net, config.name);
   }
@@ -155,8 +171,21 @@ export class TransactionalProducer {
     this.ctx.net.request(this.connections.to(node), body, this.config.requestTimeoutMs, onResult);
   }
 
+  /**
+   * To the transactional.id's coordinator (FindCoordinator when unknown). NOT_COORDINATOR,
+   * COORDINATOR_NOT_AVAILABLE or a broken connection forget it, so the retry looks it up again.
+   */
   private sendToCoordinator(body: KafkaRequest, onResult: (r: RpcResult<KafkaResponse>) => void, delayMs = 0): void {
-    this.send(this.ctx.metadata.coordinatorNode(), body, onResult, delayMs);
+    const id = this.config.transactionalId;
+    this.ctx.sim.schedule(delayMs, () =>
+      this.metadata.findCoordinator(id, (node) => {
+        if (node === null || this.phase === "closed") return;
+        this.send(node, body, (r) => {
+          if (r.kind !== "response" || coordinatorMoved(r.body)) this.metadata.markCoordinatorUnknown(id);
+          onResult(r);
+        });
+      }),
+    );
   }
 
   private get tv2(): boolean {
@@ -305,8 +334,9 @@ export class TransactionalProducer {
 
   private produce(partition: PartitionKey, value: string, sequence: number, attempt: number): void {
     const txn = this.current as CurrentTxn;
-    const leader = this.ctx.metadata.leaderOf(partition);
-    if (leader === null) throw new Error(`no leader for ${partition}`);
+    const leader = this.metadata.leaderOf(partition)?.leader ?? null;
+    // No leader known: refresh the metadata (after retry.backoff.ms) and try again, as the Sender does.
+    if (leader === null) return this.metadata.requestUpdate(() => this.produce(partition, value, sequence, attempt));
     this.send(
       leader,
       {
@@ -318,11 +348,13 @@ export class TransactionalProducer {
         partition,
         baseSequence: sequence,
         values: [value],
+        timeoutMs: this.config.requestTimeoutMs,
         ghostTxn: txn.ghost,
       },
       (r) => {
         const errorCode =
           r.kind === "response" && r.body.api === "Produce" ? r.body.errorCode : Errors.NETWORK_EXCEPTION;
+        if (STALE_LEADER.has(errorCode)) this.metadata.requestUpdate(() => {});
         if (errorCode === Errors.NONE) {
           this.nextSequence.set(partition, sequence + 1);
           txn.next++;

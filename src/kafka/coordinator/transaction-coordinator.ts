@@ -6,6 +6,7 @@ import {
   MAX_PRODUCER_EPOCH,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
+  type PartitionKey,
   type TransactionResult,
   type TransactionVersion,
 } from "../common/types.js";
@@ -18,11 +19,10 @@ import type {
   KafkaResponse,
 } from "../protocol.js";
 import type { ReleaseProfile } from "../release.js";
-import type { TransactionLog } from "./transaction-log.js";
 import { TransactionMarkerChannelManager } from "./transaction-marker-channel-manager.js";
 import { ProducerFencedError, TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
 import { isPrepare } from "./transaction-state.js";
-import { TransactionStateManager } from "./transaction-state-manager.js";
+import { type TransactionLogAccess, TransactionStateManager } from "./transaction-state-manager.js";
 
 type Inbound = InboundRequest<KafkaRequest, KafkaResponse>;
 
@@ -54,44 +54,49 @@ type Tv2Action =
   | { kind: "none" }
   | { kind: "error"; errorCode: number };
 
+/** What a coordinator needs of the broker it runs on. */
+export interface CoordinatorHost {
+  readonly log: TransactionLogAccess;
+  /** The broker's view of a partition's leader: null with no leader, undefined for an unknown partition. */
+  leaderOf(partition: PartitionKey): string | null | undefined;
+  /** The broker stopped: nothing scheduled by this coordinator acts any more. */
+  readonly stopped: () => boolean;
+}
+
 /**
- * TransactionCoordinator: InitProducerId, AddPartitionsToTxn, EndTxn (TV0/1 and TV2), transaction
- * timeouts, and coordinator failover (load, re-send markers for PrepareCommit/PrepareAbort).
+ * TransactionCoordinator on one broker: InitProducerId, AddPartitionsToTxn, EndTxn (TV0/1 and TV2),
+ * transaction timeouts, for the ids of the __transaction_state partitions this broker leads; their
+ * leadership comes and goes (onElection: load, then re-send markers of PrepareCommit/PrepareAbort;
+ * onResignation: forget). The broker's release governs what it does and sends.
  */
 export class TransactionCoordinator {
   readonly state: TransactionStateManager;
   readonly markers: TransactionMarkerChannelManager;
-  private release: ReleaseProfile;
-  private timeoutTimerEpoch: number | null = null;
+  private timeoutTimerSet = false;
 
   constructor(
     private readonly ctx: ClusterContext,
     readonly id: string,
-    release: ReleaseProfile,
-    log: TransactionLog,
+    private readonly release: ReleaseProfile,
+    private readonly host: CoordinatorHost,
+    partitionCount: number,
     private readonly producerIds: ProducerIdManager,
     markerIds: IdSequence = new IdSequence(1),
   ) {
-    this.release = release;
-    this.state = new TransactionStateManager(id, log);
-    this.markers = new TransactionMarkerChannelManager(ctx, id, () => this.release, this.state, markerIds);
-    ctx.net.registerServer(id, (request) => this.handle(request));
+    this.state = new TransactionStateManager(partitionCount, host.log);
+    this.markers = new TransactionMarkerChannelManager(ctx, id, () => this.release, this.state, markerIds, host);
   }
 
   get profile(): ReleaseProfile {
     return this.release;
   }
 
-  upgrade(release: ReleaseProfile): void {
-    this.ctx.sim.emit(this.id, "coordinator.upgrade", { from: this.release.name, to: release.name });
-    this.release = release;
-  }
-
   private get flags() {
     return this.release.flags;
   }
 
-  private handle(request: Inbound): void {
+  /** The coordinator's requests, routed here by the broker (KafkaApis). */
+  handle(request: Inbound): void {
     const body = request.body;
     switch (body.api) {
       case "InitProducerId":
@@ -113,17 +118,23 @@ export class TransactionCoordinator {
 
   // ------------------------------------------------------------ ownership
 
-  /** onElection: load __transaction_state, then re-send markers of every PrepareCommit/PrepareAbort. */
-  onElection(coordinatorEpoch: number): void {
-    this.markers.removeAll();
-    this.state.startLoading(coordinatorEpoch);
-    this.ctx.sim.emit(this.id, "coordinator.elected", { ce: coordinatorEpoch });
+  /**
+   * onElection: this broker leads __transaction_state-`partition` at `coordinatorEpoch` (its leader
+   * epoch). Queued markers of the partition are dropped; the load reads the local log to its end;
+   * every PrepareCommit/PrepareAbort then gets its markers re-sent with the new coordinator epoch.
+   */
+  onElection(partition: number, coordinatorEpoch: number): void {
+    this.markers.removeMarkersForTxnTopicPartition(partition);
+    this.state.startLoading(partition, coordinatorEpoch);
+    this.ctx.sim.emit(this.id, "coordinator.elected", { partition, ce: coordinatorEpoch });
     this.ctx.sim.schedule(this.ctx.config.txnLogLoadDelayMs, () => {
-      const loaded = this.state.completeLoading(coordinatorEpoch);
-      if (!this.state.isServing(coordinatorEpoch)) return;
-      this.ctx.sim.emit(this.id, "coordinator.loaded", { ce: coordinatorEpoch, txns: loaded.length });
-      for (const metadata of loaded) {
+      if (this.host.stopped()) return;
+      const loaded = this.state.completeLoading(partition, coordinatorEpoch);
+      if (!this.state.isServing(partition, coordinatorEpoch)) return;
+      this.ctx.sim.emit(this.id, "coordinator.loaded", { partition, ce: coordinatorEpoch, txns: loaded.length });
+      for (const { metadata, record } of loaded) {
         if (!isPrepare(metadata.state)) continue;
+        this.reportLoadedDecision(metadata, record, partition, coordinatorEpoch);
         const complete = metadata.prepareComplete(this.ctx.sim.nowMs);
         this.markers.addTxnMarkersToSend(
           coordinatorEpoch,
@@ -132,14 +143,43 @@ export class TransactionCoordinator {
           complete,
         );
       }
-      this.scheduleTimeoutCheck(coordinatorEpoch);
+      this.scheduleTimeoutCheck();
     });
   }
 
-  onResignation(coordinatorEpoch: number): void {
-    if (this.state.resign(coordinatorEpoch)) {
-      this.markers.removeAll();
-      this.ctx.sim.emit(this.id, "coordinator.resigned", { ce: coordinatorEpoch });
+  /**
+   * A PrepareX found in the log is a decision that holds whoever wrote it (its writer may have been
+   * told the write failed when leadership moved under it): the oracle learns of it now, if not before.
+   */
+  private reportLoadedDecision(
+    metadata: TransactionMetadata,
+    record: TxnTransitMetadata,
+    partition: number,
+    coordinatorEpoch: number,
+  ): void {
+    this.ctx.ghost.txnDecided({
+      ghostTxn: record.ghostTxn,
+      transactionalId: metadata.transactionalId,
+      producerId: record.producerId,
+      producerEpoch: record.producerEpoch,
+      result: record.txnState === "PrepareCommit" ? "COMMIT" : "ABORT",
+      coordinator: this.id,
+      coordinatorEpoch,
+      transactionVersion: record.clientTransactionVersion,
+      initiator: record.ghostDecidedBy?.initiator ?? "coordinator",
+      requestedFor: record.ghostDecidedBy?.requestedFor ?? null,
+      partitions: [...record.topicPartitions],
+      atMs: this.ctx.sim.nowMs,
+      loadedFrom: `__transaction_state-${partition}`,
+    });
+  }
+
+  /** onResignation: another broker leads the partition at `leaderEpoch`; the old owner finishes nothing. */
+  onResignation(partition: number, leaderEpoch: number): void {
+    const ce = this.state.coordinatorEpochOf(partition);
+    if (this.state.resign(partition, leaderEpoch)) {
+      this.markers.removeMarkersForTxnTopicPartition(partition);
+      this.ctx.sim.emit(this.id, "coordinator.resigned", { partition, ce: ce ?? -1 });
     }
   }
 
@@ -457,7 +497,14 @@ export class TransactionCoordinator {
     respond: EndTxnCallback,
   ): void {
     const fenceBumpedInMemory = fence && !(tv2 && this.flags.singleEpochBumpOnCoordinatorAbort);
-    this.state.appendTransactionToLog(metadata, coordinatorEpoch, transit, (errorCode) => {
+    const decided: TxnTransitMetadata = {
+      ...transit,
+      ghostDecidedBy: {
+        initiator: params.isFromClient ? "client" : "coordinator",
+        requestedFor: params.requestGhostTxn,
+      },
+    };
+    this.state.appendTransactionToLog(metadata, coordinatorEpoch, decided, (errorCode) => {
       if (errorCode !== Errors.NONE) {
         if (fenceBumpedInMemory) metadata.hasFailedEpochFence = true;
         return respond(errorCode, -1, -1);
@@ -543,12 +590,13 @@ export class TransactionCoordinator {
     );
   }
 
-  private scheduleTimeoutCheck(coordinatorEpoch: number): void {
-    if (this.timeoutTimerEpoch === coordinatorEpoch) return;
-    this.timeoutTimerEpoch = coordinatorEpoch;
+  /** One periodic check per broker process, while it serves some partition. */
+  private scheduleTimeoutCheck(): void {
+    if (this.timeoutTimerSet) return;
+    this.timeoutTimerSet = true;
     const tick = () => {
-      if (!this.state.isServing(coordinatorEpoch)) {
-        if (this.timeoutTimerEpoch === coordinatorEpoch) this.timeoutTimerEpoch = null;
+      if (this.host.stopped() || this.state.servedPartitions().length === 0) {
+        this.timeoutTimerSet = false;
         return;
       }
       this.abortTimedOutTransactions();

@@ -11,6 +11,7 @@ import {
   encodeWriteTxnMarkersRequest,
   type WritableTxnMarker,
 } from "../wire/write-txn-markers.js";
+import type { CoordinatorHost } from "./transaction-coordinator.js";
 import type { TransactionMetadata, TxnTransitMetadata } from "./transaction-metadata.js";
 import type { TransactionStateManager } from "./transaction-state-manager.js";
 
@@ -56,6 +57,9 @@ interface BrokerChannel {
   reconnectTimerSet: boolean;
 }
 
+/** The marker sender's connections (TxnMarkerSenderThread has a NetworkClient of its own): scenarios fault them apart. */
+export const MARKER_CHANNEL = "markers";
+
 /** Bound on queued markers per broker: more means the model is looping. */
 const MAX_QUEUED_PER_BROKER = 10_000;
 
@@ -79,6 +83,13 @@ export class TransactionMarkerChannelManager {
   private readonly pendingTxns = new Map<string, PendingCompleteTxn>();
   private readonly channels = new Map<string, BrokerChannel>();
   private readonly completionRetries: PendingCompleteTxn[] = [];
+  /** markersQueueForUnknownBroker: markers whose partition has no leader now; resolved again on every pass. */
+  private readonly unknownBrokerQueue: {
+    pending: PendingCompleteTxn;
+    entry: TxnMarkerEntry;
+    partition: PartitionKey;
+  }[] = [];
+  private unknownBrokerTimerSet = false;
   private wakeupScheduled = false;
   private completionRetryTimerSet = false;
   private nextCorrelationId = 1;
@@ -90,6 +101,7 @@ export class TransactionMarkerChannelManager {
     private readonly state: TransactionStateManager,
     /** Shared by every coordinator of the cluster, so ids stay unique across failovers (ghost only). */
     private readonly markerIds: IdSequence,
+    private readonly host: CoordinatorHost,
   ) {}
 
   get pendingCount(): number {
@@ -126,11 +138,10 @@ export class TransactionMarkerChannelManager {
     this.maybeWriteTxnCompletion(metadata.transactionalId);
   }
 
-  /** Drop everything (resignation, or a new election of this node). */
-  removeAll(): void {
-    this.pendingTxns.clear();
-    for (const channel of this.channels.values()) channel.queue.length = 0;
-    this.completionRetries.length = 0;
+  /** removeMarkersForTxnTopicPartition: drop what is pending or queued for the partition's ids (resignation, or a new election). */
+  removeMarkersForTxnTopicPartition(partition: number): void {
+    for (const pending of [...this.pendingTxns.values()])
+      if (this.state.partitionFor(pending.transactionalId) === partition) this.removeMarkersForTxn(pending);
   }
 
   private enqueueByLeader(
@@ -141,10 +152,15 @@ export class TransactionMarkerChannelManager {
   ): void {
     const byBroker = new Map<string, PartitionKey[]>();
     for (const p of partitions) {
-      const leader = this.ctx.metadata.leaderOf(p);
-      if (leader === null) {
+      // MetadataCache.getPartitionLeaderEndpoint through this broker's metadata image.
+      const leader = this.host.leaderOf(p);
+      if (leader === undefined) {
         // Topic gone from metadata: Kafka removes the partition from the txn without a marker.
         pending.metadata.topicPartitions.delete(p);
+        continue;
+      }
+      if (leader === null) {
+        this.queueForUnknownBroker(pending, fields, p, resendOf);
         continue;
       }
       const list = byBroker.get(leader) ?? [];
@@ -175,6 +191,40 @@ export class TransactionMarkerChannelManager {
     this.wakeup();
   }
 
+  /** No leader now (Node.noNode): kept aside and resolved again on the sender's next passes. */
+  private queueForUnknownBroker(
+    pending: PendingCompleteTxn,
+    fields: Omit<TxnMarkerEntry, "markerId" | "partitions" | "resend">,
+    partition: PartitionKey,
+    resendOf: TxnMarkerEntry | null,
+  ): void {
+    if (this.unknownBrokerQueue.length >= MAX_QUEUED_PER_BROKER)
+      throw new BoundExceeded(`markers queued at ${this.self} for an unknown broker`, MAX_QUEUED_PER_BROKER);
+    const entry: TxnMarkerEntry = resendOf ?? {
+      transactionalId: fields.transactionalId,
+      producerId: fields.producerId,
+      producerEpoch: fields.producerEpoch,
+      result: fields.result,
+      coordinatorEpoch: fields.coordinatorEpoch,
+      transactionVersion: fields.transactionVersion,
+      ghostTxn: fields.ghostTxn,
+      markerId: this.markerIds.next(),
+      partitions: [partition],
+      resend: 0,
+    };
+    this.unknownBrokerQueue.push({ pending, entry, partition });
+    if (this.unknownBrokerTimerSet) return;
+    this.unknownBrokerTimerSet = true;
+    // The send loop wakes at least every reconnect backoff while something waits for a leader.
+    this.ctx.sim.schedule(this.ctx.config.reconnectBackoffMs, () => {
+      this.unknownBrokerTimerSet = false;
+      if (this.host.stopped()) return;
+      const waiting = this.unknownBrokerQueue.splice(0);
+      for (const { pending: p, entry: e, partition: part } of waiting)
+        if (this.isCurrent(p)) this.enqueueByLeader(p, e, [part], e);
+    });
+  }
+
   private channel(broker: string): BrokerChannel {
     let c = this.channels.get(broker);
     if (!c) {
@@ -198,7 +248,7 @@ export class TransactionMarkerChannelManager {
     this.wakeupScheduled = true;
     this.ctx.sim.schedule(0, () => {
       this.wakeupScheduled = false;
-      this.sendLoop();
+      if (!this.host.stopped()) this.sendLoop();
     });
   }
 
@@ -236,7 +286,7 @@ export class TransactionMarkerChannelManager {
         }
         return;
       }
-      channel.connection = this.ctx.net.connect(this.self, channel.broker);
+      channel.connection = this.ctx.net.connect(this.self, channel.broker, MARKER_CHANNEL);
       channel.apiMaxVersion = null;
     }
     const flags = this.release().flags;
@@ -254,6 +304,7 @@ export class TransactionMarkerChannelManager {
     channel.inFlight = true;
     this.ctx.net.request(connection, { api: "ApiVersions" }, this.ctx.config.requestTimeoutMs, (result) => {
       channel.inFlight = false;
+      if (this.host.stopped()) return;
       if (result.kind === "response" && result.body.api === "ApiVersions") {
         channel.apiMaxVersion = result.body.writeTxnMarkersMaxVersion;
         this.ctx.sim.emit(this.self, "markers.api-versions", { broker: channel.broker, max: channel.apiMaxVersion });
@@ -341,7 +392,11 @@ export class TransactionMarkerChannelManager {
 
   /** Still the coordinator of this transaction at the same coordinator epoch, with the same pending entry? */
   private isCurrent(pending: PendingCompleteTxn): boolean {
-    return this.state.isServing(pending.coordinatorEpoch) && this.pendingTxns.get(pending.transactionalId) === pending;
+    return this.isServing(pending) && this.pendingTxns.get(pending.transactionalId) === pending;
+  }
+
+  private isServing(pending: PendingCompleteTxn): boolean {
+    return this.state.isServing(this.state.partitionFor(pending.transactionalId), pending.coordinatorEpoch);
   }
 
   private onMarkersResult(
@@ -351,6 +406,8 @@ export class TransactionMarkerChannelManager {
     result: RpcResult<KafkaResponse>,
   ): void {
     channel.inFlight = false;
+    // A stopped broker's responses are never processed (its process is gone).
+    if (this.host.stopped()) return;
     if (result.kind === "disconnected") {
       this.disconnected(channel);
       for (const { pending, entry } of batch) {
@@ -442,6 +499,11 @@ export class TransactionMarkerChannelManager {
       for (let i = channel.queue.length - 1; i >= 0; i--)
         if ((channel.queue[i] as QueuedMarker).pending === pending) channel.queue.splice(i, 1);
     }
+    for (let i = this.unknownBrokerQueue.length - 1; i >= 0; i--)
+      if ((this.unknownBrokerQueue[i] as (typeof this.unknownBrokerQueue)[number]).pending === pending)
+        this.unknownBrokerQueue.splice(i, 1);
+    for (let i = this.completionRetries.length - 1; i >= 0; i--)
+      if (this.completionRetries[i] === pending) this.completionRetries.splice(i, 1);
   }
 
   private maybeWriteTxnCompletion(transactionalId: string): void {
@@ -450,7 +512,7 @@ export class TransactionMarkerChannelManager {
     const allAcked = pending.metadata.topicPartitions.size === 0;
     const done = allAcked || (!this.release().flags.completeAfterAllMarkersAcked && pending.acked > 0);
     if (!done || pending.completing) return;
-    if (!this.state.isServing(pending.coordinatorEpoch)) return this.removeMarkersForTxn(pending);
+    if (!this.isServing(pending)) return this.removeMarkersForTxn(pending);
     this.writeTxnCompletion(pending);
   }
 

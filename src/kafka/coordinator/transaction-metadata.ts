@@ -24,6 +24,11 @@ export interface TxnTransitMetadata {
   readonly clientTransactionVersion: TransactionVersion;
   /** Ghost (not Kafka): the transaction attempt this state belongs to, for the oracle. */
   readonly ghostTxn: string | null;
+  /**
+   * Ghost (not Kafka), on PrepareCommit/PrepareAbort: who decided it, so a coordinator that loads
+   * the decision (its writer may have been told the write failed) can tell the oracle.
+   */
+  readonly ghostDecidedBy?: { initiator: "client" | "coordinator"; requestedFor: string | null };
 }
 
 /** Epoch rule failure that Kafka reports as an error code rather than an exception. */

@@ -1,39 +1,73 @@
+import type { LogBatch } from "../broker/partition-log.js";
 import { Errors, IllegalStateException } from "../common/errors.js";
-import type { TransactionLog } from "./transaction-log.js";
 import { TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
+import { transactionStatePartitionFor } from "./transaction-partitioning.js";
 
 export type StateLookup =
   | { kind: "error"; errorCode: number }
-  | { kind: "ok"; coordinatorEpoch: number; metadata: TransactionMetadata | null };
+  | { kind: "ok"; partition: number; coordinatorEpoch: number; metadata: TransactionMetadata | null };
 
 /**
- * TransactionStateManager: ownership of __transaction_state (coordinator epoch, loading), the
- * metadata cache, and durable writes of transitions.
+ * The coordinator's access to its broker's __transaction_state replicas: an acks=all append to a
+ * partition it leads (answering with Kafka's append error), and the local log a load reads.
+ */
+export interface TransactionLogAccess {
+  append(
+    partition: number,
+    transactionalId: string,
+    record: TxnTransitMetadata,
+    timeoutMs: number,
+    onDone: (errorCode: number) => void,
+  ): void;
+  /** The partition's local log, to its end (a load reads to the log end, not the high watermark). */
+  read(partition: number): readonly LogBatch[];
+}
+
+/**
+ * TransactionStateManager: which __transaction_state partitions this broker's coordinator owns (at
+ * which coordinator epoch, loading or not), the metadata cache of their transactional.ids, and
+ * durable writes of transitions (appendTransactionToLog, with updateCacheCallback's error mapping).
  */
 export class TransactionStateManager {
-  private owned: { coordinatorEpoch: number; loading: boolean } | null = null;
+  private readonly owned = new Map<number, { coordinatorEpoch: number; loading: boolean }>();
   private readonly cache = new Map<string, TransactionMetadata>();
 
   constructor(
-    private readonly self: string,
-    private readonly log: TransactionLog,
+    readonly partitionCount: number,
+    private readonly log: TransactionLogAccess,
   ) {}
 
-  get coordinatorEpoch(): number | null {
-    return this.owned?.coordinatorEpoch ?? null;
+  partitionFor(transactionalId: string): number {
+    return transactionStatePartitionFor(transactionalId, this.partitionCount);
   }
 
-  isServing(coordinatorEpoch: number): boolean {
-    return !!this.owned && !this.owned.loading && this.owned.coordinatorEpoch === coordinatorEpoch;
+  coordinatorEpochOf(partition: number): number | null {
+    return this.owned.get(partition)?.coordinatorEpoch ?? null;
   }
 
-  /** getTransactionState: NOT_COORDINATOR if not owned, COORDINATOR_LOAD_IN_PROGRESS while loading. */
+  isServing(partition: number, coordinatorEpoch: number): boolean {
+    const o = this.owned.get(partition);
+    return !!o && !o.loading && o.coordinatorEpoch === coordinatorEpoch;
+  }
+
+  /** Partitions loaded and served, with their coordinator epochs. */
+  servedPartitions(): { partition: number; coordinatorEpoch: number }[] {
+    const out: { partition: number; coordinatorEpoch: number }[] = [];
+    for (const [partition, o] of this.owned)
+      if (!o.loading) out.push({ partition, coordinatorEpoch: o.coordinatorEpoch });
+    return out;
+  }
+
+  /** getTransactionState: NOT_COORDINATOR if the id's partition is not owned, COORDINATOR_LOAD_IN_PROGRESS while loading. */
   lookup(transactionalId: string): StateLookup {
-    if (!this.owned) return { kind: "error", errorCode: Errors.NOT_COORDINATOR };
-    if (this.owned.loading) return { kind: "error", errorCode: Errors.COORDINATOR_LOAD_IN_PROGRESS };
+    const partition = this.partitionFor(transactionalId);
+    const o = this.owned.get(partition);
+    if (!o) return { kind: "error", errorCode: Errors.NOT_COORDINATOR };
+    if (o.loading) return { kind: "error", errorCode: Errors.COORDINATOR_LOAD_IN_PROGRESS };
     return {
       kind: "ok",
-      coordinatorEpoch: this.owned.coordinatorEpoch,
+      partition,
+      coordinatorEpoch: o.coordinatorEpoch,
       metadata: this.cache.get(transactionalId) ?? null,
     };
   }
@@ -50,32 +84,62 @@ export class TransactionStateManager {
     return this.cache.values();
   }
 
-  /** Begin owning the partition at a new epoch: the cache is rebuilt by `completeLoading`. */
-  startLoading(coordinatorEpoch: number): void {
-    this.owned = { coordinatorEpoch, loading: true };
-    this.cache.clear();
-  }
-
-  /** Replay the log: the last record per key wins; lastProducerEpoch is not persisted. */
-  completeLoading(coordinatorEpoch: number): TransactionMetadata[] {
-    if (!this.owned || this.owned.coordinatorEpoch !== coordinatorEpoch) return [];
-    for (const [transactionalId, record] of this.log.load()) {
-      this.cache.set(transactionalId, TransactionMetadata.fromRecord(transactionalId, record));
-    }
-    this.owned.loading = false;
-    return [...this.cache.values()];
-  }
-
-  resign(coordinatorEpoch: number): boolean {
-    if (!this.owned || this.owned.coordinatorEpoch !== coordinatorEpoch) return false;
-    this.owned = null;
-    this.cache.clear();
-    return true;
+  /** onElection: own the partition at a new epoch, loading; its ids leave the cache until the load completes. */
+  startLoading(partition: number, coordinatorEpoch: number): void {
+    this.owned.set(partition, { coordinatorEpoch, loading: true });
+    this.dropCachedIdsOf(partition);
   }
 
   /**
-   * appendTransactionToLog: write `transit` durably, then complete the transition if this node is
-   * still the coordinator at the same epoch. On failure the pending state is cleared unless
+   * loadTransactionMetadata: replay the local log to its end (the last record per id wins) and
+   * install the entries, if the partition is still loading at this epoch. Returns them.
+   */
+  completeLoading(
+    partition: number,
+    coordinatorEpoch: number,
+  ): { metadata: TransactionMetadata; record: TxnTransitMetadata }[] {
+    const o = this.owned.get(partition);
+    if (!o || o.coordinatorEpoch !== coordinatorEpoch || !o.loading) return [];
+    const latest = new Map<string, TxnTransitMetadata>();
+    for (const batch of this.log.read(partition)) {
+      if (batch.txnRecord) latest.set(batch.txnRecord.transactionalId, batch.txnRecord.value);
+    }
+    const loaded: { metadata: TransactionMetadata; record: TxnTransitMetadata }[] = [];
+    for (const [transactionalId, record] of latest) {
+      const metadata = TransactionMetadata.fromRecord(transactionalId, record);
+      this.cache.set(transactionalId, metadata);
+      loaded.push({ metadata, record });
+    }
+    o.loading = false;
+    return loaded;
+  }
+
+  /**
+   * onResignation (removeTransactionsForTxnTopicPartition): another broker leads the partition at
+   * `leaderEpoch`; ownership at an older epoch ends and its ids leave the cache. True if it did.
+   */
+  resign(partition: number, leaderEpoch: number): boolean {
+    const o = this.owned.get(partition);
+    if (!o || o.coordinatorEpoch >= leaderEpoch) return false;
+    this.owned.delete(partition);
+    this.dropCachedIdsOf(partition);
+    return true;
+  }
+
+  /** The broker stopped: nothing is owned any more. */
+  resignAll(): void {
+    this.owned.clear();
+    this.cache.clear();
+  }
+
+  private dropCachedIdsOf(partition: number): void {
+    for (const id of [...this.cache.keys()]) if (this.partitionFor(id) === partition) this.cache.delete(id);
+  }
+
+  /**
+   * appendTransactionToLog: write `transit` durably (acks=all, the transaction's own timeout), then
+   * complete the transition if this coordinator still owns the id at the same epoch. Kafka's errors
+   * are mapped as updateCacheCallback does. On failure the pending state is cleared unless
    * `keepPendingOn(error)` says the caller will retry.
    */
   appendTransactionToLog(
@@ -85,15 +149,21 @@ export class TransactionStateManager {
     onDone: (errorCode: number) => void,
     keepPendingOn: (errorCode: number) => boolean = () => false,
   ): void {
-    this.log.append(this.self, coordinatorEpoch, metadata.transactionalId, transit, (errorCode) => {
-      let result = errorCode;
+    const partition = this.partitionFor(metadata.transactionalId);
+    // The cached coordinator epoch must still be the caller's: else NOT_COORDINATOR, with no write.
+    if (this.coordinatorEpochOf(partition) !== coordinatorEpoch) return onDone(Errors.NOT_COORDINATOR);
+    this.log.append(partition, metadata.transactionalId, transit, metadata.txnTimeoutMs, (appendError) => {
+      let result = coordinatorErrorFor(appendError);
       const stillOwner =
-        this.owned?.coordinatorEpoch === coordinatorEpoch && this.cache.get(metadata.transactionalId) === metadata;
+        this.owned.get(partition)?.coordinatorEpoch === coordinatorEpoch &&
+        this.cache.get(metadata.transactionalId) === metadata;
       if (result === Errors.NONE && !stillOwner) result = Errors.NOT_COORDINATOR;
       if (result === Errors.NONE) {
         metadata.completeTransitionTo(transit);
+      } else if (!stillOwner) {
+        // The epoch moved on: nothing of the old owner's entry is touched.
       } else if (!keepPendingOn(result)) {
-        if (metadata.pendingState !== transit.txnState && stillOwner) {
+        if (metadata.pendingState !== transit.txnState) {
           throw new IllegalStateException(
             `${metadata.transactionalId}: failed write of ${transit.txnState} but pending is ${metadata.pendingState}`,
           );
@@ -102,5 +172,23 @@ export class TransactionStateManager {
       }
       onDone(result);
     });
+  }
+}
+
+/** TransactionStateManager.appendTransactionToLog's updateCacheCallback: a log append error as the coordinator reports it. */
+export function coordinatorErrorFor(appendError: number): number {
+  switch (appendError) {
+    case Errors.NONE:
+      return Errors.NONE;
+    case Errors.UNKNOWN_TOPIC_OR_PARTITION:
+    case Errors.NOT_ENOUGH_REPLICAS:
+    case Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+    case Errors.REQUEST_TIMED_OUT:
+      return Errors.COORDINATOR_NOT_AVAILABLE;
+    case Errors.NOT_LEADER_OR_FOLLOWER:
+    case Errors.KAFKA_STORAGE_ERROR:
+      return Errors.NOT_COORDINATOR;
+    default:
+      return Errors.UNKNOWN_SERVER_ERROR;
   }
 }

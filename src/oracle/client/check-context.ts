@@ -10,6 +10,7 @@ export interface ClientCheckContext {
   polls: Map<string, PolledRecord[]>;
   leaders: ReturnType<typeof leadersOf>;
   explain: ClientExplainer;
+  ledger: GhostLedger;
   endMs: number;
 }
 
@@ -19,6 +20,7 @@ export function buildClientCheckContext(ledger: GhostLedger, view: ClientView): 
     polls: pollsByTransaction(view),
     leaders: leadersOf(view),
     explain: new ClientExplainer(ledger),
+    ledger,
     endMs: view.endMs,
   };
 }

@@ -5,6 +5,32 @@ import { renderSteps, step } from "./explain-client.js";
 import { missingRecords } from "./txn-facts.js";
 
 /**
+ * Where the records went: the partition's leader changes after they were written, and the
+ * truncations that removed them (a replica truncates to its new leader's log; without an unclean
+ * election an acknowledged record should never be among what it drops).
+ */
+function leadershipSteps(ctx: ClientCheckContext, partition: string, values: readonly string[]) {
+  const lost = new Set(values);
+  const steps = ctx.ledger.leaderChanges
+    .filter((c) => c.partition === partition)
+    .map((c) =>
+      step(
+        c.atMs,
+        `${partition}'s leadership moved from ${c.previousLeader ?? "no leader"} to ${c.leader ?? "no leader"} (leader epoch ${c.leaderEpoch}, ${c.cause}; ISR ${c.isr.join(", ")})`,
+      ),
+    );
+  for (const t of ctx.ledger.truncations) {
+    if (t.partition !== partition) continue;
+    const dropped = t.removed.flatMap((b) => b.values.filter((v) => lost.has(v)));
+    if (dropped.length > 0)
+      steps.push(
+        step(t.atMs, `${t.broker} truncated ${partition} to offset ${t.toOffset}, dropping ${dropped.join(", ")}`),
+      );
+  }
+  return steps.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
  * lost-write: a record of a committed transaction (the producer saw its commit acknowledged, or the
  * coordinator committed it on its own EndTxn) is not visible, though it lies below the partition's
  * last stable offset. Records behind a stuck LSO are a liveness matter (hanging-transaction).
@@ -22,6 +48,11 @@ export function checkLostWrites(ctx: ClientCheckContext): Violation[] {
       ...ctx.explain.writeSteps(f),
       step(f.expected.atMs, f.expected.why),
       ...ctx.explain.markerSteps(place, f),
+      ...leadershipSteps(
+        ctx,
+        place.partition,
+        missing.map((m) => m.value),
+      ),
       step(
         ctx.endMs,
         `final read: ${describePlaces(places)} missing (below the last stable offset)${visible.length > 0 ? `; ${describePlaces(visible)} visible` : ""}`,

@@ -3,6 +3,7 @@ import { type ClientCheckContext, clientViolation, visiblePlaces } from "./check
 import { describePlaces } from "./client-view.js";
 import { renderSteps, step } from "./explain-client.js";
 import { missingRecords } from "./txn-facts.js";
+import { uncleanElectionAt } from "../unclean-election.js";
 
 /**
  * torn-transaction: in the final read, part of a transaction is visible and part is not (both parts
@@ -34,12 +35,14 @@ export function checkTornTransactions(ctx: ClientCheckContext): Violation[] {
         `final read: ${describePlaces(visible)} visible; ${describePlaces(missing)} missing (below the last stable offset)`,
       ),
     ];
+    // Placed where an unclean election rewrote a partition, if one did: that election tore it.
+    const rewritten = [...visible, ...missing].find((p) => uncleanElectionAt(ctx.ledger, p.partition, ctx.endMs));
     out.push(
       clientViolation(ctx, "torn-transaction", {
         summary: `${f.ghostTxn} is partly visible: ${describePlaces(visible)} visible, ${describePlaces(missing)} not`,
         explanation: renderSteps(steps),
         atMs: ctx.endMs,
-        place: hidden,
+        place: rewritten ?? hidden,
         transaction: f.ghostTxn,
       }),
     );

@@ -76,8 +76,11 @@ function emphasisClass(e: { emphasis: string | null }): string {
 function drawHeader(st: SpaceTime, xs: Map<string, number>, width: number): string {
   const names = st.lanes.map((lane) => {
     const x = xs.get(lane.id) as number;
-    const sub = [lane.role, lane.release].filter(Boolean).join(" · ");
-    return `<g class="lane lane-${lane.role}" data-lane="${escapeXml(lane.id)}"><text class="lane-name" x="${x}" y="22">${escapeXml(lane.id)}</text><text class="lane-sub" x="${x}" y="40">${escapeXml(sub)}</text></g>`;
+    // A broker is a coordinator too when it leads a __transaction_state partition; the tooltip says which.
+    const coordinator = lane.roles?.startsWith("coordinator") ? "coordinator" : null;
+    const sub = [lane.role, coordinator, lane.release].filter(Boolean).join(" · ");
+    const title = lane.roles ? `<title>${escapeXml(`${lane.id} at the start: ${lane.roles}`)}</title>` : "";
+    return `<g class="lane lane-${lane.role}" data-lane="${escapeXml(lane.id)}">${title}<text class="lane-name" x="${x}" y="22">${escapeXml(lane.id)}</text><text class="lane-sub" x="${x}" y="40">${escapeXml(sub)}</text></g>`;
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" class="lanes-head" width="${width}" height="${HEADER_HEIGHT - 6}">${names.join("")}</svg>`;
 }

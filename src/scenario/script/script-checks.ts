@@ -1,4 +1,5 @@
 import { RELEASES } from "../../kafka/release.js";
+import { resolveAssignment } from "../to-cluster-spec.js";
 import type { Scenario } from "../schema.js";
 import type { Script, ScriptStep } from "./script-schema.js";
 import type { SemanticProblem } from "../semantic-checks.js";
@@ -11,6 +12,9 @@ const NEMESIS_FAULTS = [
   "brokerStall",
   "linkPartition",
   "coordinatorFailover",
+  "leaderMove",
+  "controlledShutdown",
+  "brokerCrash",
   "producerPause",
   "producerRestart",
 ] as const;
@@ -33,12 +37,20 @@ export function scriptProblems(s: Scenario, script: Script, given: Record<string
   }
   if (s.faults.upgrades.length > 0)
     add(["faults", "upgrades"], "expected no timed upgrades in a scripted scenario (use upgrade steps), found some");
+  if (s.faults.rollingUpgrade !== undefined)
+    add(
+      ["faults", "rollingUpgrade"],
+      "expected no rolling upgrade in a scripted scenario (use upgrade steps), found one",
+    );
 
   const brokers = new Set(s.cluster.brokers.map((b) => b.id));
-  const coordinators = new Set(s.cluster.coordinators.map((c) => c.id));
-  const partitions = new Set(s.cluster.topics.flatMap((t) => t.leaders.map((_, i) => `${t.name}-${i}`)));
+  // Every broker may be a coordinator (of the __transaction_state partitions it leads).
+  const coordinators = brokers;
+  const partitions = new Set(
+    s.cluster.topics.flatMap((t) => resolveAssignment(t, [...brokers], brokers.size).map((_, i) => `${t.name}-${i}`)),
+  );
   const producers = new Map(script.producers.map((p) => [p.name, p]));
-  const reserved = new Set<string>([...brokers, ...coordinators, ...Object.values(SCRIPT_NODE_NAMES)]);
+  const reserved = new Set<string>([...brokers, ...Object.values(SCRIPT_NODE_NAMES)]);
 
   const seenNames = new Set<string>();
   const seenIds = new Set<string>();
@@ -63,10 +75,10 @@ export function scriptProblems(s: Scenario, script: Script, given: Record<string
           ["script", "producers", i, "transactionVersion"],
           "expected <= cluster.transactionVersion: TV2 producers need transaction.version=2 finalized",
         );
-      s.cluster.coordinators.forEach((c, ci) => {
+      s.cluster.brokers.forEach((c, ci) => {
         if (!(c.overrides.supportsTransactionVersion2 ?? RELEASES[c.release].supportsTransactionVersion2)) {
           add(
-            ["cluster", "coordinators", ci, "release"],
+            ["cluster", "brokers", ci, "release"],
             `expected a TV2-capable release (4.0 or later) for TV2 producer ${p.name}, found "${c.release}"`,
           );
         }
@@ -86,7 +98,6 @@ export function scriptProblems(s: Scenario, script: Script, given: Record<string
 
   const nodeRefs = new Set<string>([
     ...brokers,
-    ...coordinators,
     ...producers.keys(),
     SCRIPT_NODE_NAMES.coordinator,
     SCRIPT_NODE_NAMES.harness,

@@ -60,8 +60,12 @@ export class ScriptDriver {
   run(): ScriptRun {
     const { sim, cluster } = this;
     cluster.net.setInterceptor(this.ctx.holds);
-    cluster.electFirstCoordinator();
-    const loaded = this.runUntil({ until: () => cluster.servingCoordinator !== null }, this.script.stepTimeoutMs);
+    cluster.startBrokers();
+    const ids = this.script.producers.map((p) => p.transactionalId);
+    const loaded = this.runUntil(
+      { until: () => ids.every((id) => cluster.servingCoordinatorFor(id) !== null) },
+      this.script.stepTimeoutMs,
+    );
     if (loaded !== "done") return this.finish(false, loaded === "timeout" ? "max-time" : loaded);
     for (const [i, step] of this.script.steps.entries()) {
       const record = this.runStep(i + 1, step);

@@ -29,13 +29,20 @@ export class StepContext {
     for (const p of script.producers) {
       this.producers.set(
         p.name,
-        new ScriptedProducer(cluster.ctx, {
-          name: p.name,
-          transactionalId: p.transactionalId,
-          transactionVersion: p.transactionVersion,
-          transactionTimeoutMs: p.transactionTimeoutMs,
-          requestTimeoutMs: p.requestTimeoutMs,
-        }),
+        new ScriptedProducer(
+          cluster.ctx,
+          {
+            name: p.name,
+            transactionalId: p.transactionalId,
+            transactionVersion: p.transactionVersion,
+            transactionTimeoutMs: p.transactionTimeoutMs,
+            requestTimeoutMs: p.requestTimeoutMs,
+          },
+          {
+            coordinatorOf: (id) => cluster.coordinatorOf(id).broker,
+            leaderOf: (partition) => cluster.leaderOf(partition),
+          },
+        ),
       );
     }
     this.holds = new MessageHolds((node) => this.resolve(node));
@@ -53,14 +60,21 @@ export class StepContext {
     return p;
   }
 
-  /** A node a step names, as it is now: `coordinator` is whoever leads __transaction_state. */
+  /** The transactional.id whose coordinator `coordinator` and `failover` mean: the first script producer's. */
+  coordinatedId(): string {
+    return this.script.producers[0]?.transactionalId ?? "";
+  }
+
+  /** A node a step names, as it is now: `coordinator` is the broker coordinating the first producer's transactional.id. */
   resolve(node: string): string {
-    return node === SCRIPT_NODE_NAMES.coordinator ? this.cluster.log.leader : node;
+    return node === SCRIPT_NODE_NAMES.coordinator
+      ? (this.cluster.coordinatorOf(this.coordinatedId()).broker ?? node)
+      : node;
   }
 
   /** The coordinator's state of a transactional.id, as its owner sees it now (a pending transition is shown, not compared). */
   coordinatorState(transactionalId: string): { state: string; shown: string } {
-    const coordinator = this.cluster.servingCoordinator;
+    const coordinator = this.cluster.servingCoordinatorFor(transactionalId);
     if (!coordinator) return { state: "unknown", shown: "unknown (the coordinator is loading)" };
     const m = coordinator.describe(transactionalId);
     if (!m) return { state: "absent", shown: "absent" };

@@ -14,7 +14,7 @@ export const checkTransaction: StepKind<Step<"checkTransaction">> = {
   describe: (step) => `checkTransaction ${step.transactionalId}`,
   *run(step, ctx) {
     yield immediately;
-    const coordinator = ctx.cluster.servingCoordinator;
+    const coordinator = ctx.cluster.servingCoordinatorFor(step.transactionalId);
     const m = coordinator?.describe(step.transactionalId) ?? null;
     if (!m)
       return observed(`${step.transactionalId} is unknown to the coordinator`, [
@@ -45,7 +45,7 @@ export const checkPartition: StepKind<Step<"checkPartition">> = {
   describe: (step) => `checkPartition ${step.partition}`,
   *run(step, ctx) {
     yield immediately;
-    const leader = ctx.cluster.ctx.metadata.leaderOf(step.partition) as string;
+    const leader = ctx.cluster.leaderOf(step.partition) ?? (ctx.cluster.replicasOf(step.partition)[0] as string);
     const log = ctx.cluster.brokers.get(leader)?.logs.get(step.partition);
     if (!log) throw new Error(`${leader} does not hold ${step.partition}`);
     const p = step.producer !== undefined ? ctx.producer(step.producer) : null;
@@ -82,11 +82,25 @@ export const checkPartition: StepKind<Step<"checkPartition">> = {
 export const read: StepKind<Step<"read">> = {
   describe: (step) => `read ${step.partition}`,
   *run(step, ctx) {
-    const leader = ctx.cluster.ctx.metadata.leaderOf(step.partition) as string;
+    const leader = ctx.cluster.leaderOf(step.partition) ?? (ctx.cluster.replicasOf(step.partition)[0] as string);
     let result: KafkaResponse | null = null;
     ctx.cluster.net.request(
       ctx.reader.to(leader),
-      { api: "Fetch", partition: step.partition, fetchOffset: 0, isolation: step.isolation, maxBatches: 1_000_000 },
+      {
+        api: "Fetch",
+        replicaId: null,
+        maxWaitMs: 0,
+        isolation: step.isolation,
+        partitions: [
+          {
+            partition: step.partition,
+            fetchOffset: 0,
+            currentLeaderEpoch: -1,
+            lastFetchedEpoch: -1,
+            maxBatches: 1_000_000,
+          },
+        ],
+      },
       ctx.script.stepTimeoutMs,
       (r) => {
         if (r.kind === "response") result = r.body;
@@ -94,16 +108,17 @@ export const read: StepKind<Step<"read">> = {
     );
     yield { until: () => result !== null };
     const body = result as KafkaResponse | null;
-    if (body === null || body.api !== "Fetch") return noResponse(`Fetch ${step.partition} from ${leader}`);
-    if (body.errorCode !== Errors.NONE)
+    const data = body !== null && body.api === "Fetch" ? body.partitions[0] : undefined;
+    if (data === undefined) return noResponse(`Fetch ${step.partition} from ${leader}`);
+    if (data.errorCode !== Errors.NONE)
       return {
-        outcome: `Fetch ${errorName(body.errorCode)}`,
-        errors: [body.errorCode],
-        problems: [`expected to read ${step.partition}, found ${errorName(body.errorCode)}`],
+        outcome: `Fetch ${errorName(data.errorCode)}`,
+        errors: [data.errorCode],
+        problems: [`expected to read ${step.partition}, found ${errorName(data.errorCode)}`],
       };
-    const values = filterReadCommitted(step.partition, body.batches, body.abortedTransactions).map((r) => r.value);
+    const values = filterReadCommitted(step.partition, data.batches, data.abortedTransactions).map((r) => r.value);
     const bound =
-      step.isolation === "READ_COMMITTED" ? `LSO ${body.lastStableOffset}` : `high watermark ${body.highWatermark}`;
+      step.isolation === "READ_COMMITTED" ? `LSO ${data.lastStableOffset}` : `high watermark ${data.highWatermark}`;
     return {
       ...observed(`${step.isolation} read of ${step.partition} up to ${bound}: [${values.join(", ")}]`),
       fields: { values },

@@ -7,27 +7,36 @@ function* completed(act: () => string): StepRun {
   return observed(act());
 }
 
-/** upgrade and stall act on a coordinator or a broker. */
+/** upgrade and stall act on a broker. */
 function checkNode(node: string, names: ScriptNames, check: NameCheck): void {
-  check.need(
-    names.brokers.has(node) || names.coordinators.has(node),
-    ["node"],
-    oneOf("a coordinator or broker id", [...names.coordinators, ...names.brokers], node),
-  );
+  check.need(names.brokers.has(node), ["node"], oneOf("a broker id", [...names.brokers], node));
 }
 
+/**
+ * failover: the leadership of the __transaction_state partition of the script's first producer's
+ * transactional.id moves to the next in-sync replica (the controller's election), whose coordinator
+ * loads it at the new leader epoch (its coordinator epoch).
+ */
 export const failover: StepKind<Step<"failover">> = {
   describe: () => "failover",
   *run(_step, ctx) {
-    const before = ctx.cluster.log.leader;
-    ctx.cluster.failover();
-    const loaded = yield { until: () => ctx.cluster.servingCoordinator !== null };
-    const { leader, epoch } = ctx.cluster.log;
+    const id = ctx.coordinatedId();
+    const before = ctx.cluster.coordinatorOf(id);
+    const moved = ctx.cluster.failover(id);
+    const after = ctx.cluster.coordinatorOf(id);
+    const loaded = moved ? yield { until: () => ctx.cluster.servingCoordinatorFor(id)?.id === after.broker } : false;
+    const where = `the __transaction_state partition of ${id}`;
     return {
-      outcome: `__transaction_state moved from ${before} to ${leader} (coordinatorEpoch ${epoch})${loaded ? ", loaded" : ""}`,
+      outcome: moved
+        ? `${where} moved from ${before.broker} to ${after.broker} (coordinatorEpoch ${after.coordinatorEpoch})${loaded ? ", loaded" : ""}`
+        : `${where} stays on ${before.broker}: no other in-sync replica`,
       errors: [],
-      problems: loaded ? [] : [`expected ${leader} to load __transaction_state in time, found it still loading`],
-      fields: { coordinator: leader, coordinatorEpoch: epoch },
+      problems: !moved
+        ? [`expected another in-sync replica of ${where} to take over, found none`]
+        : loaded
+          ? []
+          : [`expected ${after.broker} to load ${where} in time, found it still loading`],
+      fields: { coordinator: after.broker ?? "none", coordinatorEpoch: after.coordinatorEpoch },
     };
   },
   expect(step, seen) {
@@ -41,13 +50,24 @@ export const failover: StepKind<Step<"failover">> = {
   },
 };
 
+/**
+ * upgrade: an operator's restart of one broker on another release: controlled shutdown (its
+ * leadership moves away where another in-sync replica exists), restart, registration; the step
+ * waits until the broker runs again and every partition it is a replica of has a leader.
+ */
 export const upgrade: StepKind<Step<"upgrade">> = {
   describe: (step) => `upgrade ${step.node} to ${step.release}`,
-  run: (step, ctx) =>
-    completed(() => {
-      ctx.cluster.upgrade(step.node, step.release);
-      return `${step.node} restarted on ${step.release}; connections to it are closed`;
-    }),
+  *run(step, ctx) {
+    let restarted = false;
+    ctx.cluster.upgradeBroker(step.node, step.release, 0, () => {
+      restarted = true;
+    });
+    const back = yield { until: () => restarted && ctx.cluster.allPartitionsLed(step.node) };
+    return {
+      ...observed(`${step.node} restarted on ${step.release}; connections to it were closed`),
+      problems: back ? [] : [`expected ${step.node} to be back with every partition led in time, found it not`],
+    };
+  },
   check: (step, names, check) => checkNode(step.node, names, check),
 };
 

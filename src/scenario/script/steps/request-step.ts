@@ -115,7 +115,7 @@ function buildRequest(body: RequestBody, ctx: StepContext): BuiltRequest {
       };
     case "Produce":
       return {
-        request: { ...body, ghostTxn: null },
+        request: { ...body, timeoutMs: 30_000, ghostTxn: null },
         version: null,
         transactionalId: body.transactionalId ?? undefined,
       };

@@ -1,0 +1,152 @@
+import type { Stream } from "../../sim/choice-tape.js";
+import { ConnectionPool, type RpcResult } from "../../sim/network.js";
+import { Errors } from "../common/errors.js";
+import type { PartitionKey } from "../common/types.js";
+import type { ClusterContext } from "../cluster-context.js";
+import type { KafkaRequest, KafkaResponse } from "../protocol.js";
+
+/** A partition's leader as a client last learned it. */
+export interface KnownLeader {
+  leader: string | null;
+  leaderEpoch: number;
+}
+
+/** Client timing (Kafka's config names), scaled by the scenario. */
+export interface ClientMetadataConfig {
+  /** retry.backoff.ms: the wait before a metadata refresh or a FindCoordinator retry. */
+  retryBackoffMs: number;
+  /** request.timeout.ms of these requests. */
+  requestTimeoutMs: number;
+}
+
+/** Bound on callbacks waiting for one refresh (a client that queues more is looping). */
+const MAX_WAITERS = 10_000;
+
+/**
+ * A client's metadata (Metadata + the coordinator cache of TransactionManager): which broker leads
+ * each partition, at which leader epoch, and which broker coordinates each transactional.id. It is
+ * refreshed on request (after NOT_LEADER_OR_FOLLOWER, NOT_COORDINATOR and the like) by a Metadata
+ * or FindCoordinator request to some broker, which answers from its own metadata image: so a
+ * client can be behind a broker, and a broker behind the controller.
+ */
+export class ClientMetadata {
+  private readonly leaders = new Map<PartitionKey, KnownLeader>();
+  private readonly coordinators = new Map<string, string>();
+  private readonly connections: ConnectionPool<KafkaRequest, KafkaResponse>;
+  private refreshWaiters: (() => void)[] | null = null;
+  private readonly lookups = new Map<string, ((node: string | null) => void)[]>();
+  private readonly stream: Stream;
+
+  constructor(
+    private readonly ctx: ClusterContext,
+    private readonly client: string,
+    private readonly brokers: readonly string[],
+    bootstrap: ReadonlyMap<PartitionKey, KnownLeader>,
+    private readonly config: ClientMetadataConfig,
+    /** Cut this client off (a stopped consumer, a closed producer): nothing is sent any more. */
+    private readonly closed: () => boolean = () => false,
+  ) {
+    for (const [p, known] of bootstrap) this.leaders.set(p, known);
+    this.connections = new ConnectionPool(ctx.net, client);
+    this.stream = ctx.choices.stream(`metadata:${client}`);
+  }
+
+  leaderOf(partition: PartitionKey): KnownLeader | null {
+    return this.leaders.get(partition) ?? null;
+  }
+
+  coordinatorOf(transactionalId: string): string | null {
+    return this.coordinators.get(transactionalId) ?? null;
+  }
+
+  /** Forget the coordinator (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, a disconnect): the next send looks it up. */
+  markCoordinatorUnknown(transactionalId: string): void {
+    this.coordinators.delete(transactionalId);
+  }
+
+  /** A broker to ask: drawn among the bootstrap brokers (a client does not know which are up). */
+  private anyBroker(): string {
+    return this.brokers[this.stream.pick(this.brokers.length)] as string;
+  }
+
+  /**
+   * Metadata.requestUpdate: one refresh at a time, sent after retry.backoff.ms; `then` runs when
+   * it is answered (or failed: the caller retries and asks again).
+   */
+  requestUpdate(then: () => void): void {
+    if (this.refreshWaiters !== null) {
+      if (this.refreshWaiters.length >= MAX_WAITERS) throw new Error(`${this.client}: too many metadata waiters`);
+      this.refreshWaiters.push(then);
+      return;
+    }
+    this.refreshWaiters = [then];
+    this.ctx.sim.schedule(this.config.retryBackoffMs, () => {
+      if (this.closed()) return this.finishRefresh();
+      const broker = this.anyBroker();
+      this.ctx.net.request(this.connections.to(broker), { api: "Metadata" }, this.config.requestTimeoutMs, (r) => {
+        if (r.kind === "response" && r.body.api === "Metadata" && r.body.errorCode === Errors.NONE) {
+          for (const p of r.body.partitions) {
+            const known = this.leaders.get(p.partition);
+            // An older epoch from a broker further behind never replaces what we know.
+            if (!known || p.leaderEpoch >= known.leaderEpoch)
+              this.leaders.set(p.partition, { leader: p.leader, leaderEpoch: p.leaderEpoch });
+          }
+        }
+        this.finishRefresh();
+      });
+    });
+  }
+
+  private finishRefresh(): void {
+    const waiters = this.refreshWaiters ?? [];
+    this.refreshWaiters = null;
+    for (const w of waiters) w();
+  }
+
+  /**
+   * The coordinator of `transactionalId`: cached, else FindCoordinator to some broker (retried after
+   * retry.backoff.ms on COORDINATOR_NOT_AVAILABLE or a failure). `then(null)` only when closed.
+   */
+  findCoordinator(transactionalId: string, then: (node: string | null) => void): void {
+    const known = this.coordinators.get(transactionalId);
+    if (known !== undefined) return then(known);
+    const waiting = this.lookups.get(transactionalId);
+    if (waiting) {
+      if (waiting.length >= MAX_WAITERS) throw new Error(`${this.client}: too many coordinator lookups`);
+      waiting.push(then);
+      return;
+    }
+    this.lookups.set(transactionalId, [then]);
+    this.sendFindCoordinator(transactionalId, 0);
+  }
+
+  private sendFindCoordinator(transactionalId: string, delayMs: number): void {
+    this.ctx.sim.schedule(delayMs, () => {
+      if (this.closed()) return this.finishLookup(transactionalId, null);
+      const broker = this.anyBroker();
+      const request: KafkaRequest = { api: "FindCoordinator", key: transactionalId };
+      this.ctx.net.request(this.connections.to(broker), request, this.config.requestTimeoutMs, (r) =>
+        this.onFindCoordinator(transactionalId, r),
+      );
+    });
+  }
+
+  private onFindCoordinator(transactionalId: string, r: RpcResult<KafkaResponse>): void {
+    if (
+      r.kind === "response" &&
+      r.body.api === "FindCoordinator" &&
+      r.body.errorCode === Errors.NONE &&
+      r.body.nodeId
+    ) {
+      this.coordinators.set(transactionalId, r.body.nodeId);
+      return this.finishLookup(transactionalId, r.body.nodeId);
+    }
+    this.sendFindCoordinator(transactionalId, this.config.retryBackoffMs);
+  }
+
+  private finishLookup(transactionalId: string, node: string | null): void {
+    const waiters = this.lookups.get(transactionalId) ?? [];
+    this.lookups.delete(transactionalId);
+    for (const w of waiters) w(node);
+  }
+}
