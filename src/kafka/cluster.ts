@@ -114,7 +114,7 @@ export class Cluster {
     this.net = new Network<KafkaRequest, KafkaResponse>(
       sim,
       choices,
-      (from, to, channel, direction) => this.linkFaults(channel, direction),
+      (_from, _to, channel, direction) => this.linkFaults(channel, direction),
       labelOf,
       describeMessage,
     );

@@ -25,7 +25,7 @@ export function checkLiveness(ledger: GhostLedger, snapshot: ClusterSnapshot, en
     const stuck = isPrepare(txn.state) || (txn.pendingState !== null && txn.pendingState !== "Ongoing");
     if (!stuck) continue;
     if (txn.ghostTxn) explainedGhosts.add(txn.ghostTxn);
-    out.push(stuckAtCoordinator(ledger, snapshot, txn, endMs));
+    out.push(stuckAtCoordinator(ledger, txn, endMs));
   }
   for (const u of snapshot.unservedTransactionalIds) {
     out.push({
@@ -59,7 +59,6 @@ interface HangCause {
 
 function stuckAtCoordinator(
   ledger: GhostLedger,
-  snapshot: ClusterSnapshot,
   txn: SnapshotTxn,
   endMs: number,
 ): Violation {
