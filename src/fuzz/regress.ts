@@ -125,7 +125,9 @@ function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptCha
       detail = `${r.status === "trace-changed" ? "violation reproduced, trace changed" : "diverged"}${where}: trace ${r.traceHash}, recorded ${r.recordedTraceHash}`;
     }
     const current = scenarios.get(r.scenario);
-    if (current && currentHashFor(current, loaded.seedFile.mutant) !== r.recordedScenarioHash)
+    // A shrunk tape may replay a smaller copy of the scenario: compare the scenario it was made from.
+    const savedFrom = loaded.seedFile.scenario.reducedFrom ?? r.recordedScenarioHash;
+    if (current && currentHashFor(current, loaded.seedFile.mutant) !== savedFrom)
       detail += ` (note: ${current.source} changed since this seed was saved; the seed replays its inline copy)`;
     return {
       kind: "seed",

@@ -59,6 +59,8 @@ export const seedFileSchema = z.strictObject({
   scenario: z.strictObject({
     name: z.string().max(100),
     contentHash: hex16,
+    /** A shrunk tape's scenario made smaller: the content hash of the scenario it was reduced from. */
+    reducedFrom: hex16.optional(),
     source: z.string().max(4_096),
     definition: z.record(z.string(), z.unknown()),
   }),
@@ -160,6 +162,7 @@ export function buildSeedFile(input: SeedFileInput): SeedFile {
       // The hash of the definition as stored (with a mutant's expectation, not the file's), so that
       // reading the file back can tell an edited definition from an intact one.
       contentHash: contentHash(input.loaded.scenario),
+      ...(input.loaded.reducedFrom ? { reducedFrom: input.loaded.reducedFrom } : {}),
       source: portablePath(input.loaded.source),
       definition: input.loaded.scenario as unknown as Record<string, unknown>,
     },
@@ -257,6 +260,7 @@ export function parseSeedFile(text: string, file: string): LoadedSeedFile {
     scenario: definition.data,
     source: `${file} (inline)`,
     contentHash: contentHash(definition.data),
+    ...(seedFile.scenario.reducedFrom ? { reducedFrom: seedFile.scenario.reducedFrom } : {}),
   };
   return { file, seedFile, scenario };
 }

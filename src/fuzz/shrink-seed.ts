@@ -60,7 +60,12 @@ function reducedLoaded(
     ...reduced,
     description: `${original.scenario.description.trim()} (reduced by eosfuzz shrink)`.trim(),
   };
-  return { scenario, source: `${original.source} (reduced)`, contentHash: contentHash(scenario) };
+  return {
+    scenario,
+    source: `${original.source} (reduced)`,
+    contentHash: contentHash(scenario),
+    reducedFrom: original.reducedFrom ?? original.contentHash,
+  };
 }
 
 /** Shrink one failure and check that the result replays deterministically. */

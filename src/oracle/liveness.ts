@@ -57,11 +57,7 @@ interface HangCause {
   place: { broker: string; brokerRelease: string; partition: string } | null;
 }
 
-function stuckAtCoordinator(
-  ledger: GhostLedger,
-  txn: SnapshotTxn,
-  endMs: number,
-): Violation {
+function stuckAtCoordinator(ledger: GhostLedger, txn: SnapshotTxn, endMs: number): Violation {
   const ghost = txn.ghostTxn ?? "(unknown)";
   const lines: string[] = [];
   const decision = txn.ghostTxn ? ledger.decisions.get(txn.ghostTxn)?.[0] : undefined;

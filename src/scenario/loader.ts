@@ -14,6 +14,8 @@ export interface LoadedScenario {
   scenario: Scenario;
   source: string;
   contentHash: string;
+  /** For a scenario a shrink made smaller: the content hash of the scenario it was reduced from. */
+  reducedFrom?: string;
 }
 
 /** The directory of built-in scenarios (scenarios/ at the package root). */
