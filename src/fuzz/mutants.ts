@@ -203,7 +203,7 @@ export const EQUIVALENT_MUTANTS: readonly {
     name: "no-sequence-check",
     overrides: { produceSequenceCheck: false },
     scenario: "kafka-17754-tv2",
-    why: "duplicate detection (the last 5 batches per producer) recognises every retry: the producer has one batch in flight and at most 5 records per transaction, and a copy from an earlier transaction carries an older epoch and is refused for it (TV2 bumps the epoch at every EndTxn)",
+    why: "duplicate detection (the last 5 batches per producer) recognises every retry: a retried batch keeps its sequences and the producer has at most 5 requests in flight per broker, no more than the leader retains, and a copy from an earlier transaction carries an older epoch and is refused for it (TV2 bumps the epoch at every EndTxn)",
   },
   {
     name: "produce-epoch-error-fatal",
