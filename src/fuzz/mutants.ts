@@ -163,6 +163,24 @@ export const MUTANTS: readonly Mutant[] = [
     expectedKinds: ["stale-marker"],
     budget: 60,
   },
+  {
+    name: "tv2-retry-not-recognised",
+    description:
+      "TV2 coordinator does not recognise a retried EndTxn (epoch one behind): the producer whose first answer was lost is fenced",
+    overrides: { recognizeTv2EndTxnRetry: false },
+    scenario: "kafka-17754-tv2",
+    expectedKinds: ["fatal-error"],
+    budget: 10,
+  },
+  {
+    name: "client-keeps-epoch-after-endtxn",
+    description:
+      "TV2 producer ignores the producer id and epoch of the EndTxn response and writes its next transaction at the old epoch",
+    overrides: { adoptEndTxnEpoch: false },
+    scenario: "kip-1228",
+    expectedKinds: ["fatal-error"],
+    budget: 5,
+  },
 ];
 
 /**
@@ -182,16 +200,16 @@ export const EQUIVALENT_MUTANTS: readonly {
     why: "the sequence check refuses the retried batch (OUT_OF_ORDER_SEQUENCE_NUMBER: its sequence is not last+1), the producer aborts the transaction, and nothing wrong becomes visible; replaced by append-retried-batch",
   },
   {
-    name: "tv2-retry-not-recognised",
-    overrides: { recognizeTv2EndTxnRetry: false },
-    scenario: "kafka-17754-tv2",
-    why: "an unrecognised retry (epoch one behind) fails the TV2 epoch check with PRODUCER_FENCED before any transition: the producer re-initialises (an availability loss), no transaction is ended twice; replaced by endtxn-previous-epoch",
-  },
-  {
     name: "no-sequence-check",
     overrides: { produceSequenceCheck: false },
     scenario: "kafka-17754-tv2",
-    why: "duplicate detection (the last 5 batches per producer) recognises every retry: the producer has one batch in flight and at most 5 records per transaction, and a copy from an earlier transaction carries an older epoch and is refused for it (TV2 bumps the epoch at every EndTxn)",
+    why: "duplicate detection (the last 5 batches per producer) recognises every retry: a retried batch keeps its sequences and the producer has at most 5 requests in flight per broker, no more than the leader retains, and a copy from an earlier transaction carries an older epoch and is refused for it (TV2 bumps the epoch at every EndTxn)",
+  },
+  {
+    name: "produce-epoch-error-fatal",
+    overrides: { produceInvalidEpochAbortable: false },
+    scenario: "zombie-producer",
+    why: "no kill in seeds 0..199 of zombie-producer nor of kip-1228: a produce gets INVALID_PRODUCER_EPOCH only after the epoch moved without its producer (a coordinator's timeout abort, or a newer instance's InitProducerId), a fence the fatal-error check counts as deserved; a late copy of a produce the producer gave up on is refused too, but its answer goes to a closed connection",
   },
   {
     name: "no-coordinator-epoch-check (TV2)",

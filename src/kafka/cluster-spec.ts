@@ -37,7 +37,12 @@ export interface ProducerSpec {
   transactionTimeoutMs: number;
   requestTimeoutMs: number;
   retryBackoffMs: number;
-  maxAttempts: number;
+  /** delivery.timeout.ms, linger.ms, batch.size (in records), max.in.flight.requests.per.connection, max.block.ms. */
+  deliveryTimeoutMs: number;
+  lingerMs: number;
+  recordsPerBatch: number;
+  maxInFlightRequestsPerConnection: number;
+  maxBlockMs: number;
   /** Pre-existing producer epoch (written to __transaction_state before the run), e.g. near exhaustion. */
   initialProducerEpoch: number | null;
 }

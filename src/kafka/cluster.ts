@@ -243,7 +243,11 @@ export class Cluster {
         transactionTimeoutMs: p.transactionTimeoutMs,
         requestTimeoutMs: p.requestTimeoutMs,
         retryBackoffMs: p.retryBackoffMs,
-        maxAttempts: p.maxAttempts,
+        deliveryTimeoutMs: p.deliveryTimeoutMs,
+        lingerMs: p.lingerMs,
+        recordsPerBatch: p.recordsPerBatch,
+        maxInFlightRequestsPerConnection: p.maxInFlightRequestsPerConnection,
+        maxBlockMs: p.maxBlockMs,
       },
       {
         transactions: p.transactions,
@@ -254,6 +258,10 @@ export class Cluster {
         partitions: this.partitions,
       },
       this.clientMetadata(name, () => producer?.state === "closed"),
+      {
+        invalidProducerEpochOnProduceAbortable: this.spec.globalOverrides.produceInvalidEpochAbortable ?? true,
+        adoptEndTxnEpoch: this.spec.globalOverrides.adoptEndTxnEpoch ?? true,
+      },
     );
     return producer;
   }

@@ -36,6 +36,14 @@ export interface GhostObserver {
     errorCode: number;
     atMs: number;
   }): void;
+  /**
+   * The coordinator moves a transactional.id's epoch outside EndTxn: an InitProducerId asked by
+   * `requestedBy` (a producer instance), or a fence of the coordinator's own (a timeout abort:
+   * `requestedBy` null), from the moment the new epoch holds in memory.
+   */
+  producerEpochAssigned(e: ProducerEpochAssigned): void;
+  /** A producer instance entered the fatal error state: it can only be closed. */
+  producerFatal(e: ProducerFatal): void;
   producerOutcome(e: {
     ghostTxn: string;
     producer: string;
@@ -53,6 +61,30 @@ export interface GhostObserver {
     removed: readonly LogBatch[];
     atMs: number;
   }): void;
+}
+
+export interface ProducerEpochAssigned {
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  /** The producer instance whose InitProducerId this is (null: the coordinator's own timeout fence, or a harness request). */
+  requestedBy: string | null;
+  coordinator: string;
+  atMs: number;
+}
+
+export interface ProducerFatal {
+  producer: string;
+  transactionalId: string;
+  /** The request whose answer was fatal (InitProducerId, AddPartitionsToTxn, EndTxn, Produce). */
+  api: string;
+  errorCode: number;
+  reason: string;
+  producerId: number;
+  producerEpoch: number;
+  /** The transaction attempt open at the time (null between transactions). */
+  ghostTxn: string | null;
+  atMs: number;
 }
 
 export interface LeaderChangeSeen {
@@ -156,6 +188,8 @@ export const NO_GHOST: GhostObserver = {
   markerApplied() {},
   markerRequestRefused() {},
   markerSendingAbandoned() {},
+  producerEpochAssigned() {},
+  producerFatal() {},
   producerOutcome() {},
   leaderChanged() {},
   replicaTruncated() {},

@@ -51,6 +51,8 @@ export interface InitProducerIdRequest {
   /** KIP-360: the producer's current id and epoch when re-initialising, else -1/-1. */
   producerId: number;
   producerEpoch: number;
+  /** Ghost side-car (not on the wire): the producer instance that asked, for the oracle's fatal-error check. */
+  ghostClient?: string;
 }
 
 export interface InitProducerIdResponse {
@@ -186,7 +188,7 @@ export function describeMessage(message: KafkaRequest | KafkaResponse): string {
         : `${errorName(message.errorCode)}${ids(message.producerId, message.producerEpoch)}`;
     case "Produce":
       return "partition" in message
-        ? `v${message.version} ${message.partition}${ids(message.producerId, message.producerEpoch)} seq ${message.baseSequence}`
+        ? `v${message.version} ${message.partition}${ids(message.producerId, message.producerEpoch)} seq ${message.baseSequence} (${message.values.length} record${message.values.length === 1 ? "" : "s"})`
         : `${errorName(message.errorCode)}${message.errorCode === 0 ? ` offset ${message.baseOffset}` : ""}`;
     case "WriteTxnMarkers":
       return "ghosts" in message

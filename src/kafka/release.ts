@@ -58,6 +58,12 @@ export interface ReleaseFlags {
   consumerFiltersAborted: boolean;
   /** The read_committed consumer stops at the last stable offset. */
   consumerStopsAtLso: boolean;
+
+  // ---- producer client (read from the scenario's overrides, as the consumer's) ----
+  /** KIP-588 (2.7): INVALID_PRODUCER_EPOCH on a produce is an abortable error; off: fatal. */
+  produceInvalidEpochAbortable: boolean;
+  /** KIP-890 part 2: a TV2 client takes the producer id and epoch from the EndTxn response; off: keeps its own. */
+  adoptEndTxnEpoch: boolean;
 }
 
 export type FlagName = keyof ReleaseFlags;
@@ -87,6 +93,8 @@ const kafka3x: ReleaseFlags = {
   commitRetryInCompleteAbortFenced: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
+  produceInvalidEpochAbortable: true,
+  adoptEndTxnEpoch: true,
 };
 
 /** 4.0: TV2-capable coordinator (epoch bump at EndTxn), WriteTxnMarkers max v1, legacy marker check. */

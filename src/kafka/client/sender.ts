@@ -1,0 +1,268 @@
+import { ConnectionPool, type RpcResult } from "../../sim/network.js";
+import type { Timer } from "../../sim/simulation.js";
+import { Errors, errorName } from "../common/errors.js";
+import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID } from "../common/types.js";
+import type { ClusterContext } from "../cluster-context.js";
+import { endTxnVersionFor, type KafkaRequest, type KafkaResponse, produceVersionFor } from "../protocol.js";
+import type { ClientMetadata } from "./client-metadata.js";
+import type { ProducerConfig } from "./producer-config.js";
+import type { ProducerBatch, RecordAccumulator } from "./record-accumulator.js";
+import type { TransactionManager, TxnRequest, TxnResponseAction } from "./transaction-manager.js";
+
+/** Produce errors after which the producer's metadata is refreshed (the leader moved, or is gone). */
+const STALE_LEADER = new Set<number>([
+  Errors.NOT_LEADER_OR_FOLLOWER,
+  Errors.UNKNOWN_TOPIC_OR_PARTITION,
+  Errors.FENCED_LEADER_EPOCH,
+  Errors.NETWORK_EXCEPTION,
+]);
+
+/**
+ * Sender: the producer's I/O thread. Each run sends at most one coordinator request at a time
+ * (produce waits while one is in flight, as maybeSendAndPollTransactionalRequest makes it), fails
+ * batches past delivery.timeout.ms, then drains ready batches to their leaders with at most
+ * max.in.flight.requests.per.connection requests in flight per broker. Every answer wakes it up.
+ */
+export class Sender {
+  private readonly connections: ConnectionPool<KafkaRequest, KafkaResponse>;
+  private readonly inFlightPerBroker = new Map<string, number>();
+  private txnRequestInFlight = false;
+  private scheduled: Timer | null = null;
+  private scheduledAtMs = -1;
+  private closed = false;
+  /** Zombie fault: send nothing before this time (requests already sent still travel). */
+  pausedUntilMs = 0;
+
+  constructor(
+    private readonly ctx: ClusterContext,
+    private readonly config: ProducerConfig,
+    private readonly accumulator: RecordAccumulator,
+    private readonly tm: TransactionManager,
+    private readonly metadata: ClientMetadata,
+    /** The transaction attempt the next coordinator request belongs to (the oracle's name for it). */
+    private readonly currentGhost: () => string | null,
+    /** Called when batches finish, so a flush waiting for them can go on. */
+    private readonly onBatchDone: () => void,
+  ) {
+    this.connections = new ConnectionPool(ctx.net, config.name);
+  }
+
+  /** Stop for good (the producer closed or was re-created): answers still travelling are ignored. */
+  close(): void {
+    this.closed = true;
+    this.scheduled?.cancel();
+  }
+
+  /** Run again at `atMs` (now by default), unless a run is already due by then. */
+  wakeup(atMs = this.ctx.sim.nowMs): void {
+    if (this.closed) return;
+    if (this.scheduled !== null && this.scheduledAtMs <= atMs) return;
+    this.scheduled?.cancel();
+    this.scheduledAtMs = atMs;
+    this.scheduled = this.ctx.sim.schedule(Math.max(0, atMs - this.ctx.sim.nowMs), () => {
+      this.scheduled = null;
+      this.runOnce();
+    });
+  }
+
+  private get nowMs(): number {
+    return this.ctx.sim.nowMs;
+  }
+
+  private runOnce(): void {
+    if (this.closed || this.tm.hasFatalError) return;
+    if (this.pausedUntilMs > this.nowMs) return this.wakeup(this.pausedUntilMs);
+    if (this.tm.hasAbortableError || this.tm.state === "ABORTING_TRANSACTION") this.abortUndrainedBatches();
+    if (this.maybeSendTransactionalRequest()) return;
+    this.failExpiredBatches();
+    this.sendProducerData();
+  }
+
+  // ------------------------------------------------------------------ coordinator requests
+
+  /** True while a coordinator request is in flight or backing off: produce waits meanwhile. */
+  private maybeSendTransactionalRequest(): boolean {
+    if (this.txnRequestInFlight) return true;
+    const next = this.tm.nextRequest(this.accumulator.hasIncomplete(), this.nowMs);
+    if (next === null) return false;
+    if (next.retryAtMs > this.nowMs) {
+      this.wakeup(next.retryAtMs);
+      return true;
+    }
+    this.sendTxnRequest(next.request);
+    return true;
+  }
+
+  private txnRequestBody(request: TxnRequest): KafkaRequest {
+    const { transactionalId, transactionVersion } = this.config;
+    const { producerId, producerEpoch } = this.tm;
+    switch (request.api) {
+      case "InitProducerId":
+        return {
+          api: "InitProducerId",
+          transactionalId,
+          transactionTimeoutMs: this.config.transactionTimeoutMs,
+          producerId: request.bump ? producerId : NO_PRODUCER_ID,
+          producerEpoch: request.bump ? producerEpoch : NO_PRODUCER_EPOCH,
+          ghostClient: this.config.name,
+        };
+      case "AddPartitionsToTxn":
+        return {
+          api: "AddPartitionsToTxn",
+          version: 3,
+          transactionalId,
+          producerId,
+          producerEpoch,
+          partitions: request.partitions,
+          verifyOnly: false,
+          ghostTxn: this.currentGhost(),
+        };
+      case "EndTxn":
+        return {
+          api: "EndTxn",
+          version: endTxnVersionFor(transactionVersion),
+          transactionalId,
+          producerId,
+          producerEpoch,
+          committed: request.commit,
+          ghostTxn: this.currentGhost(),
+        };
+    }
+  }
+
+  /** To the transactional.id's coordinator (FindCoordinator first when it is not known). */
+  private sendTxnRequest(request: TxnRequest): void {
+    this.txnRequestInFlight = true;
+    const body = this.txnRequestBody(request);
+    this.metadata.findCoordinator(this.config.transactionalId, (node) => {
+      if (node === null || this.closed) return;
+      this.ctx.net.request(this.connections.to(node), body, this.config.requestTimeoutMs, (r) =>
+        this.onTxnResponse(request, r),
+      );
+    });
+  }
+
+  private onTxnResponse(request: TxnRequest, r: RpcResult<KafkaResponse>): void {
+    if (this.closed) return;
+    this.txnRequestInFlight = false;
+    const action = this.handleTxnResponse(request, r);
+    if (action !== "done") {
+      if (action === "lookup-and-retry") this.metadata.markCoordinatorUnknown(this.config.transactionalId);
+      this.tm.retry(request, this.nowMs + this.config.retryBackoffMs);
+    }
+    this.wakeup();
+  }
+
+  private handleTxnResponse(request: TxnRequest, r: RpcResult<KafkaResponse>): TxnResponseAction {
+    const body = r.kind === "response" ? r.body : null;
+    if (request.api === "InitProducerId") {
+      if (body?.api !== "InitProducerId") return this.tm.handleInitProducerIdResponse(Errors.NETWORK_EXCEPTION, -1, -1);
+      return this.tm.handleInitProducerIdResponse(body.errorCode, body.producerId, body.producerEpoch);
+    }
+    if (request.api === "AddPartitionsToTxn") {
+      if (body?.api !== "AddPartitionsToTxn")
+        return this.tm.handleAddPartitionsResponse(request.partitions, Errors.NETWORK_EXCEPTION);
+      const partitionError = body.results.find((x) => x.errorCode !== Errors.NONE)?.errorCode ?? Errors.NONE;
+      const errorCode = body.errorCode !== Errors.NONE ? body.errorCode : partitionError;
+      return this.tm.handleAddPartitionsResponse(request.partitions, errorCode);
+    }
+    if (body?.api !== "EndTxn") return this.tm.handleEndTxnResponse(Errors.NETWORK_EXCEPTION, -1, -1);
+    return this.tm.handleEndTxnResponse(body.errorCode, body.producerId, body.producerEpoch);
+  }
+
+  // ------------------------------------------------------------------ produce
+
+  private abortUndrainedBatches(): void {
+    for (const batch of this.accumulator.abortUndrainedBatches()) this.finishBatch(batch);
+  }
+
+  /** Batches queued past delivery.timeout.ms fail; one that was sent before has an unknown fate at the leader. */
+  private failExpiredBatches(): void {
+    for (const batch of this.accumulator.expiredBatches(this.config.deliveryTimeoutMs, this.nowMs)) {
+      this.tm.handleFailedBatch(batch, Errors.REQUEST_TIMED_OUT, this.expiryReason(batch), batch.attempts > 0);
+      this.finishBatch(batch);
+    }
+  }
+
+  private expiryReason(batch: ProducerBatch): string {
+    return `Produce to ${batch.partition}: delivery.timeout.ms expired after ${batch.attempts} attempts`;
+  }
+
+  /** Drain every partition whose batch is ready and whose leader has room for another request. */
+  private sendProducerData(): void {
+    let nextReadyAtMs: number | null = null;
+    for (const partition of this.accumulator.partitionsWithQueuedBatches()) {
+      if (!this.tm.isSendToPartitionAllowed(partition)) continue;
+      for (let batch = this.accumulator.first(partition); batch !== null; batch = this.accumulator.first(partition)) {
+        const readyAt = this.accumulator.readyAtMs(batch);
+        if (readyAt > this.nowMs) {
+          nextReadyAtMs = nextReadyAtMs === null ? readyAt : Math.min(nextReadyAtMs, readyAt);
+          break;
+        }
+        const leader = this.metadata.leaderOf(partition)?.leader ?? null;
+        if (leader === null) {
+          this.metadata.requestUpdate(() => this.wakeup());
+          break;
+        }
+        if ((this.inFlightPerBroker.get(leader) ?? 0) >= this.config.maxInFlightRequestsPerConnection) break;
+        if (this.tm.shouldStopDrain(batch)) break;
+        this.tm.assignSequence(batch);
+        this.accumulator.drain(batch);
+        this.sendProduce(leader, batch);
+      }
+    }
+    if (nextReadyAtMs !== null) this.wakeup(nextReadyAtMs);
+  }
+
+  private sendProduce(leader: string, batch: ProducerBatch): void {
+    this.inFlightPerBroker.set(leader, (this.inFlightPerBroker.get(leader) ?? 0) + 1);
+    const request: KafkaRequest = {
+      api: "Produce",
+      version: produceVersionFor(this.config.transactionVersion),
+      transactionalId: this.config.transactionalId,
+      producerId: batch.producerId,
+      producerEpoch: batch.producerEpoch,
+      partition: batch.partition,
+      baseSequence: batch.baseSequence,
+      values: batch.values,
+      timeoutMs: this.config.requestTimeoutMs,
+      ghostTxn: batch.ghostTxn,
+    };
+    this.ctx.net.request(this.connections.to(leader), request, this.config.requestTimeoutMs, (r) => {
+      this.inFlightPerBroker.set(leader, (this.inFlightPerBroker.get(leader) ?? 1) - 1);
+      if (this.closed) return;
+      const errorCode = r.kind === "response" && r.body.api === "Produce" ? r.body.errorCode : Errors.NETWORK_EXCEPTION;
+      this.completeBatch(batch, errorCode);
+      this.wakeup();
+    });
+  }
+
+  /**
+   * Sender.completeBatch: success; a retry (retriable, within delivery.timeout.ms, and allowed by
+   * the transaction manager) after retry.backoff.ms; or a failure the transaction manager judges.
+   */
+  private completeBatch(batch: ProducerBatch, errorCode: number): void {
+    if (errorCode === Errors.NONE) {
+      this.tm.handleCompletedBatch(batch);
+      return this.finishBatch(batch);
+    }
+    if (STALE_LEADER.has(errorCode)) this.metadata.requestUpdate(() => this.wakeup());
+    const timedOut = batch.hasReachedDeliveryTimeout(this.config.deliveryTimeoutMs, this.nowMs);
+    if (!timedOut && this.tm.canRetry(errorCode, batch)) {
+      const retryAtMs = this.nowMs + this.config.retryBackoffMs;
+      this.accumulator.reenqueue(batch, retryAtMs);
+      return this.wakeup(retryAtMs);
+    }
+    const reason = timedOut
+      ? this.expiryReason(batch)
+      : `Produce to ${batch.partition} (seq ${batch.baseSequence}): ${errorName(errorCode)}`;
+    // A retriable error we may not retry any more leaves the batch's fate at the leader unknown.
+    this.tm.handleFailedBatch(batch, errorCode, reason, timedOut);
+    this.finishBatch(batch);
+  }
+
+  private finishBatch(batch: ProducerBatch): void {
+    this.accumulator.complete(batch);
+    this.onBatchDone();
+  }
+}

@@ -1,0 +1,495 @@
+import { Errors, errorName } from "../common/errors.js";
+import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "../common/types.js";
+import type { ProducerBatch } from "./record-accumulator.js";
+
+/** TransactionManager.State. */
+export type TransactionState =
+  | "UNINITIALIZED"
+  | "INITIALIZING"
+  | "READY"
+  | "IN_TRANSACTION"
+  | "COMMITTING_TRANSACTION"
+  | "ABORTING_TRANSACTION"
+  | "ABORTABLE_ERROR"
+  | "FATAL_ERROR";
+
+/** State.isTransitionValid: the states each state may be entered from (FATAL_ERROR: from any). */
+const VALID_PREVIOUS: Record<TransactionState, readonly TransactionState[] | "any"> = {
+  UNINITIALIZED: ["READY", "ABORTABLE_ERROR"],
+  INITIALIZING: ["UNINITIALIZED", "ABORTING_TRANSACTION"],
+  READY: ["INITIALIZING", "COMMITTING_TRANSACTION", "ABORTING_TRANSACTION"],
+  IN_TRANSACTION: ["READY"],
+  COMMITTING_TRANSACTION: ["IN_TRANSACTION"],
+  ABORTING_TRANSACTION: ["IN_TRANSACTION", "ABORTABLE_ERROR"],
+  ABORTABLE_ERROR: ["IN_TRANSACTION", "COMMITTING_TRANSACTION", "ABORTABLE_ERROR", "INITIALIZING"],
+  FATAL_ERROR: "any",
+};
+
+/** A request to the transaction coordinator, in the order Kafka sends them (TxnRequestHandler.Priority). */
+export type TxnRequest =
+  | { api: "InitProducerId" /** KIP-360: with the current id and epoch, to bump the epoch. */; bump: boolean }
+  | { api: "AddPartitionsToTxn"; partitions: PartitionKey[] }
+  | { api: "EndTxn"; commit: boolean };
+
+const PRIORITY: Record<TxnRequest["api"], number> = { InitProducerId: 1, AddPartitionsToTxn: 2, EndTxn: 3 };
+/** The epoch bump after an abort goes after the EndTxn (Priority.EPOCH_BUMP). */
+const EPOCH_BUMP_PRIORITY = 4;
+
+/** What the Sender does with a coordinator request after its answer. */
+export type TxnResponseAction = "done" | "retry" | "lookup-and-retry";
+
+/** Errors whose exception is a RetriableException: the request (or batch) is simply sent again. */
+export const RETRIABLE = new Set<number>([
+  Errors.UNKNOWN_TOPIC_OR_PARTITION,
+  Errors.NOT_LEADER_OR_FOLLOWER,
+  Errors.REQUEST_TIMED_OUT,
+  Errors.NETWORK_EXCEPTION,
+  Errors.COORDINATOR_LOAD_IN_PROGRESS,
+  Errors.COORDINATOR_NOT_AVAILABLE,
+  Errors.NOT_COORDINATOR,
+  Errors.NOT_ENOUGH_REPLICAS,
+  Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+  Errors.CONCURRENT_TRANSACTIONS,
+  Errors.KAFKA_STORAGE_ERROR,
+  Errors.FENCED_LEADER_EPOCH,
+  Errors.UNKNOWN_LEADER_EPOCH,
+]);
+
+/** UNKNOWN_PRODUCER_ID (59): the leader lost the producer's state. Not in the coordinator's error list. */
+export const UNKNOWN_PRODUCER_ID = 59;
+
+/** Switches that break the client on purpose (mutants); every release has them on. */
+export interface ProducerBehaviour {
+  /** KIP-588: INVALID_PRODUCER_EPOCH on a produce is abortable (off: fatal, as before Kafka 2.7). */
+  invalidProducerEpochOnProduceAbortable: boolean;
+  /** KIP-890: a TV2 client takes the producer id and epoch from the EndTxn response (off: keeps its own). */
+  adoptEndTxnEpoch: boolean;
+}
+
+/** What the application hears from the transaction manager. */
+export interface TransactionManagerListener {
+  /** A fatal error: the producer can only be closed. `api` is the request that brought it. */
+  fatal(api: string, errorCode: number, reason: string): void;
+  /** The transaction can only be aborted now. */
+  abortable(reason: string): void;
+}
+
+/** TxnPartitionEntry: the sequence state of one partition, valid for one producer id and epoch. */
+interface TxnPartitionEntry {
+  nextSequence: number;
+  lastAckedSequence: number;
+  /** Batches in flight or waiting for a retry, by base sequence (inflightBatchesBySequence). */
+  inflight: ProducerBatch[];
+}
+
+/**
+ * TransactionManager, reduced to what the transaction protocol needs: the producer id and epoch,
+ * the state machine with Kafka's valid transitions, sequence numbers per partition, which errors
+ * are retried, abortable or fatal, and the queue of coordinator requests. It sends nothing itself:
+ * the Sender asks it for the next request and hands it every answer.
+ */
+export class TransactionManager {
+  state: TransactionState = "UNINITIALIZED";
+  producerId = NO_PRODUCER_ID;
+  producerEpoch = NO_PRODUCER_EPOCH;
+  lastError: string | null = null;
+  /** KIP-360 (TV0/1): after this abortable error the client bumps its epoch with InitProducerId once the abort is done. */
+  epochBumpRequired = false;
+  /** Something was added to the transaction: only then does ending it need an EndTxn. */
+  transactionStarted = false;
+  private readonly partitions = new Map<PartitionKey, TxnPartitionEntry>();
+  readonly partitionsInTransaction = new Set<PartitionKey>();
+  private readonly newPartitionsInTransaction: PartitionKey[] = [];
+  private readonly pendingPartitionsInTransaction = new Set<PartitionKey>();
+  private readonly pending: { request: TxnRequest; priority: number; retryAtMs: number }[] = [];
+  /** The waiting call of the application (TransactionalRequestResult): initTransactions, commit or abort. */
+  private result: (() => void) | null = null;
+
+  constructor(
+    readonly transactionalId: string,
+    readonly transactionVersion: TransactionVersion,
+    private readonly behaviour: ProducerBehaviour,
+    private readonly listener: TransactionManagerListener,
+  ) {}
+
+  get isTransactionV2Enabled(): boolean {
+    return this.transactionVersion >= 2;
+  }
+
+  /** needToTriggerEpochBumpFromClient: TV2 bumps the epoch at every EndTxn, so only TV0/1 clients ask for it. */
+  private get needToTriggerEpochBumpFromClient(): boolean {
+    return !this.isTransactionV2Enabled;
+  }
+
+  get isCompleting(): boolean {
+    return this.state === "COMMITTING_TRANSACTION" || this.state === "ABORTING_TRANSACTION";
+  }
+
+  get hasAbortableError(): boolean {
+    return this.state === "ABORTABLE_ERROR";
+  }
+
+  get hasFatalError(): boolean {
+    return this.state === "FATAL_ERROR";
+  }
+
+  private transitionTo(target: TransactionState, error: string | null = null): void {
+    const valid = VALID_PREVIOUS[target];
+    if (valid !== "any" && !valid.includes(this.state))
+      throw new Error(`${this.transactionalId}: invalid transition ${this.state} -> ${target}`);
+    if (error !== null) this.lastError = error;
+    this.state = target;
+  }
+
+  // ------------------------------------------------------------------ the application's calls
+
+  /** initTransactions (and the re-initialisation of a producer the application re-creates after a fatal error). */
+  initializeTransactions(then: () => void): void {
+    this.state = "UNINITIALIZED";
+    this.lastError = null;
+    this.producerId = NO_PRODUCER_ID;
+    this.producerEpoch = NO_PRODUCER_EPOCH;
+    this.resetSequenceNumbers();
+    this.pending.length = 0;
+    this.transitionTo("INITIALIZING");
+    this.result = then;
+    this.enqueue({ api: "InitProducerId", bump: false }, PRIORITY.InitProducerId);
+  }
+
+  beginTransaction(): void {
+    this.transitionTo("IN_TRANSACTION");
+  }
+
+  /**
+   * maybeAddPartition, from send(): TV0/1 adds the partition with AddPartitionsToTxn before its
+   * first batch; TV2 adds it implicitly with the first produce, so it counts as added at once.
+   */
+  maybeAddPartition(partition: PartitionKey): void {
+    if (this.partitionsInTransaction.has(partition) || this.pendingPartitionsInTransaction.has(partition)) return;
+    if (this.newPartitionsInTransaction.includes(partition)) return;
+    if (this.isTransactionV2Enabled) {
+      this.partitionsInTransaction.add(partition);
+      this.transactionStarted = true;
+      return;
+    }
+    this.newPartitionsInTransaction.push(partition);
+  }
+
+  /** beginCommit: from ABORTABLE_ERROR this throws in Kafka; here it returns false and the application aborts. */
+  beginCommit(then: () => void): boolean {
+    if (this.state !== "IN_TRANSACTION") return false;
+    this.transitionTo("COMMITTING_TRANSACTION");
+    this.beginCompletingTransaction(true, then);
+    return true;
+  }
+
+  beginAbort(then: () => void): void {
+    this.transitionTo("ABORTING_TRANSACTION");
+    // Nothing new is added to a transaction being aborted; a queued commit or add was failed by the
+    // error that led here (maybeTerminateRequestWithError), so only the abort's requests remain.
+    this.newPartitionsInTransaction.length = 0;
+    this.dropQueued((r) => r.api !== "InitProducerId");
+    this.beginCompletingTransaction(false, then);
+  }
+
+  /**
+   * EndTxn, and for a TV0/1 client that must bump its epoch, InitProducerId with the current id and
+   * epoch after it (the application's abortTransaction completes when the bump is done).
+   */
+  private beginCompletingTransaction(commit: boolean, then: () => void): void {
+    if (this.newPartitionsInTransaction.length > 0) this.enqueueAddPartitions();
+    this.result = then;
+    this.enqueue({ api: "EndTxn", commit }, PRIORITY.EndTxn);
+    if (this.epochBumpRequired) this.enqueue({ api: "InitProducerId", bump: true }, EPOCH_BUMP_PRIORITY);
+  }
+
+  private completeTransaction(): void {
+    // An error during the abort itself can ask for the bump after it was queued (or not): queue it once.
+    if (this.epochBumpRequired && !this.pending.some((p) => p.request.api === "InitProducerId"))
+      this.enqueue({ api: "InitProducerId", bump: true }, EPOCH_BUMP_PRIORITY);
+    this.transitionTo(this.epochBumpRequired ? "INITIALIZING" : "READY");
+    this.lastError = null;
+    this.epochBumpRequired = false;
+    this.transactionStarted = false;
+    this.newPartitionsInTransaction.length = 0;
+    this.pendingPartitionsInTransaction.clear();
+    this.partitionsInTransaction.clear();
+    if (this.state === "READY") this.finishResult();
+  }
+
+  private finishResult(): void {
+    const then = this.result;
+    this.result = null;
+    then?.();
+  }
+
+  // ------------------------------------------------------------------ errors
+
+  /** maybeTransitionToErrorState: PRODUCER_FENCED is fatal; any other error ends the transaction (abortable). */
+  transitionToAbortableError(reason: string): void {
+    // Already aborting: the abort in progress is what the error asks for.
+    if (this.state === "ABORTING_TRANSACTION" || this.hasFatalError) return;
+    if (this.needToTriggerEpochBumpFromClient && !this.isCompleting) this.epochBumpRequired = true;
+    this.transitionTo("ABORTABLE_ERROR", reason);
+    this.listener.abortable(reason);
+  }
+
+  transitionToFatalError(api: string, errorCode: number, reason: string): void {
+    if (this.hasFatalError) return;
+    this.transitionTo("FATAL_ERROR", reason);
+    this.pending.length = 0;
+    this.result = null;
+    this.listener.fatal(api, errorCode, reason);
+  }
+
+  /** abortableErrorIfPossible: recovering needs an epoch bump, which every modelled coordinator (Kafka 2.5+) can do. */
+  private abortableErrorIfPossible(reason: string): void {
+    if (this.needToTriggerEpochBumpFromClient) this.epochBumpRequired = true;
+    this.transitionToAbortableError(reason);
+  }
+
+  // ------------------------------------------------------------------ coordinator requests
+
+  private enqueue(request: TxnRequest, priority: number, retryAtMs = 0): void {
+    if (this.pending.length >= 16) throw new Error(`${this.transactionalId}: coordinator request queue overflow`);
+    let at = this.pending.length;
+    while (at > 0 && (this.pending[at - 1] as { priority: number }).priority > priority) at--;
+    this.pending.splice(at, 0, { request, priority, retryAtMs });
+  }
+
+  private dropQueued(which: (r: TxnRequest) => boolean): void {
+    for (let i = this.pending.length - 1; i >= 0; i--) {
+      const r = (this.pending[i] as { request: TxnRequest }).request;
+      if (!which(r)) continue;
+      this.pending.splice(i, 1);
+      if (r.api === "AddPartitionsToTxn") for (const p of r.partitions) this.pendingPartitionsInTransaction.delete(p);
+    }
+  }
+
+  private enqueueAddPartitions(): void {
+    const partitions = this.newPartitionsInTransaction.splice(0);
+    for (const p of partitions) this.pendingPartitionsInTransaction.add(p);
+    this.enqueue({ api: "AddPartitionsToTxn", partitions }, PRIORITY.AddPartitionsToTxn);
+  }
+
+  /**
+   * nextRequest: new partitions first become an AddPartitionsToTxn; EndTxn waits until every batch
+   * is done; in an error state queued requests fail (an abort's EndTxn is sent from ABORTING, not
+   * from an error state); a transaction that added nothing ends without EndTxn.
+   */
+  nextRequest(hasIncompleteBatches: boolean, nowMs: number): { request: TxnRequest; retryAtMs: number } | null {
+    if (this.newPartitionsInTransaction.length > 0 && this.state === "IN_TRANSACTION") this.enqueueAddPartitions();
+    const next = this.pending[0];
+    if (!next) return null;
+    if (next.request.api === "EndTxn" && hasIncompleteBatches) return null;
+    if (this.hasAbortableError || this.hasFatalError) {
+      this.pending.shift();
+      if (next.request.api === "AddPartitionsToTxn")
+        for (const p of next.request.partitions) this.pendingPartitionsInTransaction.delete(p);
+      return this.nextRequest(hasIncompleteBatches, nowMs);
+    }
+    if (next.request.api === "EndTxn" && !this.transactionStarted) {
+      this.pending.shift();
+      this.completeTransaction();
+      return this.nextRequest(hasIncompleteBatches, nowMs);
+    }
+    if (next.retryAtMs > nowMs) return { request: next.request, retryAtMs: next.retryAtMs };
+    this.pending.shift();
+    return { request: next.request, retryAtMs: 0 };
+  }
+
+  /** Put a request back (TxnRequestHandler.reenqueue), to go after retry.backoff.ms. */
+  retry(request: TxnRequest, retryAtMs: number): void {
+    const priority = request.api === "InitProducerId" && request.bump ? EPOCH_BUMP_PRIORITY : PRIORITY[request.api];
+    this.enqueue(request, priority, retryAtMs);
+  }
+
+  /** A coordinator error every handler treats alike: look the coordinator up again, or just retry. */
+  private commonRetry(errorCode: number): TxnResponseAction | null {
+    if (errorCode === Errors.NOT_COORDINATOR || errorCode === Errors.COORDINATOR_NOT_AVAILABLE)
+      return "lookup-and-retry";
+    if (errorCode === Errors.NETWORK_EXCEPTION) return "lookup-and-retry";
+    if (RETRIABLE.has(errorCode)) return "retry";
+    return null;
+  }
+
+  /** InitProducerIdHandler.handleResponse. */
+  handleInitProducerIdResponse(errorCode: number, producerId: number, producerEpoch: number): TxnResponseAction {
+    if (errorCode === Errors.NONE) {
+      this.producerId = producerId;
+      this.producerEpoch = producerEpoch;
+      this.resetSequenceNumbers();
+      this.transitionTo("READY");
+      this.lastError = null;
+      this.finishResult();
+      return "done";
+    }
+    const again = this.commonRetry(errorCode);
+    if (again) return again;
+    if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
+      this.transitionToFatalError("InitProducerId", Errors.PRODUCER_FENCED, `InitProducerId: ${errorName(errorCode)}`);
+    else if (errorCode === Errors.TRANSACTION_ABORTABLE)
+      this.transitionToAbortableError(`InitProducerId: ${errorName(errorCode)}`);
+    else this.transitionToFatalError("InitProducerId", errorCode, `InitProducerId: ${errorName(errorCode)}`);
+    return "done";
+  }
+
+  /** AddPartitionsToTxnHandler.handleResponse (the first error of the response decides). */
+  handleAddPartitionsResponse(partitions: readonly PartitionKey[], errorCode: number): TxnResponseAction {
+    if (errorCode === Errors.NONE) {
+      for (const p of partitions) {
+        this.pendingPartitionsInTransaction.delete(p);
+        this.partitionsInTransaction.add(p);
+      }
+      this.transactionStarted = true;
+      return "done";
+    }
+    const again = this.commonRetry(errorCode);
+    if (again) return again;
+    for (const p of partitions) this.pendingPartitionsInTransaction.delete(p);
+    const reason = `AddPartitionsToTxn: ${errorName(errorCode)}`;
+    if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
+      this.transitionToFatalError("AddPartitionsToTxn", Errors.PRODUCER_FENCED, reason);
+    else if (errorCode === Errors.INVALID_TXN_STATE)
+      this.transitionToFatalError("AddPartitionsToTxn", errorCode, reason);
+    else if (errorCode === UNKNOWN_PRODUCER_ID || errorCode === Errors.INVALID_PRODUCER_ID_MAPPING)
+      this.abortableErrorIfPossible(reason);
+    else this.transitionToAbortableError(reason);
+    return "done";
+  }
+
+  /**
+   * EndTxnHandler.handleResponse. A TV2 coordinator answers with the epoch it bumped to (KIP-890):
+   * the client takes it and starts its sequences again at 0 for the next transaction.
+   */
+  handleEndTxnResponse(errorCode: number, producerId: number, producerEpoch: number): TxnResponseAction {
+    if (errorCode === Errors.NONE) {
+      // EndTxn before v5 (TV0/1) carries no producer id and epoch: nothing to take.
+      if (this.isTransactionV2Enabled && producerId !== NO_PRODUCER_ID && this.behaviour.adoptEndTxnEpoch) {
+        this.producerId = producerId;
+        this.producerEpoch = producerEpoch;
+        this.resetSequenceNumbers();
+      }
+      this.completeTransaction();
+      return "done";
+    }
+    const again = this.commonRetry(errorCode);
+    if (again) return again;
+    const reason = `EndTxn: ${errorName(errorCode)}`;
+    if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
+      this.transitionToFatalError("EndTxn", Errors.PRODUCER_FENCED, reason);
+    else if (errorCode === Errors.INVALID_TXN_STATE) this.transitionToFatalError("EndTxn", errorCode, reason);
+    else if (errorCode === UNKNOWN_PRODUCER_ID || errorCode === Errors.INVALID_PRODUCER_ID_MAPPING)
+      this.abortableErrorIfPossible(reason);
+    else if (errorCode === Errors.TRANSACTION_ABORTABLE) this.transitionToAbortableError(reason);
+    else this.transitionToFatalError("EndTxn", errorCode, reason);
+    return "done";
+  }
+
+  // ------------------------------------------------------------------ sequences (TxnPartitionMap)
+
+  private entry(partition: PartitionKey): TxnPartitionEntry {
+    let e = this.partitions.get(partition);
+    if (!e) {
+      e = { nextSequence: 0, lastAckedSequence: -1, inflight: [] };
+      this.partitions.set(partition, e);
+    }
+    return e;
+  }
+
+  /** resetSequenceNumbers: a new producer id or epoch starts every partition at sequence 0. */
+  private resetSequenceNumbers(): void {
+    this.partitions.clear();
+  }
+
+  /** isSendToPartitionAllowed: TV0/1 only after AddPartitionsToTxn added the partition. */
+  isSendToPartitionAllowed(partition: PartitionKey): boolean {
+    if (this.hasFatalError) return false;
+    return this.partitionsInTransaction.has(partition);
+  }
+
+  /**
+   * RecordAccumulator.shouldStopDrainBatchesForPartition: a new batch waits while batches of an
+   * older epoch are in flight; a retried batch goes only when it is the first in flight, so that
+   * the leader sees sequences in order.
+   */
+  shouldStopDrain(batch: ProducerBatch): boolean {
+    if (this.producerId === NO_PRODUCER_ID) return true;
+    const e = this.entry(batch.partition);
+    const first = e.inflight[0];
+    if (!batch.hasSequence) {
+      return !!first && (first.producerId !== this.producerId || first.producerEpoch !== this.producerEpoch);
+    }
+    return !!first && first !== batch;
+  }
+
+  /** Drain: the batch takes the current id, epoch and the partition's next sequence (kept for its retries). */
+  assignSequence(batch: ProducerBatch): void {
+    if (batch.hasSequence) return;
+    const e = this.entry(batch.partition);
+    batch.producerId = this.producerId;
+    batch.producerEpoch = this.producerEpoch;
+    batch.baseSequence = e.nextSequence;
+    e.nextSequence += batch.recordCount;
+    e.inflight.push(batch);
+  }
+
+  /**
+   * canRetry for a transactional producer: OUT_OF_ORDER_SEQUENCE_NUMBER is retried when the batch
+   * is not the next one the leader expects (an earlier batch failed and is being retried);
+   * UNKNOWN_PRODUCER_ID is not (the transaction aborts and the epoch is bumped); a batch of an older
+   * epoch is never retried; other errors are retried when retriable.
+   */
+  canRetry(errorCode: number, batch: ProducerBatch): boolean {
+    if (batch.producerId !== this.producerId || batch.producerEpoch !== this.producerEpoch) return false;
+    if (errorCode === Errors.OUT_OF_ORDER_SEQUENCE_NUMBER) {
+      const e = this.entry(batch.partition);
+      return batch.baseSequence !== e.lastAckedSequence + 1;
+    }
+    return RETRIABLE.has(errorCode);
+  }
+
+  /** handleCompletedBatch: the leader has it; later batches of the partition are now the first in flight. */
+  handleCompletedBatch(batch: ProducerBatch): void {
+    if (batch.producerId !== this.producerId || batch.producerEpoch !== this.producerEpoch) return;
+    const e = this.entry(batch.partition);
+    e.lastAckedSequence = Math.max(e.lastAckedSequence, batch.lastSequence);
+    this.removeInFlightBatch(batch);
+  }
+
+  /**
+   * handleFailedBatch: the error decides the state (PRODUCER_FENCED fatal; INVALID_PRODUCER_EPOCH
+   * abortable since KIP-588; everything else abortable). A batch whose fate at the leader is unknown
+   * (it expired after being sent) leaves a gap the leader may or may not have: a TV0/1 client must
+   * bump its epoch before it writes again (maybeResolveSequences); a batch the leader refused frees
+   * its sequences for the batches after it (adjustSequencesDueToFailedBatch); UNKNOWN_PRODUCER_ID
+   * starts the partition again at sequence 0.
+   */
+  handleFailedBatch(batch: ProducerBatch, errorCode: number, reason: string, unknownFate: boolean): void {
+    if (unknownFate && this.needToTriggerEpochBumpFromClient) this.epochBumpRequired = true;
+    if (errorCode === Errors.PRODUCER_FENCED) this.transitionToFatalError("Produce", errorCode, reason);
+    else if (errorCode === Errors.INVALID_PRODUCER_EPOCH && !this.behaviour.invalidProducerEpochOnProduceAbortable)
+      this.transitionToFatalError("Produce", errorCode, reason);
+    else this.transitionToAbortableError(reason);
+    this.removeInFlightBatch(batch);
+    if (batch.producerId !== this.producerId || batch.producerEpoch !== this.producerEpoch) return;
+    if (errorCode === UNKNOWN_PRODUCER_ID) this.partitions.delete(batch.partition);
+    else if (!unknownFate) this.adjustSequencesDueToFailedBatch(batch);
+  }
+
+  /** Later batches of the partition move down by the failed batch's record count. */
+  private adjustSequencesDueToFailedBatch(failed: ProducerBatch): void {
+    const e = this.partitions.get(failed.partition);
+    if (!e) return;
+    e.nextSequence -= failed.recordCount;
+    for (const b of e.inflight) if (b.baseSequence > failed.baseSequence) b.baseSequence -= failed.recordCount;
+  }
+
+  private removeInFlightBatch(batch: ProducerBatch): void {
+    const e = this.partitions.get(batch.partition);
+    if (!e) return;
+    // By identity, not by sequence: two batches can share a base sequence across an epoch bump (KAFKA-13794).
+    const at = e.inflight.indexOf(batch);
+    if (at >= 0) e.inflight.splice(at, 1);
+  }
+}

@@ -1,0 +1,92 @@
+import { errorName } from "../kafka/common/errors.js";
+import type { ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../kafka/ghost.js";
+import { renderSteps, type Step, step } from "./client/explain-client.js";
+import type { Violation } from "./violation.js";
+
+/** What the fatal-error check reads from the ledger. */
+export interface FatalErrorHistory {
+  /** Every epoch move outside EndTxn (InitProducerId, timeout fences), in order. */
+  readonly epochAssignments: readonly ProducerEpochAssigned[];
+  /** Every PrepareCommit/PrepareAbort, in order. */
+  readonly decisionLog: readonly TxnDecision[];
+}
+
+/**
+ * fatal-error: a producer instance may end in the fatal error state only when it was fenced, that
+ * is when, since the InitProducerId it works with, the epoch of its transactional.id was moved by
+ * someone else: another producer instance's InitProducerId (or a delayed copy of one of its own,
+ * which the coordinator cannot tell from a new producer's), or the coordinator aborting a
+ * transaction on its own (a transaction timeout, or the fence of an InitProducerId). Every other
+ * fatal error is one Kafka's client and coordinator should not produce: the producer could have
+ * aborted and gone on (an abortable error, KIP-360/KIP-588), or retried (a retry the coordinator
+ * should recognise, KIP-890).
+ */
+export function checkFatalError(history: FatalErrorHistory, e: ProducerFatal): Violation | null {
+  const { epochAssignments } = history;
+  const ownIndex = adoptedAssignment(epochAssignments, e);
+  const own = ownIndex >= 0 ? (epochAssignments[ownIndex] as ProducerEpochAssigned) : null;
+  const sinceMs = own?.atMs ?? 0;
+  // Any later move of the epoch outside EndTxn fenced this producer: another instance's
+  // InitProducerId, a delayed copy of one of its own (the coordinator cannot tell it from a new
+  // producer's), or a timeout fence of the coordinator's.
+  const laterInit = epochAssignments
+    .slice(ownIndex + 1)
+    .some((a) => a.transactionalId === e.transactionalId && a.atMs <= e.atMs);
+  const decisions = history.decisionLog.filter(
+    (d) => d.transactionalId === e.transactionalId && d.atMs >= sinceMs && d.atMs <= e.atMs,
+  );
+  if (laterInit || decisions.some((d) => d.initiator === "coordinator")) return null;
+  return fatalErrorViolation(e, own, decisions);
+}
+
+/**
+ * The InitProducerId whose answer the producer works with: its own latest one for its producer id
+ * at an epoch it has reached (a TV2 producer moves on from it with every EndTxn). -1: none.
+ */
+function adoptedAssignment(assignments: readonly ProducerEpochAssigned[], e: ProducerFatal): number {
+  let index = -1;
+  for (let i = 0; i < assignments.length; i++) {
+    const a = assignments[i] as ProducerEpochAssigned;
+    if (a.transactionalId !== e.transactionalId || a.requestedBy !== e.producer || a.atMs > e.atMs) continue;
+    if (a.producerId === e.producerId && a.producerEpoch <= e.producerEpoch) index = i;
+  }
+  return index;
+}
+
+function fatalErrorViolation(e: ProducerFatal, own: ProducerEpochAssigned | null, decisions: TxnDecision[]): Violation {
+  const steps: Step[] = [];
+  if (own)
+    steps.push(
+      step(
+        own.atMs,
+        `${own.coordinator} gave ${e.producer} producerId ${own.producerId}, epoch ${own.producerEpoch} (InitProducerId for ${e.transactionalId})`,
+      ),
+    );
+  for (const d of decisions) steps.push(step(d.atMs, decisionText(d)));
+  steps.push(
+    step(
+      e.atMs,
+      `${e.producer} got ${errorName(e.errorCode)} from its ${e.api} (producerId ${e.producerId}, epoch ${e.producerEpoch}): ${e.reason}`,
+      `nothing fenced it: no InitProducerId for ${e.transactionalId} (another instance's, or a delayed copy of its own) moved the epoch${own ? " since" : ""}, and no coordinator aborted a transaction of ${e.transactionalId} on its own (timeout or fence)`,
+      "the error was not deserved: the producer had to give up although it could have aborted or retried and gone on",
+    ),
+  );
+  return {
+    kind: "fatal-error",
+    summary: `${e.producer} got a fatal ${errorName(e.errorCode)} on ${e.api} at epoch ${e.producerEpoch} though no newer producer or coordinator fenced it`,
+    explanation: renderSteps(steps),
+    atMs: e.atMs,
+    ...(e.ghostTxn !== null ? { transaction: e.ghostTxn } : {}),
+  };
+}
+
+/** A client's own decision, or one a delayed EndTxn of an earlier transaction made for a later one (KAFKA-17754). */
+function decisionText(d: TxnDecision): string {
+  const prepare = `Prepare${d.result === "COMMIT" ? "Commit" : "Abort"}`;
+  const txn = d.ghostTxn ?? "a transaction";
+  const by =
+    d.requestedFor !== null && d.requestedFor !== d.ghostTxn
+      ? `on an EndTxn sent for ${d.requestedFor}, delayed (KAFKA-17754: a late EndTxn ended a later transaction)`
+      : "on its producer's EndTxn";
+  return `${d.coordinator} wrote ${prepare} for ${txn} at epoch ${d.producerEpoch}, ${by}`;
+}

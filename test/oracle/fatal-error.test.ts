@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { Errors } from "../../src/kafka/common/errors.js";
+import type { ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../../src/kafka/ghost.js";
+import { checkFatalError } from "../../src/oracle/fatal-error.js";
+
+function init(requestedBy: string, producerEpoch: number, atMs: number): ProducerEpochAssigned {
+  return { transactionalId: "txn-0", producerId: 1000, producerEpoch, requestedBy, coordinator: "broker-1", atMs };
+}
+
+function decision(initiator: "client" | "coordinator", producerEpoch: number, atMs: number): TxnDecision {
+  return {
+    ghostTxn: "p0.t2",
+    transactionalId: "txn-0",
+    producerId: 1000,
+    producerEpoch,
+    result: "ABORT",
+    coordinator: "broker-1",
+    coordinatorEpoch: 0,
+    transactionVersion: 2,
+    initiator,
+    requestedFor: initiator === "client" ? "p0.t2" : null,
+    partitions: ["orders-0"],
+    atMs,
+  };
+}
+
+function fatal(producer: string, producerEpoch: number, atMs: number): ProducerFatal {
+  return {
+    producer,
+    transactionalId: "txn-0",
+    api: "EndTxn",
+    errorCode: Errors.PRODUCER_FENCED,
+    reason: "EndTxn: PRODUCER_FENCED",
+    producerId: 1000,
+    producerEpoch,
+    ghostTxn: "p0.t2",
+    atMs,
+  };
+}
+
+describe("fatal-error: a producer that nothing fenced must not end in FATAL_ERROR", () => {
+  it("reports a fatal error with no fence since the producer's InitProducerId, naming the request", () => {
+    const v = checkFatalError(
+      { epochAssignments: [init("p0", 3, 10)], decisionLog: [decision("client", 4, 50)] },
+      fatal("p0", 4, 90),
+    );
+    expect(v?.kind).toBe("fatal-error");
+    expect(v?.summary).toMatch(/p0 got a fatal PRODUCER_FENCED on EndTxn at epoch 4/);
+    expect(v?.explanation.join("\n")).toMatch(/nothing fenced it/);
+    expect(v?.transaction).toBe("p0.t2");
+  });
+
+  it("stays silent when a newer producer instance ran InitProducerId after it", () => {
+    const history = { epochAssignments: [init("p0", 3, 10), init("p0#2", 4, 40)], decisionLog: [] };
+    expect(checkFatalError(history, fatal("p0", 3, 90))).toBeNull();
+  });
+
+  it("stays silent when the coordinator aborted one of its transactions on its own (timeout or fence)", () => {
+    const history = { epochAssignments: [init("p0", 3, 10)], decisionLog: [decision("coordinator", 4, 40)] };
+    expect(checkFatalError(history, fatal("p0", 3, 90))).toBeNull();
+  });
+
+  it("stays silent when a delayed copy of the producer's own InitProducerId moved the epoch", () => {
+    const history = { epochAssignments: [init("p0", 1, 10), init("p0", 3, 40)], decisionLog: [] };
+    expect(checkFatalError(history, fatal("p0", 2, 90))).toBeNull();
+  });
+
+  it("judges from the producer's latest InitProducerId: a fence before it does not excuse a later fatal error", () => {
+    const history = {
+      epochAssignments: [init("p0", 1, 10), init("p0#2", 2, 20), init("p0", 3, 30)],
+      decisionLog: [decision("coordinator", 2, 25)],
+    };
+    expect(checkFatalError(history, fatal("p0", 3, 90))?.kind).toBe("fatal-error");
+  });
+});
