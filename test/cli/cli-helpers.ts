@@ -21,6 +21,8 @@ export function eosfuzz(
     env: { ...process.env, FORCE_COLOR: "0", ...options.env },
     encoding: "utf8",
     timeout: options.timeoutMs ?? 120_000,
+    // spawnSync kills a child whose output passes maxBuffer (1 MiB by default); a whole trace in JSON is more.
+    maxBuffer: 256 * 1024 * 1024,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

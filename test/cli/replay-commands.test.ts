@@ -107,7 +107,7 @@ describe("replay commands of a scenario file", () => {
       "--scenario",
       "kip-1228-gap",
       "--seeds",
-      "10",
+      "20",
       "--workers",
       "0",
       "--no-shrink",

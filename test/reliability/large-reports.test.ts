@@ -68,7 +68,7 @@ describe("JSON in pieces", () => {
       "--scenario",
       "kip-1228-gap",
       "--seeds",
-      "10",
+      "20",
       "--workers",
       "0",
       "--no-shrink",

@@ -27,9 +27,11 @@ describe("scenarios that would make every run a model error are refused", () => 
 describe("a model error in a report", () => {
   it("says where in the model it was thrown by function, with no stack frame", () => {
     const loaded = resolveScenario("kip-1228-gap-small");
-    // Past validation (the check above refuses it in a scenario file): the model throws.
-    const workload = { ...loaded.scenario.workload, partitionsPerTxn: [0, 0] as [number, number] };
-    const config = runConfigFor({ ...loaded, scenario: { ...loaded.scenario, workload } });
+    // Past validation (a scenario file naming a replica that is no broker is refused): the model
+    // throws when the producer sends to that replica.
+    const topics = loaded.scenario.cluster.topics.map((t) => ({ ...t, replicas: [["nobody"]] }));
+    const cluster = { ...loaded.scenario.cluster, topics };
+    const config = runConfigFor({ ...loaded, scenario: { ...loaded.scenario, cluster } });
     const result = runSeed(config, { seed: 0 });
     const error = result.violations.find((v) => v.kind === "model-error");
     expect(error).toBeDefined();

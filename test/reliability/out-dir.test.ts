@@ -142,14 +142,17 @@ describe("results and reports are checked before they are trusted", () => {
 
   it("resume refuses lines out of order, naming the line", () => {
     const lines = text.trimEnd().split("\n");
-    const runs = lines.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith('{"index"'));
-    const [a, b] = [runs[1]?.[1] as number, runs[2]?.[1] as number];
-    [lines[a], lines[b]] = [lines[b] as string, lines[a] as string];
+    // Two adjacent run lines, so that each still follows the coverage points it refers to.
+    const isRun = (i: number) => lines[i]?.startsWith('{"index"') === true;
+    const a = lines.findIndex((_, i) => i > 0 && isRun(i) && isRun(i + 1));
+    expect(a).toBeGreaterThan(0);
+    const seed = JSON.parse(lines[a] as string).seed as number;
+    [lines[a], lines[a + 1]] = [lines[a + 1] as string, lines[a] as string];
     writeFileSync(results, `${lines.join("\n")}\n`);
     const r = eosfuzz(["run", "--resume", out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      `eosfuzz: ${results}:${a + 1}:1 index: expected the run of seed 1 next (runs are logged in order from seed 0), found seed 2\n`,
+      `eosfuzz: ${results}:${a + 1}:1 index: expected the run of seed ${seed} next (runs are logged in order from seed 0), found seed ${seed + 1}\n`,
     );
   });
 

@@ -160,7 +160,7 @@ describe("every problem of a scenario at once (item 9 of the reliability issue)"
     expect(r.code).toBe(2);
     const lines = r.stderr.trimEnd().split("\n");
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^eosfuzz: \S+:6:\d+ cluster\.brokers\[0\]\.release: expected one of .*found "4\.3"$/);
+    expect(lines[0]).toMatch(/^eosfuzz: \S+:5:\d+ cluster\.brokers\[1\]\.release: expected one of .*found "4\.3"$/);
     expect(lines[1]).toMatch(/^eosfuzz: \S+:10:\d+ workload\.producers: expected >= 1, found 0$/);
     expect(lines[2]).toMatch(/^eosfuzz: \S+:11:\d+ workload\.transactons: unknown field "transactons"/);
   });
@@ -174,10 +174,10 @@ describe("every problem of a scenario at once (item 9 of the reliability issue)"
     }
     expect(error).toBeInstanceOf(InputErrors);
     expect((error as InputErrors).message).toMatch(
-      /^s\.yaml:6:\d+ cluster\.brokers\[0\]\.release: .* \(\+2 more problems\)$/,
+      /^s\.yaml:5:\d+ cluster\.brokers\[1\]\.release: .* \(\+2 more problems\)$/,
     );
     expect((error as InputErrors).all.map((e) => e.field)).toEqual([
-      "cluster.brokers[0].release",
+      "cluster.brokers[1].release",
       "workload.producers",
       "workload.transactons",
     ]);
