@@ -17,7 +17,7 @@ export async function runSeedStrategy(ctx: SearchContext): Promise<StopReason | 
   const { start, end } = shardRange(ctx.options.seedStart, ctx.options.seeds, ctx.options.shard);
   const total = end - start;
   const batchSize = Math.max(1, Math.min(MAX_BATCH, Math.ceil(total / (ctx.executor.parallelism * 8))));
-  const maxInFlight = ctx.executor.parallelism * 2;
+  const maxInFlight = ctx.executor.maxInFlight;
   const arrived = new Map<number, { outcome: JobOutcome; atMs: number }>();
   const signal = new Signal();
   let next = start;
