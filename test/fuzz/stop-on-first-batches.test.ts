@@ -32,8 +32,8 @@ describe("--stop-on-first", () => {
     );
     expect(r.seedsRun).toBe(6);
     expect(r.violations.some((v) => v.seed === 5 && v.kind === "stale-marker")).toBe(true);
-    // Batches of 1, 2, 4, one at a time in this thread: 7 runs; two in flight would be 15, full
-    // batches of 50 would be 100.
-    expect(executor.runs).toBeLessThanOrEqual(7);
+    // One seed at a time in this thread: exactly the 6 runs tallied (batches of 1, 2, 4, 8 two in
+    // flight would be 15, full batches of 50 would be 100).
+    expect(executor.runs).toBe(6);
   });
 });
