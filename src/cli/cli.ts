@@ -283,8 +283,12 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
  * laid out only when --help asks for it.
  */
 function skipHelpCache(parser: Argv): void {
-  const internal = parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } };
-  internal.getInternalMethods().getUsageInstance().cacheHelpMessage = () => {};
+  // yargs' internals (18.x): a yargs without them keeps its cache, and eosfuzz works as before.
+  const internal = parser as unknown as {
+    getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?(): void } };
+  };
+  const usage = internal.getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
 
 /**
