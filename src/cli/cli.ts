@@ -1,17 +1,6 @@
-import yargs, { type Argv } from "yargs";
+import type { Argv } from "yargs";
 import { InputError } from "../scenario/input-error.js";
 import { TOOL_VERSION } from "../version.js";
-import { completionBuilder, completionCommand, completions } from "./commands/completion.js";
-import { initBuilder, initCommand } from "./commands/init.js";
-import { mergeBuilder, mergeCommand } from "./commands/merge.js";
-import { mutantsBuilder, mutantsCommand } from "./commands/mutants.js";
-import { regressBuilder, regressCommand } from "./commands/regress.js";
-import { replayBuilder, replayCommand } from "./commands/replay.js";
-import { reportBuilder, reportCommand } from "./commands/report.js";
-import { runBuilder, runCommand } from "./commands/run.js";
-import { scenariosBuilder, scenariosCommand } from "./commands/scenarios.js";
-import { shrinkBuilder, shrinkCommand } from "./commands/shrink.js";
-import { validateBuilder, validateCommand } from "./commands/validate.js";
 import { EXIT } from "./errors.js";
 import { stopAtOnce } from "./interrupt.js";
 
@@ -33,12 +22,21 @@ export type CommandName = (typeof COMMANDS)[number];
 /** What a command does with its parsed arguments: its exit code. */
 export type CommandHandler = (args: never) => number | Promise<number>;
 
+/** What a command's module provides: the options it declares and what it does with them. */
+interface CommandModule {
+  builder: (y: Argv) => Argv<unknown>;
+  handler: CommandHandler;
+}
+
 interface CommandEntry {
   name: CommandName;
   usage: string;
   describe: string;
-  builder: (y: Argv) => Argv<unknown>;
-  handler: CommandHandler;
+  /**
+   * The command's module, imported only when the command line names the command: a run does not
+   * compile the modules of report, merge or regress (a cold start is mostly module loading).
+   */
+  load: () => Promise<CommandModule>;
   /** Command lines shown under --help, with what each does. */
   examples: [string, string][];
 }
@@ -48,8 +46,10 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     name: "run",
     usage: "run",
     describe: "fuzz a scenario over many seeds and check its expectation",
-    builder: runBuilder,
-    handler: runCommand,
+    load: async () => {
+      const m = await import("./commands/run.js");
+      return { builder: m.runBuilder, handler: m.runCommand };
+    },
     examples: [
       ["eosfuzz run --scenario kip-1228 --seeds 1000", "a built-in scenario over 1,000 seeds"],
       [
@@ -67,24 +67,30 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     name: "merge",
     usage: "merge <reports..>",
     describe: "merge the run.json of every shard of a campaign (run --shard I/N) into one report",
-    builder: mergeBuilder,
-    handler: mergeCommand,
+    load: async () => {
+      const m = await import("./commands/merge.js");
+      return { builder: m.mergeBuilder, handler: m.mergeCommand };
+    },
     examples: [["eosfuzz merge out/shard-*/run.json --out merged", "the report of the whole campaign"]],
   },
   {
     name: "report",
     usage: "report <file>",
     describe: "render a saved run report (run.json, e.g. merged from shards) as HTML, JUnit and ShiViz logs",
-    builder: reportBuilder,
-    handler: reportCommand,
+    load: async () => {
+      const m = await import("./commands/report.js");
+      return { builder: m.reportBuilder, handler: m.reportCommand };
+    },
     examples: [["eosfuzz report merged/run.json --html report.html", "the HTML page of a saved run"]],
   },
   {
     name: "replay",
     usage: "replay <file>",
     describe: "re-run a saved seed file, check its trace hash and explain it",
-    builder: replayBuilder,
-    handler: replayCommand,
+    load: async () => {
+      const m = await import("./commands/replay.js");
+      return { builder: m.replayBuilder, handler: m.replayCommand };
+    },
     examples: [
       ["eosfuzz replay seeds/kip-1228-gap.seed-4.json --trace", "re-run a saved failure and print its events"],
     ],
@@ -93,56 +99,70 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     name: "shrink",
     usage: "shrink <file>",
     describe: "shrink a saved failure to its minimal schedule and save it as a seed file",
-    builder: shrinkBuilder,
-    handler: shrinkCommand,
+    load: async () => {
+      const m = await import("./commands/shrink.js");
+      return { builder: m.shrinkBuilder, handler: m.shrinkCommand };
+    },
     examples: [["eosfuzz shrink seeds/kip-1228-gap.seed-4.json", "its minimal schedule, saved next to it"]],
   },
   {
     name: "regress",
     usage: "regress",
     describe: "check every scenario against its expectation and replay every saved seed (for CI)",
-    builder: regressBuilder,
-    handler: regressCommand,
+    load: async () => {
+      const m = await import("./commands/regress.js");
+      return { builder: m.regressBuilder, handler: m.regressCommand };
+    },
     examples: [["eosfuzz regress --junit regress.xml", "every built-in scenario and saved seed, for CI"]],
   },
   {
     name: "mutants",
     usage: "mutants",
     describe: "list the deliberately broken variants of the model the oracle must catch",
-    builder: mutantsBuilder,
-    handler: mutantsCommand,
+    load: async () => {
+      const m = await import("./commands/mutants.js");
+      return { builder: m.mutantsBuilder, handler: m.mutantsCommand };
+    },
     examples: [["eosfuzz mutants --check-equivalent 1000", "re-measure the equivalent candidates"]],
   },
   {
     name: "scenarios",
     usage: "scenarios",
     describe: "list the built-in scenarios, one line each",
-    builder: scenariosBuilder,
-    handler: scenariosCommand,
+    load: async () => {
+      const m = await import("./commands/scenarios.js");
+      return { builder: m.scenariosBuilder, handler: m.scenariosCommand };
+    },
     examples: [["eosfuzz scenarios", "their names and what each is about"]],
   },
   {
     name: "validate",
     usage: "validate <files..>",
     describe: "check scenario files without running them: every problem, one line each",
-    builder: validateBuilder,
-    handler: validateCommand,
+    load: async () => {
+      const m = await import("./commands/validate.js");
+      return { builder: m.validateBuilder, handler: m.validateCommand };
+    },
     examples: [["eosfuzz validate eos/*.yaml", "exit 0 when all are valid, 2 when one is not"]],
   },
   {
     name: "init",
     usage: "init [name]",
     describe: "write a commented starter scenario, NAME.yaml (default my-scenario.yaml)",
-    builder: initBuilder,
-    handler: initCommand,
+    load: async () => {
+      const m = await import("./commands/init.js");
+      return { builder: m.initBuilder, handler: m.initCommand };
+    },
     examples: [["eosfuzz init our-cluster", "writes our-cluster.yaml to edit"]],
   },
   {
     name: "completion",
     usage: "completion [shell]",
     describe: "print the shell completion script for commands, options and scenario names (bash, zsh)",
-    builder: completionBuilder,
-    handler: completionCommand,
+    load: async () => {
+      const m = await import("./commands/completion.js");
+      return { builder: m.completionBuilder, handler: m.completionCommand };
+    },
     examples: [["eosfuzz completion bash >> ~/.bashrc", "complete eosfuzz in new shells"]],
   },
 ];
@@ -169,10 +189,19 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
   const exitWith = (c: number) => {
     code = c;
   };
+  // The version alone needs no parser (yargs prints it the same way, after loading 40 modules).
+  if (argv.length === 1 && argv[0] === "--version") {
+    process.stdout.write(`${TOOL_VERSION}\n`);
+    return EXIT.ok;
+  }
+  const modules = await loadNamedCommands(argv);
+  const builderOf = (name: CommandName) => modules.get(name)?.builder ?? ((y: Argv) => y);
   // The shell completion script asks for what may follow the words typed so far.
   if (argv[0] === "__complete") {
+    const { completions } = await import("./commands/completion.js");
+    const commands = COMMAND_TABLE.map((c) => ({ name: c.name, builder: builderOf(c.name) }));
     process.stdout.write(
-      completions(argv.slice(1), COMMAND_TABLE)
+      completions(argv.slice(1), commands)
         .map((c) => `${c}\n`)
         .join(""),
     );
@@ -181,6 +210,7 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
   const reserved = argv.find(namesParserKey);
   if (reserved !== undefined)
     throw new InputError(reserved, "", "expected an option of eosfuzz (see eosfuzz --help), found an unknown option");
+  const { default: yargs } = await import("yargs");
   const parser = yargs([...argv]);
   parser
     .scriptName("eosfuzz")
@@ -188,10 +218,11 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
     .strict()
     .exitProcess(false)
     .option("color", { type: "boolean", describe: "force colour on or off (--no-color)" });
+  skipHelpCache(parser);
   for (const c of COMMAND_TABLE) {
-    const handler = options.handlers?.[c.name] ?? c.handler;
+    const handler = options.handlers?.[c.name] ?? modules.get(c.name)?.handler ?? notLoaded(c.name);
     const builder = (y: Argv) => {
-      const built = c.builder(y);
+      const built = builderOf(c.name)(y);
       for (const [command, description] of c.examples) built.example(command, description);
       return built.epilog(EPILOG);
     };
@@ -243,6 +274,39 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .parseAsync();
   return code;
+}
+
+/**
+ * yargs lays out the whole help text of a command before running it (`cacheHelpMessage`), to show
+ * it should the command fail later; laying it out (string widths, wrapping) costs 60-100 ms of CPU.
+ * eosfuzz never shows help on a failure (its `fail` throws one InputError line), so the text is
+ * laid out only when --help asks for it.
+ */
+function skipHelpCache(parser: Argv): void {
+  // yargs' internals (18.x): a yargs without them keeps its cache, and eosfuzz works as before.
+  const internal = parser as unknown as {
+    getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?(): void } };
+  };
+  const usage = internal.getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
+}
+
+/**
+ * The modules of the commands the command line names. A word that names a command anywhere (even
+ * as an option's value) loads it: loading one too many costs a little time, one too few would
+ * leave yargs a command without options.
+ */
+async function loadNamedCommands(argv: readonly string[]): Promise<Map<CommandName, CommandModule>> {
+  const named = COMMAND_TABLE.filter((c) => argv.includes(c.name));
+  const modules = await Promise.all(named.map((c) => c.load()));
+  return new Map(named.map((c, i) => [c.name, modules[i] as CommandModule]));
+}
+
+/** The handler of a command whose module was not loaded: yargs runs only a command named in argv. */
+function notLoaded(name: CommandName): CommandHandler {
+  return () => {
+    throw new Error(`eosfuzz ${name} ran without its module loaded`);
+  };
 }
 
 /**

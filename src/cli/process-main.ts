@@ -1,5 +1,4 @@
 import chalk from "chalk";
-import { hideBin } from "yargs/helpers";
 import { runCli } from "./cli.js";
 import { reportFatal } from "./errors.js";
 
@@ -19,7 +18,8 @@ function dropOutputOnBrokenPipe(stream: NodeJS.WriteStream): void {
 export async function main(processArgv: readonly string[]): Promise<void> {
   dropOutputOnBrokenPipe(process.stdout);
   dropOutputOnBrokenPipe(process.stderr);
-  const argv = hideBin([...processArgv]);
+  // What yargs' hideBin does under Node: drop the node binary and the script (yargs loads on demand).
+  const argv = processArgv.slice(2);
   if ((process.env.NO_COLOR && !process.env.FORCE_COLOR) || argv.includes("--json")) chalk.level = 0;
   try {
     process.exitCode = await runCli(argv);

@@ -5,7 +5,6 @@ import { type CampaignOptions, type CampaignResult, runCampaign } from "./campai
 import { type DeterminismReport, DeterminismWatch } from "./determinism-check.js";
 import { InProcessExecutor, type RunExecutor } from "./executor/executor.js";
 import type { JobOutcome } from "./executor/run-job.js";
-import { PoolExecutor } from "./executor/worker-pool.js";
 import { killsMutant, type Mutant, withMutant } from "./mutants.js";
 import type { PctScope } from "./run-shaping/pct.js";
 import type { RunResult } from "./run-seed.js";
@@ -224,7 +223,7 @@ export async function runCampaignSession(
 ): Promise<CampaignSessionResult> {
   const { loaded, search } = plan;
   const determinism = plan.checkDeterminism ? new DeterminismWatch(searchConfig(loaded, search)) : null;
-  const executor = executorFor(plan);
+  const executor = await executorFor(plan);
   const alreadyDone = search.resumeFrom?.length ?? 0;
   const started = performance.now();
   let violations = 0;
@@ -266,8 +265,10 @@ export async function runCampaignSession(
   return sessionResult(plan, campaign, wallMs, determinism?.report() ?? null, after);
 }
 
-function executorFor(plan: CampaignPlan): RunExecutor {
+/** The executor of the runs; the worker pool's module (tinypool) loads only when there are workers. */
+async function executorFor(plan: CampaignPlan): Promise<RunExecutor> {
   if (plan.workers === 0) return new InProcessExecutor();
+  const { PoolExecutor } = await import("./executor/worker-pool.js");
   return new PoolExecutor({
     workers: plan.workers,
     seedTimeoutMs: plan.seedTimeoutMs,

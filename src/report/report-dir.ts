@@ -1,12 +1,15 @@
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { SeedTrace } from "../fuzz/failure-traces.js";
 import { reportedFailures, shivizFileName } from "./failure-selection.js";
 import { type ReplayView, renderReplayHtml, renderRunHtml } from "./html/page.js";
 import { renderJunit } from "./junit.js";
 import type { RunReport } from "./run-report.js";
 import { shivizLog } from "./shiviz.js";
-import { OutputError } from "../common/output-error.js";
+import type { OutputError } from "../common/output-error.js";
 import { writeFileAtomic, writeJsonAtomic } from "../common/write-files.js";
+import { attemptWrite } from "./report-files.js";
+
+export { attemptWrite, defaultReportDir } from "./report-files.js";
 
 export interface ReportContent {
   report: RunReport;
@@ -15,34 +18,10 @@ export interface ReportContent {
   notes: readonly string[];
 }
 
-/** `reports/<scenario>-<run id>`: the run id is the start time, UTC, to the second. */
-export function defaultReportDir(report: Pick<RunReport, "scenario" | "startedAt">, root = "reports"): string {
-  const runId = report.startedAt.replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "");
-  return join(root, `${report.scenario}-${runId}`);
-}
-
 /** What writing a report directory did: the files written, and those that could not be (one line each). */
 export interface WrittenFiles {
   written: string[];
   failed: OutputError[];
-}
-
-/**
- * Call `write`; an OutputError (disk full, read-only, a file in the way) is kept in `failed` instead
- * of thrown, so that one output that cannot be written does not lose the others. Failures for the
- * same reason in the same directory (a full disk, a directory that cannot be made) are kept once.
- */
-export function attemptWrite(failed: OutputError[], write: () => void): boolean {
-  try {
-    write();
-    return true;
-  } catch (e) {
-    if (!(e instanceof OutputError)) throw e;
-    const same = (f: OutputError) =>
-      f.reason === e.reason && (f.file === e.file || dirname(f.file) === dirname(e.file));
-    if (!failed.some(same)) failed.push(e);
-    return false;
-  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { resolveScenario } from "../../src/scenario/loader.js";
 /** Counts the runs an executor was asked for (what a campaign costs, whatever it tallies). */
 class CountingExecutor implements RunExecutor {
   readonly parallelism = 1;
+  readonly maxInFlight = 1;
   runs = 0;
   private readonly inner = new InProcessExecutor();
 
@@ -31,7 +32,8 @@ describe("--stop-on-first", () => {
     );
     expect(r.seedsRun).toBe(6);
     expect(r.violations.some((v) => v.seed === 5 && v.kind === "stale-marker")).toBe(true);
-    // Batches of 1, 2, 4, 8 (two in flight): at most 15 runs; full batches of 50 would be 100.
-    expect(executor.runs).toBeLessThanOrEqual(15);
+    // One seed at a time in this thread: exactly the 6 runs tallied (batches of 1, 2, 4, 8 two in
+    // flight would be 15, full batches of 50 would be 100).
+    expect(executor.runs).toBe(6);
   });
 });

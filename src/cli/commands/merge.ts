@@ -10,7 +10,8 @@ import { attemptWrite, defaultReportDir } from "../../report/report-dir.js";
 import { EXIT, reportOutputProblems } from "../errors.js";
 import { lockDir } from "../out-dir.js";
 import { scenarioOfReport } from "../report-output.js";
-import { writeJsonStdout, writeRunReport } from "./run.js";
+import { writeRunReport } from "../run-report-dir.js";
+import { writeJsonStdout } from "./run.js";
 
 export interface MergeArgs {
   reports: string[];

@@ -1,5 +1,4 @@
 import { statSync } from "node:fs";
-import { join } from "node:path";
 import type { Argv } from "yargs";
 import {
   CampaignError,
@@ -11,21 +10,16 @@ import {
 import { addDeterminism } from "../../fuzz/determinism-check.js";
 import { findMutant, MUTANTS, type Mutant } from "../../fuzz/mutants.js";
 import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
-import type { ReleaseFlags } from "../../kafka/release.js";
 import { Chunker, emitJson } from "../../common/json-pieces.js";
 import type { OutputError } from "../../common/output-error.js";
-import { emitGithubActions } from "../../report/github-actions.js";
-import { renderJunit } from "../../report/junit.js";
-import { createProgress } from "../../report/progress.js";
-import { attemptWrite, defaultReportDir, writeReportDir } from "../../report/report-dir.js";
+import type { Progress } from "../../report/progress.js";
+import type { writeRunReport } from "../run-report-dir.js";
+import { attemptWrite, defaultReportDir } from "../../report/report-files.js";
 import { ResultsLog, resultsFile } from "../../report/results-log.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
-import { renderScriptSteps } from "../../report/script-steps.js";
-import { renderDeterminism, renderShrink } from "../../report/shrink-render.js";
-import { renderRunReport } from "../../report/terminal.js";
 import { writeFileAtomic } from "../../common/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
-import { type LoadedScenario, resolveScenario } from "../../scenario/loader.js";
+import { resolveScenario } from "../../scenario/loader.js";
 import { LIMITS } from "../../scenario/schema.js";
 import { EXIT, InternalError, reportOutputProblems } from "../errors.js";
 import { stopGracefully } from "../interrupt.js";
@@ -38,7 +32,6 @@ import {
   type Resumed,
   resumeArgs,
 } from "../run-resume.js";
-import { traceReport } from "../report-output.js";
 import {
   bugProbabilities,
   checkInteger,
@@ -282,17 +275,9 @@ type Phase = "runs" | "after-runs" | "report";
 
 async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date): Promise<number> {
   const { args, campaign } = plan;
-  const name = campaign.loaded.scenario.name;
   const abort = new AbortController();
   let phase: Phase = "runs";
-  // An exhaustive search does not know its schedule count in advance (--seeds only bounds it): no ETA to show.
-  const progress = createProgress({
-    scenario: name,
-    total: campaign.runs.end - campaign.runs.start,
-    alreadyDone: plan.resumed?.outcomes.length ?? 0,
-    enabled: args.progress && campaign.strategy.countsRuns,
-    heartbeatMs: heartbeatMs(),
-  });
+  const progress = await progressOf(plan);
   const endGraceful = stopGracefully(() => {
     abort.abort();
     // The bar goes first, so that it is not drawn again inside the message or the summary.
@@ -333,15 +318,21 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
     const report = sessionReport(session, campaign, startedAt, problems);
     const result = session.campaign;
     const overrides = campaign.search.overrides ?? {};
-    const written = outDir === null ? null : writeRunReport(report, campaign.loaded, outDir, overrides, problems);
-    if (args.junit)
+    const written =
+      outDir === null ? null : await writeReportFiles(report, campaign.loaded, outDir, overrides, problems);
+    if (args.junit) {
+      const { renderJunit } = await import("../../report/junit.js");
       attemptWrite(problems, () => writeFileAtomic(args.junit as string, renderJunit(report), "the JUnit report"));
+    }
     const savedTo =
       session.shrunk?.seedFile && report.seedFiles?.includes(session.shrunk.seedFile.path)
         ? session.shrunk.seedFile.path
         : null;
     if (args.json) writeJsonStdout(report);
     else {
+      const { renderRunReport } = await import("../../report/terminal.js");
+      const { renderScriptSteps } = await import("../../report/script-steps.js");
+      const { renderDeterminism, renderShrink } = await import("../../report/shrink-render.js");
       const steps = result.scriptSteps
         ? renderScriptSteps(result.scriptSteps, campaign.loaded.scenario.script?.steps.length ?? 0)
         : undefined;
@@ -358,6 +349,7 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
           `\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`,
         );
     }
+    const { emitGithubActions } = await import("../../report/github-actions.js");
     emitGithubActions(
       report,
       (line) => (args.json ? process.stderr : process.stdout).write(line),
@@ -422,26 +414,30 @@ function openResultsLog(plan: RunPlan, dir: string): ResultsLog {
   });
 }
 
+/**
+ * The progress bar or heartbeat; its module (and cli-progress) loads only when it shows. An
+ * exhaustive search does not know its schedule count in advance (--seeds only bounds it): no ETA to show.
+ */
+async function progressOf(plan: RunPlan): Promise<Progress> {
+  const { args, campaign } = plan;
+  if (!args.progress || !campaign.strategy.countsRuns) return { update() {}, stop() {} };
+  const { createProgress } = await import("../../report/progress.js");
+  return createProgress({
+    scenario: campaign.loaded.scenario.name,
+    total: campaign.runs.end - campaign.runs.start,
+    alreadyDone: plan.resumed?.outcomes.length ?? 0,
+    heartbeatMs: heartbeatMs(),
+  });
+}
+
+/** The --out directory's files; the HTML renderer loads only for a run that has one. */
+async function writeReportFiles(...args: Parameters<typeof writeRunReport>): Promise<string | null> {
+  const { writeRunReport } = await import("../run-report-dir.js");
+  return writeRunReport(...args);
+}
+
 /** Heartbeat interval: EOSFUZZ_HEARTBEAT_SECONDS, else the default (10 s). */
 function heartbeatMs(): number | undefined {
   const seconds = Number(process.env.EOSFUZZ_HEARTBEAT_SECONDS);
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
-}
-
-/**
- * The --out directory: the run's failures traced again, then every report file. Returns the
- * directory, or null when not even run.json could be written; files that could not be written are
- * added to `problems`.
- */
-export function writeRunReport(
-  report: RunReport,
-  loaded: LoadedScenario | null,
-  out: string,
-  overrides: Partial<ReleaseFlags>,
-  problems: OutputError[],
-): string | null {
-  const dir = out === "" ? defaultReportDir(report) : out;
-  const files = writeReportDir(dir, traceReport(report, loaded, overrides));
-  problems.push(...files.failed);
-  return files.written.includes(join(dir, "run.json")) ? dir : null;
 }

@@ -44,11 +44,13 @@ interface Attempt {
  */
 export class PoolExecutor implements RunExecutor {
   readonly parallelism: number;
+  readonly maxInFlight: number;
   private readonly pool: Tinypool;
 
   constructor(private readonly options: PoolOptions) {
     if (!(options.workers >= 1)) throw new RangeError(`workers: ${options.workers}`);
     this.parallelism = options.workers;
+    this.maxInFlight = 2 * options.workers;
     this.pool = new Tinypool({
       filename: options.workerFile ?? defaultWorkerFile(),
       minThreads: options.workers,

@@ -23,7 +23,7 @@ export async function runJobsInOrder(
   for (let i = 0; i < jobs.length; i += batchSize) batches.push(jobs.slice(i, i + batchSize));
   const results: ({ outcomes: JobOutcome[]; atMs: number } | null)[] = batches.map(() => null);
   const signal = new Signal();
-  const maxInFlight = ctx.executor.parallelism * 2;
+  const maxInFlight = ctx.executor.maxInFlight;
   let next = 0;
   let inFlight = 0;
   let failure: { error: unknown } | null = null;

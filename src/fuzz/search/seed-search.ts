@@ -16,8 +16,11 @@ const MAX_BATCH = 50;
 export async function runSeedStrategy(ctx: SearchContext): Promise<StopReason | null> {
   const { start, end } = shardRange(ctx.options.seedStart, ctx.options.seeds, ctx.options.shard);
   const total = end - start;
-  const batchSize = Math.max(1, Math.min(MAX_BATCH, Math.ceil(total / (ctx.executor.parallelism * 8))));
-  const maxInFlight = ctx.executor.parallelism * 2;
+  const maxInFlight = ctx.executor.maxInFlight;
+  // One batch at a time (this thread): batches of one seed cost nothing and stop right after the
+  // seed that settles the campaign.
+  const batchSize =
+    maxInFlight === 1 ? 1 : Math.max(1, Math.min(MAX_BATCH, Math.ceil(total / (ctx.executor.parallelism * 8))));
   const arrived = new Map<number, { outcome: JobOutcome; atMs: number }>();
   const signal = new Signal();
   let next = start;
