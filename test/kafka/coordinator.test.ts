@@ -39,6 +39,17 @@ describe("TransactionMetadata state machine", () => {
     expect(m.state).toBe("PrepareCommit");
   });
 
+  it("TransactionMetadata.prepareComplete clears hasFailedEpochFence, so the next fence bumps again", () => {
+    const m = new TransactionMetadata("t", 1, 3, 1000, 0);
+    m.state = "PrepareAbort";
+    m.txnStartTimestamp = 0;
+    m.hasFailedEpochFence = true;
+    m.completeTransitionTo(m.prepareComplete(10));
+    expect(m.hasFailedEpochFence).toBe(false);
+    m.state = "Ongoing";
+    expect(m.prepareFenceProducerEpoch(true, false)).toBe(4);
+  });
+
   it("lastProducerEpoch is not persisted: a loaded record has -1", () => {
     const m = new TransactionMetadata("t", 1, 3, 1000, 0);
     m.lastProducerEpoch = 2;

@@ -233,8 +233,13 @@ export class TransactionMetadata {
     });
   }
 
-  /** After PrepareX: CompleteX (rotating to nextProducerId when the epoch was exhausted). */
+  /**
+   * After PrepareX: CompleteX (rotating to nextProducerId when the epoch was exhausted). PrepareX is
+   * durable by now, so a fence whose write failed earlier no longer holds the epoch back: the flag
+   * is cleared here, as Kafka's prepareComplete does, and the next coordinator abort bumps again.
+   */
   prepareComplete(nowMs: number): TxnTransitMetadata {
+    this.hasFailedEpochFence = false;
     const target = this.state === "PrepareCommit" ? "CompleteCommit" : "CompleteAbort";
     const rotate = this.nextProducerId !== NO_PRODUCER_ID;
     return this.prepareTransitionTo(target, {
