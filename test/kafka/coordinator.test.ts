@@ -197,6 +197,15 @@ describe("InitProducerId", () => {
     expect(r.producerEpoch).toBe(0);
   });
 
+  it("TransactionMetadata.prepareIncrementProducerEpoch refuses an exhausted epoch: a retry after the bump to 32766 gets UNKNOWN_SERVER_ERROR", () => {
+    const h = coordinatorHarness("4.2.1");
+    h.put("CompleteCommit", 32766).lastProducerEpoch = 32765;
+    expect(h.initProducerId(1000, 32765).errorCode).toBe(Errors.UNKNOWN_SERVER_ERROR);
+    expect(h.metadata()).toMatchObject({ state: "CompleteCommit", producerEpoch: 32766, pendingState: null });
+    const m = new TransactionMetadata("t", 1, 32766, 1000, 0);
+    expect(() => m.prepareIncrementProducerEpoch(1000, null, 0)).toThrow(IllegalStateException);
+  });
+
   it("recognises a retry with the previous epoch (KIP-360) and fences a stale one", () => {
     const h = coordinatorHarness("4.2.1");
     const { producerId } = h.initProducerId();

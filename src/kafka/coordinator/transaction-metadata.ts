@@ -1,5 +1,6 @@
 import { IllegalStateException } from "../common/errors.js";
 import {
+  isEpochExhausted,
   MAX_PRODUCER_EPOCH,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
@@ -30,6 +31,14 @@ export interface TxnTransitMetadata {
    */
   readonly ghostDecidedBy?: { initiator: "client" | "coordinator"; requestedFor: string | null };
 }
+
+/**
+ * prepareIncrementProducerEpoch at an exhausted epoch: Kafka throws IllegalStateException, which
+ * leaves the request handler and reaches the client as UNKNOWN_SERVER_ERROR (KafkaApis'
+ * handleError). A separate class so the coordinator answers it as Kafka does while every other
+ * IllegalStateException stays a model error.
+ */
+export class EpochsExhaustedException extends IllegalStateException {}
 
 /** Epoch rule failure that Kafka reports as an error code rather than an exception. */
 export class ProducerFencedError extends Error {
@@ -102,10 +111,16 @@ export class TransactionMetadata {
     return transit;
   }
 
-  /** InitProducerId on Empty/CompleteX: bump (or recognise a retry) and go to Empty. */
+  /**
+   * InitProducerId on Empty/CompleteX: bump (or recognise a retry) and go to Empty. Refuses any
+   * exhausted epoch (32766 and up), as Kafka's does: the coordinator rotates the producer id before
+   * calling this unless the request's expected epoch differs from the current one.
+   */
   prepareIncrementProducerEpoch(txnTimeoutMs: number, expectedEpoch: number | null, nowMs: number): TxnTransitMetadata {
-    if (this.producerEpoch === MAX_PRODUCER_EPOCH)
-      throw new IllegalStateException(`${this.transactionalId}: epoch exhausted`);
+    if (isEpochExhausted(this.producerEpoch))
+      throw new EpochsExhaustedException(
+        `${this.transactionalId}: cannot allocate any more producer epochs for producerId ${this.producerId}`,
+      );
     let epoch: number;
     let last: number;
     if (expectedEpoch === null) {
