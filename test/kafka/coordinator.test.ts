@@ -127,6 +127,24 @@ describe("EndTxn, TV2 path (KAFKA.md 1.7 table, no pending state)", () => {
     });
   });
 
+  it("TransactionMetadata.prepareComplete keeps lastProducerEpoch at 32766 when the producer id rotates; an InitProducerId retry with the old id and 32766 is recognised", () => {
+    const h = coordinatorHarness("4.2.1");
+    h.put("Ongoing", 32766);
+    const r = h.endTxn(true, 32766);
+    expect(h.metadata()).toMatchObject({
+      state: "CompleteCommit",
+      producerId: r.producerId,
+      producerEpoch: 0,
+      lastProducerEpoch: 32766,
+      prevProducerId: 1000,
+    });
+    expect(h.initProducerId(1000, 32766)).toEqual({
+      errorCode: Errors.NONE,
+      producerId: r.producerId,
+      producerEpoch: 0,
+    });
+  });
+
   it("the epoch-bump mutant leaves the epoch unchanged", () => {
     const h = coordinatorHarness("4.2.1", 2, { epochBumpOnEndTxn: false });
     h.put("Ongoing", M);

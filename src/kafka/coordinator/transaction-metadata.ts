@@ -252,6 +252,8 @@ export class TransactionMetadata {
    * After PrepareX: CompleteX (rotating to nextProducerId when the epoch was exhausted). PrepareX is
    * durable by now, so a fence whose write failed earlier no longer holds the epoch back: the flag
    * is cleared here, as Kafka's prepareComplete does, and the next coordinator abort bumps again.
+   * lastProducerEpoch is kept as PrepareX left it, also when the producer id rotates: Kafka keeps
+   * 32766 there, the last epoch the client saw, not the 32767 of the markers.
    */
   prepareComplete(nowMs: number): TxnTransitMetadata {
     this.hasFailedEpochFence = false;
@@ -262,7 +264,7 @@ export class TransactionMetadata {
       prevProducerId: this.producerId,
       nextProducerId: NO_PRODUCER_ID,
       producerEpoch: rotate ? 0 : this.producerEpoch,
-      lastProducerEpoch: rotate ? this.producerEpoch : this.lastProducerEpoch,
+      lastProducerEpoch: this.lastProducerEpoch,
       topicPartitions: [],
       txnLastUpdateTimestamp: nowMs,
     });
@@ -331,6 +333,7 @@ export class TransactionMetadata {
         if (rotated) {
           if (t.prevProducerId !== this.producerId || t.producerEpoch !== 0)
             return "rotation must start at epoch 0 from the current pid";
+          if (t.lastProducerEpoch !== this.lastProducerEpoch) return "rotation must keep lastProducerEpoch";
         } else if (t.producerEpoch !== this.producerEpoch) {
           return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
         }
