@@ -26,6 +26,11 @@ export interface ReleaseFlags {
   strictMarkerEpochForLegacy: boolean;
   /** KIP-890 part 1: a transactional batch with no open txn is verified with the coordinator first. */
   transactionPartitionVerification: boolean;
+  /**
+   * KAFKA-18042 (PR #19844, June 2025): UnifiedLog.maybeStartTransactionVerification answers a
+   * batch whose epoch is below the stored one INVALID_PRODUCER_EPOCH at once, without asking the coordinator.
+   */
+  rejectStaleEpochBeforeVerification: boolean;
   /** Duplicate produce batches (same epoch and sequence range as a retained batch) are not re-appended. */
   produceDuplicateDetection: boolean;
   /** Produce sequence numbers are validated (OUT_OF_ORDER_SEQUENCE_NUMBER on a gap or a repeat). */
@@ -79,6 +84,7 @@ const kafka3x: ReleaseFlags = {
   markerProducerEpochCheck: true,
   strictMarkerEpochForLegacy: false,
   transactionPartitionVerification: true,
+  rejectStaleEpochBeforeVerification: false,
   produceDuplicateDetection: true,
   produceSequenceCheck: true,
   advanceLsoOnCompletion: true,
@@ -100,8 +106,15 @@ const kafka3x: ReleaseFlags = {
 /** 4.0: TV2-capable coordinator (epoch bump at EndTxn), WriteTxnMarkers max v1, legacy marker check. */
 const kafka40: ReleaseFlags = { ...kafka3x, supportsTransactionVersion2: true, epochBumpOnEndTxn: true };
 
-/** 4.1: as 4.0 plus KAFKA-19367 (single bump on coordinator-initiated TV2 aborts). */
-const kafka41: ReleaseFlags = { ...kafka40, singleEpochBumpOnCoordinatorAbort: true };
+/**
+ * 4.1: as 4.0 plus KAFKA-19367 (single bump on coordinator-initiated TV2 aborts) and KAFKA-18042
+ * (a stale produce epoch is rejected before verification).
+ */
+const kafka41: ReleaseFlags = {
+  ...kafka40,
+  singleEpochBumpOnCoordinatorAbort: true,
+  rejectStaleEpochBeforeVerification: true,
+};
 
 /** 4.2.0: KIP-1228 (v2, strict TV2 check) without KAFKA-19999 and without version discovery. */
 const kafka420: ReleaseFlags = {

@@ -123,6 +123,20 @@ describe("PartitionLog data checks", () => {
     expect(write(log, 5, 0).kind).toBe("appended");
   });
 
+  it("UnifiedLog.maybeStartTransactionVerification refuses an epoch below the producer's before verifying (KAFKA-18042: 4.1 and later)", () => {
+    for (const [release, refused] of [
+      ["4.0", false],
+      ["4.1", true],
+      ["4.2.1", true],
+    ] as const) {
+      const log = logOn(release);
+      write(log, 4, 0);
+      log.appendMarker(marker(5, 2));
+      expect(log.staleEpochBeforeVerification(PID, 4) !== null).toBe(refused);
+      expect(log.staleEpochBeforeVerification(PID, 5)).toBeNull();
+    }
+  });
+
   it("without verification a transactional batch needs the coordinator's guard", () => {
     const log = logOn("4.2.1");
     const r = log.appendData({

@@ -135,6 +135,11 @@ export class PartitionLog {
     return this.producerState.hasOngoingTransaction(producerId, epoch);
   }
 
+  /** See ProducerStateManager.staleEpochBeforeVerification. */
+  staleEpochBeforeVerification(producerId: number, epoch: number): string | null {
+    return this.producerState.staleEpochBeforeVerification(producerId, epoch);
+  }
+
   /** See ProducerStateManager.maybeStartTransactionVerification. */
   maybeStartTransactionVerification(
     producerId: number,

@@ -84,6 +84,17 @@ export class ProducerStateManager {
   }
 
   /**
+   * The first step of Kafka's UnifiedLog.maybeStartTransactionVerification (KAFKA-18042): a batch
+   * whose epoch is below the producer's stored epoch is refused (INVALID_PRODUCER_EPOCH) before any
+   * verification starts, so the coordinator is not asked. The reason, or null.
+   */
+  staleEpochBeforeVerification(producerId: number, epoch: number): string | null {
+    if (!this.flags().rejectStaleEpochBeforeVerification) return null;
+    const e = this.producers.get(producerId);
+    return e && epoch < e.producerEpoch ? `epoch ${epoch} < producer epoch ${e.producerEpoch}` : null;
+  }
+
+  /**
    * KIP-890 part 1 (maybeCreateVerificationStateEntry): 0 (SENTINEL) when a transaction at this
    * epoch is already open, else the guard of a (new or reused) entry that the append must present.
    */
