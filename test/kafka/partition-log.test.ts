@@ -137,6 +137,26 @@ describe("PartitionLog data checks", () => {
     }
   });
 
+  it("UnifiedLog.updateProducers keeps the next transaction's verification guard through a marker at its epoch, whatever the marker's transaction version", () => {
+    for (const tv of [0, 2]) {
+      const log = logOn("4.2.1");
+      write(log, 4, 0);
+      const guard = log.maybeStartTransactionVerification(PID, 0, 5, true);
+      expect(log.appendMarker(marker(5, tv)).kind).toBe("appended");
+      expect(log.verificationStates.get(PID)?.guard).toBe(guard);
+      const r = log.appendData({
+        producerId: PID,
+        producerEpoch: 5,
+        baseSequence: 0,
+        isTransactional: true,
+        values: ["next"],
+        ghostTxn: "t2",
+        verificationGuard: guard,
+      });
+      expect(r.kind).toBe("appended");
+    }
+  });
+
   it("without verification a transactional batch needs the coordinator's guard", () => {
     const log = logOn("4.2.1");
     const r = log.appendData({

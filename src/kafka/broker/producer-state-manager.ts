@@ -245,7 +245,6 @@ export class ProducerStateManager {
     producerId: number,
     markerEpoch: number,
     coordinatorEpoch: number,
-    transactionVersion: number,
     result: TransactionResult,
     offset: number,
     origin: AppendOrigin,
@@ -264,9 +263,11 @@ export class ProducerStateManager {
     entry.coordinatorEpoch = coordinatorEpoch;
     entry.currentTxnFirstOffset = null;
     if (origin !== "REPLICATION") {
-      // The next transaction's guard survives a TV2 marker at its own epoch (it was verified for it).
+      // The next transaction's guard survives a marker at its own epoch when it was verified for a
+      // TV2 produce (UnifiedLog.updateProducers: whatever the marker's transaction version; only
+      // the verification entry's supportsEpochBump counts).
       const v = this.verificationStates.get(producerId);
-      const keep = !!v && transactionVersion >= 2 && v.supportsEpochBump && v.epoch === markerEpoch;
+      const keep = !!v && v.supportsEpochBump && v.epoch === markerEpoch;
       if (v && !keep) this.verificationStates.delete(producerId);
     }
     return completed;
