@@ -157,6 +157,26 @@ describe("PartitionLog data checks", () => {
     }
   });
 
+  it("ProducerAppendInfo.checkSequence refuses a batch above the lowest sequence its verification saw (KIP-890 part 1)", () => {
+    const log = logOn("3.x");
+    const batch = (baseSequence: number, values: string[], verificationGuard: number) =>
+      log.appendData({
+        producerId: PID,
+        producerEpoch: 4,
+        baseSequence,
+        isTransactional: true,
+        values,
+        ghostTxn: "t1",
+        verificationGuard,
+      });
+    // Two batches of a new producer's transaction start verification; the later one is verified first.
+    const guard = log.maybeStartTransactionVerification(PID, 3, 4, false);
+    expect(log.maybeStartTransactionVerification(PID, 0, 4, false)).toBe(guard);
+    expect(batch(3, ["d"], guard)).toMatchObject({ kind: "error", errorCode: Errors.OUT_OF_ORDER_SEQUENCE_NUMBER });
+    expect(batch(0, ["a", "b", "c"], guard).kind).toBe("appended");
+    expect(batch(3, ["d"], 0).kind).toBe("appended");
+  });
+
   it("without verification a transactional batch needs the coordinator's guard", () => {
     const log = logOn("4.2.1");
     const r = log.appendData({

@@ -165,8 +165,14 @@ export class ProducerStateManager {
     const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
     const hasBatches = !!existing && existing.batchMetadata.length > 0;
     const first = batch.baseSequence;
-    if (verification?.supportsEpochBump && !hasBatches && first !== 0 && batch.producerEpoch !== storedEpoch) {
-      return `first sequence ${first} of a new epoch must be 0 (TV2 verification)`;
+    // ProducerAppendInfo.checkSequence, in its order: a TV2-verified producer with no retained
+    // batch must start at 0; then no batch may come after the lowest sequence its verification saw
+    // (KIP-890 part 1: an earlier batch of the same transaction is still on its way).
+    if (verification?.supportsEpochBump && !hasBatches && first !== 0) {
+      return `first sequence ${first} with no producer state must be 0 (TV2 verification)`;
+    }
+    if (verification && first > verification.lowestSequence) {
+      return `sequence ${first} above the lowest verified sequence ${verification.lowestSequence}`;
     }
     if (storedEpoch === NO_PRODUCER_EPOCH) return null;
     if (batch.producerEpoch !== storedEpoch)
