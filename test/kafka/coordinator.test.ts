@@ -104,12 +104,24 @@ describe("EndTxn, TV2 path (KAFKA.md 1.7 table, no pending state)", () => {
     }
   }
 
-  it("every EndTxn gets CONCURRENT_TRANSACTIONS while CompleteX is pending (KAFKA-18464 order)", () => {
+  it("TransactionCoordinator.endTransaction (TV2) checks the pending state before the epoch (KAFKA-18464, 4.0 and later): every EndTxn gets CONCURRENT_TRANSACTIONS while CompleteX is pending", () => {
     const h = coordinatorHarness("4.2.1");
     const m = h.put("PrepareCommit", M);
     m.pendingState = "CompleteCommit";
     expect(h.endTxn(true, M - 1).errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
     expect(h.endTxn(true, 2).errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
+    // An empty abort at the epoch the client already holds, sent while the commit's markers are
+    // being written: the order KAFKA-18464 chose so that it waits instead of being fenced.
+    expect(h.endTxn(false, M).errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
+  });
+
+  it("TransactionCoordinator.endTransaction (TV0/1) checks the epoch before the pending state", () => {
+    const h = coordinatorHarness("3.x", 0);
+    const m = h.put("PrepareCommit", M);
+    m.clientTransactionVersion = 0;
+    m.pendingState = "CompleteCommit";
+    expect(h.endTxn(true, M - 1, 3).errorCode).toBe(Errors.PRODUCER_FENCED);
+    expect(h.endTxn(true, M, 3).errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
   });
 
   it("at epoch 32766 a commit rotates the producer id: the client gets (nextProducerId, 0)", () => {
