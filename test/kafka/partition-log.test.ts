@@ -100,6 +100,33 @@ describe("PartitionLog marker checks (ProducerAppendInfo order)", () => {
   });
 });
 
+describe("a marker with transaction version unknown (TV_UNKNOWN)", () => {
+  it("testLeaderRejectsTVUnknownForTransactionMarker: a KIP-1228 leader refuses it from a coordinator; a follower appends it by the legacy rule", () => {
+    const leader = logOn("4.2.1");
+    write(leader, 5, 0);
+    const refused = leader.appendMarker(marker(6, -1));
+    expect(refused).toMatchObject({ kind: "error", errorCode: Errors.UNKNOWN_SERVER_ERROR, rule: "tv-unknown" });
+    expect(leader.logEndOffset).toBe(1);
+    // The follower copies the leader's batches with no transaction version (UnifiedLog.appendAsFollower).
+    const applied = leader.appendMarker(marker(6, 2));
+    expect(applied.kind).toBe("appended");
+    const follower = logOn("4.2.1");
+    for (const batch of leader.batches) follower.appendAsFollower(batch);
+    expect(follower.producers.get(PID)).toMatchObject({
+      producerEpoch: 6,
+      coordinatorEpoch: 7,
+      currentTxnFirstOffset: null,
+    });
+    expect(follower.logEndOffset).toBe(2);
+  });
+
+  it("a leader before KIP-1228 never reads the field and judges by the legacy rule", () => {
+    const log = logOn("4.1");
+    write(log, 5, 0);
+    expect(log.appendMarker(marker(6, -1))).toMatchObject({ kind: "appended", rule: "legacy" });
+  });
+});
+
 describe("PartitionLog data checks", () => {
   it("returns the original offsets for a duplicate batch instead of appending it", () => {
     const log = logOn("4.2.1");

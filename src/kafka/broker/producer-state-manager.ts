@@ -35,7 +35,10 @@ export type DataBatchCheck =
   | { kind: "error"; errorCode: number; reason: string };
 
 /** Which producer-epoch rule judged a marker, for explanations. */
-export type MarkerEpochRule = "legacy" | "strict-tv2" | "kafka-19999-equal-epoch" | "unchecked";
+export type MarkerEpochRule = "legacy" | "strict-tv2" | "kafka-19999-equal-epoch" | "unchecked" | "tv-unknown";
+
+/** TransactionVersion.TV_UNKNOWN: a marker whose transaction version nobody stated. */
+export const TV_UNKNOWN = -1;
 
 export interface MarkerJudgement {
   rule: MarkerEpochRule;
@@ -220,7 +223,13 @@ export class ProducerStateManager {
     const storedEpoch = e ? e.producerEpoch : NO_PRODUCER_EPOCH;
     const storedCe = e ? e.coordinatorEpoch : -1;
     const openTxn = !!e && e.currentTxnFirstOffset !== null;
-    const { rule, valid } = judgeMarkerEpoch(flags, transactionVersion, markerEpoch, storedEpoch, openTxn);
+    // A KIP-1228 leader refuses a coordinator's marker that states no transaction version (Kafka
+    // throws IllegalArgumentException, answered UNKNOWN_SERVER_ERROR); only a follower may append
+    // one, by the legacy rule (testLeaderRejectsTVUnknownForTransactionMarker).
+    const tvUnknown = transactionVersion === TV_UNKNOWN && flags.maxWriteTxnMarkersVersion >= 2;
+    const { rule, valid } = tvUnknown
+      ? { rule: "tv-unknown" as const, valid: false }
+      : judgeMarkerEpoch(flags, transactionVersion, markerEpoch, storedEpoch, openTxn);
     const judged = (errorCode: number, reason: string): MarkerJudgement => ({
       rule,
       errorCode,
@@ -229,6 +238,8 @@ export class ProducerStateManager {
       storedCoordinatorEpochBefore: storedCe,
       openTxnBefore: openTxn,
     });
+    if (tvUnknown)
+      return judged(Errors.UNKNOWN_SERVER_ERROR, "transactionVersion must be explicitly specified (TV_UNKNOWN)");
     if (!valid)
       return judged(
         Errors.INVALID_PRODUCER_EPOCH,
@@ -341,6 +352,8 @@ export function describeRule(rule: MarkerEpochRule): string {
       return "KAFKA-19999 tolerance (equal epoch, no open transaction)";
     case "unchecked":
       return "no producer-epoch check";
+    case "tv-unknown":
+      return "refusal of a coordinator's marker with transaction version unknown (TV_UNKNOWN)";
   }
 }
 
