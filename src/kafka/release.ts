@@ -103,18 +103,21 @@ const kafka3x: ReleaseFlags = {
   adoptEndTxnEpoch: true,
 };
 
-/** 4.0: TV2-capable coordinator (epoch bump at EndTxn), WriteTxnMarkers max v1, legacy marker check. */
-const kafka40: ReleaseFlags = { ...kafka3x, supportsTransactionVersion2: true, epochBumpOnEndTxn: true };
-
 /**
- * 4.1: as 4.0 plus KAFKA-19367 (single bump on coordinator-initiated TV2 aborts) and KAFKA-18042
- * (a stale produce epoch is rejected before verification).
+ * 4.0 (the 4.0 line at its latest patch, 4.0.1 and later): TV2-capable coordinator (epoch bump at
+ * EndTxn), WriteTxnMarkers max v1, legacy marker check; KAFKA-19367 (single bump on
+ * coordinator-initiated TV2 aborts, PR #19910 and follow-up #19976, cherry-picked to 4.0 in June
+ * 2025). 4.0.0 is this with singleEpochBumpOnCoordinatorAbort off.
  */
-const kafka41: ReleaseFlags = {
-  ...kafka40,
+const kafka40: ReleaseFlags = {
+  ...kafka3x,
+  supportsTransactionVersion2: true,
+  epochBumpOnEndTxn: true,
   singleEpochBumpOnCoordinatorAbort: true,
-  rejectStaleEpochBeforeVerification: true,
 };
+
+/** 4.1: as 4.0 plus KAFKA-18042 (a stale produce epoch is rejected before verification, PR #19844). */
+const kafka41: ReleaseFlags = { ...kafka40, rejectStaleEpochBeforeVerification: true };
 
 /** 4.2.0: KIP-1228 (v2, strict TV2 check) without KAFKA-19999 and without version discovery. */
 const kafka420: ReleaseFlags = {
@@ -124,7 +127,12 @@ const kafka420: ReleaseFlags = {
   strictMarkerEpochForTv2: true,
 };
 
-/** 4.2.1: KIP-1228 as intended: KAFKA-19999 tolerance, KAFKA-20322 discovery, KAFKA-20090 recovery. */
+/**
+ * 4.2.1: KIP-1228 as intended: KAFKA-20322 discovery (PR #21782, merged to trunk and 4.2 in March
+ * 2026, so first released in 4.2.1), with the KAFKA-19999 tolerance (PR #21176, trunk December
+ * 2025) and KAFKA-20090 recovery (PRs #21469, #21506, trunk February 2026), both assumed to reach
+ * the 4.2 line with 4.2.1 (see docs/model.md).
+ */
 const kafka421: ReleaseFlags = {
   ...kafka420,
   markerVersionDiscovery: true,

@@ -207,12 +207,13 @@ describe("InitProducerId", () => {
     expect(h.initProducerId().producerEpoch).toBe(M + 2);
   });
 
-  it("TV2 after KAFKA-19367 bumps once for the fence abort (E+1), pre-19367 twice (E+2)", () => {
-    for (const [release, abortEpoch] of [
-      ["4.1", M + 1],
-      ["4.0", M + 2],
+  it("TransactionCoordinator.handleInitProducerId (TV2) after KAFKA-19367 (4.0.1, 4.1) bumps once for the fence abort (E+1); 4.0.0 twice (E+2)", () => {
+    for (const [release, overrides, abortEpoch] of [
+      ["4.1", {}, M + 1],
+      ["4.0", {}, M + 1],
+      ["4.0", { singleEpochBumpOnCoordinatorAbort: false }, M + 2],
     ] as const) {
-      const h = coordinatorHarness(release, 2);
+      const h = coordinatorHarness(release, 2, overrides);
       h.put("Ongoing", M);
       expect(h.initProducerId().errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
       expect(h.metadata()).toMatchObject({ state: "CompleteAbort", producerEpoch: abortEpoch });
