@@ -26,6 +26,11 @@ export interface ReleaseFlags {
   strictMarkerEpochForLegacy: boolean;
   /** KIP-890 part 1: a transactional batch with no open txn is verified with the coordinator first. */
   transactionPartitionVerification: boolean;
+  /**
+   * KAFKA-18042 (PR #19844, June 2025): UnifiedLog.maybeStartTransactionVerification answers a
+   * batch whose epoch is below the stored one INVALID_PRODUCER_EPOCH at once, without asking the coordinator.
+   */
+  rejectStaleEpochBeforeVerification: boolean;
   /** Duplicate produce batches (same epoch and sequence range as a retained batch) are not re-appended. */
   produceDuplicateDetection: boolean;
   /** Produce sequence numbers are validated (OUT_OF_ORDER_SEQUENCE_NUMBER on a gap or a repeat). */
@@ -79,6 +84,7 @@ const kafka3x: ReleaseFlags = {
   markerProducerEpochCheck: true,
   strictMarkerEpochForLegacy: false,
   transactionPartitionVerification: true,
+  rejectStaleEpochBeforeVerification: false,
   produceDuplicateDetection: true,
   produceSequenceCheck: true,
   advanceLsoOnCompletion: true,
@@ -97,11 +103,21 @@ const kafka3x: ReleaseFlags = {
   adoptEndTxnEpoch: true,
 };
 
-/** 4.0: TV2-capable coordinator (epoch bump at EndTxn), WriteTxnMarkers max v1, legacy marker check. */
-const kafka40: ReleaseFlags = { ...kafka3x, supportsTransactionVersion2: true, epochBumpOnEndTxn: true };
+/**
+ * 4.0 (the 4.0 line at its latest patch, 4.0.1 and later): TV2-capable coordinator (epoch bump at
+ * EndTxn), WriteTxnMarkers max v1, legacy marker check; KAFKA-19367 (single bump on
+ * coordinator-initiated TV2 aborts, PR #19910 and follow-up #19976, cherry-picked to 4.0 in June
+ * 2025). 4.0.0 is this with singleEpochBumpOnCoordinatorAbort off.
+ */
+const kafka40: ReleaseFlags = {
+  ...kafka3x,
+  supportsTransactionVersion2: true,
+  epochBumpOnEndTxn: true,
+  singleEpochBumpOnCoordinatorAbort: true,
+};
 
-/** 4.1: as 4.0 plus KAFKA-19367 (single bump on coordinator-initiated TV2 aborts). */
-const kafka41: ReleaseFlags = { ...kafka40, singleEpochBumpOnCoordinatorAbort: true };
+/** 4.1: as 4.0 plus KAFKA-18042 (a stale produce epoch is rejected before verification, PR #19844). */
+const kafka41: ReleaseFlags = { ...kafka40, rejectStaleEpochBeforeVerification: true };
 
 /** 4.2.0: KIP-1228 (v2, strict TV2 check) without KAFKA-19999 and without version discovery. */
 const kafka420: ReleaseFlags = {
@@ -111,7 +127,12 @@ const kafka420: ReleaseFlags = {
   strictMarkerEpochForTv2: true,
 };
 
-/** 4.2.1: KIP-1228 as intended: KAFKA-19999 tolerance, KAFKA-20322 discovery, KAFKA-20090 recovery. */
+/**
+ * 4.2.1: KIP-1228 as intended: KAFKA-20322 discovery (PR #21782, merged to trunk and 4.2 in March
+ * 2026, so first released in 4.2.1), with the KAFKA-19999 tolerance (PR #21176, trunk December
+ * 2025) and KAFKA-20090 recovery (PRs #21469, #21506, trunk February 2026), both assumed to reach
+ * the 4.2 line with 4.2.1 (see docs/model.md).
+ */
 const kafka421: ReleaseFlags = {
   ...kafka420,
   markerVersionDiscovery: true,

@@ -70,6 +70,11 @@ export interface KafkaEvents {
   "coordinator.resigned": { partition: number; ce: number };
   /** InitProducerId done: the producer id and epoch written for the transactional.id. */
   "txn.init": { txnId: string; pid: number; epoch: number };
+  /**
+   * InitProducerId refused at an exhausted epoch whose request expected another epoch
+   * (TransactionMetadata.prepareIncrementProducerEpoch throws): answered UNKNOWN_SERVER_ERROR.
+   */
+  "txn.init-epochs-exhausted": { txnId: string; epoch: number; expected: number };
   /** AddPartitionsToTxn written: `partitions` joined by commas; the transaction is Ongoing. */
   "txn.add-partitions": { txnId: string; partitions: string; epoch: number; txn: string | null };
   /** PrepareCommit / PrepareAbort written, at the epoch the markers will carry; `by` who decided. */

@@ -224,7 +224,7 @@ const markerPattern = z.strictObject({
   arrival: z.enum(MARKER_VALUES.arrival).optional(),
   leaderTxn: z.enum(MARKER_VALUES.leaderTxn).optional(),
   producer: z.enum(MARKER_VALUES.producer).optional(),
-  rule: z.enum(["legacy", "strict-tv2", "kafka-19999-equal-epoch", "unchecked"]).optional(),
+  rule: z.enum(["legacy", "strict-tv2", "kafka-19999-equal-epoch", "unchecked", "tv-unknown"]).optional(),
   result: z.enum(MARKER_VALUES.result).optional(),
   role: z.enum(MARKER_VALUES.role).optional(),
   leader: z.enum(MARKER_VALUES.leader).optional(),

@@ -39,7 +39,16 @@ describe("race scenarios that must find their anomaly", () => {
     const premature = r.violations.filter((v) => v.kind === "premature-read");
     expect(premature.length).toBeGreaterThan(0);
     expect(r.violations.some((v) => v.kind === "stale-marker")).toBe(false);
-    for (const v of r.violations)
+    // Every premature read is KAFKA-17754's. A fatal error may have another cause: in seed 29 a
+    // verification entry left at a partition by a failed verification makes the next transaction's
+    // batch OUT_OF_ORDER_SEQUENCE_NUMBER (ProducerAppendInfo.checkSequence), the TV1 producer bumps
+    // its epoch with InitProducerId, and a delayed copy of that request, a KIP-360 retry, later
+    // moves the completed transaction to Empty, so the retried commit gets INVALID_TXN_STATE.
+    const otherCause = (v: (typeof r.violations)[number]) => v.kind === "fatal-error" && v.seed === 29;
+    expect(r.violations.filter(otherCause).map((v) => v.summary)).toEqual([
+      expect.stringMatching(/INVALID_TXN_STATE on EndTxn/),
+    ]);
+    for (const v of r.violations.filter((v) => !otherCause(v)))
       expect(v.explanation.join("\n")).toMatch(/on an EndTxn sent for p\d\.t\d+[\s\S]*KAFKA-17754/);
   });
 

@@ -39,6 +39,17 @@ describe("TransactionMetadata state machine", () => {
     expect(m.state).toBe("PrepareCommit");
   });
 
+  it("TransactionMetadata.prepareComplete clears hasFailedEpochFence, so the next fence bumps again", () => {
+    const m = new TransactionMetadata("t", 1, 3, 1000, 0);
+    m.state = "PrepareAbort";
+    m.txnStartTimestamp = 0;
+    m.hasFailedEpochFence = true;
+    m.completeTransitionTo(m.prepareComplete(10));
+    expect(m.hasFailedEpochFence).toBe(false);
+    m.state = "Ongoing";
+    expect(m.prepareFenceProducerEpoch(true, false)).toBe(4);
+  });
+
   it("lastProducerEpoch is not persisted: a loaded record has -1", () => {
     const m = new TransactionMetadata("t", 1, 3, 1000, 0);
     m.lastProducerEpoch = 2;
@@ -93,12 +104,24 @@ describe("EndTxn, TV2 path (KAFKA.md 1.7 table, no pending state)", () => {
     }
   }
 
-  it("every EndTxn gets CONCURRENT_TRANSACTIONS while CompleteX is pending (KAFKA-18464 order)", () => {
+  it("TransactionCoordinator.endTransaction (TV2) checks the pending state before the epoch (KAFKA-18464, 4.0 and later): every EndTxn gets CONCURRENT_TRANSACTIONS while CompleteX is pending", () => {
     const h = coordinatorHarness("4.2.1");
     const m = h.put("PrepareCommit", M);
     m.pendingState = "CompleteCommit";
     expect(h.endTxn(true, M - 1).errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
     expect(h.endTxn(true, 2).errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
+    // An empty abort at the epoch the client already holds, sent while the commit's markers are
+    // being written: the order KAFKA-18464 chose so that it waits instead of being fenced.
+    expect(h.endTxn(false, M).errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
+  });
+
+  it("TransactionCoordinator.endTransaction (TV0/1) checks the epoch before the pending state", () => {
+    const h = coordinatorHarness("3.x", 0);
+    const m = h.put("PrepareCommit", M);
+    m.clientTransactionVersion = 0;
+    m.pendingState = "CompleteCommit";
+    expect(h.endTxn(true, M - 1, 3).errorCode).toBe(Errors.PRODUCER_FENCED);
+    expect(h.endTxn(true, M, 3).errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
   });
 
   it("at epoch 32766 a commit rotates the producer id: the client gets (nextProducerId, 0)", () => {
@@ -113,6 +136,24 @@ describe("EndTxn, TV2 path (KAFKA.md 1.7 table, no pending state)", () => {
       producerEpoch: 0,
       prevProducerId: 1000,
       state: "CompleteCommit",
+    });
+  });
+
+  it("TransactionMetadata.prepareComplete keeps lastProducerEpoch at 32766 when the producer id rotates; an InitProducerId retry with the old id and 32766 is recognised", () => {
+    const h = coordinatorHarness("4.2.1");
+    h.put("Ongoing", 32766);
+    const r = h.endTxn(true, 32766);
+    expect(h.metadata()).toMatchObject({
+      state: "CompleteCommit",
+      producerId: r.producerId,
+      producerEpoch: 0,
+      lastProducerEpoch: 32766,
+      prevProducerId: 1000,
+    });
+    expect(h.initProducerId(1000, 32766)).toEqual({
+      errorCode: Errors.NONE,
+      producerId: r.producerId,
+      producerEpoch: 0,
     });
   });
 
@@ -166,12 +207,13 @@ describe("InitProducerId", () => {
     expect(h.initProducerId().producerEpoch).toBe(M + 2);
   });
 
-  it("TV2 after KAFKA-19367 bumps once for the fence abort (E+1), pre-19367 twice (E+2)", () => {
-    for (const [release, abortEpoch] of [
-      ["4.1", M + 1],
-      ["4.0", M + 2],
+  it("TransactionCoordinator.handleInitProducerId (TV2) after KAFKA-19367 (4.0.1, 4.1) bumps once for the fence abort (E+1); 4.0.0 twice (E+2)", () => {
+    for (const [release, overrides, abortEpoch] of [
+      ["4.1", {}, M + 1],
+      ["4.0", {}, M + 1],
+      ["4.0", { singleEpochBumpOnCoordinatorAbort: false }, M + 2],
     ] as const) {
-      const h = coordinatorHarness(release, 2);
+      const h = coordinatorHarness(release, 2, overrides);
       h.put("Ongoing", M);
       expect(h.initProducerId().errorCode).toBe(Errors.CONCURRENT_TRANSACTIONS);
       expect(h.metadata()).toMatchObject({ state: "CompleteAbort", producerEpoch: abortEpoch });
@@ -184,6 +226,15 @@ describe("InitProducerId", () => {
     const r = h.initProducerId();
     expect(r.producerId).not.toBe(1000);
     expect(r.producerEpoch).toBe(0);
+  });
+
+  it("TransactionMetadata.prepareIncrementProducerEpoch refuses an exhausted epoch: a retry after the bump to 32766 gets UNKNOWN_SERVER_ERROR", () => {
+    const h = coordinatorHarness("4.2.1");
+    h.put("CompleteCommit", 32766).lastProducerEpoch = 32765;
+    expect(h.initProducerId(1000, 32765).errorCode).toBe(Errors.UNKNOWN_SERVER_ERROR);
+    expect(h.metadata()).toMatchObject({ state: "CompleteCommit", producerEpoch: 32766, pendingState: null });
+    const m = new TransactionMetadata("t", 1, 32766, 1000, 0);
+    expect(() => m.prepareIncrementProducerEpoch(1000, null, 0)).toThrow(IllegalStateException);
   });
 
   it("recognises a retry with the previous epoch (KIP-360) and fences a stale one", () => {

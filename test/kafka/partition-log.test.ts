@@ -100,6 +100,33 @@ describe("PartitionLog marker checks (ProducerAppendInfo order)", () => {
   });
 });
 
+describe("a marker with transaction version unknown (TV_UNKNOWN)", () => {
+  it("testLeaderRejectsTVUnknownForTransactionMarker: a KIP-1228 leader refuses it from a coordinator; a follower appends it by the legacy rule", () => {
+    const leader = logOn("4.2.1");
+    write(leader, 5, 0);
+    const refused = leader.appendMarker(marker(6, -1));
+    expect(refused).toMatchObject({ kind: "error", errorCode: Errors.UNKNOWN_SERVER_ERROR, rule: "tv-unknown" });
+    expect(leader.logEndOffset).toBe(1);
+    // The follower copies the leader's batches with no transaction version (UnifiedLog.appendAsFollower).
+    const applied = leader.appendMarker(marker(6, 2));
+    expect(applied.kind).toBe("appended");
+    const follower = logOn("4.2.1");
+    for (const batch of leader.batches) follower.appendAsFollower(batch);
+    expect(follower.producers.get(PID)).toMatchObject({
+      producerEpoch: 6,
+      coordinatorEpoch: 7,
+      currentTxnFirstOffset: null,
+    });
+    expect(follower.logEndOffset).toBe(2);
+  });
+
+  it("a leader before KIP-1228 never reads the field and judges by the legacy rule", () => {
+    const log = logOn("4.1");
+    write(log, 5, 0);
+    expect(log.appendMarker(marker(6, -1))).toMatchObject({ kind: "appended", rule: "legacy" });
+  });
+});
+
 describe("PartitionLog data checks", () => {
   it("returns the original offsets for a duplicate batch instead of appending it", () => {
     const log = logOn("4.2.1");
@@ -121,6 +148,60 @@ describe("PartitionLog data checks", () => {
     log.appendMarker(marker(5, 2));
     expect(write(log, 5, 1)).toMatchObject({ kind: "error", errorCode: Errors.OUT_OF_ORDER_SEQUENCE_NUMBER });
     expect(write(log, 5, 0).kind).toBe("appended");
+  });
+
+  it("UnifiedLog.maybeStartTransactionVerification refuses an epoch below the producer's before verifying (KAFKA-18042: 4.1 and later)", () => {
+    for (const [release, refused] of [
+      ["4.0", false],
+      ["4.1", true],
+      ["4.2.1", true],
+    ] as const) {
+      const log = logOn(release);
+      write(log, 4, 0);
+      log.appendMarker(marker(5, 2));
+      expect(log.staleEpochBeforeVerification(PID, 4) !== null).toBe(refused);
+      expect(log.staleEpochBeforeVerification(PID, 5)).toBeNull();
+    }
+  });
+
+  it("UnifiedLog.updateProducers keeps the next transaction's verification guard through a marker at its epoch, whatever the marker's transaction version", () => {
+    for (const tv of [0, 2]) {
+      const log = logOn("4.2.1");
+      write(log, 4, 0);
+      const guard = log.maybeStartTransactionVerification(PID, 0, 5, true);
+      expect(log.appendMarker(marker(5, tv)).kind).toBe("appended");
+      expect(log.verificationStates.get(PID)?.guard).toBe(guard);
+      const r = log.appendData({
+        producerId: PID,
+        producerEpoch: 5,
+        baseSequence: 0,
+        isTransactional: true,
+        values: ["next"],
+        ghostTxn: "t2",
+        verificationGuard: guard,
+      });
+      expect(r.kind).toBe("appended");
+    }
+  });
+
+  it("ProducerAppendInfo.checkSequence refuses a batch above the lowest sequence its verification saw (KIP-890 part 1)", () => {
+    const log = logOn("3.x");
+    const batch = (baseSequence: number, values: string[], verificationGuard: number) =>
+      log.appendData({
+        producerId: PID,
+        producerEpoch: 4,
+        baseSequence,
+        isTransactional: true,
+        values,
+        ghostTxn: "t1",
+        verificationGuard,
+      });
+    // Two batches of a new producer's transaction start verification; the later one is verified first.
+    const guard = log.maybeStartTransactionVerification(PID, 3, 4, false);
+    expect(log.maybeStartTransactionVerification(PID, 0, 4, false)).toBe(guard);
+    expect(batch(3, ["d"], guard)).toMatchObject({ kind: "error", errorCode: Errors.OUT_OF_ORDER_SEQUENCE_NUMBER });
+    expect(batch(0, ["a", "b", "c"], guard).kind).toBe("appended");
+    expect(batch(3, ["d"], 0).kind).toBe("appended");
   });
 
   it("without verification a transactional batch needs the coordinator's guard", () => {

@@ -258,3 +258,40 @@ expect:
     );
   });
 });
+
+describe("a marker that states no transaction version", () => {
+  const SCRIPT = `name: tv-unknown-marker
+cluster:
+  brokers: [{ id: tc-0, release: "4.2.1" }, { id: broker-2, release: "4.2.1" }]
+  transactionState: { replicas: [[tc-0]], minInsyncReplicas: 1 }
+  topics: [{ name: orders, replicas: [[broker-2]] }]
+bounds: { quietPeriodMs: 11000 }
+script:
+  producers: [{ name: p0, transactionalId: txn-0, transactionTimeoutMs: 10000, requestTimeoutMs: 300 }]
+  steps:
+    - { do: initTransactions, producer: p0, expect: { producerId: 1000, producerEpoch: 0 } }
+    - { do: beginTransaction, producer: p0 }
+    - { do: send, producer: p0, partition: orders-0, value: a, expect: { error: NONE } }
+    - do: request
+      to: broker-2
+      note: a KIP-1228 leader refuses a coordinator's marker with TransactionVersion -1 (TV_UNKNOWN)
+      body: { api: WriteTxnMarkers, version: 2, markers: [{ producerId: 1000, producerEpoch: 0, result: ABORT, coordinatorEpoch: 0, transactionVersion: -1, partitions: [orders-0] }] }
+      expect: { error: UNKNOWN_SERVER_ERROR }
+    - { do: checkPartition, partition: orders-0, producer: p0, expect: { openTransaction: true } }
+    - { do: abortTransaction, producer: p0, expect: { error: NONE } }
+seeds: 1
+expect:
+  clean: true
+`;
+
+  it("testLeaderRejectsTVUnknownForTransactionMarker: UNKNOWN_SERVER_ERROR at a 4.2.1 leader, the transaction stays open", () => {
+    const loaded = parseScenario(SCRIPT, "tv-unknown-marker.yaml");
+    const result = runCampaign(loaded, { seeds: 1, seedStart: 0 });
+    expect(result.scriptSteps?.filter((s) => !s.ok)).toEqual([]);
+    expect(result.verdict.reasons).toEqual([]);
+    const t = traced(loaded);
+    expect(t.during("request WriteTxnMarkers -> broker-2", "marker.rejected", "broker-2")).toEqual([
+      expect.objectContaining({ error: Errors.UNKNOWN_SERVER_ERROR, v: 2, tv: -1, rule: "tv-unknown" }),
+    ]);
+  });
+});

@@ -329,6 +329,17 @@ export class KafkaBroker {
     const log = partition.log;
     const transactional = body.transactionalId !== null;
     if (transactional && this.release.flags.transactionPartitionVerification) {
+      const stale = log.staleEpochBeforeVerification(body.producerId, body.producerEpoch);
+      if (stale !== null) {
+        this.ctx.sim.emit(this.id, "produce.rejected", {
+          partition: body.partition,
+          pid: body.producerId,
+          epoch: body.producerEpoch,
+          seq: body.baseSequence,
+          error: Errors.INVALID_PRODUCER_EPOCH,
+        });
+        return request.respond(produceError(Errors.INVALID_PRODUCER_EPOCH, `before verification: ${stale}`));
+      }
       const supportsEpochBump = body.version >= 12;
       const guard = log.maybeStartTransactionVerification(
         body.producerId,

@@ -135,6 +135,11 @@ export class PartitionLog {
     return this.producerState.hasOngoingTransaction(producerId, epoch);
   }
 
+  /** See ProducerStateManager.staleEpochBeforeVerification. */
+  staleEpochBeforeVerification(producerId: number, epoch: number): string | null {
+    return this.producerState.staleEpochBeforeVerification(producerId, epoch);
+  }
+
   /** See ProducerStateManager.maybeStartTransactionVerification. */
   maybeStartTransactionVerification(
     producerId: number,
@@ -214,7 +219,6 @@ export class PartitionLog {
       input.producerId,
       input.producerEpoch,
       input.coordinatorEpoch,
-      input.transactionVersion,
       input.result,
       offset,
       "COORDINATOR",
@@ -293,7 +297,6 @@ export class PartitionLog {
         batch.producerId,
         batch.producerEpoch,
         batch.control.coordinatorEpoch,
-        0,
         batch.control.type,
         batch.baseOffset,
         "REPLICATION",

@@ -35,7 +35,10 @@ export type DataBatchCheck =
   | { kind: "error"; errorCode: number; reason: string };
 
 /** Which producer-epoch rule judged a marker, for explanations. */
-export type MarkerEpochRule = "legacy" | "strict-tv2" | "kafka-19999-equal-epoch" | "unchecked";
+export type MarkerEpochRule = "legacy" | "strict-tv2" | "kafka-19999-equal-epoch" | "unchecked" | "tv-unknown";
+
+/** TransactionVersion.TV_UNKNOWN: a marker whose transaction version nobody stated. */
+export const TV_UNKNOWN = -1;
 
 export interface MarkerJudgement {
   rule: MarkerEpochRule;
@@ -81,6 +84,17 @@ export class ProducerStateManager {
   hasOngoingTransaction(producerId: number, epoch: number): boolean {
     const e = this.producers.get(producerId);
     return !!e && e.currentTxnFirstOffset !== null && e.producerEpoch === epoch;
+  }
+
+  /**
+   * The first step of Kafka's UnifiedLog.maybeStartTransactionVerification (KAFKA-18042): a batch
+   * whose epoch is below the producer's stored epoch is refused (INVALID_PRODUCER_EPOCH) before any
+   * verification starts, so the coordinator is not asked. The reason, or null.
+   */
+  staleEpochBeforeVerification(producerId: number, epoch: number): string | null {
+    if (!this.flags().rejectStaleEpochBeforeVerification) return null;
+    const e = this.producers.get(producerId);
+    return e && epoch < e.producerEpoch ? `epoch ${epoch} < producer epoch ${e.producerEpoch}` : null;
   }
 
   /**
@@ -154,8 +168,14 @@ export class ProducerStateManager {
     const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
     const hasBatches = !!existing && existing.batchMetadata.length > 0;
     const first = batch.baseSequence;
-    if (verification?.supportsEpochBump && !hasBatches && first !== 0 && batch.producerEpoch !== storedEpoch) {
-      return `first sequence ${first} of a new epoch must be 0 (TV2 verification)`;
+    // ProducerAppendInfo.checkSequence, in its order: a TV2-verified producer with no retained
+    // batch must start at 0; then no batch may come after the lowest sequence its verification saw
+    // (KIP-890 part 1: an earlier batch of the same transaction is still on its way).
+    if (verification?.supportsEpochBump && !hasBatches && first !== 0) {
+      return `first sequence ${first} with no producer state must be 0 (TV2 verification)`;
+    }
+    if (verification && first > verification.lowestSequence) {
+      return `sequence ${first} above the lowest verified sequence ${verification.lowestSequence}`;
     }
     if (storedEpoch === NO_PRODUCER_EPOCH) return null;
     if (batch.producerEpoch !== storedEpoch)
@@ -203,7 +223,13 @@ export class ProducerStateManager {
     const storedEpoch = e ? e.producerEpoch : NO_PRODUCER_EPOCH;
     const storedCe = e ? e.coordinatorEpoch : -1;
     const openTxn = !!e && e.currentTxnFirstOffset !== null;
-    const { rule, valid } = judgeMarkerEpoch(flags, transactionVersion, markerEpoch, storedEpoch, openTxn);
+    // A KIP-1228 leader refuses a coordinator's marker that states no transaction version (Kafka
+    // throws IllegalArgumentException, answered UNKNOWN_SERVER_ERROR); only a follower may append
+    // one, by the legacy rule (testLeaderRejectsTVUnknownForTransactionMarker).
+    const tvUnknown = transactionVersion === TV_UNKNOWN && flags.maxWriteTxnMarkersVersion >= 2;
+    const { rule, valid } = tvUnknown
+      ? { rule: "tv-unknown" as const, valid: false }
+      : judgeMarkerEpoch(flags, transactionVersion, markerEpoch, storedEpoch, openTxn);
     const judged = (errorCode: number, reason: string): MarkerJudgement => ({
       rule,
       errorCode,
@@ -212,6 +238,8 @@ export class ProducerStateManager {
       storedCoordinatorEpochBefore: storedCe,
       openTxnBefore: openTxn,
     });
+    if (tvUnknown)
+      return judged(Errors.UNKNOWN_SERVER_ERROR, "transactionVersion must be explicitly specified (TV_UNKNOWN)");
     if (!valid)
       return judged(
         Errors.INVALID_PRODUCER_EPOCH,
@@ -234,7 +262,6 @@ export class ProducerStateManager {
     producerId: number,
     markerEpoch: number,
     coordinatorEpoch: number,
-    transactionVersion: number,
     result: TransactionResult,
     offset: number,
     origin: AppendOrigin,
@@ -253,9 +280,11 @@ export class ProducerStateManager {
     entry.coordinatorEpoch = coordinatorEpoch;
     entry.currentTxnFirstOffset = null;
     if (origin !== "REPLICATION") {
-      // The next transaction's guard survives a TV2 marker at its own epoch (it was verified for it).
+      // The next transaction's guard survives a marker at its own epoch when it was verified for a
+      // TV2 produce (UnifiedLog.updateProducers: whatever the marker's transaction version; only
+      // the verification entry's supportsEpochBump counts).
       const v = this.verificationStates.get(producerId);
-      const keep = !!v && transactionVersion >= 2 && v.supportsEpochBump && v.epoch === markerEpoch;
+      const keep = !!v && v.supportsEpochBump && v.epoch === markerEpoch;
       if (v && !keep) this.verificationStates.delete(producerId);
     }
     return completed;
@@ -323,6 +352,8 @@ export function describeRule(rule: MarkerEpochRule): string {
       return "KAFKA-19999 tolerance (equal epoch, no open transaction)";
     case "unchecked":
       return "no producer-epoch check";
+    case "tv-unknown":
+      return "refusal of a coordinator's marker with transaction version unknown (TV_UNKNOWN)";
   }
 }
 

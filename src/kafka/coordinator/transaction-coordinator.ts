@@ -20,7 +20,12 @@ import type {
 } from "../protocol.js";
 import type { ReleaseProfile } from "../release.js";
 import { TransactionMarkerChannelManager } from "./transaction-marker-channel-manager.js";
-import { ProducerFencedError, TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
+import {
+  EpochsExhaustedException,
+  ProducerFencedError,
+  TransactionMetadata,
+  type TxnTransitMetadata,
+} from "./transaction-metadata.js";
 import { isPrepare } from "./transaction-state.js";
 import { type TransactionLogAccess, TransactionStateManager } from "./transaction-state-manager.js";
 
@@ -248,6 +253,16 @@ export class TransactionCoordinator {
             transit = metadata.prepareIncrementProducerEpoch(req.transactionTimeoutMs, expectedEpoch, now);
           } catch (e) {
             if (e instanceof ProducerFencedError) return respond(Errors.PRODUCER_FENCED, -1, -1);
+            if (e instanceof EpochsExhaustedException) {
+              // The expected epoch is not the current, exhausted one (a retry after the bump to
+              // 32766, or a stale epoch): Kafka's handler throws and the client reads UNKNOWN_SERVER_ERROR.
+              this.ctx.sim.emit(this.id, "txn.init-epochs-exhausted", {
+                txnId: req.transactionalId,
+                epoch: metadata.producerEpoch,
+                expected: expectedEpoch ?? -1,
+              });
+              return respond(Errors.UNKNOWN_SERVER_ERROR, -1, -1);
+            }
             throw e;
           }
         }

@@ -1,5 +1,6 @@
 import { IllegalStateException } from "../common/errors.js";
 import {
+  isEpochExhausted,
   MAX_PRODUCER_EPOCH,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
@@ -30,6 +31,14 @@ export interface TxnTransitMetadata {
    */
   readonly ghostDecidedBy?: { initiator: "client" | "coordinator"; requestedFor: string | null };
 }
+
+/**
+ * prepareIncrementProducerEpoch at an exhausted epoch: Kafka throws IllegalStateException, which
+ * leaves the request handler and reaches the client as UNKNOWN_SERVER_ERROR (KafkaApis'
+ * handleError). A separate class so the coordinator answers it as Kafka does while every other
+ * IllegalStateException stays a model error.
+ */
+export class EpochsExhaustedException extends IllegalStateException {}
 
 /** Epoch rule failure that Kafka reports as an error code rather than an exception. */
 export class ProducerFencedError extends Error {
@@ -102,10 +111,16 @@ export class TransactionMetadata {
     return transit;
   }
 
-  /** InitProducerId on Empty/CompleteX: bump (or recognise a retry) and go to Empty. */
+  /**
+   * InitProducerId on Empty/CompleteX: bump (or recognise a retry) and go to Empty. Refuses any
+   * exhausted epoch (32766 and up), as Kafka's does: the coordinator rotates the producer id before
+   * calling this unless the request's expected epoch differs from the current one.
+   */
   prepareIncrementProducerEpoch(txnTimeoutMs: number, expectedEpoch: number | null, nowMs: number): TxnTransitMetadata {
-    if (this.producerEpoch === MAX_PRODUCER_EPOCH)
-      throw new IllegalStateException(`${this.transactionalId}: epoch exhausted`);
+    if (isEpochExhausted(this.producerEpoch))
+      throw new EpochsExhaustedException(
+        `${this.transactionalId}: cannot allocate any more producer epochs for producerId ${this.producerId}`,
+      );
     let epoch: number;
     let last: number;
     if (expectedEpoch === null) {
@@ -233,8 +248,15 @@ export class TransactionMetadata {
     });
   }
 
-  /** After PrepareX: CompleteX (rotating to nextProducerId when the epoch was exhausted). */
+  /**
+   * After PrepareX: CompleteX (rotating to nextProducerId when the epoch was exhausted). PrepareX is
+   * durable by now, so a fence whose write failed earlier no longer holds the epoch back: the flag
+   * is cleared here, as Kafka's prepareComplete does, and the next coordinator abort bumps again.
+   * lastProducerEpoch is kept as PrepareX left it, also when the producer id rotates: Kafka keeps
+   * 32766 there, the last epoch the client saw, not the 32767 of the markers.
+   */
   prepareComplete(nowMs: number): TxnTransitMetadata {
+    this.hasFailedEpochFence = false;
     const target = this.state === "PrepareCommit" ? "CompleteCommit" : "CompleteAbort";
     const rotate = this.nextProducerId !== NO_PRODUCER_ID;
     return this.prepareTransitionTo(target, {
@@ -242,7 +264,7 @@ export class TransactionMetadata {
       prevProducerId: this.producerId,
       nextProducerId: NO_PRODUCER_ID,
       producerEpoch: rotate ? 0 : this.producerEpoch,
-      lastProducerEpoch: rotate ? this.producerEpoch : this.lastProducerEpoch,
+      lastProducerEpoch: this.lastProducerEpoch,
       topicPartitions: [],
       txnLastUpdateTimestamp: nowMs,
     });
@@ -311,6 +333,7 @@ export class TransactionMetadata {
         if (rotated) {
           if (t.prevProducerId !== this.producerId || t.producerEpoch !== 0)
             return "rotation must start at epoch 0 from the current pid";
+          if (t.lastProducerEpoch !== this.lastProducerEpoch) return "rotation must keep lastProducerEpoch";
         } else if (t.producerEpoch !== this.producerEpoch) {
           return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
         }

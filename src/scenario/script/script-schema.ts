@@ -54,8 +54,11 @@ const markerSpec = z.strictObject({
   producerEpoch: epoch,
   result: z.enum(["COMMIT", "ABORT"]),
   coordinatorEpoch: int32,
-  /** Only carried by v2; a v1 request drops it and the leader reads 0. */
-  transactionVersion: z.int().min(0).max(127).default(0),
+  /**
+   * Only carried by v2; a v1 request drops it and the leader reads 0. -1 is TV_UNKNOWN, which a
+   * KIP-1228 leader refuses (UNKNOWN_SERVER_ERROR).
+   */
+  transactionVersion: z.int().min(-1).max(127).default(0),
   partitions: z.array(partition).min(1).max(64),
   /** Ghost only: the transaction attempt this marker is meant for (e.g. p0.t1), for the oracle. */
   forTransaction: z.string().max(64).optional(),
