@@ -1,6 +1,7 @@
 import yargs, { type Argv } from "yargs";
 import { InputError } from "../scenario/input-error.js";
 import { TOOL_VERSION } from "../version.js";
+import { bugsBuilder, bugsCommand } from "./commands/bugs.js";
 import { completionBuilder, completionCommand, completions } from "./commands/completion.js";
 import { initBuilder, initCommand } from "./commands/init.js";
 import { mergeBuilder, mergeCommand } from "./commands/merge.js";
@@ -23,6 +24,7 @@ export const COMMANDS = [
   "regress",
   "report",
   "mutants",
+  "bugs",
   "scenarios",
   "validate",
   "init",
@@ -112,6 +114,17 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     builder: mutantsBuilder,
     handler: mutantsCommand,
     examples: [["eosfuzz mutants --check-equivalent 1000", "re-measure the equivalent candidates"]],
+  },
+  {
+    name: "bugs",
+    usage: "bugs [words..]",
+    describe: "Kafka's bug history (36 transaction bugs): list them, or run each blind with its bug on and off",
+    builder: bugsBuilder,
+    handler: bugsCommand,
+    examples: [
+      ["eosfuzz bugs run --budget-seeds 500", "the scorecard: every modelled bug, 500 seeds each side"],
+      ["eosfuzz bugs run Z14 KAFKA-19999 --json", "two bugs, as JSON"],
+    ],
   },
   {
     name: "scenarios",
