@@ -73,7 +73,7 @@ function notModelled(bug: HistoricalBug): BugOutcome {
     explanation: "",
     shrunkSteps: null,
     shrunkMessages: null,
-    why: `not modelled: ${bug.missing ?? "no flag yet"}`,
+    why: `${bug.bug ? "flag only, no generic scenario reaches it" : "not modelled"}: ${bug.missing ?? "no flag yet"}`,
   };
 }
 

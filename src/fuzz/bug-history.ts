@@ -87,9 +87,11 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "torn-transaction",
     needs: ["TC", "TMO", "PSM", "CONS", "NET"],
     flag: "tcTimeoutAbortKeepsEpoch",
+    bug: { tcTimeoutAbortKeepsEpoch: true },
     kinds: ["torn-transaction", "lost-write"],
     expectFound: false,
-    missing: "no generic TV0/TV1 scenario pauses producers past transaction.timeout.ms (zombie-producer is TV2)",
+    missing:
+      "CLI: the workload hands every record of a transaction to the producer before a pause can come, so no AddPartitionsToTxn follows a timeout abort; and no generic TV0/TV1 scenario is clean (every one shows KAFKA-17754 itself)",
   },
   {
     id: "Z02",
@@ -161,8 +163,12 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "other",
     needs: ["TC", "MCM", "NET"],
     flag: "tv2EndTxnEpochCheckBeforePending",
+    bug: { tv2EndTxnEpochCheckBeforePending: true },
     kinds: ["fatal-error"],
+    scenario: "zombie-producer",
     expectFound: false,
+    missing:
+      "CLI: the application aborts only after its batches are done, and a batch waits (CONCURRENT_TRANSACTIONS, retried) until CompleteCommit: no EndTxn(ABORT) reaches a pending PrepareCommit",
   },
   {
     id: "Z08",
@@ -172,8 +178,12 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "other",
     needs: ["TC", "EPX"],
     flag: "tv2OverflowResponseUsesOldPidEpoch",
+    bug: { tv2OverflowResponseUsesOldPidEpoch: true },
     kinds: ["fatal-error"],
+    scenario: "epoch-exhaustion",
     expectFound: false,
+    missing:
+      "an oracle for a producer that gives up: the self-fenced client gets INVALID_PRODUCER_ID_MAPPING (abortable, and TV2 cannot bump), its abortTransaction never returns and the application closes it after max.block.ms, which no check reports",
   },
   {
     id: "Z09",
@@ -187,6 +197,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     kinds: ["hanging-transaction", "model-error", "fatal-error"],
     scenario: "epoch-exhaustion",
     expectFound: false,
+    missing:
+      "EPX: the model caps every bump at Short.MAX_VALUE, so the second bump cannot overflow to a negative epoch; the double bump alone is harmless",
   },
   {
     id: "Z10",
@@ -200,6 +212,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     kinds: ["hanging-transaction", "model-error", "fatal-error"],
     scenario: "epoch-exhaustion",
     expectFound: false,
+    missing:
+      "search power: a fence (timeout abort or a restart's InitProducerId) must hit the one transaction at epoch 32767, and a delayed EndTxn(ABORT) must follow it",
   },
   {
     id: "Z11",
@@ -225,6 +239,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     kinds: ["fatal-error"],
     scenario: "zombie-producer",
     expectFound: false,
+    missing:
+      "search power: a timeout abort must complete between the client's EndTxn(COMMIT) and its retry; the fatal-error check also counts any error after a coordinator-initiated abort as deserved",
   },
   {
     id: "Z13",
@@ -422,8 +438,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "aborted-read",
     needs: ["PSM", "CONS"],
     flag: "delayedFetchIgnoresIsolation",
+    bug: { delayedFetchIgnoresIsolation: true },
     kinds: ["aborted-read", "premature-read"],
-    expectFound: false,
+    scenario: "kip-1228",
+    expectFound: true,
   },
   {
     id: "Z28",
@@ -548,7 +566,7 @@ export function findBug(id: string): HistoricalBug | undefined {
   );
 }
 
-/** Modelled: the bug has flags and a scenario to run on. */
+/** Modelled: the bug has flags and a generic scenario to run on. */
 export function isModelled(b: HistoricalBug): b is HistoricalBug & { bug: Partial<ReleaseFlags>; scenario: string } {
   return b.bug !== undefined && b.scenario !== undefined;
 }

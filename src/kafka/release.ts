@@ -52,12 +52,34 @@ export interface ReleaseFlags {
   maxEpochRecovery: boolean;
   /** KAFKA-20785: TV2 EndTxn(COMMIT) retry in CompleteAbort gets PRODUCER_FENCED (else INVALID_TXN_STATE). */
   commitRetryInCompleteAbortFenced: boolean;
+  /**
+   * Bug switch, KAFKA-18464 (PR #18467, 4.0 pre-release): TV2 EndTxn checks the producer epoch
+   * before the pending state, so an abort at the bumped epoch while CompleteCommit is pending gets
+   * PRODUCER_FENCED instead of CONCURRENT_TRANSACTIONS.
+   */
+  tv2EndTxnEpochCheckBeforePending: boolean;
+  /**
+   * Bug switch, KAFKA-6119 (PR #4137, 0.11.0.0-0.11.0.1): the TV0/TV1 timeout abort keeps the
+   * producer epoch (no fence), so the paused producer carries on into a new transaction.
+   */
+  tcTimeoutAbortKeepsEpoch: boolean;
+  /**
+   * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
+   * response carries the old producer id and the exhausted epoch instead of the rotated ones.
+   */
+  tv2OverflowResponseUsesOldPidEpoch: boolean;
 
   // ---- client ----
   /** The read_committed consumer drops batches of aborted transactions using the aborted index. */
   consumerFiltersAborted: boolean;
   /** The read_committed consumer stops at the last stable offset. */
   consumerStopsAtLso: boolean;
+  /**
+   * Bug switch, KAFKA-5355 + KAFKA-5376 (PRs #3221, #3239, 0.11.0 pre-release): a read_committed
+   * fetch completed from the DelayedFetch purgatory reads up to the high watermark and carries no
+   * aborted transactions.
+   */
+  delayedFetchIgnoresIsolation: boolean;
 
   // ---- producer client (read from the scenario's overrides, as the consumer's) ----
   /** KIP-588 (2.7): INVALID_PRODUCER_EPOCH on a produce is an abortable error; off: fatal. */
@@ -91,8 +113,12 @@ const kafka3x: ReleaseFlags = {
   completeAfterAllMarkersAcked: true,
   maxEpochRecovery: false,
   commitRetryInCompleteAbortFenced: false,
+  tv2EndTxnEpochCheckBeforePending: false,
+  tcTimeoutAbortKeepsEpoch: false,
+  tv2OverflowResponseUsesOldPidEpoch: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
+  delayedFetchIgnoresIsolation: false,
   produceInvalidEpochAbortable: true,
   adoptEndTxnEpoch: true,
 };

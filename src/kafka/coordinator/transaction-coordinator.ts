@@ -416,9 +416,12 @@ export class TransactionCoordinator {
     const isRetry = retryOnEpochBump || retryOnOverflow;
     if (metadata.producerId !== params.producerId && !retryOnOverflow)
       return respond(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
+    // KAFKA-18464: the epoch is checked after the pending state (the bug switch checks it first).
+    const epochFirst = this.flags.tv2EndTxnEpochCheckBeforePending;
+    const epochValid = () => this.tv2EpochValid(metadata, params, fence, retryOnEpochBump, retryOnOverflow);
+    if (epochFirst && !epochValid()) return respond(Errors.PRODUCER_FENCED, -1, -1);
     if (metadata.pendingState !== null && !fence) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
-    if (!this.tv2EpochValid(metadata, params, fence, retryOnEpochBump, retryOnOverflow))
-      return respond(Errors.PRODUCER_FENCED, -1, -1);
+    if (!epochFirst && !epochValid()) return respond(Errors.PRODUCER_FENCED, -1, -1);
     const action = this.tv2Action(metadata.state, params.result, isRetry);
     if (action.kind === "error") return respond(action.errorCode, -1, -1);
     if (action.kind === "none") return respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
@@ -555,7 +558,10 @@ export class TransactionCoordinator {
       const recheck = this.recheckAfterPrepare(params, metadata, coordinatorEpoch, transit, tv2);
       if (recheck !== Errors.NONE) return respond(recheck, -1, -1);
       const complete = metadata.prepareComplete(this.ctx.sim.nowMs);
-      respond(Errors.NONE, complete.producerId, complete.producerEpoch);
+      // KAFKA-18660's bug switch: at overflow the response names the old producer id and epoch.
+      const oldIds = tv2 && this.flags.tv2OverflowResponseUsesOldPidEpoch && complete.producerId !== transit.producerId;
+      if (oldIds) respond(Errors.NONE, transit.producerId, transit.producerEpoch);
+      else respond(Errors.NONE, complete.producerId, complete.producerEpoch);
       this.markers.addTxnMarkersToSend(coordinatorEpoch, result, metadata, complete);
     });
   }
@@ -636,6 +642,10 @@ export class TransactionCoordinator {
         epoch: metadata.producerEpoch,
         txn: metadata.ghostTxn,
       });
+      if (this.timeoutAbortKeepsEpoch()) {
+        this.abortAtSameEpoch(metadata);
+        continue;
+      }
       // The fence moves the epoch now, in memory: a request of the producer can be refused for it
       // before the abort is written, so the oracle hears of it here (asked by no producer).
       this.ctx.ghost.producerEpochAssigned({
@@ -654,6 +664,37 @@ export class TransactionCoordinator {
           });
       });
     }
+  }
+
+  /** KAFKA-6119's bug switch, TV0/TV1 only (a TV2 abort always bumps the epoch). */
+  private timeoutAbortKeepsEpoch(): boolean {
+    const tv2 = this.ctx.config.finalizedTransactionVersion >= 2 && this.flags.supportsTransactionVersion2;
+    return !tv2 && this.flags.tcTimeoutAbortKeepsEpoch;
+  }
+
+  /**
+   * Before KAFKA-6119 (0.11.0.0-0.11.0.1) the timeout task aborted at the producer's own epoch: the
+   * producer is not fenced, and its next AddPartitionsToTxn opens a new transaction from CompleteAbort.
+   */
+  private abortAtSameEpoch(metadata: TransactionMetadata): void {
+    this.endTransaction(
+      {
+        transactionalId: metadata.transactionalId,
+        producerId: metadata.producerId,
+        producerEpoch: metadata.producerEpoch,
+        result: "ABORT",
+        isFromClient: false,
+        clientTransactionVersion: 0,
+        requestGhostTxn: null,
+      },
+      (errorCode) => {
+        if (errorCode !== Errors.NONE)
+          this.ctx.sim.emit(this.id, "txn.timeout-abort-cancelled", {
+            txnId: metadata.transactionalId,
+            error: errorName(errorCode),
+          });
+      },
+    );
   }
 
   /** The transaction state of an id, for final liveness checks (null if not owned/loaded). */
