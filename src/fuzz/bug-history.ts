@@ -223,8 +223,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["TC", "TCFO", "EPX", "NET"],
     flag: "tlogDropsPidLinkFields",
+    bug: { tlogDropsPidLinkFields: true },
     kinds: ["hanging-transaction", "fatal-error"],
-    expectFound: false,
+    scenario: "epoch-exhaustion",
+    expectFound: true,
   },
   {
     id: "Z12",
@@ -314,6 +316,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     kinds: HANGING,
     scenario: "kafka-17754",
     expectFound: false,
+    missing:
+      "CLI: the model's producer has the later client defences: a late first copy of a retried produce carries the retry's sequence and is refused as a duplicate, and a batch given up on makes a TV0/TV1 client bump its epoch (KIP-360) before the next transaction; a pre-2.5 client is not modelled",
   },
   {
     id: "Z18",
@@ -453,6 +457,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "drainDropsTxnFlagInAbortableError",
     kinds: ["aborted-read"],
     expectFound: false,
+    missing:
+      "CLI: the model's Sender fails undrained batches in the abortable-error state (the fix); sending them as non-transactional produce needs the leader and the ghost ledger to carry non-transactional records of a transactional producer",
   },
   {
     id: "Z29",

@@ -64,6 +64,12 @@ export interface ReleaseFlags {
    */
   tcTimeoutAbortKeepsEpoch: boolean;
   /**
+   * Bug switch, KAFKA-20310 (PR #21828, 4.0-4.2 before March 2026): the TV2 txn-log record's
+   * PreviousProducerId / NextProducerId are not persisted, so a coordinator that loads the partition
+   * sees -1 (a PrepareX loses its pre-allocated producer id).
+   */
+  tlogDropsPidLinkFields: boolean;
+  /**
    * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
    * response carries the old producer id and the exhausted epoch instead of the rotated ones.
    */
@@ -115,6 +121,7 @@ const kafka3x: ReleaseFlags = {
   commitRetryInCompleteAbortFenced: false,
   tv2EndTxnEpochCheckBeforePending: false,
   tcTimeoutAbortKeepsEpoch: false,
+  tlogDropsPidLinkFields: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,

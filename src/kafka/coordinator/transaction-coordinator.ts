@@ -129,7 +129,7 @@ export class TransactionCoordinator {
     this.ctx.sim.emit(this.id, "coordinator.elected", { partition, ce: coordinatorEpoch });
     this.ctx.sim.schedule(this.ctx.config.txnLogLoadDelayMs, () => {
       if (this.host.stopped()) return;
-      const loaded = this.state.completeLoading(partition, coordinatorEpoch);
+      const loaded = this.state.completeLoading(partition, coordinatorEpoch, this.flags.tlogDropsPidLinkFields);
       if (!this.state.isServing(partition, coordinatorEpoch)) return;
       this.ctx.sim.emit(this.id, "coordinator.loaded", { partition, ce: coordinatorEpoch, txns: loaded.length });
       for (const { metadata, record } of loaded) {

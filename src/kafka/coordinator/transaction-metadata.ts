@@ -340,8 +340,12 @@ export class TransactionMetadata {
     };
   }
 
-  /** Rebuild from a loaded log record: lastProducerEpoch is not persisted. */
-  static fromRecord(transactionalId: string, r: TxnTransitMetadata): TransactionMetadata {
+  /**
+   * Rebuild from a loaded log record: lastProducerEpoch is not persisted. `dropPidLinkFields`:
+   * KAFKA-20310's bug, the record's PreviousProducerId / NextProducerId tagged fields were never
+   * written, so they load as -1.
+   */
+  static fromRecord(transactionalId: string, r: TxnTransitMetadata, dropPidLinkFields = false): TransactionMetadata {
     const m = new TransactionMetadata(
       transactionalId,
       r.producerId,
@@ -349,8 +353,8 @@ export class TransactionMetadata {
       r.txnTimeoutMs,
       r.txnLastUpdateTimestamp,
     );
-    m.prevProducerId = r.prevProducerId;
-    m.nextProducerId = r.nextProducerId;
+    m.prevProducerId = dropPidLinkFields ? NO_PRODUCER_ID : r.prevProducerId;
+    m.nextProducerId = dropPidLinkFields ? NO_PRODUCER_ID : r.nextProducerId;
     m.state = r.txnState;
     m.topicPartitions = new Set(r.txnState === "Empty" ? [] : r.topicPartitions);
     m.txnStartTimestamp = r.txnStartTimestamp;
