@@ -150,10 +150,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["TC", "TCFO", "MCM", "NET"],
     flag: "tcStaleMarkerOpRemovesNewPending",
+    bug: { tcStaleMarkerOpRemovesNewPending: true },
     kinds: HANGING,
-    expectFound: false,
-    missing:
-      "TCFO: an unload and reload of the same __transaction_state partition on one broker while its markers are in flight",
+    scenario: "coordinator-failover",
+    expectFound: true,
   },
   {
     id: "Z07",

@@ -70,6 +70,12 @@ export interface ReleaseFlags {
    */
   tlogDropsPidLinkFields: boolean;
   /**
+   * Bug switch, KAFKA-16352 (PR #15524, 2.6.0-3.7.x): the marker channel manager removes a pending
+   * completion by transactional.id instead of compare-and-remove, so a late marker operation of an
+   * earlier coordinator epoch deletes the entry a reload of the partition re-queued.
+   */
+  tcStaleMarkerOpRemovesNewPending: boolean;
+  /**
    * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
    * response carries the old producer id and the exhausted epoch instead of the rotated ones.
    */
@@ -122,6 +128,7 @@ const kafka3x: ReleaseFlags = {
   tv2EndTxnEpochCheckBeforePending: false,
   tcTimeoutAbortKeepsEpoch: false,
   tlogDropsPidLinkFields: false,
+  tcStaleMarkerOpRemovesNewPending: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,

@@ -494,7 +494,11 @@ export class TransactionMarkerChannelManager {
   }
 
   private removeMarkersForTxn(pending: PendingCompleteTxn): void {
-    if (this.pendingTxns.get(pending.transactionalId) === pending) this.pendingTxns.delete(pending.transactionalId);
+    // KAFKA-16352: compare-and-remove. The bug switch removes by transactional.id, so an operation of
+    // an old coordinator epoch deletes the pending completion a reload created since.
+    const byId = this.release().flags.tcStaleMarkerOpRemovesNewPending;
+    if (byId || this.pendingTxns.get(pending.transactionalId) === pending)
+      this.pendingTxns.delete(pending.transactionalId);
     for (const channel of this.channels.values()) {
       for (let i = channel.queue.length - 1; i >= 0; i--)
         if ((channel.queue[i] as QueuedMarker).pending === pending) channel.queue.splice(i, 1);
