@@ -76,6 +76,11 @@ export interface ReleaseFlags {
    */
   tcStaleMarkerOpRemovesNewPending: boolean;
   /**
+   * Bug switch, KAFKA-9666 (PR #8239, up to 2.5.x): a fence whose __transaction_state write failed
+   * leaves its epoch bump in memory and the next fence bumps again (no hasFailedEpochFence).
+   */
+  tcFenceBumpsEpochOnEveryFailedWrite: boolean;
+  /**
    * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
    * response carries the old producer id and the exhausted epoch instead of the rotated ones.
    */
@@ -129,6 +134,7 @@ const kafka3x: ReleaseFlags = {
   tcTimeoutAbortKeepsEpoch: false,
   tlogDropsPidLinkFields: false,
   tcStaleMarkerOpRemovesNewPending: false,
+  tcFenceBumpsEpochOnEveryFailedWrite: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,

@@ -596,7 +596,11 @@ export class TransactionCoordinator {
     const serverTv = this.ctx.config.finalizedTransactionVersion;
     const tv2 = serverTv >= 2 && this.flags.supportsTransactionVersion2;
     const bumpInFence = !(tv2 && this.flags.singleEpochBumpOnCoordinatorAbort);
-    const fencedEpoch = metadata.prepareFenceProducerEpoch(bumpInFence, this.flags.maxEpochRecovery);
+    const fencedEpoch = metadata.prepareFenceProducerEpoch(
+      bumpInFence,
+      this.flags.maxEpochRecovery,
+      this.flags.tcFenceBumpsEpochOnEveryFailedWrite,
+    );
     this.endTransaction(
       {
         transactionalId: metadata.transactionalId,

@@ -192,11 +192,14 @@ export class TransactionMetadata {
    * Coordinator-initiated abort (timeout, InitProducerId during Ongoing): mark PrepareEpochFence as
    * pending and compute the epoch the abort will carry. Returns that epoch.
    */
-  prepareFenceProducerEpoch(bumpHere: boolean, maxEpochRecovery: boolean): number {
+  prepareFenceProducerEpoch(bumpHere: boolean, maxEpochRecovery: boolean, ignoreFailedFence = false): number {
     if (this.producerEpoch === MAX_PRODUCER_EPOCH && !maxEpochRecovery) {
       throw new IllegalStateException(`${this.transactionalId}: cannot fence producer at epoch ${MAX_PRODUCER_EPOCH}`);
     }
-    const bump = bumpHere && !this.hasFailedEpochFence && this.producerEpoch < MAX_PRODUCER_EPOCH;
+    // KAFKA-9666: after a failed fence write the next fence reuses the bumped epoch (hasFailedEpochFence);
+    // `ignoreFailedFence` is the bug switch that bumps again on every attempt.
+    const reuse = this.hasFailedEpochFence && !ignoreFailedFence;
+    const bump = bumpHere && !reuse && this.producerEpoch < MAX_PRODUCER_EPOCH;
     if (bump) this.producerEpoch += 1;
     this.pendingState = "PrepareEpochFence";
     return this.producerEpoch;
