@@ -244,7 +244,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     scenario: "zombie-producer",
     expectFound: false,
     missing:
-      "search power: a timeout abort must complete between the client's EndTxn(COMMIT) and its retry; the fatal-error check also counts any error after a coordinator-initiated abort as deserved",
+      "oracle: the fatal-error check counts every fatal error after a coordinator-initiated abort as deserved; telling INVALID_TXN_STATE (fatal for a Kafka Streams thread) from PRODUCER_FENCED (recoverable there) needs an error-class check",
   },
   {
     id: "Z13",
