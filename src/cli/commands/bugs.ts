@@ -98,7 +98,7 @@ function selectBugs(ids: readonly string[]): HistoricalBug[] {
 /** One row of the human table. */
 function row(o: BugOutcome): string {
   const verdict = !o.modelled
-    ? chalk.dim("not modelled")
+    ? chalk.dim(o.why?.startsWith("flag only") ? "no scenario" : "not modelled")
     : o.found
       ? chalk.green("found")
       : o.expectFound
