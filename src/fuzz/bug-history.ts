@@ -317,9 +317,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     bug: { transactionPartitionVerification: false },
     kinds: HANGING,
     scenario: "kafka-17754",
-    expectFound: false,
-    missing:
-      "CLI: the model's producer has the later client defences: a late first copy of a retried produce carries the retry's sequence and is refused as a duplicate, and a batch given up on makes a TV0/TV1 client bump its epoch (KIP-360) before the next transaction; a pre-2.5 client is not modelled",
+    expectFound: true,
   },
   {
     id: "Z18",
