@@ -328,9 +328,11 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     needs: ["TC", "TMO", "PSM", "VER", "STEP"],
     flag: "verificationWithoutGuard",
     kinds: HANGING,
+    bug: { verificationWithoutGuard: true },
+    scenario: "kafka-17754",
     expectFound: false,
     missing:
-      "STEP: verification and append are modelled, but no VerificationGuard to remove (the model re-checks atomically)",
+      "search power: a marker of the same producer must reach the leader between the AddPartitionsToTxn verification of a batch and its append, at the batch's own epoch (a TV0/TV1 client abort, not a fence, which bumps the epoch and is refused by the epoch check)",
   },
   {
     id: "Z19",

@@ -81,6 +81,12 @@ export interface ReleaseFlags {
    */
   tcFenceBumpsEpochOnEveryFailedWrite: boolean;
   /**
+   * Bug switch, KAFKA-14884 (PR #13787, 3.5.x): the leader appends a verified batch without checking
+   * the VerificationGuard, so a marker that arrived between the verification and the append is missed
+   * and the batch opens a transaction the coordinator has already completed.
+   */
+  verificationWithoutGuard: boolean;
+  /**
    * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
    * response carries the old producer id and the exhausted epoch instead of the rotated ones.
    */
@@ -135,6 +141,7 @@ const kafka3x: ReleaseFlags = {
   tlogDropsPidLinkFields: false,
   tcStaleMarkerOpRemovesNewPending: false,
   tcFenceBumpsEpochOnEveryFailedWrite: false,
+  verificationWithoutGuard: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
