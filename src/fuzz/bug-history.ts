@@ -128,9 +128,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["TC", "MCM", "STEP"],
     flag: "tcMarkerCompletionWakeupMayBeLost",
+    bug: { tcMarkerCompletionWakeupMayBeLost: true },
     kinds: HANGING,
-    expectFound: false,
-    missing: "STEP: the marker completion is one atomic step in the model, no lost wake-up can be scheduled",
+    scenario: "kip-1228",
+    expectFound: true,
   },
   {
     id: "Z05",
@@ -330,9 +331,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     kinds: HANGING,
     bug: { verificationWithoutGuard: true },
     scenario: "kafka-17754",
-    expectFound: false,
-    missing:
-      "search power: a marker of the same producer must reach the leader between the AddPartitionsToTxn verification of a batch and its append, at the batch's own epoch (a TV0/TV1 client abort, not a fence, which bumps the epoch and is refused by the epoch check)",
+    expectFound: true,
   },
   {
     id: "Z19",

@@ -87,6 +87,12 @@ export interface ReleaseFlags {
    */
   verificationWithoutGuard: boolean;
   /**
+   * Bug switch, KAFKA-9777 (PR #8389, 0.11-2.5): the last marker acknowledgement completes the
+   * transaction through a purgatory wake-up that is skipped when a request for the same
+   * transactional.id holds its lock (here: arrived in the same millisecond); CompleteX is never written.
+   */
+  tcMarkerCompletionWakeupMayBeLost: boolean;
+  /**
    * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
    * response carries the old producer id and the exhausted epoch instead of the rotated ones.
    */
@@ -142,6 +148,7 @@ const kafka3x: ReleaseFlags = {
   tcStaleMarkerOpRemovesNewPending: false,
   tcFenceBumpsEpochOnEveryFailedWrite: false,
   verificationWithoutGuard: false,
+  tcMarkerCompletionWakeupMayBeLost: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,

@@ -98,6 +98,8 @@ export class TransactionCoordinator {
   /** The coordinator's requests, routed here by the broker (KafkaApis). */
   handle(request: Inbound): void {
     const body = request.body;
+    if (body.api === "InitProducerId" || body.api === "AddPartitionsToTxn" || body.api === "EndTxn")
+      this.noteRequest(body.transactionalId);
     switch (body.api) {
       case "InitProducerId":
         return this.handleInitProducerId(body, (errorCode, producerId, producerEpoch) =>
@@ -668,6 +670,12 @@ export class TransactionCoordinator {
           });
       });
     }
+  }
+
+  /** A request for the id takes its metadata lock now (KAFKA-9777's bug switch reads when). */
+  private noteRequest(transactionalId: string): void {
+    const lookup = this.state.lookup(transactionalId);
+    if (lookup.kind === "ok" && lookup.metadata) lookup.metadata.lastRequestAtMs = this.ctx.sim.nowMs;
   }
 
   /** KAFKA-6119's bug switch, TV0/TV1 only (a TV2 abort always bumps the epoch). */

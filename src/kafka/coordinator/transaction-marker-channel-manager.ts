@@ -490,7 +490,22 @@ export class TransactionMarkerChannelManager {
       return this.removeMarkersForTxn(pending);
     }
     if (retry.length > 0) return this.enqueueByLeader(pending, entry, retry, entry);
+    if (this.completionWakeupLost(pending)) return;
     this.maybeWriteTxnCompletion(pending.transactionalId);
+  }
+
+  /**
+   * KAFKA-9777's bug switch: before 2.6 the last acknowledgement woke a DelayedTxnMarker in a
+   * purgatory whose completion only tries the transaction's lock (tryLock); when a request for the
+   * same transactional.id holds it at that moment, the wake-up is skipped and nothing retries it.
+   * "At that moment" is the same virtual millisecond here (the simulation has no threads).
+   */
+  private completionWakeupLost(pending: PendingCompleteTxn): boolean {
+    const metadata = pending.metadata;
+    if (!this.release().flags.tcMarkerCompletionWakeupMayBeLost || metadata.topicPartitions.size > 0) return false;
+    if (metadata.lastRequestAtMs !== this.ctx.sim.nowMs) return false;
+    this.ctx.sim.emit(this.self, "markers.completion-wakeup-lost", { txnId: pending.transactionalId });
+    return true;
   }
 
   private removeMarkersForTxn(pending: PendingCompleteTxn): void {

@@ -55,6 +55,8 @@ export class TransactionMetadata {
   clientTransactionVersion: TransactionVersion = 0;
   pendingState: TransactionStateName | null = null;
   hasFailedEpochFence = false;
+  /** When a client or leader request for this id was last handled (held the metadata lock; not persisted). */
+  lastRequestAtMs = -1;
   ghostTxn: string | null = null;
 
   constructor(
