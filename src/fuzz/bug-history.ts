@@ -141,9 +141,12 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "crash",
     needs: ["TC", "MCM", "STEP"],
     flag: "tcCompletionWriteNotExclusive",
-    kinds: ["model-error"],
+    bug: { tcCompletionWriteNotExclusive: true },
+    kinds: ["model-error", "torn-transaction", "hanging-transaction"],
+    scenario: "kip-1228",
     expectFound: false,
-    missing: "STEP: completion handlers run one at a time in the simulation, never interleaved",
+    missing:
+      "STEP: in Kafka two request-handler threads completed at once; here events run one at a time, so the second writer must be an acknowledgement (of a re-sent or duplicated marker) arriving within the few milliseconds the CompleteX write takes",
   },
   {
     id: "Z06",

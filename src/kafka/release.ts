@@ -93,6 +93,12 @@ export interface ReleaseFlags {
    */
   tcMarkerCompletionWakeupMayBeLost: boolean;
   /**
+   * Bug switch, KAFKA-10080 (PR #8782, 2.6 pre-release): maybeWriteTxnCompletion is not exclusive, so
+   * a second acknowledgement (a re-sent marker's) writes CompleteX again while the first write is in
+   * flight, and completing it meets no pending transition (IllegalStateException).
+   */
+  tcCompletionWriteNotExclusive: boolean;
+  /**
    * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
    * response carries the old producer id and the exhausted epoch instead of the rotated ones.
    */
@@ -149,6 +155,7 @@ const kafka3x: ReleaseFlags = {
   tcFenceBumpsEpochOnEveryFailedWrite: false,
   verificationWithoutGuard: false,
   tcMarkerCompletionWakeupMayBeLost: false,
+  tcCompletionWriteNotExclusive: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,

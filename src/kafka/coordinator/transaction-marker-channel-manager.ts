@@ -530,7 +530,9 @@ export class TransactionMarkerChannelManager {
     if (!pending) return;
     const allAcked = pending.metadata.topicPartitions.size === 0;
     const done = allAcked || (!this.release().flags.completeAfterAllMarkersAcked && pending.acked > 0);
-    if (!done || pending.completing) return;
+    // KAFKA-10080: only one caller writes the completion (`completing`); the bug switch lets a
+    // second acknowledgement write it again while the first write is in flight.
+    if (!done || (pending.completing && !this.release().flags.tcCompletionWriteNotExclusive)) return;
     if (!this.isServing(pending)) return this.removeMarkersForTxn(pending);
     this.writeTxnCompletion(pending);
   }
