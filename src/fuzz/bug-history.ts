@@ -200,11 +200,11 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     needs: ["TC", "EPX"],
     flag: "tv2FenceDoubleBump",
     bug: { singleEpochBumpOnCoordinatorAbort: false },
-    kinds: ["hanging-transaction", "model-error", "fatal-error"],
+    // 4.1 at the maximum epoch: no KAFKA-20090 recovery, and the epoch overflows as Kafka's int16 does.
+    fixed: { maxEpochRecovery: false, epochOverflowThrows: true },
+    kinds: ["model-error", "hanging-transaction"],
     scenario: "epoch-exhaustion",
-    expectFound: false,
-    missing:
-      "EPX: the model caps every bump at Short.MAX_VALUE, so the second bump cannot overflow to a negative epoch; the double bump alone is harmless",
+    expectFound: true,
   },
   {
     id: "Z10",

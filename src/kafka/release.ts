@@ -99,6 +99,12 @@ export interface ReleaseFlags {
    */
   tcCompletionWriteNotExclusive: boolean;
   /**
+   * Model fidelity for KAFKA-19367: a TV2 bump of an epoch already at Short.MAX_VALUE fails as Kafka's
+   * int16 overflow does (IllegalArgumentException there, IllegalStateException here); off: the model
+   * caps the epoch at the maximum.
+   */
+  epochOverflowThrows: boolean;
+  /**
    * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
    * response carries the old producer id and the exhausted epoch instead of the rotated ones.
    */
@@ -156,6 +162,7 @@ const kafka3x: ReleaseFlags = {
   verificationWithoutGuard: false,
   tcMarkerCompletionWakeupMayBeLost: false,
   tcCompletionWriteNotExclusive: false,
+  epochOverflowThrows: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,

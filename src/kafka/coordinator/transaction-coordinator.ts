@@ -435,6 +435,12 @@ export class TransactionCoordinator {
     const nextProducerId = exhaustedBump ? this.producerIds.generateProducerId() : NO_PRODUCER_ID;
     const noBumpAtMax =
       this.flags.maxEpochRecovery && metadata.producerEpoch === MAX_PRODUCER_EPOCH && action.target === "PrepareAbort";
+    // Kafka's int16 epoch overflows here (IllegalArgumentException, KAFKA-19367); the model caps it
+    // at Short.MAX_VALUE unless epochOverflowThrows asks for Kafka's failure.
+    if (bump && !noBumpAtMax && metadata.producerEpoch === MAX_PRODUCER_EPOCH && this.flags.epochOverflowThrows)
+      throw new IllegalStateException(
+        `${metadata.transactionalId}: producer epoch ${MAX_PRODUCER_EPOCH} + 1 overflows`,
+      );
     const transit = metadata.prepareAbortOrCommit(
       action.target,
       2,
