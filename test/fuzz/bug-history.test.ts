@@ -8,6 +8,7 @@ import { eosfuzz } from "../cli/cli-helpers.js";
 
 /** The fast subset: bugs found within a few seeds, each run on and off over this budget. */
 const FAST: [string, number][] = [
+  ["Z04", 10],
   ["Z13", 20],
   ["Z14", 20],
   ["Z15", 10],
