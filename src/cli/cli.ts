@@ -12,6 +12,7 @@ export const COMMANDS = [
   "regress",
   "report",
   "mutants",
+  "bugs",
   "scenarios",
   "validate",
   "init",
@@ -124,6 +125,19 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
       return { builder: m.mutantsBuilder, handler: m.mutantsCommand };
     },
     examples: [["eosfuzz mutants --check-equivalent 1000", "re-measure the equivalent candidates"]],
+  },
+  {
+    name: "bugs",
+    usage: "bugs [words..]",
+    describe: "Kafka's bug history (36 transaction bugs): list them, or run each blind with its bug on and off",
+    load: async () => {
+      const m = await import("./commands/bugs.js");
+      return { builder: m.bugsBuilder, handler: m.bugsCommand };
+    },
+    examples: [
+      ["eosfuzz bugs run --budget-seeds 500", "the scorecard: every modelled bug, 500 seeds each side"],
+      ["eosfuzz bugs run Z14 KAFKA-19999 --json", "two bugs, as JSON"],
+    ],
   },
   {
     name: "scenarios",

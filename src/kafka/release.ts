@@ -57,12 +57,75 @@ export interface ReleaseFlags {
   maxEpochRecovery: boolean;
   /** KAFKA-20785: TV2 EndTxn(COMMIT) retry in CompleteAbort gets PRODUCER_FENCED (else INVALID_TXN_STATE). */
   commitRetryInCompleteAbortFenced: boolean;
+  /**
+   * Bug switch, KAFKA-18464 (PR #18467, 4.0 pre-release): TV2 EndTxn checks the producer epoch
+   * before the pending state, so an abort at the bumped epoch while CompleteCommit is pending gets
+   * PRODUCER_FENCED instead of CONCURRENT_TRANSACTIONS.
+   */
+  tv2EndTxnEpochCheckBeforePending: boolean;
+  /**
+   * Bug switch, KAFKA-6119 (PR #4137, 0.11.0.0-0.11.0.1): the TV0/TV1 timeout abort keeps the
+   * producer epoch (no fence), so the paused producer carries on into a new transaction.
+   */
+  tcTimeoutAbortKeepsEpoch: boolean;
+  /**
+   * Bug switch, KAFKA-20310 (PR #21828, 4.0-4.2 before March 2026): the TV2 txn-log record's
+   * PreviousProducerId / NextProducerId are not persisted, so a coordinator that loads the partition
+   * sees -1 (a PrepareX loses its pre-allocated producer id).
+   */
+  tlogDropsPidLinkFields: boolean;
+  /**
+   * Bug switch, KAFKA-16352 (PR #15524, 2.6.0-3.7.x): the marker channel manager removes a pending
+   * completion by transactional.id instead of compare-and-remove, so a late marker operation of an
+   * earlier coordinator epoch deletes the entry a reload of the partition re-queued.
+   */
+  tcStaleMarkerOpRemovesNewPending: boolean;
+  /**
+   * Bug switch, KAFKA-9666 (PR #8239, up to 2.5.x): a fence whose __transaction_state write failed
+   * leaves its epoch bump in memory and the next fence bumps again (no hasFailedEpochFence).
+   */
+  tcFenceBumpsEpochOnEveryFailedWrite: boolean;
+  /**
+   * Bug switch, KAFKA-14884 (PR #13787, 3.5.x): the leader appends a verified batch without checking
+   * the VerificationGuard, so a marker that arrived between the verification and the append is missed
+   * and the batch opens a transaction the coordinator has already completed.
+   */
+  verificationWithoutGuard: boolean;
+  /**
+   * Bug switch, KAFKA-9777 (PR #8389, 0.11-2.5): the last marker acknowledgement completes the
+   * transaction through a purgatory wake-up that is skipped when a request for the same
+   * transactional.id holds its lock (here: arrived in the same millisecond); CompleteX is never written.
+   */
+  tcMarkerCompletionWakeupMayBeLost: boolean;
+  /**
+   * Bug switch, KAFKA-10080 (PR #8782, 2.6 pre-release): maybeWriteTxnCompletion is not exclusive, so
+   * a second acknowledgement (a re-sent marker's) writes CompleteX again while the first write is in
+   * flight, and completing it meets no pending transition (IllegalStateException).
+   */
+  tcCompletionWriteNotExclusive: boolean;
+  /**
+   * Model fidelity for KAFKA-19367: a TV2 bump of an epoch already at Short.MAX_VALUE fails as Kafka's
+   * int16 overflow does (IllegalArgumentException there, IllegalStateException here); off: the model
+   * caps the epoch at the maximum.
+   */
+  epochOverflowThrows: boolean;
+  /**
+   * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
+   * response carries the old producer id and the exhausted epoch instead of the rotated ones.
+   */
+  tv2OverflowResponseUsesOldPidEpoch: boolean;
 
   // ---- client ----
   /** The read_committed consumer drops batches of aborted transactions using the aborted index. */
   consumerFiltersAborted: boolean;
   /** The read_committed consumer stops at the last stable offset. */
   consumerStopsAtLso: boolean;
+  /**
+   * Bug switch, KAFKA-5355 + KAFKA-5376 (PRs #3221, #3239, 0.11.0 pre-release): a read_committed
+   * fetch completed from the DelayedFetch purgatory reads up to the high watermark and carries no
+   * aborted transactions.
+   */
+  delayedFetchIgnoresIsolation: boolean;
 
   // ---- producer client (read from the scenario's overrides, as the consumer's) ----
   /** KIP-588 (2.7): INVALID_PRODUCER_EPOCH on a produce is an abortable error; off: fatal. */
@@ -97,8 +160,19 @@ const kafka3x: ReleaseFlags = {
   completeAfterAllMarkersAcked: true,
   maxEpochRecovery: false,
   commitRetryInCompleteAbortFenced: false,
+  tv2EndTxnEpochCheckBeforePending: false,
+  tcTimeoutAbortKeepsEpoch: false,
+  tlogDropsPidLinkFields: false,
+  tcStaleMarkerOpRemovesNewPending: false,
+  tcFenceBumpsEpochOnEveryFailedWrite: false,
+  verificationWithoutGuard: false,
+  tcMarkerCompletionWakeupMayBeLost: false,
+  tcCompletionWriteNotExclusive: false,
+  epochOverflowThrows: false,
+  tv2OverflowResponseUsesOldPidEpoch: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
+  delayedFetchIgnoresIsolation: false,
   produceInvalidEpochAbortable: true,
   adoptEndTxnEpoch: true,
 };

@@ -125,6 +125,7 @@ export interface KafkaEvents {
   "markers.requeue": { broker: string; marker: number; reason: string };
   /** A broker answered with a fencing error: the coordinator stops sending the transaction's markers. */
   "markers.abandon": { txnId: string; broker: string; error: number };
+  "markers.completion-wakeup-lost": { txnId: string };
 
   // ---------------------------------------------------------------- clients (client/)
 

@@ -267,3 +267,47 @@ describe("transaction timeout", () => {
     expect(h.metadata()).toMatchObject({ state: "CompleteAbort", producerEpoch: M + 1 });
   });
 });
+
+describe("bug switches from Kafka's history (docs/bug-history.md)", () => {
+  it("KAFKA-18464: the epoch checked before the pending state fences an abort at the bumped epoch", () => {
+    for (const [bug, expected] of [
+      [false, Errors.CONCURRENT_TRANSACTIONS],
+      [true, Errors.PRODUCER_FENCED],
+    ] as const) {
+      const h = coordinatorHarness("4.2.1", 2, { tv2EndTxnEpochCheckBeforePending: bug });
+      h.put("PrepareCommit", M).pendingState = "CompleteCommit";
+      expect(h.endTxn(false, M).errorCode).toBe(expected);
+    }
+  });
+
+  it("KAFKA-18660: at overflow the EndTxn response names the old producer id and epoch 32767", () => {
+    const h = coordinatorHarness("4.2.1", 2, { tv2OverflowResponseUsesOldPidEpoch: true });
+    h.put("Ongoing", 32766);
+    const r = h.endTxn(true, 32766);
+    expect(r).toMatchObject({ errorCode: Errors.NONE, producerId: 1000, producerEpoch: 32767 });
+    expect(h.metadata()?.producerId).not.toBe(1000);
+  });
+
+  it("KAFKA-6119: a TV1 timeout abort keeps the producer epoch", () => {
+    for (const [bug, epoch] of [
+      [false, M + 1],
+      [true, M],
+    ] as const) {
+      const h = coordinatorHarness("3.x", 1, { tcTimeoutAbortKeepsEpoch: bug });
+      h.put("Ongoing", M).txnTimeoutMs = 100;
+      h.sim.run({ maxEvents: 10_000, maxTimeMs: h.sim.nowMs + 2_000 });
+      expect(h.metadata()).toMatchObject({ state: "CompleteAbort", producerEpoch: epoch });
+    }
+  });
+
+  it("KAFKA-20310: a loaded record loses PreviousProducerId and NextProducerId", () => {
+    const m = new TransactionMetadata("t", 1, 3, 1000, 0);
+    m.prevProducerId = 7;
+    m.nextProducerId = 9;
+    expect(TransactionMetadata.fromRecord("t", m.toRecord())).toMatchObject({ prevProducerId: 7, nextProducerId: 9 });
+    expect(TransactionMetadata.fromRecord("t", m.toRecord(), true)).toMatchObject({
+      prevProducerId: -1,
+      nextProducerId: -1,
+    });
+  });
+});

@@ -139,6 +139,8 @@ const stopBeforeWork: Partial<Record<(typeof COMMANDS)[number], CommandHandler>>
   },
   regress: () => 0,
   mutants: () => 0,
+  // bugs run without ids runs the whole benchmark.
+  bugs: () => 0,
   // init writes a file into the working directory; validate and completion print (their exit code
   // is checked by their own tests).
   init: () => 0,
@@ -195,7 +197,7 @@ describe(`fuzzed command lines (${FUZZ_RUNS.toLocaleString("en-US")}): accepted,
       }
     };
     expect(await message([])).toBe(
-      "command line: expected a command (run, merge, replay, shrink, regress, report, mutants, scenarios, validate, init, completion), found none",
+      "command line: expected a command (run, merge, replay, shrink, regress, report, mutants, bugs, scenarios, validate, init, completion), found none",
     );
     expect(await message(["rnu"])).toMatch(/^rnu: expected a command .*found an unknown one \(did you mean run\?\)$/);
     expect(await message(["run", "--sedes", "3"])).toBe(

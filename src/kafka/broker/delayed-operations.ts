@@ -46,8 +46,8 @@ export class DelayedProduce {
 export interface FetchReader {
   /** Something to return for at least one partition of the fetch: data, an error, or a divergence. */
   canAnswer(request: FetchRequest): boolean;
-  /** Read every partition of the fetch now and send the answer. */
-  answer(request: FetchRequest, respond: (response: FetchResponse) => void): void;
+  /** Read every partition of the fetch now and send the answer (`delayed`: from the purgatory). */
+  answer(request: FetchRequest, respond: (response: FetchResponse) => void, delayed?: boolean): void;
 }
 
 /**
@@ -82,7 +82,7 @@ export class DelayedFetch {
     if (this.done) return;
     this.done = true;
     this.timer?.cancel();
-    this.reader.answer(this.request, this.respond);
+    this.reader.answer(this.request, this.respond, true);
   }
 }
 

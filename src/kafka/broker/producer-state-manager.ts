@@ -144,7 +144,12 @@ export class ProducerStateManager {
     if (batch.isTransactional && !this.hasOngoingTransaction(batch.producerId, batch.producerEpoch)) {
       if (batch.producerEpoch < storedEpoch)
         return error(Errors.INVALID_PRODUCER_EPOCH, `epoch ${batch.producerEpoch} < producer epoch ${storedEpoch}`);
-      if (flags.transactionPartitionVerification && (verification === null || verification.guard !== verificationGuard))
+      // KAFKA-14884's bug switch: 3.5 verified, but did not check at the append that nothing (a
+      // marker) came in between; only an append that skipped verification is refused.
+      const guardMismatch = flags.verificationWithoutGuard
+        ? verificationGuard === 0
+        : verification === null || verification.guard !== verificationGuard;
+      if (flags.transactionPartitionVerification && guardMismatch)
         return error(
           Errors.INVALID_TXN_STATE,
           "Record was not part of an ongoing transaction (verification guard mismatch)",

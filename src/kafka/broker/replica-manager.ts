@@ -170,9 +170,9 @@ export class ReplicaManager implements FetchReader {
     return false;
   }
 
-  /** The fetch's answer, read now (a stopped broker answers nothing). */
-  answer(request: FetchRequest, respond: (response: FetchResponse) => void): void {
-    if (!this.stopped) respond({ api: "Fetch", errorCode: Errors.NONE, partitions: this.read(request) });
+  /** The fetch's answer, read now (a stopped broker answers nothing); `delayed`: completed from the purgatory. */
+  answer(request: FetchRequest, respond: (response: FetchResponse) => void, delayed = false): void {
+    if (!this.stopped) respond({ api: "Fetch", errorCode: Errors.NONE, partitions: this.read(request, delayed) });
   }
 
   private recordFollowerFetch(replica: string, p: FetchPartition): void {
@@ -186,11 +186,11 @@ export class ReplicaManager implements FetchReader {
     if (p.fetchOffset !== before) this.maybeIncrementHighWatermark(partition);
   }
 
-  private read(request: FetchRequest): FetchPartitionData[] {
-    return request.partitions.map((p) => this.readPartition(request, p));
+  private read(request: FetchRequest, delayed: boolean): FetchPartitionData[] {
+    return request.partitions.map((p) => this.readPartition(request, p, delayed));
   }
 
-  private readPartition(request: FetchRequest, p: FetchPartition): FetchPartitionData {
+  private readPartition(request: FetchRequest, p: FetchPartition, delayed: boolean): FetchPartitionData {
     const partition = this.partitions.get(p.partition);
     if (!partition?.isLeader) return errorData(p.partition, Errors.NOT_LEADER_OR_FOLLOWER);
     if (p.currentLeaderEpoch !== -1 && p.currentLeaderEpoch < partition.leaderEpoch)
@@ -209,6 +209,12 @@ export class ReplicaManager implements FetchReader {
         log.readToLogEnd(p.fetchOffset, p.maxBatches),
         [],
       );
+    }
+    // KAFKA-5355 / KAFKA-5376's bug switch: a long poll completed from the purgatory reads up to the
+    // high watermark and returns no aborted transactions, whatever the isolation level.
+    if (delayed && request.isolation === "READ_COMMITTED" && log.flags().delayedFetchIgnoresIsolation) {
+      const uncommitted = log.read(p.fetchOffset, "READ_UNCOMMITTED", p.maxBatches, false, lastStableOffset);
+      return dataOf(p.partition, log.highWatermark, log.highWatermark, uncommitted.batches, []);
     }
     const read = log.read(p.fetchOffset, request.isolation, p.maxBatches, false, lastStableOffset);
     return dataOf(p.partition, log.highWatermark, lastStableOffset, read.batches, read.abortedTransactions);

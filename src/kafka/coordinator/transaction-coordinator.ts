@@ -103,6 +103,8 @@ export class TransactionCoordinator {
   /** The coordinator's requests, routed here by the broker (KafkaApis). */
   handle(request: Inbound): void {
     const body = request.body;
+    if (body.api === "InitProducerId" || body.api === "AddPartitionsToTxn" || body.api === "EndTxn")
+      this.noteRequest(body.transactionalId);
     switch (body.api) {
       case "InitProducerId":
         return this.handleInitProducerId(body, (errorCode, producerId, producerEpoch) =>
@@ -134,7 +136,7 @@ export class TransactionCoordinator {
     this.ctx.sim.emit(this.id, "coordinator.elected", { partition, ce: coordinatorEpoch });
     this.ctx.sim.schedule(this.ctx.config.txnLogLoadDelayMs, () => {
       if (this.host.stopped()) return;
-      const loaded = this.state.completeLoading(partition, coordinatorEpoch);
+      const loaded = this.state.completeLoading(partition, coordinatorEpoch, this.flags.tlogDropsPidLinkFields);
       if (!this.state.isServing(partition, coordinatorEpoch)) return;
       this.ctx.sim.emit(this.id, "coordinator.loaded", { partition, ce: coordinatorEpoch, txns: loaded.length });
       for (const { metadata, record } of loaded) {
@@ -431,9 +433,12 @@ export class TransactionCoordinator {
     const isRetry = retryOnEpochBump || retryOnOverflow;
     if (metadata.producerId !== params.producerId && !retryOnOverflow)
       return respond(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
+    // KAFKA-18464: the epoch is checked after the pending state (the bug switch checks it first).
+    const epochFirst = this.flags.tv2EndTxnEpochCheckBeforePending;
+    const epochValid = () => this.tv2EpochValid(metadata, params, fence, retryOnEpochBump, retryOnOverflow);
+    if (epochFirst && !epochValid()) return respond(Errors.PRODUCER_FENCED, -1, -1);
     if (metadata.pendingState !== null && !fence) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
-    if (!this.tv2EpochValid(metadata, params, fence, retryOnEpochBump, retryOnOverflow))
-      return respond(Errors.PRODUCER_FENCED, -1, -1);
+    if (!epochFirst && !epochValid()) return respond(Errors.PRODUCER_FENCED, -1, -1);
     const action = this.tv2Action(metadata.state, params.result, isRetry);
     if (action.kind === "error") return respond(action.errorCode, -1, -1);
     if (action.kind === "none") return respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
@@ -445,6 +450,12 @@ export class TransactionCoordinator {
     const nextProducerId = exhaustedBump ? this.producerIds.generateProducerId() : NO_PRODUCER_ID;
     const noBumpAtMax =
       this.flags.maxEpochRecovery && metadata.producerEpoch === MAX_PRODUCER_EPOCH && action.target === "PrepareAbort";
+    // Kafka's int16 epoch overflows here (IllegalArgumentException, KAFKA-19367); the model caps it
+    // at Short.MAX_VALUE unless epochOverflowThrows asks for Kafka's failure.
+    if (bump && !noBumpAtMax && metadata.producerEpoch === MAX_PRODUCER_EPOCH && this.flags.epochOverflowThrows)
+      throw new IllegalStateException(
+        `${metadata.transactionalId}: producer epoch ${MAX_PRODUCER_EPOCH} + 1 overflows`,
+      );
     const transit = metadata.prepareAbortOrCommit(
       action.target,
       2,
@@ -570,7 +581,10 @@ export class TransactionCoordinator {
       const recheck = this.recheckAfterPrepare(params, metadata, coordinatorEpoch, transit, tv2);
       if (recheck !== Errors.NONE) return respond(recheck, -1, -1);
       const complete = metadata.prepareComplete(this.ctx.sim.nowMs);
-      respond(Errors.NONE, complete.producerId, complete.producerEpoch);
+      // KAFKA-18660's bug switch: at overflow the response names the old producer id and epoch.
+      const oldIds = tv2 && this.flags.tv2OverflowResponseUsesOldPidEpoch && complete.producerId !== transit.producerId;
+      if (oldIds) respond(Errors.NONE, transit.producerId, transit.producerEpoch);
+      else respond(Errors.NONE, complete.producerId, complete.producerEpoch);
       this.markers.addTxnMarkersToSend(coordinatorEpoch, result, metadata, complete);
     });
   }
@@ -605,7 +619,11 @@ export class TransactionCoordinator {
     const serverTv = this.ctx.config.finalizedTransactionVersion;
     const tv2 = serverTv >= 2 && this.flags.supportsTransactionVersion2;
     const bumpInFence = !(tv2 && this.flags.singleEpochBumpOnCoordinatorAbort);
-    const fencedEpoch = metadata.prepareFenceProducerEpoch(bumpInFence, this.flags.maxEpochRecovery);
+    const fencedEpoch = metadata.prepareFenceProducerEpoch(
+      bumpInFence,
+      this.flags.maxEpochRecovery,
+      this.flags.tcFenceBumpsEpochOnEveryFailedWrite,
+    );
     this.endTransaction(
       {
         transactionalId: metadata.transactionalId,
@@ -651,6 +669,10 @@ export class TransactionCoordinator {
         epoch: metadata.producerEpoch,
         txn: metadata.ghostTxn,
       });
+      if (this.timeoutAbortKeepsEpoch()) {
+        this.abortAtSameEpoch(metadata);
+        continue;
+      }
       // The fence moves the epoch now, in memory: a request of the producer can be refused for it
       // before the abort is written, so the oracle hears of it here (asked by no producer).
       this.ctx.ghost.producerEpochAssigned({
@@ -669,6 +691,43 @@ export class TransactionCoordinator {
           });
       });
     }
+  }
+
+  /** A request for the id takes its metadata lock now (KAFKA-9777's bug switch reads when). */
+  private noteRequest(transactionalId: string): void {
+    const lookup = this.state.lookup(transactionalId);
+    if (lookup.kind === "ok" && lookup.metadata) lookup.metadata.lastRequestAtMs = this.ctx.sim.nowMs;
+  }
+
+  /** KAFKA-6119's bug switch, TV0/TV1 only (a TV2 abort always bumps the epoch). */
+  private timeoutAbortKeepsEpoch(): boolean {
+    const tv2 = this.ctx.config.finalizedTransactionVersion >= 2 && this.flags.supportsTransactionVersion2;
+    return !tv2 && this.flags.tcTimeoutAbortKeepsEpoch;
+  }
+
+  /**
+   * Before KAFKA-6119 (0.11.0.0-0.11.0.1) the timeout task aborted at the producer's own epoch: the
+   * producer is not fenced, and its next AddPartitionsToTxn opens a new transaction from CompleteAbort.
+   */
+  private abortAtSameEpoch(metadata: TransactionMetadata): void {
+    this.endTransaction(
+      {
+        transactionalId: metadata.transactionalId,
+        producerId: metadata.producerId,
+        producerEpoch: metadata.producerEpoch,
+        result: "ABORT",
+        isFromClient: false,
+        clientTransactionVersion: 0,
+        requestGhostTxn: null,
+      },
+      (errorCode) => {
+        if (errorCode !== Errors.NONE)
+          this.ctx.sim.emit(this.id, "txn.timeout-abort-cancelled", {
+            txnId: metadata.transactionalId,
+            error: errorName(errorCode),
+          });
+      },
+    );
   }
 
   /** The transaction state of an id, for final liveness checks (null if not owned/loaded). */

@@ -490,11 +490,30 @@ export class TransactionMarkerChannelManager {
       return this.removeMarkersForTxn(pending);
     }
     if (retry.length > 0) return this.enqueueByLeader(pending, entry, retry, entry);
+    if (this.completionWakeupLost(pending)) return;
     this.maybeWriteTxnCompletion(pending.transactionalId);
   }
 
+  /**
+   * KAFKA-9777's bug switch: before 2.6 the last acknowledgement woke a DelayedTxnMarker in a
+   * purgatory whose completion only tries the transaction's lock (tryLock); when a request for the
+   * same transactional.id holds it at that moment, the wake-up is skipped and nothing retries it.
+   * "At that moment" is the same virtual millisecond here (the simulation has no threads).
+   */
+  private completionWakeupLost(pending: PendingCompleteTxn): boolean {
+    const metadata = pending.metadata;
+    if (!this.release().flags.tcMarkerCompletionWakeupMayBeLost || metadata.topicPartitions.size > 0) return false;
+    if (metadata.lastRequestAtMs !== this.ctx.sim.nowMs) return false;
+    this.ctx.sim.emit(this.self, "markers.completion-wakeup-lost", { txnId: pending.transactionalId });
+    return true;
+  }
+
   private removeMarkersForTxn(pending: PendingCompleteTxn): void {
-    if (this.pendingTxns.get(pending.transactionalId) === pending) this.pendingTxns.delete(pending.transactionalId);
+    // KAFKA-16352: compare-and-remove. The bug switch removes by transactional.id, so an operation of
+    // an old coordinator epoch deletes the pending completion a reload created since.
+    const byId = this.release().flags.tcStaleMarkerOpRemovesNewPending;
+    if (byId || this.pendingTxns.get(pending.transactionalId) === pending)
+      this.pendingTxns.delete(pending.transactionalId);
     for (const channel of this.channels.values()) {
       for (let i = channel.queue.length - 1; i >= 0; i--)
         if ((channel.queue[i] as QueuedMarker).pending === pending) channel.queue.splice(i, 1);
@@ -511,7 +530,9 @@ export class TransactionMarkerChannelManager {
     if (!pending) return;
     const allAcked = pending.metadata.topicPartitions.size === 0;
     const done = allAcked || (!this.release().flags.completeAfterAllMarkersAcked && pending.acked > 0);
-    if (!done || pending.completing) return;
+    // KAFKA-10080: only one caller writes the completion (`completing`); the bug switch lets a
+    // second acknowledgement write it again while the first write is in flight.
+    if (!done || (pending.completing && !this.release().flags.tcCompletionWriteNotExclusive)) return;
     if (!this.isServing(pending)) return this.removeMarkersForTxn(pending);
     this.writeTxnCompletion(pending);
   }

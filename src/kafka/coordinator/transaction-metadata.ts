@@ -64,6 +64,8 @@ export class TransactionMetadata {
   clientTransactionVersion: TransactionVersion = 0;
   pendingState: TransactionStateName | null = null;
   hasFailedEpochFence = false;
+  /** When a client or leader request for this id was last handled (held the metadata lock; not persisted). */
+  lastRequestAtMs = -1;
   ghostTxn: string | null = null;
 
   constructor(
@@ -207,11 +209,14 @@ export class TransactionMetadata {
    * Coordinator-initiated abort (timeout, InitProducerId during Ongoing): mark PrepareEpochFence as
    * pending and compute the epoch the abort will carry. Returns that epoch.
    */
-  prepareFenceProducerEpoch(bumpHere: boolean, maxEpochRecovery: boolean): number {
+  prepareFenceProducerEpoch(bumpHere: boolean, maxEpochRecovery: boolean, ignoreFailedFence = false): number {
     if (this.producerEpoch === MAX_PRODUCER_EPOCH && !maxEpochRecovery) {
       throw new IllegalStateException(`${this.transactionalId}: cannot fence producer at epoch ${MAX_PRODUCER_EPOCH}`);
     }
-    const bump = bumpHere && !this.hasFailedEpochFence && this.producerEpoch < MAX_PRODUCER_EPOCH;
+    // KAFKA-9666: after a failed fence write the next fence reuses the bumped epoch (hasFailedEpochFence);
+    // `ignoreFailedFence` is the bug switch that bumps again on every attempt.
+    const reuse = this.hasFailedEpochFence && !ignoreFailedFence;
+    const bump = bumpHere && !reuse && this.producerEpoch < MAX_PRODUCER_EPOCH;
     if (bump) this.producerEpoch += 1;
     this.pendingState = "PrepareEpochFence";
     return this.producerEpoch;
@@ -363,8 +368,12 @@ export class TransactionMetadata {
     };
   }
 
-  /** Rebuild from a loaded log record: lastProducerEpoch is not persisted. */
-  static fromRecord(transactionalId: string, r: TxnTransitMetadata): TransactionMetadata {
+  /**
+   * Rebuild from a loaded log record: lastProducerEpoch is not persisted. `dropPidLinkFields`:
+   * KAFKA-20310's bug, the record's PreviousProducerId / NextProducerId tagged fields were never
+   * written, so they load as -1.
+   */
+  static fromRecord(transactionalId: string, r: TxnTransitMetadata, dropPidLinkFields = false): TransactionMetadata {
     const m = new TransactionMetadata(
       transactionalId,
       r.producerId,
@@ -372,8 +381,8 @@ export class TransactionMetadata {
       r.txnTimeoutMs,
       r.txnLastUpdateTimestamp,
     );
-    m.prevProducerId = r.prevProducerId;
-    m.nextProducerId = r.nextProducerId;
+    m.prevProducerId = dropPidLinkFields ? NO_PRODUCER_ID : r.prevProducerId;
+    m.nextProducerId = dropPidLinkFields ? NO_PRODUCER_ID : r.nextProducerId;
     m.state = r.txnState;
     m.topicPartitions = new Set(r.txnState === "Empty" ? [] : r.topicPartitions);
     m.txnStartTimestamp = r.txnStartTimestamp;

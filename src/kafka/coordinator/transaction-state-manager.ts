@@ -97,6 +97,7 @@ export class TransactionStateManager {
   completeLoading(
     partition: number,
     coordinatorEpoch: number,
+    dropPidLinkFields = false,
   ): { metadata: TransactionMetadata; record: TxnTransitMetadata }[] {
     const o = this.owned.get(partition);
     if (!o || o.coordinatorEpoch !== coordinatorEpoch || !o.loading) return [];
@@ -106,7 +107,7 @@ export class TransactionStateManager {
     }
     const loaded: { metadata: TransactionMetadata; record: TxnTransitMetadata }[] = [];
     for (const [transactionalId, record] of latest) {
-      const metadata = TransactionMetadata.fromRecord(transactionalId, record);
+      const metadata = TransactionMetadata.fromRecord(transactionalId, record, dropPidLinkFields);
       this.cache.set(transactionalId, metadata);
       loaded.push({ metadata, record });
     }

@@ -1,0 +1,582 @@
+import type { ReleaseFlags } from "../kafka/release.js";
+import type { ViolationKind } from "../oracle/violation.js";
+
+/**
+ * Kafka's bug history as a benchmark (issue #18; the source is BUG-ZOO.md, 36 historical bugs of
+ * Kafka's transaction protocol). Each entry says which behaviour flags bring the bug back, the
+ * generic fuzzed scenario it runs on, and the violation kinds that show its symptom. `eosfuzz bugs
+ * run` fuzzes that scenario with the bug on and with it off (same seeds, default random strategy,
+ * no knowledge of the schedule): the bug is found when the bug-on run shows one of the kinds and
+ * the bug-off run shows none of them.
+ *
+ * Bugs the model cannot express yet have no flags: `missing` names the capability they need.
+ */
+
+/** BUG-ZOO's symptom classes (primary class of each entry). */
+export type SymptomClass =
+  | "stale-marker"
+  | "aborted-read"
+  | "lost-write"
+  | "torn-transaction"
+  | "duplicate"
+  | "hanging"
+  | "zombie-write"
+  | "crash"
+  | "other";
+
+/** BUG-ZOO's capability codes: what a simulator must model to reproduce a bug. */
+export type Capability =
+  | "TC"
+  | "TMO"
+  | "TLOGF"
+  | "TCFO"
+  | "MCM"
+  | "PSM"
+  | "VER"
+  | "REPL"
+  | "EXP"
+  | "CLEAN"
+  | "DISK"
+  | "CLI"
+  | "CONS"
+  | "GRP"
+  | "NET"
+  | "MIXV"
+  | "EPX"
+  | "STEP";
+
+export interface HistoricalBug {
+  /** BUG-ZOO's entry number (Z01..Z36). */
+  id: string;
+  /** The Kafka ticket(s) or KIP. */
+  kafka: string;
+  /** The pull requests that fixed it. */
+  prs: string[];
+  /** One line: the mechanism, in Kafka's terms. */
+  title: string;
+  symptom: SymptomClass;
+  /** BUG-ZOO's capability codes for the bug. */
+  needs: Capability[];
+  /** BUG-ZOO's suggested flag (on = bug present). */
+  flag: string;
+  /** The flag overrides that bring the bug back, on every node (absent: not modelled). */
+  bug?: Partial<ReleaseFlags>;
+  /** The flag overrides of the fixed model, when the scenario's releases still carry the bug. */
+  fixed?: Partial<ReleaseFlags>;
+  /** The eosfuzz violation kinds that show the symptom (any one counts). */
+  kinds: ViolationKind[];
+  /** The generic built-in scenario it runs on. */
+  scenario?: string;
+  /** The benchmark expects it found within the default budget. */
+  expectFound: boolean;
+  /** Not modelled, or not found: what is missing (capability codes and a few words). */
+  missing?: string;
+}
+
+/** Kinds that show a hanging transaction, a stuck LSO or a wedged transactional.id. */
+const HANGING: ViolationKind[] = ["hanging-transaction"];
+/** What consumers see when a marker or EndTxn lands on the wrong transaction. */
+const WRONG_TXN: ViolationKind[] = ["stale-marker", "premature-read", "aborted-read", "lost-write", "torn-transaction"];
+
+export const BUG_HISTORY: readonly HistoricalBug[] = [
+  {
+    id: "Z01",
+    kafka: "KAFKA-6119",
+    prs: ["https://github.com/apache/kafka/pull/4137"],
+    title: "timeout abort keeps the epoch; a paused producer keeps writing and commits the rest",
+    symptom: "torn-transaction",
+    needs: ["TC", "TMO", "PSM", "CONS", "NET"],
+    flag: "tcTimeoutAbortKeepsEpoch",
+    bug: { tcTimeoutAbortKeepsEpoch: true },
+    kinds: ["torn-transaction", "lost-write"],
+    expectFound: false,
+    missing:
+      "CLI: the workload hands every record of a transaction to the producer before a pause can come, so no AddPartitionsToTxn follows a timeout abort; and no generic TV0/TV1 scenario is clean (every one shows KAFKA-17754 itself)",
+  },
+  {
+    id: "Z02",
+    kafka: "KAFKA-7519",
+    prs: ["https://github.com/apache/kafka/pull/5820"],
+    title: "failed transactional.id expiration write leaves pendingState: CONCURRENT_TRANSACTIONS forever",
+    symptom: "hanging",
+    needs: ["TC", "TMO", "TLOGF"],
+    flag: "tcExpireWriteFailureLeavesPending",
+    kinds: HANGING,
+    expectFound: false,
+    missing: "TMO: transactional.id expiration; TLOGF: __transaction_state append failures as a fault",
+  },
+  {
+    id: "Z03",
+    kafka: "KAFKA-9666",
+    prs: ["https://github.com/apache/kafka/pull/8239"],
+    title: "every failed fence write bumps the epoch again, until exhaustion",
+    symptom: "other",
+    needs: ["TC", "TLOGF", "EPX"],
+    flag: "tcFenceBumpsEpochOnEveryFailedWrite",
+    bug: { tcFenceBumpsEpochOnEveryFailedWrite: true },
+    kinds: ["fatal-error", "model-error"],
+    scenario: "tv1-coordinator-failover",
+    expectFound: false,
+    missing:
+      "TLOGF + EPX: a fence's __transaction_state write fails only when the ISR falls below min.insync.replicas, which tv1-coordinator-failover (no crashes) does not do, and walking an epoch to 32767 takes thousands of failed fences without a TV0/TV1 scenario that starts near the maximum",
+  },
+  {
+    id: "Z04",
+    kafka: "KAFKA-9777",
+    prs: ["https://github.com/apache/kafka/pull/8389"],
+    title: "purgatory wake-up skipped: CompleteCommit/CompleteAbort never written",
+    symptom: "hanging",
+    needs: ["TC", "MCM", "STEP"],
+    flag: "tcMarkerCompletionWakeupMayBeLost",
+    bug: { tcMarkerCompletionWakeupMayBeLost: true },
+    kinds: HANGING,
+    scenario: "kip-1228",
+    expectFound: true,
+  },
+  {
+    id: "Z05",
+    kafka: "KAFKA-10080",
+    prs: ["https://github.com/apache/kafka/pull/8782"],
+    title: "two completion handlers both write CompleteX",
+    symptom: "crash",
+    needs: ["TC", "MCM", "STEP"],
+    flag: "tcCompletionWriteNotExclusive",
+    bug: { tcCompletionWriteNotExclusive: true },
+    kinds: ["model-error", "torn-transaction", "hanging-transaction"],
+    scenario: "kip-1228",
+    expectFound: false,
+    missing:
+      "STEP: in Kafka two request-handler threads completed at once; here events run one at a time, so the second writer must be an acknowledgement (of a re-sent or duplicated marker) arriving within the few milliseconds the CompleteX write takes",
+  },
+  {
+    id: "Z06",
+    kafka: "KAFKA-16352",
+    prs: ["https://github.com/apache/kafka/pull/15524"],
+    title: "an old-epoch marker operation deletes the pending completion re-queued by a reload",
+    symptom: "hanging",
+    needs: ["TC", "TCFO", "MCM", "NET"],
+    flag: "tcStaleMarkerOpRemovesNewPending",
+    bug: { tcStaleMarkerOpRemovesNewPending: true },
+    kinds: HANGING,
+    scenario: "coordinator-failover",
+    expectFound: true,
+  },
+  {
+    id: "Z07",
+    kafka: "KAFKA-18464",
+    prs: ["https://github.com/apache/kafka/pull/18467"],
+    title: "TV2 empty abort during a pending PrepareCommit gets PRODUCER_FENCED",
+    symptom: "other",
+    needs: ["TC", "MCM", "NET"],
+    flag: "tv2EndTxnEpochCheckBeforePending",
+    bug: { tv2EndTxnEpochCheckBeforePending: true },
+    kinds: ["fatal-error"],
+    scenario: "zombie-producer",
+    expectFound: false,
+    missing:
+      "CLI: the application aborts only after its batches are done, and a batch waits (CONCURRENT_TRANSACTIONS, retried) until CompleteCommit: no EndTxn(ABORT) reaches a pending PrepareCommit",
+  },
+  {
+    id: "Z08",
+    kafka: "KAFKA-18660",
+    prs: ["https://github.com/apache/kafka/pull/18730", "https://github.com/apache/kafka/pull/18758"],
+    title: "TV2 overflow: the EndTxn response returns the old producer id and epoch, the client self-fences",
+    symptom: "other",
+    needs: ["TC", "EPX"],
+    flag: "tv2OverflowResponseUsesOldPidEpoch",
+    bug: { tv2OverflowResponseUsesOldPidEpoch: true },
+    kinds: ["fatal-error"],
+    scenario: "epoch-exhaustion",
+    expectFound: false,
+    missing:
+      "an oracle for a producer that gives up: the self-fenced client gets INVALID_PRODUCER_ID_MAPPING (abortable, and TV2 cannot bump), its abortTransaction never returns and the application closes it after max.block.ms, which no check reports",
+  },
+  {
+    id: "Z09",
+    kafka: "KAFKA-19367",
+    prs: ["https://github.com/apache/kafka/pull/19910", "https://github.com/apache/kafka/pull/19976"],
+    title: "TV2 InitProducerId fence bumps twice: a negative epoch at 32766",
+    symptom: "hanging",
+    needs: ["TC", "EPX"],
+    flag: "tv2FenceDoubleBump",
+    bug: { singleEpochBumpOnCoordinatorAbort: false },
+    // 4.1 at the maximum epoch: no KAFKA-20090 recovery, and the epoch overflows as Kafka's int16 does.
+    fixed: { maxEpochRecovery: false, epochOverflowThrows: true },
+    kinds: ["model-error", "hanging-transaction"],
+    scenario: "epoch-exhaustion",
+    expectFound: true,
+  },
+  {
+    id: "Z10",
+    kafka: "KAFKA-20090",
+    prs: ["https://github.com/apache/kafka/pull/21469", "https://github.com/apache/kafka/pull/21506"],
+    title: "fencing at epoch 32767 throws; the TV2 fence path skips producer-id rotation",
+    symptom: "hanging",
+    needs: ["TC", "TMO", "EPX", "NET", "PSM"],
+    flag: "fenceAtMaxEpochThrows + tv2FencePathSkipsPidRotation",
+    bug: { maxEpochRecovery: false },
+    kinds: ["hanging-transaction", "model-error", "fatal-error"],
+    scenario: "epoch-exhaustion",
+    expectFound: false,
+    missing:
+      "search power: a fence (timeout abort or a restart's InitProducerId) must hit the one transaction at epoch 32767, and a delayed EndTxn(ABORT) must follow it",
+  },
+  {
+    id: "Z11",
+    kafka: "KAFKA-20310 / KAFKA-20357",
+    prs: ["https://github.com/apache/kafka/pull/21828", "https://github.com/apache/kafka/pull/22096"],
+    title: "prev/next producer id and lastProducerEpoch not persisted: a failover loses the rotation",
+    symptom: "hanging",
+    needs: ["TC", "TCFO", "EPX", "NET"],
+    flag: "tlogDropsPidLinkFields",
+    bug: { tlogDropsPidLinkFields: true },
+    kinds: ["hanging-transaction", "fatal-error"],
+    scenario: "epoch-exhaustion",
+    expectFound: true,
+  },
+  {
+    id: "Z12",
+    kafka: "KAFKA-20785",
+    prs: ["https://github.com/apache/kafka/pull/23204"],
+    title: "TV2 EndTxn(COMMIT) racing a timeout abort gets a fatal INVALID_TXN_STATE",
+    symptom: "other",
+    needs: ["TC", "TMO", "NET"],
+    flag: "tv2CommitAfterTimeoutAbortInvalidTxnState",
+    bug: { commitRetryInCompleteAbortFenced: false },
+    fixed: { commitRetryInCompleteAbortFenced: true },
+    kinds: ["fatal-error"],
+    scenario: "zombie-producer",
+    expectFound: false,
+    missing:
+      "oracle: the fatal-error check counts every fatal error after a coordinator-initiated abort as deserved; telling INVALID_TXN_STATE (fatal for a Kafka Streams thread) from PRODUCER_FENCED (recoverable there) needs an error-class check",
+  },
+  {
+    id: "Z13",
+    kafka: "KAFKA-17754",
+    prs: [
+      "https://github.com/apache/kafka/pull/16719",
+      "https://github.com/apache/kafka/pull/17402",
+      "https://github.com/apache/kafka/pull/17698",
+    ],
+    title: "TV0/1: a late EndTxn or marker of T1 completes T2 (same epoch across transactions)",
+    symptom: "stale-marker",
+    needs: ["TC", "MCM", "PSM", "CONS", "NET"],
+    flag: "sameEpochAcrossTransactions",
+    bug: { epochBumpOnEndTxn: false, strictMarkerEpochForTv2: false },
+    kinds: WRONG_TXN,
+    scenario: "kafka-17754-tv2",
+    expectFound: true,
+  },
+  {
+    id: "Z14",
+    kafka: "KAFKA-19446 (KIP-1228)",
+    prs: [
+      "https://github.com/apache/kafka/pull/20857",
+      "https://github.com/apache/kafka/pull/20868",
+      "https://github.com/apache/kafka/pull/20882",
+    ],
+    title: "a late duplicate TV2 marker passes the legacy >= check and completes the next transaction",
+    symptom: "stale-marker",
+    needs: ["TC", "MCM", "PSM", "CONS", "NET"],
+    flag: "leaderLegacyMarkerEpochCheck",
+    bug: { strictMarkerEpochForTv2: false },
+    kinds: ["stale-marker"],
+    scenario: "kip-1228",
+    expectFound: true,
+  },
+  {
+    id: "Z15",
+    kafka: "KAFKA-19999",
+    prs: ["https://github.com/apache/kafka/pull/21176"],
+    title: "the strict check rejects an idempotent marker retry and the coordinator gives up",
+    symptom: "hanging",
+    needs: ["TC", "MCM", "PSM", "NET"],
+    flag: "strictMarkerCheckRejectsIdempotentRetry",
+    bug: { equalEpochNoOpenTxnTolerance: false },
+    kinds: HANGING,
+    scenario: "kip-1228",
+    expectFound: true,
+  },
+  {
+    id: "Z16",
+    kafka: "KAFKA-20322",
+    prs: ["https://github.com/apache/kafka/pull/21782"],
+    title: "the marker sender never negotiates and sends WriteTxnMarkers v2 to v1-only brokers",
+    symptom: "hanging",
+    needs: ["TC", "MCM", "MIXV"],
+    flag: "tcMarkerSenderNoApiVersions",
+    bug: { markerVersionDiscovery: false },
+    kinds: HANGING,
+    scenario: "kip-1228-gap",
+    expectFound: true,
+  },
+  {
+    id: "Z17",
+    kafka: "KAFKA-12671 (KIP-890 part 1)",
+    prs: ["https://github.com/apache/kafka/pull/13231", "https://github.com/apache/kafka/pull/13391"],
+    title: "a produce that lands after EndTxn and its markers opens an orphan transaction: stuck LSO",
+    symptom: "hanging",
+    needs: ["TC", "PSM", "VER", "CONS", "NET"],
+    flag: "leaderNoTxnVerification",
+    bug: { transactionPartitionVerification: false },
+    kinds: HANGING,
+    scenario: "kafka-17754",
+    expectFound: true,
+  },
+  {
+    id: "Z18",
+    kafka: "KAFKA-14884",
+    prs: ["https://github.com/apache/kafka/pull/13787"],
+    title: "an abort marker slips between verification and append",
+    symptom: "hanging",
+    needs: ["TC", "TMO", "PSM", "VER", "STEP"],
+    flag: "verificationWithoutGuard",
+    kinds: HANGING,
+    bug: { verificationWithoutGuard: true },
+    scenario: "kafka-17754",
+    expectFound: true,
+  },
+  {
+    id: "Z19",
+    kafka: "KAFKA-14904 / KAFKA-14920",
+    prs: ["https://github.com/apache/kafka/pull/13579", "https://github.com/apache/kafka/pull/14033"],
+    title: "a verification error on the first batch leaves the next one in an OutOfOrderSequence loop",
+    symptom: "other",
+    needs: ["TC", "PSM", "VER", "CLI"],
+    flag: "verifyRejectsDuringPendingState + verificationNoSequenceFloor",
+    kinds: ["fatal-error", "hanging-transaction"],
+    expectFound: false,
+    missing:
+      "VER: the verification entry's sequence floor is not modelled; no liveness check for a producer looping on abortable errors",
+  },
+  {
+    id: "Z20",
+    kafka: "KAFKA-9144",
+    prs: ["https://github.com/apache/kafka/pull/7687"],
+    title: "producer-state expiry ignores marker timestamps: the coordinator epoch regresses, replay fails",
+    symptom: "hanging",
+    needs: ["TC", "TMO", "TCFO", "PSM", "REPL", "EXP"],
+    flag: "psmExpiryIgnoresMarkerTimestamps + replayEnforcesCoordinatorEpoch",
+    kinds: HANGING,
+    expectFound: false,
+    missing: "EXP: producer-state expiry (producer.id.expiration.ms); REPL: log recovery replaying markers",
+  },
+  {
+    id: "Z21",
+    kafka: "KAFKA-5793",
+    prs: ["https://github.com/apache/kafka/pull/3865"],
+    title: "lost producer state reported as a fatal OutOfOrderSequence",
+    symptom: "other",
+    needs: ["PSM", "EXP", "CLI"],
+    flag: "unknownProducerReportedAsOutOfOrder",
+    kinds: ["fatal-error"],
+    expectFound: false,
+    missing: "EXP: retention / DeleteRecords moving the log start offset past a producer's batches",
+  },
+  {
+    id: "Z22",
+    kafka: "KAFKA-7190 (KIP-360)",
+    prs: ["https://github.com/apache/kafka/pull/7388"],
+    title: "producer state dropped with log segments: UNKNOWN_PRODUCER_ID and zombie sequence-0 writes",
+    symptom: "other",
+    needs: ["TC", "PSM", "EXP", "CLI"],
+    flag: "psmDropsStateWithLogSegments",
+    kinds: ["fatal-error", "hanging-transaction"],
+    expectFound: false,
+    missing: "EXP: log segments, retention and producer-state expiry",
+  },
+  {
+    id: "Z23",
+    kafka: "KAFKA-6003",
+    prs: ["https://github.com/apache/kafka/pull/4004"],
+    title: "a follower without producer state rejects replicated batches",
+    symptom: "crash",
+    needs: ["PSM", "REPL", "EXP"],
+    flag: "followerChecksSequenceWithoutState",
+    kinds: ["model-error", "hanging-transaction"],
+    expectFound: false,
+    missing: "EXP: a follower losing a producer's state (followers append without the leader's checks here)",
+  },
+  {
+    id: "Z24",
+    kafka: "KAFKA-9807",
+    prs: ["https://github.com/apache/kafka/pull/8418"],
+    title: "a fetch reads the high watermark twice and returns data above the LSO",
+    symptom: "aborted-read",
+    needs: ["PSM", "REPL", "CONS", "STEP"],
+    flag: "fetchReadsHighWatermarkTwice",
+    kinds: ["aborted-read", "premature-read"],
+    expectFound: false,
+    missing: "STEP: a fetch is one atomic step; the HW cannot move between its two reads",
+  },
+  {
+    id: "Z25",
+    kafka: "KAFKA-7866",
+    prs: ["https://github.com/apache/kafka/pull/6570"],
+    title: "a transaction-index append failure: duplicate offsets, LSO past an unindexed abort",
+    symptom: "duplicate",
+    needs: ["PSM", "DISK", "CONS"],
+    flag: "lsoIgnoresTxnIndexFailure",
+    kinds: ["duplicate", "aborted-read"],
+    expectFound: false,
+    missing: "DISK: storage faults (transaction-index append failure)",
+  },
+  {
+    id: "Z26",
+    kafka: "KAFKA-14055 (+ KAFKA-8351, KAFKA-13727, KAFKA-13194)",
+    prs: [
+      "https://github.com/apache/kafka/pull/12390",
+      "https://github.com/apache/kafka/pull/6722",
+      "https://github.com/apache/kafka/pull/11891",
+      "https://github.com/apache/kafka/pull/11199",
+    ],
+    title: "the log cleaner drops or mis-indexes transaction markers",
+    symptom: "aborted-read",
+    needs: ["PSM", "CLEAN", "CONS"],
+    flag: "cleanerMatchesMarkerKeys",
+    kinds: ["aborted-read", "torn-transaction", "hanging-transaction"],
+    expectFound: false,
+    missing: "CLEAN: no log cleaner (compacted topics) in the model",
+  },
+  {
+    id: "Z27",
+    kafka: "KAFKA-5376 / KAFKA-5355",
+    prs: ["https://github.com/apache/kafka/pull/3239", "https://github.com/apache/kafka/pull/3221"],
+    title: "a long-poll (delayed) fetch ignores the isolation level and the aborted list",
+    symptom: "aborted-read",
+    needs: ["PSM", "CONS"],
+    flag: "delayedFetchIgnoresIsolation",
+    bug: { delayedFetchIgnoresIsolation: true },
+    kinds: ["aborted-read", "premature-read"],
+    scenario: "kip-1228",
+    expectFound: true,
+  },
+  {
+    id: "Z28",
+    kafka: "KAFKA-5364",
+    prs: ["https://github.com/apache/kafka/pull/3202", "https://github.com/apache/kafka/pull/3231"],
+    title: "batches drained in the abortable-error state lose the transactional flag",
+    symptom: "aborted-read",
+    needs: ["TC", "CLI", "PSM", "CONS"],
+    flag: "drainDropsTxnFlagInAbortableError",
+    kinds: ["aborted-read"],
+    expectFound: false,
+    missing:
+      "CLI: the model's Sender fails undrained batches in the abortable-error state (the fix); sending them as non-transactional produce needs the leader and the ghost ledger to carry non-transactional records of a transactional producer",
+  },
+  {
+    id: "Z29",
+    kafka: "KAFKA-9279",
+    prs: ["https://github.com/apache/kafka/pull/11508"],
+    title: "send-time errors do not fail the commit",
+    symptom: "lost-write",
+    needs: ["CLI"],
+    flag: "commitIgnoresSyncSendErrors",
+    kinds: ["lost-write"],
+    expectFound: false,
+    missing: "CLI: send() never fails synchronously in the model (no record size, no max.request.size)",
+  },
+  {
+    id: "Z30",
+    kafka: "KAFKA-12152",
+    prs: ["https://github.com/apache/kafka/pull/9832"],
+    title: "an epoch bump leaves idle partitions' sequences stale",
+    symptom: "other",
+    needs: ["PSM", "CLI", "NET"],
+    flag: "epochBumpKeepsIdlePartitionSequences",
+    kinds: ["fatal-error", "hanging-transaction"],
+    expectFound: false,
+    missing:
+      "a liveness check for a producer that aborts every transaction (the symptom is an endless OutOfOrderSequence loop)",
+  },
+  {
+    id: "Z31",
+    kafka: "KAFKA-13794",
+    prs: ["https://github.com/apache/kafka/pull/11991"],
+    title: "in-flight batches keyed by sequence only: completing one removes another",
+    symptom: "crash",
+    needs: ["PSM", "CLI", "NET"],
+    flag: "inflightSetKeyedBySequenceOnly",
+    kinds: ["model-error"],
+    expectFound: false,
+    missing:
+      "CLI: the in-flight set is not a sorted set keyed by sequence; no IllegalStateException site in the Sender",
+  },
+  {
+    id: "Z32",
+    kafka: "KAFKA-18401",
+    prs: ["https://github.com/apache/kafka/pull/18448"],
+    title: "a TV2 client sends EndTxn for an empty transaction: INVALID_TXN_STATE",
+    symptom: "other",
+    needs: ["TC", "CLI"],
+    flag: "tv2EndTxnForEmptyTxn",
+    kinds: ["fatal-error"],
+    expectFound: false,
+    missing: "CLI: workloads never commit a transaction without records (recordsPerTxn >= 1, no failing first send)",
+  },
+  {
+    id: "Z33",
+    kafka: "KAFKA-15449",
+    prs: ["https://github.com/apache/kafka/pull/14370"],
+    title: "an unverified late TxnOffsetCommit opens an orphan transaction on __consumer_offsets",
+    symptom: "hanging",
+    needs: ["TC", "VER", "GRP", "NET"],
+    flag: "txnOffsetCommitUnverified",
+    kinds: HANGING,
+    expectFound: false,
+    missing: "GRP: no group coordinator, TxnOffsetCommit or __consumer_offsets",
+  },
+  {
+    id: "Z34",
+    kafka: "KAFKA-15784",
+    prs: ["https://github.com/apache/kafka/pull/14774"],
+    title: "offset validation and write split around the asynchronous verification",
+    symptom: "zombie-write",
+    needs: ["TC", "VER", "GRP", "STEP"],
+    flag: "txnOffsetValidateBeforeVerify",
+    kinds: [],
+    expectFound: false,
+    missing: "GRP: no group coordinator (generations, rebalances); no zombie-offset-commit check",
+  },
+  {
+    id: "Z35",
+    kafka: "KAFKA-16371",
+    prs: ["https://github.com/apache/kafka/pull/16072"],
+    title: "partitions rejected for OFFSET_METADATA_TOO_LARGE stay pending: UNSTABLE_OFFSET_COMMIT forever",
+    symptom: "hanging",
+    needs: ["GRP"],
+    flag: "pendingOffsetsKeepRejectedPartitions",
+    kinds: HANGING,
+    expectFound: false,
+    missing: "GRP: no group coordinator, OffsetFetch require_stable",
+  },
+  {
+    id: "Z36",
+    kafka: "KIP-447 (KAFKA-9346, KAFKA-9365)",
+    prs: ["https://github.com/apache/kafka/pull/7878", "https://github.com/apache/kafka/pull/7897"],
+    title: "a new owner reads offsets under a pending transaction; zombie TxnOffsetCommit unfenced",
+    symptom: "duplicate",
+    needs: ["TC", "GRP", "NET", "CONS"],
+    flag: "offsetFetchIgnoresPendingTxnOffsets + txnOffsetCommitNoGenerationCheck",
+    kinds: ["duplicate"],
+    expectFound: false,
+    missing: "GRP: no group coordinator; no consume-transform-produce workload",
+  },
+];
+
+export function findBug(id: string): HistoricalBug | undefined {
+  const wanted = id.toUpperCase();
+  return BUG_HISTORY.find(
+    (b) =>
+      b.id === wanted ||
+      b.kafka
+        .toUpperCase()
+        .split(/[ /(),+]+/)
+        .includes(wanted),
+  );
+}
+
+/** Modelled: the bug has flags and a generic scenario to run on. */
+export function isModelled(b: HistoricalBug): b is HistoricalBug & { bug: Partial<ReleaseFlags>; scenario: string } {
+  return b.bug !== undefined && b.scenario !== undefined;
+}
