@@ -101,6 +101,20 @@ export interface FaultSpec {
   producerRestart: { ppm: number; zombiePauseMs: Range };
   upgrades: TimedUpgrade[];
   rollingUpgrade: RollingUpgradeSpec | null;
+  /** An operator aborts transactions left open with Admin.abortTransaction (KIP-664); null: never (the default). */
+  adminAbortTransaction: AdminAbortSpec | null;
+}
+
+/** The operator of `kafka-transactions.sh abort` (client/admin-client.ts). */
+export interface AdminAbortSpec {
+  /** How often the operator looks at every partition's open transactions (DescribeProducers). */
+  checkIntervalMs: number;
+  /** A transaction open at a leader at least this long is aborted. */
+  openForMs: number;
+  /** Between DescribeProducers and abortTransaction: the operator's own latency (drawn per abort). */
+  operatorDelayMs: Range;
+  /** retry.backoff.ms of the admin client. */
+  retryBackoffMs: number;
 }
 
 export interface RunBoundsSpec {

@@ -1,3 +1,4 @@
+import { type AdminLookups, KafkaAdminClient, TransactionAbortOperator } from "./client/admin-client.js";
 import type { ChoiceSource, Stream } from "../sim/choice-tape.js";
 import { type LinkFaults, Network } from "../sim/network.js";
 import type { Simulation, StopReason } from "../sim/simulation.js";
@@ -479,6 +480,7 @@ export class Cluster {
     });
     for (const c of this.consumers) c.start();
     this.nemesis.start();
+    this.startOperator();
     sim.scheduleAt(spec.faults.windowMs, () => this.endFaults());
     // Asked before every event: a plain loop, no closure per producer.
     const producersDone = () => {
@@ -497,6 +499,21 @@ export class Cluster {
     stop = sim.run({ maxEvents: spec.bounds.maxEvents, maxTimeMs: sim.nowMs + spec.bounds.quietPeriodMs }, abort);
     for (const c of this.consumers) c.stop();
     return { stop, workloadEndMs, producersDone: done };
+  }
+
+  /** The operator of `kafka-transactions.sh abort`, when the scenario has one (it acts for the whole run). */
+  private startOperator(): void {
+    const settings = this.spec.faults.adminAbortTransaction;
+    if (!settings) return;
+    const lookups: AdminLookups = {
+      leaderOf: (partition) => this.leaderOf(partition),
+      logOf: (broker, partition) => {
+        const b = this.brokers.get(broker);
+        return b?.isRunning ? b.logs.get(partition) : undefined;
+      },
+    };
+    const admin = new KafkaAdminClient(this.ctx, lookups, settings.retryBackoffMs);
+    new TransactionAbortOperator(this.ctx, admin, this.partitions, lookups, settings).start();
   }
 
   /** Every broker starts on the bootstrap image: replicas take their roles, coordinators load. */

@@ -187,6 +187,34 @@ export interface KafkaEvents {
   "fault.caught-up": { broker: string };
   /** The application restarted a producer: `fresh` replaces `old`, which lives on as a paused zombie. */
   "fault.producer-restart": { old: string; fresh: string };
+
+  // ---------------------------------------------------------------- operator (client/admin-client.ts)
+
+  /** The operator described `partition`'s producers and will abort the transaction open from `startOffset` after `delayMs`. */
+  "admin.describe-producers": {
+    partition: PartitionKey;
+    pid: number;
+    epoch: number;
+    ce: number;
+    startOffset: number;
+    txn: string | null;
+    delayMs: number;
+  };
+  /** Admin.abortTransaction (KIP-664) sent WriteTxnMarkers ABORT v`v` (TransactionVersion 0) to the leader. */
+  "admin.abort-transaction": {
+    broker: string;
+    partition: PartitionKey;
+    v: number;
+    pid: number;
+    epoch: number;
+    ce: number;
+    txn: string | null;
+    attempt: number;
+  };
+  /** The leader's answer to an admin abort. */
+  "admin.abort-result": { partition: PartitionKey; error: number };
+  /** The admin client gave up on an abort after its attempts. */
+  "admin.abort-failed": { partition: PartitionKey; reason: string };
 }
 
 /**

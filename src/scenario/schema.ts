@@ -181,6 +181,18 @@ const faults = z.strictObject({
       downtimeMs: ms().default(200),
     })
     .optional(),
+  /**
+   * An operator runs `kafka-transactions.sh abort` (Admin.abortTransaction, KIP-664) on every
+   * transaction open at a partition leader for `openForMs`, for the whole run. Off unless given.
+   */
+  adminAbortTransaction: z
+    .strictObject({
+      checkIntervalMs: ms().min(1).default(200),
+      openForMs: ms(),
+      operatorDelayMs: range().default([0, 0]),
+      retryBackoffMs: ms().min(1).default(20),
+    })
+    .optional(),
 });
 
 const bounds = z.strictObject({

@@ -154,6 +154,14 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
             downtimeMs: f.rollingUpgrade.downtimeMs,
           }
         : null,
+      adminAbortTransaction: f.adminAbortTransaction
+        ? {
+            checkIntervalMs: f.adminAbortTransaction.checkIntervalMs,
+            openForMs: f.adminAbortTransaction.openForMs,
+            operatorDelayMs: range(f.adminAbortTransaction.operatorDelayMs),
+            retryBackoffMs: f.adminAbortTransaction.retryBackoffMs,
+          }
+        : null,
     },
     bounds: {
       maxEvents: s.bounds.maxEvents,

@@ -42,6 +42,11 @@ export function scriptProblems(s: Scenario, script: Script, given: Record<string
       ["faults", "rollingUpgrade"],
       "expected no rolling upgrade in a scripted scenario (use upgrade steps), found one",
     );
+  if (s.faults.adminAbortTransaction !== undefined)
+    add(
+      ["faults", "adminAbortTransaction"],
+      "expected no operator aborts in a scripted scenario (send WriteTxnMarkers with a request step), found one",
+    );
 
   const brokers = new Set(s.cluster.brokers.map((b) => b.id));
   // Every broker may be a coordinator (of the __transaction_state partitions it leads).
