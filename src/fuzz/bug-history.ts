@@ -187,9 +187,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     bug: { tv2OverflowResponseUsesOldPidEpoch: true },
     kinds: ["fatal-error"],
     scenario: "epoch-exhaustion",
-    expectFound: false,
-    missing:
-      "an oracle for a producer that gives up: the self-fenced client gets INVALID_PRODUCER_ID_MAPPING (abortable, and TV2 cannot bump), its abortTransaction never returns and the application closes it after max.block.ms, which no check reports",
+    expectFound: true,
   },
   {
     id: "Z09",

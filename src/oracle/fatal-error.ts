@@ -1,4 +1,5 @@
-import { errorName } from "../kafka/common/errors.js";
+import { Errors, errorName } from "../kafka/common/errors.js";
+import { MAX_PRODUCER_EPOCH } from "../kafka/common/types.js";
 import type { ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../kafka/ghost.js";
 import { renderSteps, type Step, step } from "./client/explain-client.js";
 import type { Violation } from "./violation.js";
@@ -36,7 +37,7 @@ export function checkFatalError(history: FatalErrorHistory, e: ProducerFatal): V
     (d) => d.transactionalId === e.transactionalId && d.atMs >= sinceMs && d.atMs <= e.atMs,
   );
   if (laterInit || decisions.some((d) => d.initiator === "coordinator")) return null;
-  return fatalErrorViolation(e, own, decisions);
+  return e.failedCall ? failedCallViolation(e, own, decisions) : fatalErrorViolation(e, own, decisions);
 }
 
 /**
@@ -53,7 +54,8 @@ function adoptedAssignment(assignments: readonly ProducerEpochAssigned[], e: Pro
   return index;
 }
 
-function fatalErrorViolation(e: ProducerFatal, own: ProducerEpochAssigned | null, decisions: TxnDecision[]): Violation {
+/** The InitProducerId the producer works with, and the coordinator's decisions for its transactional.id since. */
+function historySteps(e: ProducerFatal, own: ProducerEpochAssigned | null, decisions: TxnDecision[]): Step[] {
   const steps: Step[] = [];
   if (own)
     steps.push(
@@ -63,11 +65,57 @@ function fatalErrorViolation(e: ProducerFatal, own: ProducerEpochAssigned | null
       ),
     );
   for (const d of decisions) steps.push(step(d.atMs, decisionText(d)));
+  return steps;
+}
+
+function notFencedText(e: ProducerFatal, own: ProducerEpochAssigned | null): string {
+  return `nothing fenced it: no InitProducerId for ${e.transactionalId} (another instance's, or a delayed copy of its own) moved the epoch${own ? " since" : ""}, and no coordinator aborted a transaction of ${e.transactionalId} on its own (timeout or fence)`;
+}
+
+/**
+ * An application call failed with an error that leaves the producer unable to end its transaction
+ * (abortTransaction throwing, in Kafka's client): the application can only close the producer.
+ */
+function failedCallViolation(e: ProducerFatal, own: ProducerEpochAssigned | null, decisions: TxnDecision[]): Violation {
+  const steps = historySteps(e, own, decisions);
+  const call = e.failedCall as string;
+  const error = errorName(e.errorCode);
+  const last = decisions[decisions.length - 1];
+  const why: string[] = [];
+  if (
+    e.errorCode === Errors.INVALID_PRODUCER_ID_MAPPING &&
+    last &&
+    last.producerId === e.producerId &&
+    last.producerEpoch === MAX_PRODUCER_EPOCH
+  )
+    why.push(
+      `${last.coordinator}'s last decision for ${e.transactionalId} was at epoch ${MAX_PRODUCER_EPOCH}, the last one of producerId ${e.producerId}: completing it moves ${e.transactionalId} to a new producer id at epoch 0 (KIP-890), which the EndTxn response must name; the producer still works with producerId ${e.producerId}, epoch ${e.producerEpoch}, which the coordinator no longer maps to ${e.transactionalId}`,
+    );
+  steps.push(
+    step(
+      e.atMs,
+      `${e.producer}'s ${call} failed: its ${e.api} (producerId ${e.producerId}, epoch ${e.producerEpoch}) got ${error}, and the transaction could not be ended`,
+      ...why,
+      notFencedText(e, own),
+      `Kafka's ${call} throws the error (the producer stays in ABORTING_TRANSACTION, and every retry gets the same answer): the application can only close a producer nobody fenced, as after a fatal error (here it gave up after max.block.ms)`,
+    ),
+  );
+  return {
+    kind: "fatal-error",
+    summary: `${e.producer} could not abort${e.ghostTxn ? ` ${e.ghostTxn}` : ""}: its ${e.api} got ${error} at producerId ${e.producerId}, epoch ${e.producerEpoch}, though no newer producer or coordinator fenced it, and the application had to close it`,
+    explanation: renderSteps(steps),
+    atMs: e.atMs,
+    ...(e.ghostTxn !== null ? { transaction: e.ghostTxn } : {}),
+  };
+}
+
+function fatalErrorViolation(e: ProducerFatal, own: ProducerEpochAssigned | null, decisions: TxnDecision[]): Violation {
+  const steps = historySteps(e, own, decisions);
   steps.push(
     step(
       e.atMs,
       `${e.producer} got ${errorName(e.errorCode)} from its ${e.api} (producerId ${e.producerId}, epoch ${e.producerEpoch}): ${e.reason}`,
-      `nothing fenced it: no InitProducerId for ${e.transactionalId} (another instance's, or a delayed copy of its own) moved the epoch${own ? " since" : ""}, and no coordinator aborted a transaction of ${e.transactionalId} on its own (timeout or fence)`,
+      notFencedText(e, own),
       "the error was not deserved: the producer had to give up although it could have aborted or retried and gone on",
     ),
   );

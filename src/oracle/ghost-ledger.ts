@@ -1,6 +1,7 @@
 import type { LogBatch } from "../kafka/broker/partition-log.js";
 import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
 import type {
+  CompletionWakeupLost,
   GhostObserver,
   LeaderChangeSeen,
   MarkerOutcome,
@@ -89,6 +90,7 @@ export class GhostLedger implements GhostObserver {
   readonly markerOutcomes = new Map<number, MarkerOutcome[]>();
   readonly refused: RefusedRequest[] = [];
   readonly abandoned: AbandonedSending[] = [];
+  readonly lostWakeups: CompletionWakeupLost[] = [];
   readonly producerOutcomes = new Map<string, ProducerOutcome>();
   /** Every InitProducerId write, in order (who moved each transactional.id's epoch). */
   readonly epochAssignments: ProducerEpochAssigned[] = [];
@@ -189,6 +191,10 @@ export class GhostLedger implements GhostObserver {
 
   markerSendingAbandoned(e: AbandonedSending): void {
     this.abandoned.push(e);
+  }
+
+  markerCompletionWakeupLost(e: CompletionWakeupLost): void {
+    this.lostWakeups.push(e);
   }
 
   producerEpochAssigned(e: ProducerEpochAssigned): void {
