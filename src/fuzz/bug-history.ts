@@ -240,13 +240,12 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "other",
     needs: ["TC", "TMO", "NET"],
     flag: "tv2CommitAfterTimeoutAbortInvalidTxnState",
-    bug: { commitRetryInCompleteAbortFenced: false },
-    fixed: { commitRetryInCompleteAbortFenced: true },
+    // Both runs promise the fix's contract (PRODUCER_FENCED for a fenced commit); the bug reverts the code.
+    bug: { commitRetryInCompleteAbortFenced: false, promisesFencedCommitProducerFenced: true },
+    fixed: { commitRetryInCompleteAbortFenced: true, promisesFencedCommitProducerFenced: true },
     kinds: ["fatal-error"],
     scenario: "zombie-producer",
-    expectFound: false,
-    missing:
-      "oracle: the fatal-error check counts every fatal error after a coordinator-initiated abort as deserved; telling INVALID_TXN_STATE (fatal for a Kafka Streams thread) from PRODUCER_FENCED (recoverable there) needs an error-class check",
+    expectFound: true,
   },
   {
     id: "Z13",

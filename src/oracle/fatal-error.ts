@@ -10,6 +10,11 @@ export interface FatalErrorHistory {
   readonly epochAssignments: readonly ProducerEpochAssigned[];
   /** Every PrepareCommit/PrepareAbort, in order. */
   readonly decisionLog: readonly TxnDecision[];
+  /**
+   * KAFKA-20785's contract holds: a producer fenced by a coordinator-side abort gets PRODUCER_FENCED
+   * from its EndTxn(COMMIT), never INVALID_TXN_STATE.
+   */
+  readonly fencedCommitContract?: boolean;
 }
 
 /**
@@ -36,8 +41,46 @@ export function checkFatalError(history: FatalErrorHistory, e: ProducerFatal): V
   const decisions = history.decisionLog.filter(
     (d) => d.transactionalId === e.transactionalId && d.atMs >= sinceMs && d.atMs <= e.atMs,
   );
-  if (laterInit || decisions.some((d) => d.initiator === "coordinator")) return null;
+  const coordinatorAbort = decisions.find((d) => d.initiator === "coordinator");
+  if (history.fencedCommitContract && coordinatorAbort && isWrongFencedClass(e))
+    return wrongErrorClassViolation(e, own, decisions, coordinatorAbort);
+  if (laterInit || coordinatorAbort) return null;
   return e.failedCall ? failedCallViolation(e, own, decisions) : fatalErrorViolation(e, own, decisions);
+}
+
+/** INVALID_TXN_STATE answering an EndTxn: fatal in every client, where a fenced producer must get PRODUCER_FENCED. */
+function isWrongFencedClass(e: ProducerFatal): boolean {
+  return e.api === "EndTxn" && e.errorCode === Errors.INVALID_TXN_STATE && !e.failedCall;
+}
+
+/**
+ * KAFKA-20785's contract (PR #23204): when the coordinator aborted the producer's transaction on
+ * its own (a timeout abort bumps the epoch under TV2), the producer's EndTxn(COMMIT) at the old
+ * epoch is that of a fenced producer and gets the recoverable PRODUCER_FENCED, as under TV1. The
+ * fatal INVALID_TXN_STATE is the wrong class: a Kafka Streams thread dies where it would rebalance.
+ */
+function wrongErrorClassViolation(
+  e: ProducerFatal,
+  own: ProducerEpochAssigned | null,
+  decisions: TxnDecision[],
+  abort: TxnDecision,
+): Violation {
+  const steps = historySteps(e, own, decisions);
+  steps.push(
+    step(
+      e.atMs,
+      `${e.producer} got ${errorName(e.errorCode)} from its ${e.api} (producerId ${e.producerId}, epoch ${e.producerEpoch}): ${e.reason}`,
+      `${abort.coordinator} had aborted ${abort.ghostTxn ?? "its transaction"} on its own at epoch ${abort.producerEpoch}: the producer was fenced, and its EndTxn at epoch ${e.producerEpoch} is that of a fenced producer (under TV2 it looks like a retry, one epoch behind, and failed the state check in CompleteAbort instead)`,
+      `the contract (KAFKA-20785): a fenced producer gets PRODUCER_FENCED, which applications recover from (Kafka Streams rebalances); INVALID_TXN_STATE is fatal in every client (a Kafka Streams thread dies), for a transaction the coordinator had already rolled back`,
+    ),
+  );
+  return {
+    kind: "fatal-error",
+    summary: `${e.producer} got a fatal ${errorName(e.errorCode)} on ${e.api} at epoch ${e.producerEpoch} after ${abort.coordinator} aborted its transaction on its own: a fenced producer must get PRODUCER_FENCED`,
+    explanation: renderSteps(steps),
+    atMs: e.atMs,
+    ...(e.ghostTxn !== null ? { transaction: e.ghostTxn } : {}),
+  };
 }
 
 /**
@@ -133,8 +176,10 @@ function decisionText(d: TxnDecision): string {
   const prepare = `Prepare${d.result === "COMMIT" ? "Commit" : "Abort"}`;
   const txn = d.ghostTxn ?? "a transaction";
   const by =
-    d.requestedFor !== null && d.requestedFor !== d.ghostTxn
-      ? `on an EndTxn sent for ${d.requestedFor}, delayed (KAFKA-17754: a late EndTxn ended a later transaction)`
-      : "on its producer's EndTxn";
+    d.initiator === "coordinator"
+      ? "on its own (a transaction timeout, or the fence of an InitProducerId)"
+      : d.requestedFor !== null && d.requestedFor !== d.ghostTxn
+        ? `on an EndTxn sent for ${d.requestedFor}, delayed (KAFKA-17754: a late EndTxn ended a later transaction)`
+        : "on its producer's EndTxn";
   return `${d.coordinator} wrote ${prepare} for ${txn} at epoch ${d.producerEpoch}, ${by}`;
 }

@@ -79,7 +79,18 @@ export const MAX_VIOLATIONS_PER_RUN = 50;
  * and every marker is tied to the attempt it belongs to or was issued for; online checks run as
  * markers are applied, and the history explains each violation.
  */
+export interface GhostLedgerOptions {
+  /** Judge the error class a fenced producer's EndTxn(COMMIT) gets (KAFKA-20785's contract). */
+  fencedCommitContract?: boolean;
+}
+
 export class GhostLedger implements GhostObserver {
+  readonly fencedCommitContract: boolean;
+
+  constructor(options: GhostLedgerOptions = {}) {
+    this.fencedCommitContract = options.fencedCommitContract ?? false;
+  }
+
   readonly begun = new Map<string, { producer: string; transactionalId: string; atMs: number }>();
   readonly appends = new Map<string, AppendRecord[]>();
   readonly decisions = new Map<string, TxnDecision[]>();

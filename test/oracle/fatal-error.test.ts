@@ -84,6 +84,25 @@ describe("fatal-error: a producer that nothing fenced must not end in FATAL_ERRO
     expect(checkFatalError(fenced, e)).toBeNull();
   });
 
+  it("under KAFKA-20785's contract, a producer fenced by a coordinator abort must get PRODUCER_FENCED, not INVALID_TXN_STATE", () => {
+    const e: ProducerFatal = {
+      ...fatal("p0", 3, 90),
+      errorCode: Errors.INVALID_TXN_STATE,
+      reason: "EndTxn: INVALID_TXN_STATE",
+    };
+    const history = { epochAssignments: [init("p0", 3, 10)], decisionLog: [decision("coordinator", 4, 40)] };
+    // Without the contract (every modelled release), a fenced producer's fatal error is deserved, whatever its class.
+    expect(checkFatalError(history, e)).toBeNull();
+    const v = checkFatalError({ ...history, fencedCommitContract: true }, e);
+    expect(v?.kind).toBe("fatal-error");
+    expect(v?.summary).toMatch(
+      /INVALID_TXN_STATE on EndTxn at epoch 3 after broker-1 aborted its transaction on its own/,
+    );
+    expect(v?.explanation.join("\n")).toMatch(/a fenced producer gets PRODUCER_FENCED/);
+    // PRODUCER_FENCED is the right class.
+    expect(checkFatalError({ ...history, fencedCommitContract: true }, fatal("p0", 3, 90))).toBeNull();
+  });
+
   it("judges from the producer's latest InitProducerId: a fence before it does not excuse a later fatal error", () => {
     const history = {
       epochAssignments: [init("p0", 1, 10), init("p0#2", 2, 20), init("p0", 3, 30)],
