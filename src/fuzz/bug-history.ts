@@ -169,12 +169,13 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "other",
     needs: ["TC", "MCM", "NET"],
     flag: "tv2EndTxnEpochCheckBeforePending",
-    bug: { tv2EndTxnEpochCheckBeforePending: true },
+    // Both runs: the application aborts without flushing (unsent batches fail), so an abort right
+    // after a commit reaches the coordinator while CompleteCommit is pending.
+    bug: { tv2EndTxnEpochCheckBeforePending: true, appAbortsWithoutFlush: true },
+    fixed: { appAbortsWithoutFlush: true },
     kinds: ["fatal-error"],
     scenario: "zombie-producer",
-    expectFound: false,
-    missing:
-      "CLI: the application aborts only after its batches are done, and a batch waits (CONCURRENT_TRANSACTIONS, retried) until CompleteCommit: no EndTxn(ABORT) reaches a pending PrepareCommit",
+    expectFound: true,
   },
   {
     id: "Z08",

@@ -141,6 +141,13 @@ export interface ReleaseFlags {
   produceInvalidEpochAbortable: boolean;
   /** KIP-890 part 2: a TV2 client takes the producer id and epoch from the EndTxn response; off: keeps its own. */
   adoptEndTxnEpoch: boolean;
+  /**
+   * The application's abortTransaction does not flush first: batches not yet sent are failed
+   * (TransactionAbortedException) and EndTxn(ABORT) goes once the batches in flight are done, as
+   * Kafka's client allows. Off: the application flushes, then aborts. A workload knob, off
+   * everywhere (KAFKA-18464 needs it: an abort right after a commit, while CompleteCommit is pending).
+   */
+  appAbortsWithoutFlush: boolean;
 }
 
 export type FlagName = keyof ReleaseFlags;
@@ -185,6 +192,7 @@ const kafka3x: ReleaseFlags = {
   delayedFetchIgnoresIsolation: false,
   produceInvalidEpochAbortable: true,
   adoptEndTxnEpoch: true,
+  appAbortsWithoutFlush: false,
 };
 
 /**

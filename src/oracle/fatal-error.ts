@@ -15,6 +15,8 @@ export interface FatalErrorHistory {
    * from its EndTxn(COMMIT), never INVALID_TXN_STATE.
    */
   readonly fencedCommitContract?: boolean;
+  /** CompleteCommit/CompleteAbort writes, by transaction attempt. */
+  readonly completions?: ReadonlyMap<string, { atMs: number }>;
 }
 
 /**
@@ -45,7 +47,9 @@ export function checkFatalError(history: FatalErrorHistory, e: ProducerFatal): V
   if (history.fencedCommitContract && coordinatorAbort && isWrongFencedClass(e))
     return wrongErrorClassViolation(e, own, decisions, coordinatorAbort);
   if (laterInit || coordinatorAbort) return null;
-  return e.failedCall ? failedCallViolation(e, own, decisions) : fatalErrorViolation(e, own, decisions);
+  return e.failedCall
+    ? failedCallViolation(e, own, decisions)
+    : fatalErrorViolation(e, own, decisions, pendingCompletion(history, decisions, e));
 }
 
 /** INVALID_TXN_STATE answering an EndTxn: fatal in every client, where a fenced producer must get PRODUCER_FENCED. */
@@ -152,12 +156,34 @@ function failedCallViolation(e: ProducerFatal, own: ProducerEpochAssigned | null
   };
 }
 
-function fatalErrorViolation(e: ProducerFatal, own: ProducerEpochAssigned | null, decisions: TxnDecision[]): Violation {
+/** The latest decision, when its CompleteCommit/CompleteAbort was not written by `atMs`. */
+/** Requests the transaction coordinator answers (a pending transition makes them wait). */
+const COORDINATOR_APIS: ReadonlySet<string> = new Set(["EndTxn", "AddPartitionsToTxn", "InitProducerId"]);
+
+function pendingCompletion(history: FatalErrorHistory, decisions: TxnDecision[], e: ProducerFatal): TxnDecision | null {
+  const last = decisions[decisions.length - 1];
+  if (!last?.ghostTxn || !history.completions || !COORDINATOR_APIS.has(e.api)) return null;
+  const done = history.completions.get(last.ghostTxn);
+  return done && done.atMs <= e.atMs ? null : last;
+}
+
+function fatalErrorViolation(
+  e: ProducerFatal,
+  own: ProducerEpochAssigned | null,
+  decisions: TxnDecision[],
+  pending: TxnDecision | null,
+): Violation {
   const steps = historySteps(e, own, decisions);
+  const complete = pending?.result === "COMMIT" ? "CompleteCommit" : "CompleteAbort";
   steps.push(
     step(
       e.atMs,
       `${e.producer} got ${errorName(e.errorCode)} from its ${e.api} (producerId ${e.producerId}, epoch ${e.producerEpoch}): ${e.reason}`,
+      ...(pending
+        ? [
+            `${pending.coordinator} had not yet written ${complete} for ${pending.ghostTxn} (its ${pending.result === "COMMIT" ? "PrepareCommit" : "PrepareAbort"} at epoch ${pending.producerEpoch} was still pending): a request arriving then should wait (CONCURRENT_TRANSACTIONS, which the client retries)`,
+          ]
+        : []),
       notFencedText(e, own),
       "the error was not deserved: the producer had to give up although it could have aborted or retried and gone on",
     ),

@@ -9,6 +9,7 @@ import { eosfuzz } from "../cli/cli-helpers.js";
 /** The fast subset: bugs found within a few seeds, each run on and off over this budget. */
 const FAST: [string, number][] = [
   ["Z04", 10],
+  ["Z07", 5],
   ["Z08", 5],
   ["Z13", 20],
   ["Z14", 20],

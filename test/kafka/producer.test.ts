@@ -11,7 +11,7 @@ const P1 = "orders-1";
 
 function manager(
   tv: TransactionVersion,
-  behaviour = { invalidProducerEpochOnProduceAbortable: true, adoptEndTxnEpoch: true },
+  behaviour = { invalidProducerEpochOnProduceAbortable: true, adoptEndTxnEpoch: true, abortWithoutFlush: false },
 ) {
   const heard: string[] = [];
   const tm = new TransactionManager("txn-0", tv, behaviour, {

@@ -64,6 +64,8 @@ export interface ProducerBehaviour {
   invalidProducerEpochOnProduceAbortable: boolean;
   /** KIP-890: a TV2 client takes the producer id and epoch from the EndTxn response (off: keeps its own). */
   adoptEndTxnEpoch: boolean;
+  /** The application aborts without flushing first (unsent batches fail; EndTxn waits for those in flight). */
+  abortWithoutFlush: boolean;
 }
 
 /** What the application hears from the transaction manager. */

@@ -244,7 +244,10 @@ export class TransactionalProducer {
     const abort = this.ctx.choices.chance(workloadStreamName(this.config.name), this.workload.abortPpm);
     txn.commit = !abort;
     this.phase = "ending";
-    if (abort) return this.flush(() => this.abortTransaction(null));
+    if (abort) {
+      if (this.behaviour.abortWithoutFlush) return this.abortTransaction(null);
+      return this.flush(() => this.abortTransaction(null));
+    }
     const { tm, accumulator, sender } = this.incarnation as Incarnation;
     // From ABORTABLE_ERROR commitTransaction throws the error: the application aborts instead.
     if (tm.hasAbortableError) return this.flush(() => this.abortTransaction(tm.lastError));
