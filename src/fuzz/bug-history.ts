@@ -169,12 +169,13 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "other",
     needs: ["TC", "MCM", "NET"],
     flag: "tv2EndTxnEpochCheckBeforePending",
-    bug: { tv2EndTxnEpochCheckBeforePending: true },
+    // Both runs: the application aborts without flushing (unsent batches fail), so an abort right
+    // after a commit reaches the coordinator while CompleteCommit is pending.
+    bug: { tv2EndTxnEpochCheckBeforePending: true, appAbortsWithoutFlush: true },
+    fixed: { appAbortsWithoutFlush: true },
     kinds: ["fatal-error"],
     scenario: "zombie-producer",
-    expectFound: false,
-    missing:
-      "CLI: the application aborts only after its batches are done, and a batch waits (CONCURRENT_TRANSACTIONS, retried) until CompleteCommit: no EndTxn(ABORT) reaches a pending PrepareCommit",
+    expectFound: true,
   },
   {
     id: "Z08",
@@ -187,9 +188,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     bug: { tv2OverflowResponseUsesOldPidEpoch: true },
     kinds: ["fatal-error"],
     scenario: "epoch-exhaustion",
-    expectFound: false,
-    missing:
-      "an oracle for a producer that gives up: the self-fenced client gets INVALID_PRODUCER_ID_MAPPING (abortable, and TV2 cannot bump), its abortTransaction never returns and the application closes it after max.block.ms, which no check reports",
+    expectFound: true,
   },
   {
     id: "Z09",
@@ -242,13 +241,12 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "other",
     needs: ["TC", "TMO", "NET"],
     flag: "tv2CommitAfterTimeoutAbortInvalidTxnState",
-    bug: { commitRetryInCompleteAbortFenced: false },
-    fixed: { commitRetryInCompleteAbortFenced: true },
+    // Both runs promise the fix's contract (PRODUCER_FENCED for a fenced commit); the bug reverts the code.
+    bug: { commitRetryInCompleteAbortFenced: false, promisesFencedCommitProducerFenced: true },
+    fixed: { commitRetryInCompleteAbortFenced: true, promisesFencedCommitProducerFenced: true },
     kinds: ["fatal-error"],
     scenario: "zombie-producer",
-    expectFound: false,
-    missing:
-      "oracle: the fatal-error check counts every fatal error after a coordinator-initiated abort as deserved; telling INVALID_TXN_STATE (fatal for a Kafka Streams thread) from PRODUCER_FENCED (recoverable there) needs an error-class check",
+    expectFound: true,
   },
   {
     id: "Z13",

@@ -2,6 +2,7 @@ import { IllegalStateException } from "../kafka/common/errors.js";
 import { BoundExceeded } from "../sim/bounds.js";
 import { Cluster } from "../kafka/cluster.js";
 import type { ClusterSpec } from "../kafka/cluster-spec.js";
+import { releaseProfile } from "../kafka/release.js";
 import { GhostLedger } from "../oracle/ghost-ledger.js";
 import { checkClientView } from "../oracle/client/client-checks.js";
 import { checkLiveness } from "../oracle/liveness.js";
@@ -102,6 +103,14 @@ export interface RunResult {
   pctScope: { messages: number; chains: number } | null;
 }
 
+/** The KAFKA-20785 error-class contract, promised by any broker's release (with the run's overrides). */
+function promisesFencedCommitProducerFenced(spec: ClusterSpec): boolean {
+  return spec.brokers.some(
+    (b) =>
+      releaseProfile(b.release, { ...b.overrides, ...spec.globalOverrides }).flags.promisesFencedCommitProducerFenced,
+  );
+}
+
 /**
  * One run: a pure function of (config, seed | tape). Everything else (campaigns, workers, shards,
  * shrinking, replay) is built on it.
@@ -110,7 +119,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   const trace = new Trace({ record: !!options.recordTrace });
   const sim = new Simulation(trace);
   const choices = choiceSourceFor(input, options, sim, trace);
-  const ledger = new GhostLedger();
+  const ledger = new GhostLedger({ fencedCommitContract: promisesFencedCommitProducerFenced(config.spec) });
   const coverage = new ProtocolCoverageRecorder(options.coveragePositions ? () => choices.positions() : null);
   let cluster: Cluster | null = null;
   const lateCopies = options.coveragePositions ? new LateCopyFinder((stream) => choices.positionOf(stream)) : null;

@@ -262,6 +262,7 @@ export class Cluster {
       {
         invalidProducerEpochOnProduceAbortable: this.spec.globalOverrides.produceInvalidEpochAbortable ?? true,
         adoptEndTxnEpoch: this.spec.globalOverrides.adoptEndTxnEpoch ?? true,
+        abortWithoutFlush: this.spec.globalOverrides.appAbortsWithoutFlush ?? false,
       },
     );
     return producer;

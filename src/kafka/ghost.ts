@@ -37,6 +37,12 @@ export interface GhostObserver {
     atMs: number;
   }): void;
   /**
+   * Every marker of a transaction was acknowledged, but the wake-up that writes CompleteCommit or
+   * CompleteAbort was lost (KAFKA-9777's purgatory: the completion's tryLock failed because a
+   * request for the same transactional.id held the lock at that moment).
+   */
+  markerCompletionWakeupLost(e: CompletionWakeupLost): void;
+  /**
    * The coordinator moves a transactional.id's epoch outside EndTxn: an InitProducerId asked by
    * `requestedBy` (a producer instance), or a fence of the coordinator's own (a timeout abort:
    * `requestedBy` null), from the moment the new epoch holds in memory.
@@ -63,6 +69,15 @@ export interface GhostObserver {
   }): void;
 }
 
+export interface CompletionWakeupLost {
+  transactionalId: string;
+  ghostTxn: string | null;
+  coordinator: string;
+  /** When the request for the transactional.id that held its lock reached the coordinator. */
+  requestAtMs: number;
+  atMs: number;
+}
+
 export interface ProducerEpochAssigned {
   transactionalId: string;
   producerId: number;
@@ -84,6 +99,12 @@ export interface ProducerFatal {
   producerEpoch: number;
   /** The transaction attempt open at the time (null between transactions). */
   ghostTxn: string | null;
+  /**
+   * Set when no fatal error came, but the application's call failed with this error and the
+   * producer could not end its transaction (an abortTransaction that threw in Kafka's client, after
+   * which the application gave up and closed the producer at max.block.ms).
+   */
+  failedCall?: string;
   atMs: number;
 }
 
@@ -188,6 +209,7 @@ export const NO_GHOST: GhostObserver = {
   markerApplied() {},
   markerRequestRefused() {},
   markerSendingAbandoned() {},
+  markerCompletionWakeupLost() {},
   producerEpochAssigned() {},
   producerFatal() {},
   producerOutcome() {},

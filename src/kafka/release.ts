@@ -58,6 +58,15 @@ export interface ReleaseFlags {
   /** KAFKA-20785: TV2 EndTxn(COMMIT) retry in CompleteAbort gets PRODUCER_FENCED (else INVALID_TXN_STATE). */
   commitRetryInCompleteAbortFenced: boolean;
   /**
+   * Not a behaviour but a promise the oracle holds the cluster to: the error-class contract of
+   * KAFKA-20785 (PR #23204, August 2026). A TV2 EndTxn(COMMIT) of a producer whose transaction the
+   * coordinator aborted on its own (a timeout, the fence of an InitProducerId) must be answered
+   * PRODUCER_FENCED (recoverable: Kafka Streams rebalances), never INVALID_TXN_STATE (fatal: the
+   * stream thread dies). On in any broker: the fatal-error check judges the class. Off in every
+   * modelled release, which predate the fix and answer INVALID_TXN_STATE.
+   */
+  promisesFencedCommitProducerFenced: boolean;
+  /**
    * Bug switch, KAFKA-18464 (PR #18467, 4.0 pre-release): TV2 EndTxn checks the producer epoch
    * before the pending state, so an abort at the bumped epoch while CompleteCommit is pending gets
    * PRODUCER_FENCED instead of CONCURRENT_TRANSACTIONS.
@@ -132,6 +141,13 @@ export interface ReleaseFlags {
   produceInvalidEpochAbortable: boolean;
   /** KIP-890 part 2: a TV2 client takes the producer id and epoch from the EndTxn response; off: keeps its own. */
   adoptEndTxnEpoch: boolean;
+  /**
+   * The application's abortTransaction does not flush first: batches not yet sent are failed
+   * (TransactionAbortedException) and EndTxn(ABORT) goes once the batches in flight are done, as
+   * Kafka's client allows. Off: the application flushes, then aborts. A workload knob, off
+   * everywhere (KAFKA-18464 needs it: an abort right after a commit, while CompleteCommit is pending).
+   */
+  appAbortsWithoutFlush: boolean;
 }
 
 export type FlagName = keyof ReleaseFlags;
@@ -160,6 +176,7 @@ const kafka3x: ReleaseFlags = {
   completeAfterAllMarkersAcked: true,
   maxEpochRecovery: false,
   commitRetryInCompleteAbortFenced: false,
+  promisesFencedCommitProducerFenced: false,
   tv2EndTxnEpochCheckBeforePending: false,
   tcTimeoutAbortKeepsEpoch: false,
   tlogDropsPidLinkFields: false,
@@ -175,6 +192,7 @@ const kafka3x: ReleaseFlags = {
   delayedFetchIgnoresIsolation: false,
   produceInvalidEpochAbortable: true,
   adoptEndTxnEpoch: true,
+  appAbortsWithoutFlush: false,
 };
 
 /**

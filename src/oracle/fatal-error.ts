@@ -1,4 +1,5 @@
-import { errorName } from "../kafka/common/errors.js";
+import { Errors, errorName } from "../kafka/common/errors.js";
+import { MAX_PRODUCER_EPOCH } from "../kafka/common/types.js";
 import type { ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../kafka/ghost.js";
 import { renderSteps, type Step, step } from "./client/explain-client.js";
 import type { Violation } from "./violation.js";
@@ -9,6 +10,13 @@ export interface FatalErrorHistory {
   readonly epochAssignments: readonly ProducerEpochAssigned[];
   /** Every PrepareCommit/PrepareAbort, in order. */
   readonly decisionLog: readonly TxnDecision[];
+  /**
+   * KAFKA-20785's contract holds: a producer fenced by a coordinator-side abort gets PRODUCER_FENCED
+   * from its EndTxn(COMMIT), never INVALID_TXN_STATE.
+   */
+  readonly fencedCommitContract?: boolean;
+  /** CompleteCommit/CompleteAbort writes, by transaction attempt. */
+  readonly completions?: ReadonlyMap<string, { atMs: number }>;
 }
 
 /**
@@ -35,8 +43,48 @@ export function checkFatalError(history: FatalErrorHistory, e: ProducerFatal): V
   const decisions = history.decisionLog.filter(
     (d) => d.transactionalId === e.transactionalId && d.atMs >= sinceMs && d.atMs <= e.atMs,
   );
-  if (laterInit || decisions.some((d) => d.initiator === "coordinator")) return null;
-  return fatalErrorViolation(e, own, decisions);
+  const coordinatorAbort = decisions.find((d) => d.initiator === "coordinator");
+  if (history.fencedCommitContract && coordinatorAbort && isWrongFencedClass(e))
+    return wrongErrorClassViolation(e, own, decisions, coordinatorAbort);
+  if (laterInit || coordinatorAbort) return null;
+  return e.failedCall
+    ? failedCallViolation(e, own, decisions)
+    : fatalErrorViolation(e, own, decisions, pendingCompletion(history, decisions, e));
+}
+
+/** INVALID_TXN_STATE answering an EndTxn: fatal in every client, where a fenced producer must get PRODUCER_FENCED. */
+function isWrongFencedClass(e: ProducerFatal): boolean {
+  return e.api === "EndTxn" && e.errorCode === Errors.INVALID_TXN_STATE && !e.failedCall;
+}
+
+/**
+ * KAFKA-20785's contract (PR #23204): when the coordinator aborted the producer's transaction on
+ * its own (a timeout abort bumps the epoch under TV2), the producer's EndTxn(COMMIT) at the old
+ * epoch is that of a fenced producer and gets the recoverable PRODUCER_FENCED, as under TV1. The
+ * fatal INVALID_TXN_STATE is the wrong class: a Kafka Streams thread dies where it would rebalance.
+ */
+function wrongErrorClassViolation(
+  e: ProducerFatal,
+  own: ProducerEpochAssigned | null,
+  decisions: TxnDecision[],
+  abort: TxnDecision,
+): Violation {
+  const steps = historySteps(e, own, decisions);
+  steps.push(
+    step(
+      e.atMs,
+      `${e.producer} got ${errorName(e.errorCode)} from its ${e.api} (producerId ${e.producerId}, epoch ${e.producerEpoch}): ${e.reason}`,
+      `${abort.coordinator} had aborted ${abort.ghostTxn ?? "its transaction"} on its own at epoch ${abort.producerEpoch}: the producer was fenced, and its EndTxn at epoch ${e.producerEpoch} is that of a fenced producer (under TV2 it looks like a retry, one epoch behind, and failed the state check in CompleteAbort instead)`,
+      `the contract (KAFKA-20785): a fenced producer gets PRODUCER_FENCED, which applications recover from (Kafka Streams rebalances); INVALID_TXN_STATE is fatal in every client (a Kafka Streams thread dies), for a transaction the coordinator had already rolled back`,
+    ),
+  );
+  return {
+    kind: "fatal-error",
+    summary: `${e.producer} got a fatal ${errorName(e.errorCode)} on ${e.api} at epoch ${e.producerEpoch} after ${abort.coordinator} aborted its transaction on its own: a fenced producer must get PRODUCER_FENCED`,
+    explanation: renderSteps(steps),
+    atMs: e.atMs,
+    ...(e.ghostTxn !== null ? { transaction: e.ghostTxn } : {}),
+  };
 }
 
 /**
@@ -53,7 +101,8 @@ function adoptedAssignment(assignments: readonly ProducerEpochAssigned[], e: Pro
   return index;
 }
 
-function fatalErrorViolation(e: ProducerFatal, own: ProducerEpochAssigned | null, decisions: TxnDecision[]): Violation {
+/** The InitProducerId the producer works with, and the coordinator's decisions for its transactional.id since. */
+function historySteps(e: ProducerFatal, own: ProducerEpochAssigned | null, decisions: TxnDecision[]): Step[] {
   const steps: Step[] = [];
   if (own)
     steps.push(
@@ -63,11 +112,79 @@ function fatalErrorViolation(e: ProducerFatal, own: ProducerEpochAssigned | null
       ),
     );
   for (const d of decisions) steps.push(step(d.atMs, decisionText(d)));
+  return steps;
+}
+
+function notFencedText(e: ProducerFatal, own: ProducerEpochAssigned | null): string {
+  return `nothing fenced it: no InitProducerId for ${e.transactionalId} (another instance's, or a delayed copy of its own) moved the epoch${own ? " since" : ""}, and no coordinator aborted a transaction of ${e.transactionalId} on its own (timeout or fence)`;
+}
+
+/**
+ * An application call failed with an error that leaves the producer unable to end its transaction
+ * (abortTransaction throwing, in Kafka's client): the application can only close the producer.
+ */
+function failedCallViolation(e: ProducerFatal, own: ProducerEpochAssigned | null, decisions: TxnDecision[]): Violation {
+  const steps = historySteps(e, own, decisions);
+  const call = e.failedCall as string;
+  const error = errorName(e.errorCode);
+  const last = decisions[decisions.length - 1];
+  const why: string[] = [];
+  if (
+    e.errorCode === Errors.INVALID_PRODUCER_ID_MAPPING &&
+    last &&
+    last.producerId === e.producerId &&
+    last.producerEpoch === MAX_PRODUCER_EPOCH
+  )
+    why.push(
+      `${last.coordinator}'s last decision for ${e.transactionalId} was at epoch ${MAX_PRODUCER_EPOCH}, the last one of producerId ${e.producerId}: completing it moves ${e.transactionalId} to a new producer id at epoch 0 (KIP-890), which the EndTxn response must name; the producer still works with producerId ${e.producerId}, epoch ${e.producerEpoch}, which the coordinator no longer maps to ${e.transactionalId}`,
+    );
+  steps.push(
+    step(
+      e.atMs,
+      `${e.producer}'s ${call} failed: its ${e.api} (producerId ${e.producerId}, epoch ${e.producerEpoch}) got ${error}, and the transaction could not be ended`,
+      ...why,
+      notFencedText(e, own),
+      `Kafka's ${call} throws the error (the producer stays in ABORTING_TRANSACTION, and every retry gets the same answer): the application can only close a producer nobody fenced, as after a fatal error (here it gave up after max.block.ms)`,
+    ),
+  );
+  return {
+    kind: "fatal-error",
+    summary: `${e.producer} could not abort${e.ghostTxn ? ` ${e.ghostTxn}` : ""}: its ${e.api} got ${error} at producerId ${e.producerId}, epoch ${e.producerEpoch}, though no newer producer or coordinator fenced it, and the application had to close it`,
+    explanation: renderSteps(steps),
+    atMs: e.atMs,
+    ...(e.ghostTxn !== null ? { transaction: e.ghostTxn } : {}),
+  };
+}
+
+/** The latest decision, when its CompleteCommit/CompleteAbort was not written by `atMs`. */
+/** Requests the transaction coordinator answers (a pending transition makes them wait). */
+const COORDINATOR_APIS: ReadonlySet<string> = new Set(["EndTxn", "AddPartitionsToTxn", "InitProducerId"]);
+
+function pendingCompletion(history: FatalErrorHistory, decisions: TxnDecision[], e: ProducerFatal): TxnDecision | null {
+  const last = decisions[decisions.length - 1];
+  if (!last?.ghostTxn || !history.completions || !COORDINATOR_APIS.has(e.api)) return null;
+  const done = history.completions.get(last.ghostTxn);
+  return done && done.atMs <= e.atMs ? null : last;
+}
+
+function fatalErrorViolation(
+  e: ProducerFatal,
+  own: ProducerEpochAssigned | null,
+  decisions: TxnDecision[],
+  pending: TxnDecision | null,
+): Violation {
+  const steps = historySteps(e, own, decisions);
+  const complete = pending?.result === "COMMIT" ? "CompleteCommit" : "CompleteAbort";
   steps.push(
     step(
       e.atMs,
       `${e.producer} got ${errorName(e.errorCode)} from its ${e.api} (producerId ${e.producerId}, epoch ${e.producerEpoch}): ${e.reason}`,
-      `nothing fenced it: no InitProducerId for ${e.transactionalId} (another instance's, or a delayed copy of its own) moved the epoch${own ? " since" : ""}, and no coordinator aborted a transaction of ${e.transactionalId} on its own (timeout or fence)`,
+      ...(pending
+        ? [
+            `${pending.coordinator} had not yet written ${complete} for ${pending.ghostTxn} (its ${pending.result === "COMMIT" ? "PrepareCommit" : "PrepareAbort"} at epoch ${pending.producerEpoch} was still pending): a request arriving then should wait (CONCURRENT_TRANSACTIONS, which the client retries)`,
+          ]
+        : []),
+      notFencedText(e, own),
       "the error was not deserved: the producer had to give up although it could have aborted or retried and gone on",
     ),
   );
@@ -85,8 +202,10 @@ function decisionText(d: TxnDecision): string {
   const prepare = `Prepare${d.result === "COMMIT" ? "Commit" : "Abort"}`;
   const txn = d.ghostTxn ?? "a transaction";
   const by =
-    d.requestedFor !== null && d.requestedFor !== d.ghostTxn
-      ? `on an EndTxn sent for ${d.requestedFor}, delayed (KAFKA-17754: a late EndTxn ended a later transaction)`
-      : "on its producer's EndTxn";
+    d.initiator === "coordinator"
+      ? "on its own (a transaction timeout, or the fence of an InitProducerId)"
+      : d.requestedFor !== null && d.requestedFor !== d.ghostTxn
+        ? `on an EndTxn sent for ${d.requestedFor}, delayed (KAFKA-17754: a late EndTxn ended a later transaction)`
+        : "on its producer's EndTxn";
   return `${d.coordinator} wrote ${prepare} for ${txn} at epoch ${d.producerEpoch}, ${by}`;
 }

@@ -1,6 +1,7 @@
 import type { LogBatch } from "../kafka/broker/partition-log.js";
 import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
 import type {
+  CompletionWakeupLost,
   GhostObserver,
   LeaderChangeSeen,
   MarkerOutcome,
@@ -78,7 +79,18 @@ export const MAX_VIOLATIONS_PER_RUN = 50;
  * and every marker is tied to the attempt it belongs to or was issued for; online checks run as
  * markers are applied, and the history explains each violation.
  */
+export interface GhostLedgerOptions {
+  /** Judge the error class a fenced producer's EndTxn(COMMIT) gets (KAFKA-20785's contract). */
+  fencedCommitContract?: boolean;
+}
+
 export class GhostLedger implements GhostObserver {
+  readonly fencedCommitContract: boolean;
+
+  constructor(options: GhostLedgerOptions = {}) {
+    this.fencedCommitContract = options.fencedCommitContract ?? false;
+  }
+
   readonly begun = new Map<string, { producer: string; transactionalId: string; atMs: number }>();
   readonly appends = new Map<string, AppendRecord[]>();
   readonly decisions = new Map<string, TxnDecision[]>();
@@ -89,6 +101,7 @@ export class GhostLedger implements GhostObserver {
   readonly markerOutcomes = new Map<number, MarkerOutcome[]>();
   readonly refused: RefusedRequest[] = [];
   readonly abandoned: AbandonedSending[] = [];
+  readonly lostWakeups: CompletionWakeupLost[] = [];
   readonly producerOutcomes = new Map<string, ProducerOutcome>();
   /** Every InitProducerId write, in order (who moved each transactional.id's epoch). */
   readonly epochAssignments: ProducerEpochAssigned[] = [];
@@ -189,6 +202,10 @@ export class GhostLedger implements GhostObserver {
 
   markerSendingAbandoned(e: AbandonedSending): void {
     this.abandoned.push(e);
+  }
+
+  markerCompletionWakeupLost(e: CompletionWakeupLost): void {
+    this.lostWakeups.push(e);
   }
 
   producerEpochAssigned(e: ProducerEpochAssigned): void {

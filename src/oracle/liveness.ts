@@ -1,7 +1,7 @@
 import type { ClusterSnapshot } from "../kafka/cluster.js";
 import { Errors, errorName } from "../kafka/common/errors.js";
 import { isPrepare } from "../kafka/coordinator/transaction-state.js";
-import type { MarkerOutcome, MarkerSend } from "../kafka/ghost.js";
+import type { CompletionWakeupLost, MarkerOutcome, MarkerSend } from "../kafka/ghost.js";
 import { at } from "./format.js";
 import type { AbandonedSending, GhostLedger, RefusedRequest } from "./ghost-ledger.js";
 import type { Violation } from "./violation.js";
@@ -57,6 +57,19 @@ interface HangCause {
   place: { broker: string; brokerRelease: string; partition: string } | null;
 }
 
+/** Every marker was acknowledged, but the wake-up that writes CompleteX was lost (a purgatory's failed tryLock). */
+function completionWakeupLost(txn: SnapshotTxn, w: CompletionWakeupLost): HangCause {
+  const complete = txn.state === "PrepareCommit" ? "CompleteCommit" : "CompleteAbort";
+  return {
+    summary: `every marker was acknowledged, but the completion wake-up was lost, so ${w.coordinator} never wrote ${complete}`,
+    lines: [
+      `${at(w.requestAtMs)} a request for ${w.transactionalId} reached ${w.coordinator}, which holds the transaction's lock while it handles it`,
+      `${at(w.atMs)} the last marker acknowledgement woke the transaction's completion (a DelayedTxnMarker in the purgatory), whose tryLock failed on the lock held at that moment: the wake-up was skipped and nothing retries it, so ${complete} was never written`,
+    ],
+    place: null,
+  };
+}
+
 function stuckAtCoordinator(ledger: GhostLedger, txn: SnapshotTxn, endMs: number): Violation {
   const ghost = txn.ghostTxn ?? "(unknown)";
   const lines: string[] = [];
@@ -73,9 +86,13 @@ function stuckAtCoordinator(ledger: GhostLedger, txn: SnapshotTxn, endMs: number
   const refused = ledger.refused.filter((r) => r.markerIds.some((id) => markerIds.has(id)));
   const firstAbandon = abandoned[0];
   const firstRefusal = refused[0];
+  const lostWakeup = ledger.lostWakeups.find(
+    (w) => w.transactionalId === txn.transactionalId && w.ghostTxn === txn.ghostTxn,
+  );
   let cause: HangCause;
   if (firstAbandon) cause = rejectedAndAbandoned(ledger, txn, firstAbandon);
   else if (firstRefusal) cause = neverUnderstood(sends, refused, firstRefusal);
+  else if (lostWakeup) cause = completionWakeupLost(txn, lostWakeup);
   else
     cause = {
       summary:

@@ -284,6 +284,8 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     this.hit({ kind: "event", event: "marker-sending-abandoned" });
   }
 
+  markerCompletionWakeupLost(): void {}
+
   producerEpochAssigned(): void {}
 
   producerFatal(): void {}
@@ -313,6 +315,7 @@ export function teeGhost(observers: readonly GhostObserver[]): GhostObserver {
     markerApplied: (e) => each((o) => o.markerApplied(e)),
     markerRequestRefused: (e) => each((o) => o.markerRequestRefused(e)),
     markerSendingAbandoned: (e) => each((o) => o.markerSendingAbandoned(e)),
+    markerCompletionWakeupLost: (e) => each((o) => o.markerCompletionWakeupLost(e)),
     producerEpochAssigned: (e) => each((o) => o.producerEpochAssigned(e)),
     producerFatal: (e) => each((o) => o.producerFatal(e)),
     producerOutcome: (e) => each((o) => o.producerOutcome(e)),

@@ -9,6 +9,8 @@ import { eosfuzz } from "../cli/cli-helpers.js";
 /** The fast subset: bugs found within a few seeds, each run on and off over this budget. */
 const FAST: [string, number][] = [
   ["Z04", 10],
+  ["Z07", 5],
+  ["Z08", 5],
   ["Z13", 20],
   ["Z14", 20],
   ["Z15", 10],
@@ -69,6 +71,15 @@ describe("the fast subset, found blind", () => {
     expect(o.found).toBe(true);
     expect(bug.kinds).toContain(Object.keys(o.kindsOn).find((k) => bug.kinds.includes(k as never)));
     expect(o.explanation.length).toBeGreaterThan(20);
+  });
+
+  it("Z04: the hang names the lost completion wake-up, not markers still being re-sent", () => {
+    const o = runBug(findBug("Z04") as NonNullable<ReturnType<typeof findBug>>, {
+      budgetSeeds: 10,
+      shrinkBudgetMs: 0,
+      now,
+    });
+    expect(o.explanation).toMatch(/completion wake-up was lost/);
   });
 
   it("a bug the model does not express says what is missing and runs nothing", () => {

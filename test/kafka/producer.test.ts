@@ -11,7 +11,7 @@ const P1 = "orders-1";
 
 function manager(
   tv: TransactionVersion,
-  behaviour = { invalidProducerEpochOnProduceAbortable: true, adoptEndTxnEpoch: true },
+  behaviour = { invalidProducerEpochOnProduceAbortable: true, adoptEndTxnEpoch: true, abortWithoutFlush: false },
 ) {
   const heard: string[] = [];
   const tm = new TransactionManager("txn-0", tv, behaviour, {
@@ -176,6 +176,23 @@ describe("TransactionManager coordinator requests (TxnRequestHandler.handleRespo
     const m = inTransaction(1);
     m.tm.handleEndTxnResponse(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
     expect([m.tm.state, m.tm.epochBumpRequired]).toEqual(["ABORTABLE_ERROR", true]);
+  });
+
+  it("TransactionManager.EndTxnHandler: an abortable error during the abort fails the abort (abortableError: result.fail), the state stays ABORTING_TRANSACTION", () => {
+    const m = inTransaction(2);
+    let done = false;
+    m.tm.beginAbort(() => {
+      done = true;
+    });
+    expect(m.tm.abortFailure).toBeNull();
+    m.tm.handleEndTxnResponse(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
+    expect([m.tm.state, done]).toEqual(["ABORTING_TRANSACTION", false]);
+    expect(m.tm.abortFailure).toMatchObject({ api: "EndTxn", errorCode: Errors.INVALID_PRODUCER_ID_MAPPING });
+    // A commit's abortable error is not an abort failure: the application aborts next.
+    const c = inTransaction(2);
+    c.tm.beginCommit(() => {});
+    c.tm.handleEndTxnResponse(Errors.TRANSACTION_ABORTABLE, -1, -1);
+    expect([c.tm.state, c.tm.abortFailure]).toEqual(["ABORTABLE_ERROR", null]);
   });
 
   it("TransactionManager.nextRequest: EndTxn waits until no batch is incomplete", () => {

@@ -65,6 +65,44 @@ describe("fatal-error: a producer that nothing fenced must not end in FATAL_ERRO
     expect(checkFatalError(history, fatal("p0", 2, 90))).toBeNull();
   });
 
+  it("reports an abortTransaction that failed for an unfenced producer: it could not end its transaction and was closed", () => {
+    const last = { ...decision("client", 32767, 50), result: "COMMIT" as const, ghostTxn: "p0.t1" };
+    const e: ProducerFatal = {
+      ...fatal("p0", 32767, 90),
+      errorCode: Errors.INVALID_PRODUCER_ID_MAPPING,
+      reason: "EndTxn: INVALID_PRODUCER_ID_MAPPING",
+      failedCall: "abortTransaction",
+    };
+    const v = checkFatalError({ epochAssignments: [init("p0", 32760, 10)], decisionLog: [last] }, e);
+    expect(v?.kind).toBe("fatal-error");
+    expect(v?.summary).toMatch(/p0 could not abort p0.t2: its EndTxn got INVALID_PRODUCER_ID_MAPPING/);
+    const text = v?.explanation.join("\n") ?? "";
+    expect(text).toMatch(/epoch 32767, the last one of producerId 1000/);
+    expect(text).toMatch(/abortTransaction throws the error/);
+    // Fenced: the same failed abort is deserved.
+    const fenced = { epochAssignments: [init("p0", 32760, 10), init("p0#2", 32761, 60)], decisionLog: [last] };
+    expect(checkFatalError(fenced, e)).toBeNull();
+  });
+
+  it("under KAFKA-20785's contract, a producer fenced by a coordinator abort must get PRODUCER_FENCED, not INVALID_TXN_STATE", () => {
+    const e: ProducerFatal = {
+      ...fatal("p0", 3, 90),
+      errorCode: Errors.INVALID_TXN_STATE,
+      reason: "EndTxn: INVALID_TXN_STATE",
+    };
+    const history = { epochAssignments: [init("p0", 3, 10)], decisionLog: [decision("coordinator", 4, 40)] };
+    // Without the contract (every modelled release), a fenced producer's fatal error is deserved, whatever its class.
+    expect(checkFatalError(history, e)).toBeNull();
+    const v = checkFatalError({ ...history, fencedCommitContract: true }, e);
+    expect(v?.kind).toBe("fatal-error");
+    expect(v?.summary).toMatch(
+      /INVALID_TXN_STATE on EndTxn at epoch 3 after broker-1 aborted its transaction on its own/,
+    );
+    expect(v?.explanation.join("\n")).toMatch(/a fenced producer gets PRODUCER_FENCED/);
+    // PRODUCER_FENCED is the right class.
+    expect(checkFatalError({ ...history, fencedCommitContract: true }, fatal("p0", 3, 90))).toBeNull();
+  });
+
   it("judges from the producer's latest InitProducerId: a fence before it does not excuse a later fatal error", () => {
     const history = {
       epochAssignments: [init("p0", 1, 10), init("p0#2", 2, 20), init("p0", 3, 30)],

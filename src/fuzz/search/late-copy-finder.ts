@@ -134,6 +134,8 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
   txnCompleted(): void {}
   markerRequestRefused(): void {}
   markerSendingAbandoned(): void {}
+  markerCompletionWakeupLost(): void {}
+
   producerEpochAssigned(): void {}
 
   producerFatal(): void {}

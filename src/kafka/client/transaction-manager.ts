@@ -64,6 +64,8 @@ export interface ProducerBehaviour {
   invalidProducerEpochOnProduceAbortable: boolean;
   /** KIP-890: a TV2 client takes the producer id and epoch from the EndTxn response (off: keeps its own). */
   adoptEndTxnEpoch: boolean;
+  /** The application aborts without flushing first (unsent batches fail; EndTxn waits for those in flight). */
+  abortWithoutFlush: boolean;
 }
 
 /** What the application hears from the transaction manager. */
@@ -104,6 +106,12 @@ export class TransactionManager {
   private readonly pending: { request: TxnRequest; priority: number; retryAtMs: number }[] = [];
   /** The waiting call of the application (TransactionalRequestResult): initTransactions, commit or abort. */
   private result: (() => void) | null = null;
+  /**
+   * The coordinator's answer that failed the abort under way (TxnRequestHandler.abortableError:
+   * `result.fail(e)`, while the state stays ABORTING_TRANSACTION): Kafka's abortTransaction throws
+   * it; this model's application waits max.block.ms and closes the producer. Null: none.
+   */
+  abortFailure: { api: string; errorCode: number; reason: string } | null = null;
 
   constructor(
     readonly transactionalId: string,
@@ -185,6 +193,7 @@ export class TransactionManager {
 
   beginAbort(then: () => void): void {
     this.transitionTo("ABORTING_TRANSACTION");
+    this.abortFailure = null;
     // Nothing new is added to a transaction being aborted; a queued commit or add was failed by the
     // error that led here (maybeTerminateRequestWithError), so only the abort's requests remain.
     this.newPartitionsInTransaction.length = 0;
@@ -209,6 +218,7 @@ export class TransactionManager {
       this.enqueue({ api: "InitProducerId", bump: true }, EPOCH_BUMP_PRIORITY);
     this.transitionTo(this.epochBumpRequired ? "INITIALIZING" : "READY");
     this.lastError = null;
+    this.abortFailure = null;
     this.epochBumpRequired = false;
     this.transactionStarted = false;
     this.newPartitionsInTransaction.length = 0;
@@ -376,6 +386,12 @@ export class TransactionManager {
     const again = this.commonRetry(errorCode);
     if (again) return again;
     const reason = `EndTxn: ${errorName(errorCode)}`;
+    const abortable =
+      errorCode === UNKNOWN_PRODUCER_ID ||
+      errorCode === Errors.INVALID_PRODUCER_ID_MAPPING ||
+      errorCode === Errors.TRANSACTION_ABORTABLE;
+    // An abortable error fails the abort under way (its result), and the state stays ABORTING_TRANSACTION.
+    if (abortable && this.state === "ABORTING_TRANSACTION") this.abortFailure = { api: "EndTxn", errorCode, reason };
     if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
       this.transitionToFatalError("EndTxn", Errors.PRODUCER_FENCED, reason);
     else if (errorCode === Errors.INVALID_TXN_STATE) this.transitionToFatalError("EndTxn", errorCode, reason);

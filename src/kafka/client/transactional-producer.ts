@@ -153,7 +153,7 @@ export class TransactionalProducer {
   private block(call: string): void {
     this.blockTimer?.cancel();
     this.blockTimer = this.ctx.sim.schedule(this.config.maxBlockMs, () =>
-      this.giveUp(`${call}: no result within max.block.ms (${this.config.maxBlockMs} ms)`),
+      this.giveUp(call, `${call}: no result within max.block.ms (${this.config.maxBlockMs} ms)`),
     );
   }
 
@@ -244,7 +244,10 @@ export class TransactionalProducer {
     const abort = this.ctx.choices.chance(workloadStreamName(this.config.name), this.workload.abortPpm);
     txn.commit = !abort;
     this.phase = "ending";
-    if (abort) return this.flush(() => this.abortTransaction(null));
+    if (abort) {
+      if (this.behaviour.abortWithoutFlush) return this.abortTransaction(null);
+      return this.flush(() => this.abortTransaction(null));
+    }
     const { tm, accumulator, sender } = this.incarnation as Incarnation;
     // From ABORTABLE_ERROR commitTransaction throws the error: the application aborts instead.
     if (tm.hasAbortableError) return this.flush(() => this.abortTransaction(tm.lastError));
@@ -323,9 +326,17 @@ export class TransactionalProducer {
   private onFatal(api: string, errorCode: number, reason: string): void {
     this.unblock();
     this.flushWaiter = null;
-    const txn = this.current;
+    this.emit("producer.fatal", { reason, txn: this.current?.ghost ?? null });
+    this.reportFatal(api, errorCode, reason);
+    this.reportUnknown(reason);
+    if (this.superseded) return this.finish("closed");
+    // The application closes the fenced producer and creates a new one with the same transactional.id.
+    this.ctx.sim.schedule(0, () => this.initTransactions());
+  }
+
+  /** To the oracle: this producer instance can only be closed now. */
+  private reportFatal(api: string, errorCode: number, reason: string, failedCall?: string): void {
     const { producerId, producerEpoch } = this.tm;
-    this.emit("producer.fatal", { reason, txn: txn?.ghost ?? null });
     this.ctx.ghost.producerFatal({
       producer: this.config.name,
       transactionalId: this.config.transactionalId,
@@ -334,17 +345,18 @@ export class TransactionalProducer {
       reason: reason || errorName(errorCode),
       producerId,
       producerEpoch,
-      ghostTxn: txn?.ghost ?? null,
+      ghostTxn: this.current?.ghost ?? null,
+      ...(failedCall ? { failedCall } : {}),
       atMs: this.ctx.sim.nowMs,
     });
-    this.reportUnknown(reason);
-    if (this.superseded) return this.finish("closed");
-    // The application closes the fenced producer and creates a new one with the same transactional.id.
-    this.ctx.sim.schedule(0, () => this.initTransactions());
   }
 
-  private giveUp(reason: string): void {
+  private giveUp(call: string, reason: string): void {
     this.emit("producer.give-up", { reason, txn: this.current?.ghost ?? null });
+    const failure = call === "abortTransaction" ? this.tm.abortFailure : null;
+    // Kafka's abortTransaction throws the error that failed the abort (an InvalidPidMappingException,
+    // say); the producer cannot end its transaction and must be closed, as after a fatal error.
+    if (failure) this.reportFatal(failure.api, failure.errorCode, failure.reason, call);
     this.reportUnknown(reason);
     this.finish("closed");
   }

@@ -505,6 +505,13 @@ export class TransactionMarkerChannelManager {
     if (!this.release().flags.tcMarkerCompletionWakeupMayBeLost || metadata.topicPartitions.size > 0) return false;
     if (metadata.lastRequestAtMs !== this.ctx.sim.nowMs) return false;
     this.ctx.sim.emit(this.self, "markers.completion-wakeup-lost", { txnId: pending.transactionalId });
+    this.ctx.ghost.markerCompletionWakeupLost({
+      transactionalId: pending.transactionalId,
+      ghostTxn: metadata.ghostTxn,
+      coordinator: this.self,
+      requestAtMs: metadata.lastRequestAtMs,
+      atMs: this.ctx.sim.nowMs,
+    });
     return true;
   }
 
