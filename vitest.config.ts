@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Vitest uses cores - 1 workers by default: one on the 2-core machines the suite must finish on in
+    // about 6 minutes. Most files wait on child processes (the CLI, worker pools), so two overlap well.
+    maxWorkers: 2,
   },
 });
