@@ -15,7 +15,7 @@ import { readInputFile } from "../scenario/read-input.js";
 import { semanticProblems } from "../scenario/semantic-checks.js";
 import { MAX_TAPE_LENGTH, tapeLength } from "../sim/choice-tape.js";
 import type { TraceEvent } from "../sim/trace.js";
-import { VIOLATION_KINDS } from "../oracle/violation.js";
+import { copyPlaceFields, VIOLATION_KINDS } from "../oracle/violation.js";
 import { TOOL_NAME, TOOL_VERSION } from "../version.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { RunResult, RunShaping } from "./run-seed.js";
@@ -175,18 +175,7 @@ export function buildSeedFile(input: SeedFileInput): SeedFile {
     fingerprints: { every, data: encodeFingerprints(values) },
     violations: run.violations.map((v) => {
       const out: RecordedViolation = { kind: v.kind, summary: v.summary, atMs: v.atMs };
-      for (const key of [
-        "partition",
-        "broker",
-        "brokerRelease",
-        "transaction",
-        "markerIssuedFor",
-        "coordinatorBroker",
-        "coordinatorRelease",
-      ] as const)
-        if (v[key] !== undefined) out[key] = v[key];
-      if (v.markerVersion !== undefined) out.markerVersion = v.markerVersion;
-      if (v.leaderEpoch !== undefined) out.leaderEpoch = v.leaderEpoch;
+      copyPlaceFields(v, out);
       return out;
     }),
     replay: `eosfuzz replay ${input.path}`,

@@ -46,3 +46,31 @@ export interface Violation {
   /** For markers: the leader epoch of the partition at the broker that judged it. */
   leaderEpoch?: number;
 }
+
+/** The optional fields that say where a violation happened, to which transactions, and how its marker travelled. */
+const VIOLATION_PLACE_FIELDS = [
+  "partition",
+  "broker",
+  "brokerRelease",
+  "transaction",
+  "markerIssuedFor",
+  "coordinatorBroker",
+  "coordinatorRelease",
+] as const;
+const VIOLATION_MARKER_NUMBER_FIELDS = ["markerVersion", "leaderEpoch"] as const;
+
+type PlaceFields = { [K in (typeof VIOLATION_PLACE_FIELDS)[number]]?: string } & {
+  [K in (typeof VIOLATION_MARKER_NUMBER_FIELDS)[number]]?: number;
+};
+
+/** Copies the place fields a violation has (the run report, a merged report and a seed file keep the same ones). */
+export function copyPlaceFields(from: PlaceFields, to: PlaceFields): void {
+  for (const f of VIOLATION_PLACE_FIELDS) {
+    const value = from[f];
+    if (value !== undefined) to[f] = value;
+  }
+  for (const f of VIOLATION_MARKER_NUMBER_FIELDS) {
+    const value = from[f];
+    if (value !== undefined) to[f] = value;
+  }
+}

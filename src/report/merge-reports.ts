@@ -10,7 +10,8 @@ import type { LoadedScenario } from "../scenario/loader.js";
 import { canonicalJson } from "../scenario/loader.js";
 import type { StepRecord } from "../scenario/script/script-driver.js";
 import { readRunReport } from "./read-run-report.js";
-import { copyPlaceFields, type ReportedViolation, type RunReport } from "./run-report.js";
+import { copyPlaceFields } from "../oracle/violation.js";
+import type { ReportedViolation, RunReport } from "./run-report.js";
 
 /** Most shard reports one merge takes. */
 const MAX_REPORTS = 100_000;

@@ -7,6 +7,7 @@ import { scenarioArgument } from "../fuzz/search/replay-commands.js";
 import { type Shard, shardRange } from "../fuzz/search/search-options.js";
 import type { CoverageSummary } from "../fuzz/protocol-coverage-summary.js";
 import type { CampaignStatistics } from "../fuzz/statistics.js";
+import { copyPlaceFields } from "../oracle/violation.js";
 import type { Expectation } from "../scenario/schema.js";
 import type { Tape } from "../sim/choice-tape.js";
 import type { StepRecord } from "../scenario/script/script-driver.js";
@@ -124,33 +125,6 @@ export function deterministicPart(report: RunReport): Omit<RunReport, (typeof WA
       signatures: report.statistics.signatures.map((s) => ({ ...s, wallMsToFirstHit: null })),
     };
   return copy as Omit<RunReport, (typeof WALL_CLOCK_FIELDS)[number]>;
-}
-
-/** The optional fields that say where a violation happened, to which transactions, and how its marker travelled. */
-const PLACE_FIELDS = [
-  "partition",
-  "broker",
-  "brokerRelease",
-  "transaction",
-  "markerIssuedFor",
-  "coordinatorBroker",
-  "coordinatorRelease",
-] as const;
-const MARKER_NUMBER_FIELDS = ["markerVersion", "leaderEpoch"] as const;
-
-type PlaceFields = { [K in (typeof PLACE_FIELDS)[number]]?: string } & {
-  [K in (typeof MARKER_NUMBER_FIELDS)[number]]?: number;
-};
-
-export function copyPlaceFields(from: PlaceFields, to: PlaceFields): void {
-  for (const f of PLACE_FIELDS) {
-    const value = from[f];
-    if (value !== undefined) to[f] = value;
-  }
-  for (const f of MARKER_NUMBER_FIELDS) {
-    const value = from[f];
-    if (value !== undefined) to[f] = value;
-  }
 }
 
 /** The command that runs one seed again; `scenario` as --scenario takes it (scenarioArgument). */
