@@ -5,7 +5,7 @@ import { XMLParser } from "fast-xml-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import { readRunReport } from "../../src/report/read-run-report.js";
 import { BUILTIN_SCENARIO_DIR } from "../../src/scenario/loader.js";
-import { eosfuzz } from "./cli-helpers.js";
+import { eosfuzz, FAILING_SEEDS_RUN } from "./cli-helpers.js";
 
 // Item 10 of "Trustworthy in CI and on long campaigns": the replay command of a scenario of one's
 // own names its file (its name alone is no built-in), wherever it is printed; a shard says the
@@ -102,18 +102,7 @@ describe("replay commands of a scenario file", () => {
   });
 
   it("a built-in scenario keeps its name", () => {
-    const r = eosfuzz([
-      "run",
-      "--scenario",
-      "kip-1228-gap",
-      "--seeds",
-      "20",
-      "--workers",
-      "0",
-      "--no-shrink",
-      "--no-progress",
-      "--json",
-    ]);
+    const r = eosfuzz([...FAILING_SEEDS_RUN, "--json"]);
     expect(JSON.parse(r.stdout).violations[0].replay).toMatch(
       /^eosfuzz run --scenario kip-1228-gap --seed-start \d+ --seeds 1$/,
     );

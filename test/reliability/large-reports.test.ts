@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { JSON_LARGE_LIMITS, parseJsonBytes } from "../../src/common/json-large.js";
 import { jsonPieces } from "../../src/common/json-pieces.js";
-import { eosfuzz, ROOT } from "../cli/cli-helpers.js";
+import { eosfuzz, FAILING_SEEDS_RUN, ROOT } from "../cli/cli-helpers.js";
 
 // Item 1 of "Trustworthy in CI and on long campaigns": a campaign of millions of seeds writes its
 // run.json (JSON.stringify of one string fails near 1.6 million seeds of kip-1228-gap with
@@ -63,17 +63,7 @@ describe("JSON in pieces", () => {
     const file = join(dir, "run.json");
     const script = join(dir, "big.mjs");
     const templateFile = join(dir, "template.json");
-    const template = eosfuzz([
-      "run",
-      "--scenario",
-      "kip-1228-gap",
-      "--seeds",
-      "20",
-      "--workers",
-      "0",
-      "--no-shrink",
-      "--json",
-    ]);
+    const template = eosfuzz([...FAILING_SEEDS_RUN, "--json"]);
     writeFileSync(templateFile, template.stdout);
     writeFileSync(
       script,
