@@ -134,7 +134,7 @@ describe("progress", () => {
 
   it("draws a bar with seeds/s, violations and ETA on a terminal, and nothing when disabled", () => {
     const tty = fakeStream(true);
-    const p = createProgress({ scenario: "s", total: 10, stream: tty });
+    const p = createProgress({ scenario: "s", total: 10, stream: tty, env: {} });
     p.update(5, 2);
     p.stop();
     expect(tty.text).toMatch(/5\/10 seeds \| [\d.]+ seeds\/s \| 2 violations \| ETA/);
