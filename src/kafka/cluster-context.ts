@@ -3,6 +3,7 @@ import type { Network } from "../sim/network.js";
 import type { Simulation } from "../sim/simulation.js";
 import type { TransactionVersion } from "./common/types.js";
 import type { KafkaEvents } from "./trace-events.js";
+import type { FeaturesImage } from "./metadata/metadata-image.js";
 import type { GhostObserver } from "./ghost.js";
 import type { KafkaRequest, KafkaResponse } from "./protocol.js";
 
@@ -16,7 +17,10 @@ export interface BrokerConfig {
   transactionMaxTimeoutMs: number;
   /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
   abortTimedOutTransactionCleanupIntervalMs: number;
-  /** Finalized transaction.version feature level (used for coordinator-initiated aborts). */
+  /**
+   * transaction.version finalized in the controller's bootstrap image; an operator may change it
+   * later (faults.featureUpdates), and each broker then reads its own image's level.
+   */
   finalizedTransactionVersion: TransactionVersion;
   /** Time a new coordinator spends loading a __transaction_state partition before it serves its ids. */
   txnLogLoadDelayMs: number;
@@ -45,4 +49,9 @@ export interface ClusterContext {
   readonly choices: ChoiceSource;
   readonly ghost: GhostObserver;
   readonly config: BrokerConfig;
+  /**
+   * The finalized features a broker answers ApiVersions with: its own metadata image's (undefined
+   * while it is not running, or in a harness without brokers).
+   */
+  readonly featuresOf?: (broker: string) => FeaturesImage | undefined;
 }

@@ -100,6 +100,8 @@ export interface FaultSpec {
   producerPause: { ppm: number; durationMs: Range };
   producerRestart: { ppm: number; zombiePauseMs: Range };
   upgrades: TimedUpgrade[];
+  /** transaction.version finalized anew at a time (UpdateFeatures), in time order. */
+  featureUpdates: { atMs: number; transactionVersion: TransactionVersion }[];
   rollingUpgrade: RollingUpgradeSpec | null;
   /** An operator aborts transactions left open with Admin.abortTransaction (KIP-664); null: never (the default). */
   adminAbortTransaction: AdminAbortSpec | null;

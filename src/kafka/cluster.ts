@@ -16,7 +16,7 @@ import { TransactionalProducer, workloadStreamName } from "./client/transactiona
 import type { ClusterContext } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
-import { NO_PRODUCER_ID, type PartitionKey, partitionKey } from "./common/types.js";
+import { NO_PRODUCER_ID, type PartitionKey, partitionKey, type TransactionVersion } from "./common/types.js";
 import { ProducerIdManager, type TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
 import { MARKER_CHANNEL } from "./coordinator/transaction-marker-channel-manager.js";
 import type { TxnTransitMetadata } from "./coordinator/transaction-metadata.js";
@@ -119,13 +119,24 @@ export class Cluster {
       labelOf,
       describeMessage,
     );
-    this.ctx = { sim, net: this.net, choices, ghost, config: spec.broker };
+    this.ctx = {
+      sim,
+      net: this.net,
+      choices,
+      ghost,
+      config: spec.broker,
+      featuresOf: (id) => {
+        const broker = this.brokers.get(id);
+        return broker?.isRunning ? broker.metadataImage.features : undefined;
+      },
+    };
     this.controllerStream = choices.stream("controller");
     this.controller = new QuorumController(
       sim,
       spec.brokers.map((b) => b.id),
       assignments,
       (image, changes) => this.publish(image, changes),
+      spec.broker.finalizedTransactionVersion,
     );
     const configs = this.partitionConfigs();
     const producerIds = new ProducerIdManager(FIRST_PRODUCER_ID);
@@ -220,7 +231,11 @@ export class Cluster {
     );
   }
 
-  private clientMetadata(client: string, closed: () => boolean = () => false): ClientMetadata {
+  private clientMetadata(
+    client: string,
+    closed: () => boolean = () => false,
+    onConnect: ((server: string) => void) | null = null,
+  ): ClientMetadata {
     const p = this.spec.producers;
     return new ClientMetadata(
       this.ctx,
@@ -229,6 +244,7 @@ export class Cluster {
       this.bootstrapLeaders(),
       { retryBackoffMs: p.retryBackoffMs, requestTimeoutMs: p.requestTimeoutMs },
       closed,
+      onConnect,
     );
   }
 
@@ -258,7 +274,11 @@ export class Cluster {
         thinkMs: p.thinkMs,
         partitions: this.partitions,
       },
-      this.clientMetadata(name, () => producer?.state === "closed"),
+      this.clientMetadata(
+        name,
+        () => producer?.state === "closed",
+        (server) => producer?.onConnection(server),
+      ),
       {
         invalidProducerEpochOnProduceAbortable: this.spec.globalOverrides.produceInvalidEpochAbortable ?? true,
         adoptEndTxnEpoch: this.spec.globalOverrides.adoptEndTxnEpoch ?? true,
@@ -452,6 +472,17 @@ export class Cluster {
     for (const reg of this.controller.image.partitions.values())
       if (reg.replicas.includes(broker) && reg.leader === null) return false;
     return true;
+  }
+
+  /**
+   * UpdateFeatures for transaction.version: every registered broker's release must know the level
+   * (4.0 and later know levels 1 and 2; a broker's own override of supportsTransactionVersion2 counts).
+   */
+  updateTransactionVersion(level: TransactionVersion): number {
+    return this.controller.updateTransactionVersion(level, (id) => {
+      const broker = this.brokers.get(id);
+      return level === 0 || broker?.profile.flags.supportsTransactionVersion2 === true;
+    });
   }
 
   /** An operator's upgrade of one broker: controlled shutdown, `downtimeMs` down, restart on `release`. */

@@ -1,6 +1,7 @@
 import type { TransactionalProducer } from "./client/transactional-producer.js";
 import type { Cluster } from "./cluster.js";
 import type { Range } from "./cluster-spec.js";
+import type { TransactionVersion } from "./common/types.js";
 import type { ReleaseName } from "./release.js";
 
 /** Bound on producer restarts per run (each creates a new instance). */
@@ -36,6 +37,8 @@ export class Nemesis {
       this.cluster.sim.scheduleAt(upgrade.atMs, () =>
         this.upgrade(upgrade.node, upgrade.release, upgrade.downtimeMs, () => {}),
       );
+    for (const update of faults.featureUpdates)
+      this.cluster.sim.scheduleAt(update.atMs, () => this.updateFeatures(update.transactionVersion));
     const rolling = faults.rollingUpgrade;
     if (rolling) this.cluster.sim.scheduleAt(rolling.startMs, () => this.rollingUpgrade(rolling.order, 0));
     if (broker.leaderImbalanceCheckIntervalMs > 0)
@@ -169,6 +172,12 @@ export class Nemesis {
         then();
       }),
     );
+  }
+
+  /** An operator's `kafka-features.sh` run: the controller finalizes transaction.version `level`, or refuses. */
+  private updateFeatures(level: TransactionVersion): void {
+    this.cluster.sim.emit("nemesis", "fault.feature-update", { level });
+    this.cluster.updateTransactionVersion(level);
   }
 
   /** Brokers one by one: each upgraded, and back in every ISR it belongs to before the next goes down. */

@@ -147,6 +147,8 @@ export interface KafkaEvents {
   "producer.finished": { transactions: number };
   /** The producer was closed (fenced after a restart replaced it). */
   "producer.closed": { transactions: number };
+  /** The producer's next transactions use transaction.version `version` (maybeUpdateTransactionV2Enabled). */
+  "producer.transaction-version": { version: number };
   /** Zombie fault: the producer sends nothing until `untilMs`. */
   "producer.pause": { untilMs: number };
   /** A read_committed fetch returned `records` records of `partition`, up to offset `upTo`. */
@@ -185,6 +187,13 @@ export interface KafkaEvents {
   "fault.upgrade": { broker: string; release: ReleaseName };
   /** An upgraded broker is back in every ISR it belongs to: a rolling upgrade moves on. */
   "fault.caught-up": { broker: string };
+  /** An operator asks the controller to finalize transaction.version `level` (kafka-features.sh, UpdateFeatures). */
+  "fault.feature-update": { level: number };
+  /**
+   * The controller's answer to UpdateFeatures: finalized at metadata offset `epoch` (errorCode 0), or
+   * refused (INVALID_UPDATE_VERSION: a registered broker's release does not support the level).
+   */
+  "controller.features": { transactionVersion: number; epoch: number; errorCode: number; reason: string };
   /** The application restarted a producer: `fresh` replaces `old`, which lives on as a paused zombie. */
   "fault.producer-restart": { old: string; fresh: string };
 

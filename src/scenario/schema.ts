@@ -172,6 +172,14 @@ const faults = z.strictObject({
     .array(z.strictObject({ atMs: ms(), node: nodeId, release, downtimeMs: ms().default(200) }))
     .max(64)
     .default([]),
+  /**
+   * An operator finalizes another transaction.version at a time (`kafka-features.sh upgrade` or
+   * `downgrade --feature transaction.version=N`, UpdateFeatures to the controller), while clients run.
+   */
+  featureUpdates: z
+    .array(z.strictObject({ atMs: ms(), transactionVersion: tv }))
+    .max(64)
+    .default([]),
   /** A rolling upgrade: each broker in order (default: all) upgraded, the next once it is back in every ISR. */
   rollingUpgrade: z
     .strictObject({

@@ -61,12 +61,24 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
       message: `expected at most ${totalPartitions} partitions (the cluster's total), found ${s.workload.partitionsPerTxn[0]}`,
     });
   }
-  if (s.workload.transactionVersion === 2 && s.cluster.transactionVersion < 2) {
+  // 4.0+ producers (TV2) on a cluster that finalizes TV2 only later run TV1 until then.
+  const finalizedLater = s.faults.featureUpdates.some((u) => u.transactionVersion >= 2);
+  if (s.workload.transactionVersion === 2 && s.cluster.transactionVersion < 2 && !finalizedLater) {
     problems.push({
       path: ["workload", "transactionVersion"],
-      message: "expected <= cluster.transactionVersion: TV2 producers need transaction.version=2 finalized",
+      message:
+        "expected <= cluster.transactionVersion: TV2 producers need transaction.version=2 finalized (now, or later by faults.featureUpdates)",
     });
   }
+  const updates = s.faults.featureUpdates;
+  updates.forEach((update, i) => {
+    const previous = updates[i - 1];
+    if (previous !== undefined && update.atMs < previous.atMs)
+      problems.push({
+        path: ["faults", "featureUpdates", i, "atMs"],
+        message: "expected feature updates in time order",
+      });
+  });
   const cfg = s.cluster.config;
   const needed = s.workload.transactionTimeoutMs + 2 * cfg.abortTimedOutTransactionCleanupIntervalMs;
   if (s.bounds.quietPeriodMs < needed) {

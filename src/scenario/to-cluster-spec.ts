@@ -146,6 +146,7 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
         zombiePauseMs: range(f.producerRestart.zombiePauseMs),
       },
       upgrades: f.upgrades.map((u) => ({ atMs: u.atMs, node: u.node, release: u.release, downtimeMs: u.downtimeMs })),
+      featureUpdates: f.featureUpdates.map((u) => ({ atMs: u.atMs, transactionVersion: u.transactionVersion })),
       rollingUpgrade: f.rollingUpgrade
         ? {
             startMs: f.rollingUpgrade.startMs,

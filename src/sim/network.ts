@@ -808,6 +808,8 @@ export class ConnectionPool<Req, Resp> {
   constructor(
     private readonly net: Network<Req, Resp>,
     private readonly client: string,
+    /** Told of every new connection (a Kafka client's NetworkClient asks ApiVersions on each). */
+    private readonly onConnect: ((server: string) => void) | null = null,
   ) {}
 
   to(server: string): Connection {
@@ -815,6 +817,7 @@ export class ConnectionPool<Req, Resp> {
     if (existing?.open) return existing;
     const fresh = this.net.connect(this.client, server);
     this.connections.set(server, fresh);
+    this.onConnect?.(server);
     return fresh;
   }
 }

@@ -71,6 +71,7 @@ export function coordinatorHarness(
       },
       leaderOf: () => undefined,
       stopped: () => false,
+      finalizedTransactionVersion: () => finalizedTransactionVersion,
     },
     1,
     new ProducerIdManager(2000),

@@ -120,7 +120,7 @@ describe("TransactionManager coordinator requests (TxnRequestHandler.handleRespo
     m.tm.beginAbort(() => {
       aborted = true;
     });
-    expect(m.tm.nextRequest(false, 0)?.request).toEqual({ api: "EndTxn", commit: false });
+    expect(m.tm.nextRequest(false, 0)?.request).toEqual({ api: "EndTxn", commit: false, transactionVersion: 1 });
     m.tm.handleEndTxnResponse(Errors.NONE, -1, -1);
     expect(m.tm.state).toBe("INITIALIZING");
     expect(aborted).toBe(false);
@@ -137,7 +137,11 @@ describe("TransactionManager coordinator requests (TxnRequestHandler.handleRespo
     m.tm.handleCompletedBatch(b);
     acc.complete(b);
     m.tm.beginCommit(() => {});
-    expect(m.tm.nextRequest(acc.hasIncomplete(), 0)?.request).toEqual({ api: "EndTxn", commit: true });
+    expect(m.tm.nextRequest(acc.hasIncomplete(), 0)?.request).toEqual({
+      api: "EndTxn",
+      commit: true,
+      transactionVersion: 2,
+    });
     m.tm.handleEndTxnResponse(Errors.NONE, 1000, 4);
     expect([m.tm.state, m.tm.producerEpoch]).toEqual(["READY", 4]);
     m.tm.beginTransaction();
@@ -200,7 +204,7 @@ describe("TransactionManager coordinator requests (TxnRequestHandler.handleRespo
     m.tm.maybeAddPartition(P0);
     m.tm.beginCommit(() => {});
     expect(m.tm.nextRequest(true, 0)).toBeNull();
-    expect(m.tm.nextRequest(false, 0)?.request).toEqual({ api: "EndTxn", commit: true });
+    expect(m.tm.nextRequest(false, 0)?.request).toEqual({ api: "EndTxn", commit: true, transactionVersion: 2 });
   });
 
   it("TransactionManager.nextRequest: a TV0/1 transaction that added no partition ends without EndTxn", () => {

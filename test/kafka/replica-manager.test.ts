@@ -39,6 +39,7 @@ function leaderOf(reg: PartitionRegistration, minInsyncReplicas = 2) {
     offset: 1,
     partitions: new Map([[KEY, reg]]),
     brokers: new Map(reg.replicas.map((id) => [id, { id, liveness: "active" as const }])),
+    features: { transactionVersion: 2, epoch: 0 },
   };
   const altered: string[][] = [];
   const controller: AlterPartitionChannel = {

@@ -154,6 +154,7 @@ export class KafkaBroker {
         },
         leaderOf: (p) => this.leaderOf(p),
         stopped,
+        finalizedTransactionVersion: () => this.image.features.transactionVersion,
       },
       this.shared.transactionStatePartitions,
       this.shared.producerIds,
@@ -169,7 +170,9 @@ export class KafkaBroker {
     Object.assign(process, { replicas, coordinator, verifier });
     this.process = process;
     this.ctx.sim.emit(this.id, "broker.start", { release: this.release.name, imageOffset: image.offset });
-    this.applyChanges(changedPartitions({ offset: -1, partitions: new Map(), brokers: new Map() }, image));
+    this.applyChanges(
+      changedPartitions({ offset: -1, partitions: new Map(), brokers: new Map(), features: image.features }, image),
+    );
   }
 
   /** The process stops (crash or shutdown): timers die, connections reset; the logs stay. */

@@ -45,9 +45,11 @@ export class ClientMetadata {
     private readonly config: ClientMetadataConfig,
     /** Cut this client off (a stopped consumer, a closed producer): nothing is sent any more. */
     private readonly closed: () => boolean = () => false,
+    /** Told of each new connection (the owner's ApiVersions learns the broker's finalized features). */
+    onConnect: ((server: string) => void) | null = null,
   ) {
     for (const [p, known] of bootstrap) this.leaders.set(p, known);
-    this.connections = new ConnectionPool(ctx.net, client);
+    this.connections = new ConnectionPool(ctx.net, client, onConnect);
     this.stream = ctx.choices.stream(`metadata:${client}`);
   }
 

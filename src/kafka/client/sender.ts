@@ -2,6 +2,7 @@ import { ConnectionPool, type RpcResult } from "../../sim/network.js";
 import type { Timer } from "../../sim/simulation.js";
 import { Errors, errorName } from "../common/errors.js";
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID } from "../common/types.js";
+import type { ApiVersions } from "./api-versions.js";
 import type { ClusterContext } from "../cluster-context.js";
 import { endTxnVersionFor, type KafkaRequest, type KafkaResponse, produceVersionFor } from "../protocol.js";
 import type { ClientMetadata } from "./client-metadata.js";
@@ -43,8 +44,12 @@ export class Sender {
     private readonly currentGhost: () => string | null,
     /** Called when batches finish, so a flush waiting for them can go on. */
     private readonly onBatchDone: () => void,
+    /** This KafkaProducer's ApiVersions, told of every new connection of the Sender's NetworkClient. */
+    apiVersions: ApiVersions | null = null,
   ) {
-    this.connections = new ConnectionPool(ctx.net, config.name);
+    this.connections = new ConnectionPool(ctx.net, config.name, (server) =>
+      apiVersions?.learn(ctx.featuresOf?.(server)),
+    );
   }
 
   /** Stop for good (the producer closed or was re-created): answers still travelling are ignored. */
@@ -94,7 +99,7 @@ export class Sender {
   }
 
   private txnRequestBody(request: TxnRequest): KafkaRequest {
-    const { transactionalId, transactionVersion } = this.config;
+    const { transactionalId } = this.config;
     const { producerId, producerEpoch } = this.tm;
     switch (request.api) {
       case "InitProducerId":
@@ -120,7 +125,7 @@ export class Sender {
       case "EndTxn":
         return {
           api: "EndTxn",
-          version: endTxnVersionFor(transactionVersion),
+          version: endTxnVersionFor(request.transactionVersion),
           transactionalId,
           producerId,
           producerEpoch,
@@ -218,7 +223,8 @@ export class Sender {
     this.inFlightPerBroker.set(leader, (this.inFlightPerBroker.get(leader) ?? 0) + 1);
     const request: KafkaRequest = {
       api: "Produce",
-      version: produceVersionFor(this.config.transactionVersion),
+      // Sender.sendProduceRequest: the version the transaction manager uses now.
+      version: produceVersionFor(this.tm.transactionVersion),
       transactionalId: this.config.transactionalId,
       producerId: batch.producerId,
       producerEpoch: batch.producerEpoch,

@@ -1,5 +1,6 @@
 import { Errors, errorName } from "../common/errors.js";
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "../common/types.js";
+import type { ApiVersions } from "./api-versions.js";
 import type { ProducerBatch } from "./record-accumulator.js";
 
 /** TransactionManager.State. */
@@ -16,7 +17,8 @@ export type TransactionState =
 /** State.isTransitionValid: the states each state may be entered from (FATAL_ERROR: from any). */
 const VALID_PREVIOUS: Record<TransactionState, readonly TransactionState[] | "any"> = {
   UNINITIALIZED: ["READY", "ABORTABLE_ERROR"],
-  INITIALIZING: ["UNINITIALIZED", "ABORTING_TRANSACTION"],
+  // From COMMITTING_TRANSACTION: the epoch bump of a client moving up to TV2 after its commit.
+  INITIALIZING: ["UNINITIALIZED", "COMMITTING_TRANSACTION", "ABORTING_TRANSACTION"],
   READY: ["INITIALIZING", "COMMITTING_TRANSACTION", "ABORTING_TRANSACTION"],
   IN_TRANSACTION: ["READY"],
   COMMITTING_TRANSACTION: ["IN_TRANSACTION"],
@@ -29,7 +31,7 @@ const VALID_PREVIOUS: Record<TransactionState, readonly TransactionState[] | "an
 export type TxnRequest =
   | { api: "InitProducerId" /** KIP-360: with the current id and epoch, to bump the epoch. */; bump: boolean }
   | { api: "AddPartitionsToTxn"; partitions: PartitionKey[] }
-  | { api: "EndTxn"; commit: boolean };
+  | { api: "EndTxn"; commit: boolean /** as built: v5 for TV2, else v4 */; transactionVersion: TransactionVersion };
 
 const PRIORITY: Record<TxnRequest["api"], number> = { InitProducerId: 1, AddPartitionsToTxn: 2, EndTxn: 3 };
 /** The epoch bump after an abort goes after the EndTxn (Priority.EPOCH_BUMP). */
@@ -74,6 +76,8 @@ export interface TransactionManagerListener {
   fatal(api: string, errorCode: number, reason: string): void;
   /** The transaction can only be aborted now. */
   abortable(reason: string): void;
+  /** The client moved to another transaction version (finalized features changed). */
+  transactionVersion?(version: TransactionVersion): void;
 }
 
 /** TxnPartitionEntry: the sequence state of one partition, valid for one producer id and epoch. */
@@ -113,15 +117,50 @@ export class TransactionManager {
    */
   abortFailure: { api: string; errorCode: number; reason: string } | null = null;
 
+  /** isTransactionV2Enabled: a 4.0+ client (TV2 capable) follows the finalized transaction.version. */
+  private tv2Enabled: boolean;
+  /** latestFinalizedFeaturesEpoch: the ApiVersions answer this manager last read. */
+  private latestFinalizedFeaturesEpoch = -1;
+  /** The EndTxn under way was built as v5 (TV2): only then does its answer carry an id and epoch. */
+  private endTxnSentAsTv2 = false;
+
   constructor(
     readonly transactionalId: string,
-    readonly transactionVersion: TransactionVersion,
+    /** The client's release: 2 for a 4.0+ client, which uses TV2 whenever the cluster finalizes it. */
+    private readonly clientVersion: TransactionVersion,
     private readonly behaviour: ProducerBehaviour,
     private readonly listener: TransactionManagerListener,
-  ) {}
+    private readonly apiVersions: ApiVersions | null = null,
+  ) {
+    this.tv2Enabled = clientVersion >= 2;
+  }
 
   get isTransactionV2Enabled(): boolean {
-    return this.transactionVersion >= 2;
+    return this.tv2Enabled;
+  }
+
+  /** The transaction version requests are built for now (Produce v12 and EndTxn v5 for TV2). */
+  get transactionVersion(): TransactionVersion {
+    if (this.tv2Enabled) return 2;
+    return this.clientVersion >= 2 ? 1 : this.clientVersion;
+  }
+
+  /**
+   * maybeUpdateTransactionV2Enabled: read the newest finalized features ApiVersions has. Called when
+   * initTransactions completes (`onInitialization`) and when a transaction starts completing, after
+   * its EndTxn is built: a client moving up to TV2 there bumps its epoch before its first TV2
+   * transaction (clientSideEpochBumpRequired), so no partition of the TV1 transaction counts as
+   * added to the TV2 one; moving down needs no bump.
+   */
+  maybeUpdateTransactionV2Enabled(onInitialization: boolean): void {
+    const known = this.apiVersions;
+    if (known === null || this.clientVersion < 2) return;
+    if (this.latestFinalizedFeaturesEpoch >= known.maxFinalizedFeaturesEpoch) return;
+    this.latestFinalizedFeaturesEpoch = known.maxFinalizedFeaturesEpoch;
+    const was = this.tv2Enabled;
+    this.tv2Enabled = (known.finalizedTransactionVersion ?? 0) >= 2;
+    if (was !== this.tv2Enabled) this.listener.transactionVersion?.(this.transactionVersion);
+    if (!onInitialization && !was && this.tv2Enabled) this.epochBumpRequired = true;
   }
 
   /** needToTriggerEpochBumpFromClient: TV2 bumps the epoch at every EndTxn, so only TV0/1 clients ask for it. */
@@ -208,7 +247,10 @@ export class TransactionManager {
   private beginCompletingTransaction(commit: boolean, then: () => void): void {
     if (this.newPartitionsInTransaction.length > 0) this.enqueueAddPartitions();
     this.result = then;
-    this.enqueue({ api: "EndTxn", commit }, PRIORITY.EndTxn);
+    // The EndTxn ends the transaction in the version it began with; the next one may differ.
+    this.endTxnSentAsTv2 = this.tv2Enabled;
+    this.enqueue({ api: "EndTxn", commit, transactionVersion: this.transactionVersion }, PRIORITY.EndTxn);
+    this.maybeUpdateTransactionV2Enabled(false);
     if (this.epochBumpRequired) this.enqueue({ api: "InitProducerId", bump: true }, EPOCH_BUMP_PRIORITY);
   }
 
@@ -375,7 +417,7 @@ export class TransactionManager {
   handleEndTxnResponse(errorCode: number, producerId: number, producerEpoch: number): TxnResponseAction {
     if (errorCode === Errors.NONE) {
       // EndTxn before v5 (TV0/1) carries no producer id and epoch: nothing to take.
-      if (this.isTransactionV2Enabled && producerId !== NO_PRODUCER_ID && this.behaviour.adoptEndTxnEpoch) {
+      if (this.endTxnSentAsTv2 && producerId !== NO_PRODUCER_ID && this.behaviour.adoptEndTxnEpoch) {
         this.producerId = producerId;
         this.producerEpoch = producerEpoch;
         this.resetSequenceNumbers();

@@ -3,6 +3,7 @@ import { errorName } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
 import type { KafkaEvents } from "../trace-events.js";
+import { ApiVersions } from "./api-versions.js";
 import type { ClientMetadata } from "./client-metadata.js";
 import type { ProducerConfig } from "./producer-config.js";
 import { RecordAccumulator } from "./record-accumulator.js";
@@ -43,6 +44,7 @@ interface Incarnation {
   accumulator: RecordAccumulator;
   tm: TransactionManager;
   sender: Sender;
+  apiVersions: ApiVersions;
 }
 
 /**
@@ -117,6 +119,11 @@ export class TransactionalProducer {
     if (this.phase !== "ending") this.finish("closed");
   }
 
+  /** A new connection of this producer's metadata client: the current KafkaProducer's ApiVersions learns from it. */
+  onConnection(server: string): void {
+    this.incarnation?.apiVersions.learn(this.ctx.featuresOf?.(server));
+  }
+
   private emit<K extends keyof KafkaEvents & string>(kind: K, fields: KafkaEvents[K]): void {
     this.ctx.sim.emit(this.config.name, kind, fields);
   }
@@ -131,10 +138,18 @@ export class TransactionalProducer {
   private createProducer(): Incarnation {
     this.incarnation?.sender.close();
     const accumulator = new RecordAccumulator(this.config.recordsPerBatch, this.config.lingerMs);
-    const tm = new TransactionManager(this.config.transactionalId, this.config.transactionVersion, this.behaviour, {
-      fatal: (api, errorCode, reason) => this.onFatal(api, errorCode, reason),
-      abortable: (reason) => this.onAbortable(reason),
-    });
+    const apiVersions = new ApiVersions();
+    const tm = new TransactionManager(
+      this.config.transactionalId,
+      this.config.transactionVersion,
+      this.behaviour,
+      {
+        fatal: (api, errorCode, reason) => this.onFatal(api, errorCode, reason),
+        abortable: (reason) => this.onAbortable(reason),
+        transactionVersion: (version) => this.emit("producer.transaction-version", { version }),
+      },
+      apiVersions,
+    );
     const sender = new Sender(
       this.ctx,
       this.config,
@@ -143,9 +158,10 @@ export class TransactionalProducer {
       this.metadata,
       () => this.current?.ghost ?? null,
       () => this.maybeFlushed(),
+      apiVersions,
     );
     sender.pausedUntilMs = this.pausedUntilMs;
-    this.incarnation = { accumulator, tm, sender };
+    this.incarnation = { accumulator, tm, sender, apiVersions };
     return this.incarnation;
   }
 
@@ -171,6 +187,7 @@ export class TransactionalProducer {
     this.block("initTransactions");
     tm.initializeTransactions(() => {
       this.unblock();
+      tm.maybeUpdateTransactionV2Enabled(true);
       this.emit("producer.initialized", { pid: tm.producerId, epoch: tm.producerEpoch });
       this.phase = "idle";
       this.beginNext(0);

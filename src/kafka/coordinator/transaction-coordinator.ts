@@ -66,6 +66,11 @@ export interface CoordinatorHost {
   leaderOf(partition: PartitionKey): string | null | undefined;
   /** The broker stopped: nothing scheduled by this coordinator acts any more. */
   readonly stopped: () => boolean;
+  /**
+   * transaction.version as this broker's metadata image finalizes it
+   * (TransactionStateManager.transactionVersionLevel): what coordinator-initiated aborts use.
+   */
+  finalizedTransactionVersion(): TransactionVersion;
 }
 
 /**
@@ -616,7 +621,8 @@ export class TransactionCoordinator {
 
   /** Fence an Ongoing transaction and abort it (InitProducerId during Ongoing, or a timeout). */
   private abortOngoing(metadata: TransactionMetadata, onDone: (errorCode: number) => void): void {
-    const serverTv = this.ctx.config.finalizedTransactionVersion;
+    // TransactionCoordinator: "Since this is not from client, use server TV" (the broker's image now).
+    const serverTv = this.host.finalizedTransactionVersion();
     const tv2 = serverTv >= 2 && this.flags.supportsTransactionVersion2;
     const bumpInFence = !(tv2 && this.flags.singleEpochBumpOnCoordinatorAbort);
     const fencedEpoch = metadata.prepareFenceProducerEpoch(
@@ -701,7 +707,7 @@ export class TransactionCoordinator {
 
   /** KAFKA-6119's bug switch, TV0/TV1 only (a TV2 abort always bumps the epoch). */
   private timeoutAbortKeepsEpoch(): boolean {
-    const tv2 = this.ctx.config.finalizedTransactionVersion >= 2 && this.flags.supportsTransactionVersion2;
+    const tv2 = this.host.finalizedTransactionVersion() >= 2 && this.flags.supportsTransactionVersion2;
     return !tv2 && this.flags.tcTimeoutAbortKeepsEpoch;
   }
 

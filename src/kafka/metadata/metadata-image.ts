@@ -1,4 +1,4 @@
-import type { PartitionKey } from "../common/types.js";
+import type { PartitionKey, TransactionVersion } from "../common/types.js";
 
 /** Kafka's "no leader" (-1 in PartitionRegistration.leader), as a broker id. */
 export const NO_LEADER = null;
@@ -32,6 +32,17 @@ export interface BrokerRegistration {
 }
 
 /**
+ * FeaturesImage, reduced to the one feature the transaction protocol reads: the finalized
+ * `transaction.version` level and the finalized-features epoch (the metadata offset of the image
+ * that last changed it), which ApiVersions answers carry to clients (ApiVersionsResponse's
+ * FinalizedFeaturesEpoch: a client keeps the answer with the highest epoch).
+ */
+export interface FeaturesImage {
+  readonly transactionVersion: TransactionVersion;
+  readonly epoch: number;
+}
+
+/**
  * A metadata image: the cluster's metadata as of one offset of the metadata log. Images are
  * immutable: the controller makes a new one per change and every broker holds the one it last
  * applied, so brokers (and clients that asked them) can be behind.
@@ -41,6 +52,7 @@ export interface MetadataImage {
   readonly offset: number;
   readonly partitions: ReadonlyMap<PartitionKey, PartitionRegistration>;
   readonly brokers: ReadonlyMap<string, BrokerRegistration>;
+  readonly features: FeaturesImage;
 }
 
 export function isActive(image: MetadataImage, broker: string): boolean {

@@ -1,8 +1,14 @@
 import type { Simulation } from "../../sim/simulation.js";
 import type { KafkaEvents } from "../trace-events.js";
 import { Errors } from "../common/errors.js";
-import type { PartitionKey } from "../common/types.js";
-import type { BrokerLiveness, BrokerRegistration, MetadataImage, PartitionRegistration } from "./metadata-image.js";
+import type { PartitionKey, TransactionVersion } from "../common/types.js";
+import type {
+  BrokerLiveness,
+  BrokerRegistration,
+  FeaturesImage,
+  MetadataImage,
+  PartitionRegistration,
+} from "./metadata-image.js";
 
 /** A partition as created: its assignment, and whether an unclean election may pick a replica outside the ISR. */
 export interface PartitionAssignment {
@@ -52,6 +58,7 @@ export class QuorumController {
     brokers: readonly string[],
     assignments: readonly PartitionAssignment[],
     private readonly publish: (image: MetadataImage, changes: readonly LeaderChange[]) => void,
+    bootstrapTransactionVersion: TransactionVersion = 0,
   ) {
     const partitions = new Map<PartitionKey, PartitionRegistration>();
     for (const a of assignments) {
@@ -71,7 +78,8 @@ export class QuorumController {
       this.unclean.set(a.partition, a.uncleanLeaderElectionEnable);
     }
     const registrations = new Map<string, BrokerRegistration>(brokers.map((id) => [id, { id, liveness: "active" }]));
-    this.current = { offset: 0, partitions, brokers: registrations };
+    const features: FeaturesImage = { transactionVersion: bootstrapTransactionVersion, epoch: 0 };
+    this.current = { offset: 0, partitions, brokers: registrations, features };
   }
 
   get image(): MetadataImage {
@@ -248,12 +256,42 @@ export class QuorumController {
     };
   }
 
+  /**
+   * UpdateFeatures for transaction.version (FeatureControlManager.updateFeature): refused with
+   * INVALID_UPDATE_VERSION when a registered broker's release does not support the level, else one
+   * FeatureLevelRecord, a new image whose finalized-features epoch is its offset. A downgrade is
+   * taken as `kafka-features.sh downgrade` asks it (transaction.version changes no metadata format).
+   */
+  updateTransactionVersion(level: TransactionVersion, supports: (broker: string) => boolean): number {
+    const current = this.current;
+    const unsupported = [...current.brokers.keys()].find((b) => !supports(b));
+    if (unsupported !== undefined) {
+      this.sim.emit("controller", "controller.features", {
+        transactionVersion: current.features.transactionVersion,
+        epoch: current.features.epoch,
+        errorCode: Errors.INVALID_UPDATE_VERSION,
+        reason: `${unsupported} does not support transaction.version ${level}`,
+      });
+      return Errors.INVALID_UPDATE_VERSION;
+    }
+    const offset = current.offset + 1;
+    this.current = { ...current, offset, features: { transactionVersion: level, epoch: offset } };
+    this.sim.emit("controller", "controller.features", {
+      transactionVersion: level,
+      epoch: offset,
+      errorCode: Errors.NONE,
+      reason: "",
+    });
+    this.publish(this.current, []);
+    return Errors.NONE;
+  }
+
   private commit(
     partitions: Map<PartitionKey, PartitionRegistration>,
     brokers: ReadonlyMap<string, BrokerRegistration>,
     changes: readonly LeaderChange[],
   ): void {
-    this.current = { offset: this.current.offset + 1, partitions, brokers };
+    this.current = { offset: this.current.offset + 1, partitions, brokers, features: this.current.features };
     for (const c of changes) {
       this.sim.emit("controller", "controller.leader", {
         partition: c.partition,

@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { ApiVersions } from "../../src/kafka/client/api-versions.js";
+import { TransactionManager } from "../../src/kafka/client/transaction-manager.js";
+import { Errors } from "../../src/kafka/common/errors.js";
+import type { TransactionVersion } from "../../src/kafka/common/types.js";
+import { QuorumController } from "../../src/kafka/metadata/quorum-controller.js";
+import type { KafkaEvents } from "../../src/kafka/trace-events.js";
+import { Simulation } from "../../src/sim/simulation.js";
+import { Trace } from "../../src/sim/trace.js";
+
+const P0 = "orders-0";
+const BEHAVIOUR = { invalidProducerEpochOnProduceAbortable: true, adoptEndTxnEpoch: true, abortWithoutFlush: false };
+
+/**
+ * A transaction manager of a client of `clientVersion` whose ApiVersions first heard `finalized`,
+ * initialized at producer id 1000, epoch 3, and in a transaction. As KafkaProducer.initTransactions,
+ * it reads the finalized features once the InitProducerId is answered.
+ */
+function initialized(clientVersion: TransactionVersion, finalized: TransactionVersion) {
+  const apiVersions = new ApiVersions();
+  apiVersions.update({ transactionVersion: finalized, epoch: 0 });
+  const heard: string[] = [];
+  const tm = new TransactionManager(
+    "txn-0",
+    clientVersion,
+    BEHAVIOUR,
+    {
+      fatal: (api, code) => heard.push(`fatal ${api} ${code}`),
+      abortable: (reason) => heard.push(`abortable ${reason}`),
+      transactionVersion: (v) => heard.push(`tv ${v}`),
+    },
+    apiVersions,
+  );
+  tm.initializeTransactions(() => tm.maybeUpdateTransactionV2Enabled(true));
+  expect(tm.nextRequest(false, 0)?.request).toEqual({ api: "InitProducerId", bump: false });
+  tm.handleInitProducerIdResponse(Errors.NONE, 1000, 3);
+  tm.beginTransaction();
+  return { tm, apiVersions, heard };
+}
+
+describe("a client following transaction.version (TransactionManager.maybeUpdateTransactionV2Enabled)", () => {
+  it("a 4.0+ client on a TV1 cluster runs TV1: AddPartitionsToTxn before its batches, EndTxn v4", () => {
+    const { tm, heard } = initialized(2, 1);
+    expect(tm.isTransactionV2Enabled).toBe(false);
+    expect(heard).toEqual(["tv 1"]);
+    tm.maybeAddPartition(P0);
+    expect(tm.nextRequest(false, 0)?.request).toEqual({ api: "AddPartitionsToTxn", partitions: [P0] });
+  });
+
+  it("upgraded to TV2 mid-transaction: the transaction ends as TV1, then InitProducerId bumps the epoch before the first TV2 transaction (clientSideEpochBumpRequired)", () => {
+    const { tm, apiVersions, heard } = initialized(2, 1);
+    tm.maybeAddPartition(P0);
+    tm.nextRequest(false, 0);
+    tm.handleAddPartitionsResponse([P0], Errors.NONE);
+    // A new connection's ApiVersions answer from a broker that applied the FeatureLevelRecord.
+    apiVersions.update({ transactionVersion: 2, epoch: 7 });
+    expect(tm.isTransactionV2Enabled).toBe(false); // read only at the transaction's boundary
+    let committed = false;
+    tm.beginCommit(() => {
+      committed = true;
+    });
+    expect(tm.nextRequest(false, 0)?.request).toEqual({ api: "EndTxn", commit: true, transactionVersion: 1 });
+    expect(tm.isTransactionV2Enabled).toBe(true);
+    // EndTxn v4's answer has no producer id and epoch fields; the model's coordinator fills them anyway.
+    tm.handleEndTxnResponse(Errors.NONE, 1000, 9);
+    expect([tm.state, tm.producerEpoch, committed]).toEqual(["INITIALIZING", 3, false]);
+    expect(tm.nextRequest(false, 0)?.request).toEqual({ api: "InitProducerId", bump: true });
+    tm.handleInitProducerIdResponse(Errors.NONE, 1000, 4);
+    expect([tm.state, tm.producerEpoch, committed]).toEqual(["READY", 4, true]);
+    tm.beginTransaction();
+    tm.maybeAddPartition(P0);
+    expect(tm.partitionsInTransaction.has(P0)).toBe(true); // TV2: added implicitly by the produce
+    expect(heard).toEqual(["tv 1", "tv 2"]);
+  });
+
+  it("downgraded to TV1: the TV2 transaction ends with EndTxn v5 and takes its epoch; the next adds partitions itself, without a client bump", () => {
+    const { tm, apiVersions } = initialized(2, 2);
+    tm.maybeAddPartition(P0);
+    apiVersions.update({ transactionVersion: 1, epoch: 9 });
+    tm.beginCommit(() => {});
+    expect(tm.nextRequest(false, 0)?.request).toEqual({ api: "EndTxn", commit: true, transactionVersion: 2 });
+    tm.handleEndTxnResponse(Errors.NONE, 1000, 4);
+    expect([tm.state, tm.producerEpoch, tm.isTransactionV2Enabled]).toEqual(["READY", 4, false]);
+    tm.beginTransaction();
+    tm.maybeAddPartition(P0);
+    expect(tm.nextRequest(false, 0)?.request).toEqual({ api: "AddPartitionsToTxn", partitions: [P0] });
+  });
+
+  it("ApiVersions keeps the answer with the highest finalized-features epoch: a broker behind cannot take a client back", () => {
+    const versions = new ApiVersions();
+    versions.update({ transactionVersion: 2, epoch: 12 });
+    versions.update({ transactionVersion: 1, epoch: 4 });
+    versions.learn(undefined); // a broker that is down answers nothing
+    expect([versions.finalizedTransactionVersion, versions.maxFinalizedFeaturesEpoch]).toEqual([2, 12]);
+  });
+
+  it("a client before 4.0 never moves to TV2, whatever is finalized", () => {
+    const { tm, apiVersions } = initialized(1, 2);
+    expect(tm.isTransactionV2Enabled).toBe(false);
+    tm.maybeAddPartition(P0);
+    tm.nextRequest(false, 0);
+    tm.handleAddPartitionsResponse([P0], Errors.NONE);
+    apiVersions.update({ transactionVersion: 2, epoch: 3 });
+    tm.beginCommit(() => {});
+    expect(tm.nextRequest(false, 0)?.request).toEqual({ api: "EndTxn", commit: true, transactionVersion: 1 });
+    expect(tm.isTransactionV2Enabled).toBe(false);
+  });
+});
+
+describe("the controller finalizing transaction.version (FeatureControlManager.updateFeature)", () => {
+  function controller() {
+    const sim = new Simulation<KafkaEvents>(new Trace());
+    const published: number[] = [];
+    const c = new QuorumController(sim, ["b0", "b1"], [], (image) => published.push(image.offset), 1);
+    return { c, published };
+  }
+
+  it("refuses a level a registered broker's release does not support, with INVALID_UPDATE_VERSION and no new image", () => {
+    const { c, published } = controller();
+    expect(c.updateTransactionVersion(2, (b) => b !== "b1")).toBe(Errors.INVALID_UPDATE_VERSION);
+    expect([c.image.features, published]).toEqual([{ transactionVersion: 1, epoch: 0 }, []]);
+  });
+
+  it("finalizes a level as one new image whose offset is the finalized-features epoch; a downgrade too", () => {
+    const { c, published } = controller();
+    expect(c.updateTransactionVersion(2, () => true)).toBe(Errors.NONE);
+    expect(c.updateTransactionVersion(1, () => true)).toBe(Errors.NONE);
+    expect([c.image.features, published]).toEqual([{ transactionVersion: 1, epoch: 2 }, [1, 2]]);
+  });
+});
