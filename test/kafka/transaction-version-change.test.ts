@@ -7,6 +7,7 @@ import { QuorumController } from "../../src/kafka/metadata/quorum-controller.js"
 import type { KafkaEvents } from "../../src/kafka/trace-events.js";
 import { Simulation } from "../../src/sim/simulation.js";
 import { Trace } from "../../src/sim/trace.js";
+import { loadScenario, runSeed } from "../../src/index.js";
 
 const P0 = "orders-0";
 const BEHAVIOUR = { invalidProducerEpochOnProduceAbortable: true, adoptEndTxnEpoch: true, abortWithoutFlush: false };
@@ -126,5 +127,64 @@ describe("the controller finalizing transaction.version (FeatureControlManager.u
     expect(c.updateTransactionVersion(2, () => true)).toBe(Errors.NONE);
     expect(c.updateTransactionVersion(1, () => true)).toBe(Errors.NONE);
     expect([c.image.features, published]).toEqual([{ transactionVersion: 1, epoch: 2 }, [1, 2]]);
+  });
+});
+
+/** The trace of one seed of a built-in scenario: events of `kinds` at `node`, with their time. */
+function eventsOf(scenario: string, seed: number) {
+  const loaded = loadScenario(scenario);
+  const r = runSeed(loaded, { seed }, { recordTrace: true });
+  return { trace: r.trace ?? [], violations: r.violations };
+}
+
+describe("transaction.version changed while clients run, end to end", () => {
+  it("tv-upgrade-under-load: the controller finalizes TV2 at 3 s; a producer that learns it ends its TV1 transaction with EndTxn v4, bumps its epoch, and then sends Produce v12 and EndTxn v5", () => {
+    // Seed 1: both producers open a new connection after 3 s (a client learns finalized features only
+    // from the ApiVersions exchange of a new connection); in seed 0 neither does, and both stay on TV1.
+    const { trace } = eventsOf("tv-upgrade-under-load", 1);
+    const features = trace.find((e) => e.kind === "controller.features");
+    expect(features?.fields).toMatchObject({ transactionVersion: 2, errorCode: Errors.NONE });
+    const switched = trace.find((e) => e.kind === "producer.transaction-version" && e.fields.version === 2);
+    expect(switched).toBeDefined();
+    const after = trace.filter(
+      (e) => e.node === switched?.node && e.timeMs > (switched?.timeMs ?? 0) && e.kind === "net.send",
+    );
+    const details = after.map((e) => `${e.fields.msg} ${e.fields.detail}`);
+    const bump = details.findIndex((d) => d.startsWith("InitProducerId"));
+    const endTxnV5 = details.findIndex((d) => d.startsWith("EndTxn v5"));
+    expect(bump).toBeGreaterThanOrEqual(0);
+    expect(endTxnV5).toBeGreaterThan(bump);
+    expect(details.slice(bump).some((d) => d.startsWith("Produce v12"))).toBe(true);
+  });
+
+  it("tv-upgrade-under-load: every stale marker over 20 seeds is a TV1 transaction's, judged by the legacy rule", () => {
+    let stale = 0;
+    for (let seed = 0; seed < 20; seed++) {
+      for (const v of eventsOf("tv-upgrade-under-load", seed).violations) {
+        if (v.kind !== "stale-marker") continue;
+        stale++;
+        expect(v.explanation.join("\n")).toMatch(/carried TransactionVersion 0.*legacy rule applied/s);
+      }
+    }
+    expect(stale).toBeGreaterThan(0);
+  });
+
+  it("tv-downgrade-under-load: batches still in the accumulator when the client moves down leave as Produce v11, fail verification, and the abort gets a fatal INVALID_TXN_STATE", () => {
+    const { trace, violations } = eventsOf("tv-downgrade-under-load", 1);
+    const fatal = violations.find((v) => v.kind === "fatal-error");
+    expect(fatal?.summary).toMatch(/fatal INVALID_TXN_STATE on EndTxn/);
+    const producer = fatal?.summary.split(" ")[0];
+    const down = trace.find(
+      (e) =>
+        e.kind === "producer.transaction-version" && e.fields.version === 1 && e.node === producer && e.timeMs > 3000,
+    );
+    expect(down).toBeDefined();
+    const sends = trace
+      .filter((e) => e.node === down?.node && e.timeMs >= (down?.timeMs ?? 0) && e.kind === "net.send")
+      .map((e) => `${e.fields.msg} ${e.fields.detail}`);
+    const abort = sends.findIndex((d) => d.startsWith("EndTxn v4 ABORT"));
+    const beforeAbort = sends.slice(0, abort);
+    expect(beforeAbort.some((d) => d.startsWith("Produce v11"))).toBe(true);
+    expect(beforeAbort.some((d) => d.startsWith("AddPartitionsToTxn"))).toBe(false);
   });
 });
