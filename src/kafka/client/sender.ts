@@ -72,7 +72,8 @@ export class Sender {
   private runOnce(): void {
     if (this.closed || this.tm.hasFatalError) return;
     if (this.pausedUntilMs > this.nowMs) return this.wakeup(this.pausedUntilMs);
-    if (this.tm.hasAbortableError || this.tm.state === "ABORTING_TRANSACTION") this.abortUndrainedBatches();
+    const aborting = this.tm.hasAbortableError || this.tm.state === "ABORTING_TRANSACTION";
+    if (aborting && !this.tm.drainsInAbortableError) this.abortUndrainedBatches();
     if (this.maybeSendTransactionalRequest()) return;
     this.failExpiredBatches();
     this.sendProducerData();
@@ -219,7 +220,8 @@ export class Sender {
     const request: KafkaRequest = {
       api: "Produce",
       version: produceVersionFor(this.config.transactionVersion),
-      transactionalId: this.config.transactionalId,
+      // The model's leader reads the batch's transactional flag from the request's transactionalId.
+      transactionalId: batch.isTransactional ? this.config.transactionalId : null,
       producerId: batch.producerId,
       producerEpoch: batch.producerEpoch,
       partition: batch.partition,
