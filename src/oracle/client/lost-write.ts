@@ -69,7 +69,9 @@ export function checkLostWrites(ctx: ClientCheckContext): Violation[] {
       }),
     );
   }
-  return [...out, ...checkCommittedWithoutFailedSends(ctx)];
+  // At most one lost-write per transaction: records missing from the log explain it first.
+  const reported = new Set(out.map((v) => v.transaction));
+  return [...out, ...checkCommittedWithoutFailedSends(ctx).filter((v) => !reported.has(v.transaction))];
 }
 
 /**
