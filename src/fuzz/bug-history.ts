@@ -75,6 +75,11 @@ export interface HistoricalBug {
 
 /** Kinds that show a hanging transaction, a stuck LSO or a wedged transactional.id. */
 const HANGING: ViolationKind[] = ["hanging-transaction"];
+/**
+ * The benchmark scenario of client faults (send() errors, transactions without records), kept in
+ * scenarios/bugs/ outside the built-in set: the bugs of the producer client run there.
+ */
+const CLIENT_FAULTS = "bugs/client-faults";
 /** What consumers see when a marker or EndTxn lands on the wrong transaction. */
 const WRONG_TXN: ViolationKind[] = ["stale-marker", "premature-read", "aborted-read", "lost-write", "torn-transaction"];
 
@@ -345,7 +350,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     kinds: ["fatal-error", "hanging-transaction"],
     expectFound: false,
     missing:
-      "VER: the verification entry's sequence floor is not modelled; no liveness check for a producer looping on abortable errors",
+      "CLI + VER: the workload appends every record of a transaction before its one AddPartitionsToTxn, so no produce is verified while the coordinator writes another AddPartitionsToTxn of the same transactional.id (the pending state the bug trips on); the verification entry's sequence floor is not modelled; and the symptom (a first batch refused OUT_OF_ORDER_SEQUENCE_NUMBER until delivery.timeout.ms, then an abort) needs a check for a batch stuck behind a later sequence",
   },
   {
     id: "Z20",
@@ -457,10 +462,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "aborted-read",
     needs: ["TC", "CLI", "PSM", "CONS"],
     flag: "drainDropsTxnFlagInAbortableError",
+    bug: { drainDropsTxnFlagInAbortableError: true },
     kinds: ["aborted-read"],
-    expectFound: false,
-    missing:
-      "CLI: the model's Sender fails undrained batches in the abortable-error state (the fix); sending them as non-transactional produce needs the leader and the ghost ledger to carry non-transactional records of a transactional producer",
+    scenario: CLIENT_FAULTS,
+    expectFound: true,
   },
   {
     id: "Z29",
@@ -470,9 +475,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "lost-write",
     needs: ["CLI"],
     flag: "commitIgnoresSyncSendErrors",
+    bug: { commitIgnoresSyncSendErrors: true },
     kinds: ["lost-write"],
-    expectFound: false,
-    missing: "CLI: send() never fails synchronously in the model (no record size, no max.request.size)",
+    scenario: CLIENT_FAULTS,
+    expectFound: true,
   },
   {
     id: "Z30",
@@ -485,7 +491,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     kinds: ["fatal-error", "hanging-transaction"],
     expectFound: false,
     missing:
-      "a liveness check for a producer that aborts every transaction (the symptom is an endless OutOfOrderSequence loop)",
+      "CLI: the bug is in the idempotent (non-transactional) producer's own epoch bump (TransactionManager.bumpIdempotentProducerEpoch, PR #9832): the model has transactional producers only, whose epoch bump (InitProducerId, or TV2's EndTxn) starts every partition at sequence 0; it needs an idempotent producer with client-side epoch bumps and a liveness check for its endless OutOfOrderSequence loop",
   },
   {
     id: "Z31",
@@ -498,7 +504,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     kinds: ["model-error"],
     expectFound: false,
     missing:
-      "CLI: the in-flight set is not a sorted set keyed by sequence; no IllegalStateException site in the Sender",
+      "CLI: two in-flight batches of a partition share a base sequence only across the idempotent producer's epoch bump (PR #12096: the set should hold one producer id and epoch); the model's transactional producer starts a new partition entry at every epoch bump and removes batches by identity, and has no idempotent producer; the IllegalStateException site (Sender re-enqueueing an untracked batch) needs that producer first",
   },
   {
     id: "Z32",
@@ -508,9 +514,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "other",
     needs: ["TC", "CLI"],
     flag: "tv2EndTxnForEmptyTxn",
+    bug: { tv2EndTxnForEmptyTxn: true },
     kinds: ["fatal-error"],
-    expectFound: false,
-    missing: "CLI: workloads never commit a transaction without records (recordsPerTxn >= 1, no failing first send)",
+    scenario: CLIENT_FAULTS,
+    expectFound: true,
   },
   {
     id: "Z33",

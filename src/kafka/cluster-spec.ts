@@ -32,6 +32,9 @@ export interface ProducerSpec {
   recordsPerTxn: Range;
   partitionsPerTxn: Range;
   abortPpm: number;
+  /** Client faults (0 when absent): a send() that fails at once; a transaction without records. */
+  sendErrorPpm?: number;
+  emptyTxnPpm?: number;
   thinkMs: Range;
   startMs: Range;
   transactionTimeoutMs: number;

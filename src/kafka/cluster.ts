@@ -271,6 +271,8 @@ export class Cluster {
         recordsPerTxn: p.recordsPerTxn,
         partitionsPerTxn: p.partitionsPerTxn,
         abortPpm: p.abortPpm,
+        sendErrorPpm: p.sendErrorPpm ?? 0,
+        emptyTxnPpm: p.emptyTxnPpm ?? 0,
         thinkMs: p.thinkMs,
         partitions: this.partitions,
       },
@@ -283,6 +285,9 @@ export class Cluster {
         invalidProducerEpochOnProduceAbortable: this.spec.globalOverrides.produceInvalidEpochAbortable ?? true,
         adoptEndTxnEpoch: this.spec.globalOverrides.adoptEndTxnEpoch ?? true,
         abortWithoutFlush: this.spec.globalOverrides.appAbortsWithoutFlush ?? false,
+        commitIgnoresSyncSendErrors: this.spec.globalOverrides.commitIgnoresSyncSendErrors ?? false,
+        tv2EndTxnForEmptyTxn: this.spec.globalOverrides.tv2EndTxnForEmptyTxn ?? false,
+        drainDropsTxnFlagInAbortableError: this.spec.globalOverrides.drainDropsTxnFlagInAbortableError ?? false,
       },
     );
     return producer;

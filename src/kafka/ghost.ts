@@ -57,6 +57,8 @@ export interface GhostObserver {
     detail: string;
     atMs: number;
   }): void;
+  /** The application's send() of a record of a transaction failed at once (the record never reached the accumulator). */
+  sendFailed(e: SendFailed): void;
   /** The controller changed a partition's leader (the leadership history explanations cite). */
   leaderChanged(e: LeaderChangeSeen): void;
   /** A replica truncated its log (a follower diverged from its leader): these batches are gone there. */
@@ -67,6 +69,17 @@ export interface GhostObserver {
     removed: readonly LogBatch[];
     atMs: number;
   }): void;
+}
+
+export interface SendFailed {
+  ghostTxn: string;
+  producer: string;
+  /** The record's value and the partition it was for. */
+  value: string;
+  partition: PartitionKey;
+  /** The exception send() met (Kafka's class name). */
+  error: string;
+  atMs: number;
 }
 
 export interface CompletionWakeupLost {
@@ -105,6 +118,8 @@ export interface ProducerFatal {
    * which the application gave up and closed the producer at max.block.ms).
    */
   failedCall?: string;
+  /** The request was the EndTxn of a transaction that added no partition (KAFKA-18401). */
+  emptyTransaction?: true;
   atMs: number;
 }
 
@@ -213,6 +228,7 @@ export const NO_GHOST: GhostObserver = {
   producerEpochAssigned() {},
   producerFatal() {},
   producerOutcome() {},
+  sendFailed() {},
   leaderChanged() {},
   replicaTruncated() {},
 };

@@ -148,6 +148,26 @@ export interface ReleaseFlags {
    * everywhere (KAFKA-18464 needs it: an abort right after a commit, while CompleteCommit is pending).
    */
   appAbortsWithoutFlush: boolean;
+  /**
+   * Bug switch, KAFKA-9279 (PR #11508, clients before 3.2): an error send() meets itself (a record
+   * over max.request.size: RecordTooLargeException) only fails the returned future; the transaction
+   * manager never hears of it, so commitTransaction commits the transaction without that record.
+   * Off: the error moves the transaction manager to ABORTABLE_ERROR (maybeTransitionToErrorState).
+   */
+  commitIgnoresSyncSendErrors: boolean;
+  /**
+   * Bug switch, KAFKA-18401 (PR #18448, 4.0 pre-release): a TV2 client sends EndTxn for a
+   * transaction that added no partition; the coordinator, in Empty or CompleteCommit, answers
+   * EndTxn(COMMIT) with the fatal INVALID_TXN_STATE. Off: such a transaction ends without EndTxn.
+   */
+  tv2EndTxnForEmptyTxn: boolean;
+  /**
+   * Bug switch, KAFKA-5364 (PRs #3202, #3231, 0.11.0 pre-release): isInTransaction() was false in
+   * ABORTABLE_ERROR, and the Sender asked it for each drained batch: batches queued when the error
+   * came are still drained, and written without the transactional flag (plain records that
+   * read_committed consumers see and the abort leaves in place). Off: they fail unsent.
+   */
+  drainDropsTxnFlagInAbortableError: boolean;
 }
 
 export type FlagName = keyof ReleaseFlags;
@@ -193,6 +213,9 @@ const kafka3x: ReleaseFlags = {
   produceInvalidEpochAbortable: true,
   adoptEndTxnEpoch: true,
   appAbortsWithoutFlush: false,
+  commitIgnoresSyncSendErrors: false,
+  tv2EndTxnForEmptyTxn: false,
+  drainDropsTxnFlagInAbortableError: false,
 };
 
 /**

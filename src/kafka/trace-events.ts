@@ -141,6 +141,8 @@ export interface KafkaEvents {
   "producer.fatal": { reason: string; txn: string | null };
   /** The producer's transaction manager entered ABORTABLE_ERROR: the transaction can only be aborted. */
   "producer.abortable": { reason: string; txn: string | null };
+  /** The application's send() failed at once (client-fault knob sendErrorRatio): the record never reached the accumulator. */
+  "producer.send-failed": { txn: string; partition: string; value: string; error: string };
   /** The producer ran out of retries: the transaction's outcome is unknown to it. */
   "producer.give-up": { reason: string; txn: string | null };
   /** The producer ended its workload after `transactions` transactions. */

@@ -49,7 +49,16 @@ export function checkFatalError(history: FatalErrorHistory, e: ProducerFatal): V
   if (laterInit || coordinatorAbort) return null;
   return e.failedCall
     ? failedCallViolation(e, own, decisions)
-    : fatalErrorViolation(e, own, decisions, pendingCompletion(history, decisions, e));
+    : fatalErrorViolation(e, own, decisions, pendingCompletion(history, decisions, e), endedEmpty(e));
+}
+
+/**
+ * KAFKA-18401: the producer's EndTxn got INVALID_TXN_STATE for a transaction that wrote nothing.
+ * A client ends a transaction that added no partition without EndTxn (TV0/1 always did; the TV2
+ * client does since the fix), since the coordinator has nothing open to commit.
+ */
+function endedEmpty(e: ProducerFatal): boolean {
+  return e.api === "EndTxn" && e.errorCode === Errors.INVALID_TXN_STATE && e.emptyTransaction === true;
 }
 
 /** INVALID_TXN_STATE answering an EndTxn: fatal in every client, where a fenced producer must get PRODUCER_FENCED. */
@@ -172,6 +181,7 @@ function fatalErrorViolation(
   own: ProducerEpochAssigned | null,
   decisions: TxnDecision[],
   pending: TxnDecision | null,
+  empty: boolean,
 ): Violation {
   const steps = historySteps(e, own, decisions);
   const complete = pending?.result === "COMMIT" ? "CompleteCommit" : "CompleteAbort";
@@ -184,13 +194,18 @@ function fatalErrorViolation(
             `${pending.coordinator} had not yet written ${complete} for ${pending.ghostTxn} (its ${pending.result === "COMMIT" ? "PrepareCommit" : "PrepareAbort"} at epoch ${pending.producerEpoch} was still pending): a request arriving then should wait (CONCURRENT_TRANSACTIONS, which the client retries)`,
           ]
         : []),
+      ...(empty
+        ? [
+            `${e.ghostTxn} added no partition: the EndTxn ended a transaction without records, which the coordinator (in Empty, CompleteCommit or CompleteAbort) refuses to commit; a client ends such a transaction without EndTxn (KAFKA-18401)`,
+          ]
+        : []),
       notFencedText(e, own),
       "the error was not deserved: the producer had to give up although it could have aborted or retried and gone on",
     ),
   );
   return {
     kind: "fatal-error",
-    summary: `${e.producer} got a fatal ${errorName(e.errorCode)} on ${e.api} at epoch ${e.producerEpoch} though no newer producer or coordinator fenced it`,
+    summary: `${e.producer} got a fatal ${errorName(e.errorCode)} on ${e.api} at epoch ${e.producerEpoch}${empty ? ` for ${e.ghostTxn}, a transaction without records,` : ""} though no newer producer or coordinator fenced it`,
     explanation: renderSteps(steps),
     atMs: e.atMs,
     ...(e.ghostTxn !== null ? { transaction: e.ghostTxn } : {}),

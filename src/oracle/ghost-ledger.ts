@@ -8,6 +8,7 @@ import type {
   MarkerSend,
   ProducerEpochAssigned,
   ProducerFatal,
+  SendFailed,
   TxnDecision,
 } from "../kafka/ghost.js";
 import type { ReleaseName } from "../kafka/release.js";
@@ -26,6 +27,8 @@ export interface AppendRecord {
   baseSequence: number;
   /** The record values of the batch (unique per record: `${ghostTxn}/${index}`). */
   values: readonly string[];
+  /** Set when the batch carried no transactional flag (KAFKA-5364's bug switch): plain records. */
+  nonTransactional?: true;
   atMs: number;
 }
 
@@ -103,6 +106,8 @@ export class GhostLedger implements GhostObserver {
   readonly abandoned: AbandonedSending[] = [];
   readonly lostWakeups: CompletionWakeupLost[] = [];
   readonly producerOutcomes = new Map<string, ProducerOutcome>();
+  /** Sends that failed at once, by transaction attempt (KAFKA-9279: the commit must not go on without them). */
+  readonly sendFailures = new Map<string, SendFailed[]>();
   /** Every InitProducerId write, in order (who moved each transactional.id's epoch). */
   readonly epochAssignments: ProducerEpochAssigned[] = [];
   /** Every leader change the controller made, in order (the leadership history of every partition). */
@@ -146,6 +151,7 @@ export class GhostLedger implements GhostObserver {
       producerEpoch: e.batch.producerEpoch,
       baseSequence: e.batch.baseSequence,
       values: e.batch.values,
+      ...(e.batch.isTransactional ? {} : { nonTransactional: true as const }),
       atMs: e.atMs,
     });
   }
@@ -226,6 +232,12 @@ export class GhostLedger implements GhostObserver {
     atMs: number;
   }): void {
     this.producerOutcomes.set(e.ghostTxn, { outcome: e.outcome, detail: e.detail, atMs: e.atMs });
+  }
+
+  sendFailed(e: SendFailed): void {
+    const list = this.sendFailures.get(e.ghostTxn) ?? [];
+    list.push(e);
+    this.sendFailures.set(e.ghostTxn, list);
   }
 
   leaderChanged(e: LeaderChangeSeen): void {

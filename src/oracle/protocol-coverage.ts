@@ -299,6 +299,7 @@ export class ProtocolCoverageRecorder implements GhostObserver {
   }
 
   replicaTruncated(): void {}
+  sendFailed(): void {}
 }
 
 /** Forwards every ghost event to each observer in order (the ledger first). */
@@ -319,6 +320,7 @@ export function teeGhost(observers: readonly GhostObserver[]): GhostObserver {
     producerEpochAssigned: (e) => each((o) => o.producerEpochAssigned(e)),
     producerFatal: (e) => each((o) => o.producerFatal(e)),
     producerOutcome: (e) => each((o) => o.producerOutcome(e)),
+    sendFailed: (e) => each((o) => o.sendFailed(e)),
     leaderChanged: (e) => each((o) => o.leaderChanged(e)),
     replicaTruncated: (e) => each((o) => o.replicaTruncated(e)),
   };

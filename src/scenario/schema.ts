@@ -110,6 +110,13 @@ const workload = z.strictObject({
   recordsPerTxn: range(LIMITS.recordsPerTxn).default([2, 4]),
   partitionsPerTxn: range(LIMITS.partitionsPerTopic * LIMITS.topics).default([1, 2]),
   abortRatio: probability.default(0.2),
+  /**
+   * Client faults: the probability that a send() fails at once in the producer (as Kafka's
+   * RecordTooLargeException does for a record over max.request.size), and that a transaction has
+   * no records at all (a consume-transform-produce loop whose poll returned nothing). Absent: 0.
+   */
+  sendErrorRatio: probability.optional(),
+  emptyTxnRatio: probability.optional(),
   thinkMs: range().default([0, 20]),
   startMs: range().default([0, 10]),
   // Producer settings, in Kafka's config names, defaulting to Kafka's defaults on the scenario's

@@ -103,6 +103,8 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       recordsPerTxn: range(w.recordsPerTxn),
       partitionsPerTxn: range(w.partitionsPerTxn),
       abortPpm: ppm(w.abortRatio),
+      sendErrorPpm: ppm(w.sendErrorRatio ?? 0),
+      emptyTxnPpm: ppm(w.emptyTxnRatio ?? 0),
       thinkMs: range(w.thinkMs),
       startMs: range(w.startMs),
       transactionTimeoutMs: w.transactionTimeoutMs,

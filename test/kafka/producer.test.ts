@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { PRODUCER_DEFAULTS, TIME_SCALE } from "../../src/kafka/client/producer-config.js";
 import { type ProducerBatch, RecordAccumulator } from "../../src/kafka/client/record-accumulator.js";
-import { TransactionManager, UNKNOWN_PRODUCER_ID } from "../../src/kafka/client/transaction-manager.js";
+import {
+  type ProducerBehaviour,
+  TransactionManager,
+  UNKNOWN_PRODUCER_ID,
+} from "../../src/kafka/client/transaction-manager.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import type { TransactionVersion } from "../../src/kafka/common/types.js";
 import { loadScenario, runSeed } from "../../src/index.js";
@@ -9,10 +13,13 @@ import { loadScenario, runSeed } from "../../src/index.js";
 const P0 = "orders-0";
 const P1 = "orders-1";
 
-function manager(
-  tv: TransactionVersion,
-  behaviour = { invalidProducerEpochOnProduceAbortable: true, adoptEndTxnEpoch: true, abortWithoutFlush: false },
-) {
+const BEHAVIOUR: ProducerBehaviour = {
+  invalidProducerEpochOnProduceAbortable: true,
+  adoptEndTxnEpoch: true,
+  abortWithoutFlush: false,
+};
+
+function manager(tv: TransactionVersion, behaviour: ProducerBehaviour = BEHAVIOUR) {
   const heard: string[] = [];
   const tm = new TransactionManager("txn-0", tv, behaviour, {
     fatal: (api, code) => heard.push(`fatal ${api} ${code}`),
@@ -31,6 +38,16 @@ function inTransaction(tv: TransactionVersion, epoch = 3) {
   expect(m.tm.nextRequest(false, 0)?.request).toEqual({ api: "InitProducerId", bump: false });
   m.tm.handleInitProducerIdResponse(Errors.NONE, 1000, epoch);
   expect(ready).toBe(true);
+  m.tm.beginTransaction();
+  return m;
+}
+
+/** As inTransaction, with bug switches of the client on. */
+function inTransactionWith(tv: TransactionVersion, switches: Partial<ProducerBehaviour>) {
+  const m = manager(tv, { ...BEHAVIOUR, ...switches });
+  m.tm.initializeTransactions(() => {});
+  m.tm.nextRequest(false, 0);
+  m.tm.handleInitProducerIdResponse(Errors.NONE, 1000, 3);
   m.tm.beginTransaction();
   return m;
 }
@@ -217,6 +234,19 @@ describe("TransactionManager coordinator requests (TxnRequestHandler.handleRespo
     expect([done, m.tm.state]).toEqual([true, "READY"]);
   });
 
+  it("TransactionManager.nextRequest: a TV2 transaction that added nothing ends without EndTxn; KAFKA-18401's bug switch sends it", () => {
+    const fixed = inTransaction(2);
+    let done = false;
+    fixed.tm.beginCommit(() => {
+      done = true;
+    });
+    expect(fixed.tm.nextRequest(false, 0)).toBeNull();
+    expect([done, fixed.tm.state]).toEqual([true, "READY"]);
+    const buggy = inTransactionWith(2, { tv2EndTxnForEmptyTxn: true });
+    buggy.tm.beginCommit(() => {});
+    expect(buggy.tm.nextRequest(false, 0)?.request).toEqual({ api: "EndTxn", commit: true, transactionVersion: 2 });
+  });
+
   it("TransactionManager.AddPartitionsToTxnHandler: one request adds every new partition; only added partitions may be sent to (isSendToPartitionAllowed)", () => {
     const m = inTransaction(1);
     m.tm.maybeAddPartition(P0);
@@ -259,6 +289,19 @@ describe("TransactionManager sequences (TxnPartitionMap, canRetry)", () => {
     const b = drained(m, acc, P0);
     m.tm.handleFailedBatch(b, UNKNOWN_PRODUCER_ID, "UNKNOWN_PRODUCER_ID", false);
     expect(drained(m, acc, P0).baseSequence).toBe(0);
+  });
+
+  it("Sender.maybeAbortBatches: in ABORTABLE_ERROR queued batches fail unsent; KAFKA-5364's bug switch drains them without the transactional flag", () => {
+    const fixed = inTransaction(2);
+    fixed.tm.transitionToAbortableError("send of v: RecordTooLargeException");
+    expect(fixed.tm.drainsInAbortableError).toBe(false);
+    const buggy = inTransactionWith(2, { drainDropsTxnFlagInAbortableError: true });
+    const acc = new RecordAccumulator(16, 0);
+    const before = drained(buggy, acc, P0);
+    buggy.tm.transitionToAbortableError("send of v: RecordTooLargeException");
+    expect(buggy.tm.drainsInAbortableError).toBe(true);
+    const after = drained(buggy, acc, P1);
+    expect([before.isTransactional, after.isTransactional]).toEqual([true, false]);
   });
 
   it("TransactionManager.adjustSequencesDueToFailedBatch: a refused batch frees its sequences for the next", () => {

@@ -40,6 +40,36 @@ describe("client-visible checks: each kind in its smallest situation", () => {
     expect(torn?.summary).toBe("p0.t2 is partly visible: orders-1 offset 2 visible, orders-1 offset 0 not");
   });
 
+  it("lost-write (KAFKA-9279): p0.t3 committed though one of its send() calls failed at once; an aborted one is fine", () => {
+    /** One record written to orders-0, one send() to orders-1 that failed at once, then the outcome. */
+    const world = (ghostTxn: string, result: "COMMIT" | "ABORT") => {
+      const w = new ClientWorld();
+      w.at(10).write(ghostTxn, "orders-0", 0, { seq: 0 });
+      w.ledger.sendFailed({
+        ghostTxn,
+        producer: "p0",
+        value: `${ghostTxn}/1`,
+        partition: "orders-1",
+        error: "RecordTooLargeException",
+        atMs: 11,
+      });
+      w.at(20).decide(ghostTxn, result, { partitions: ["orders-0"] });
+      w.outcome(ghostTxn, result === "COMMIT" ? "committed" : "aborted");
+      w.at(22).marker("orders-0", ghostTxn, result);
+      return w;
+    };
+    const [lost, ...rest] = only(world("p0.t3", "COMMIT").check(), "lost-write");
+    expect(rest).toEqual([]);
+    expect(lost).toMatchObject({ transaction: "p0.t3", partition: "orders-1" });
+    expect(lost?.summary).toBe(
+      "p0.t3 was committed, yet its send() of p0.t3/1 had failed: the commit went on without that record",
+    );
+    expect(text(lost as Violation)).toMatch(
+      /send\(\) of p0\.t3\/1 to orders-1 failed at once \(RecordTooLargeException\)/,
+    );
+    expect(world("p0.t4", "ABORT").check()).toEqual([]);
+  });
+
   it("torn-transaction: an outcome nobody knows may be all or nothing, never half", () => {
     const w = new ClientWorld();
     w.at(10).write("p0.t3", "orders-0", 0, { seq: 0 });

@@ -50,6 +50,19 @@ describe("fatal-error: a producer that nothing fenced must not end in FATAL_ERRO
     expect(v?.transaction).toBe("p0.t2");
   });
 
+  it("KAFKA-18401: an INVALID_TXN_STATE EndTxn for a transaction that added no partition says so", () => {
+    const e = { ...fatal("p0", 4, 90), errorCode: Errors.INVALID_TXN_STATE, reason: "EndTxn: INVALID_TXN_STATE" };
+    const history = { epochAssignments: [init("p0", 3, 10)], decisionLog: [] };
+    const empty = checkFatalError(history, { ...e, emptyTransaction: true });
+    expect(empty?.summary).toBe(
+      "p0 got a fatal INVALID_TXN_STATE on EndTxn at epoch 4 for p0.t2, a transaction without records, though no newer producer or coordinator fenced it",
+    );
+    expect(empty?.explanation.join("\n")).toMatch(/p0\.t2 added no partition: .*without EndTxn \(KAFKA-18401\)/);
+    expect(checkFatalError(history, e)?.summary).toBe(
+      "p0 got a fatal INVALID_TXN_STATE on EndTxn at epoch 4 though no newer producer or coordinator fenced it",
+    );
+  });
+
   it("stays silent when a newer producer instance ran InitProducerId after it", () => {
     const history = { epochAssignments: [init("p0", 3, 10), init("p0#2", 4, 40)], decisionLog: [] };
     expect(checkFatalError(history, fatal("p0", 3, 90))).toBeNull();

@@ -141,6 +141,7 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
   producerFatal(): void {}
 
   producerOutcome(): void {}
+  sendFailed(): void {}
 
   leaderChanged(): void {}
 

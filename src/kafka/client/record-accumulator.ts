@@ -14,6 +14,8 @@ export class ProducerBatch {
   producerId = -1;
   producerEpoch = -1;
   baseSequence = NO_SEQUENCE;
+  /** The batch's transactional flag, fixed when it is first drained (false only under KAFKA-5364's bug switch). */
+  isTransactional = true;
   /** Times sent; a retry is queued again at the front of its partition. */
   attempts = 0;
   /** When the batch may be drained again after a retriable error (retry.backoff.ms). */

@@ -77,7 +77,8 @@ export class Sender {
   private runOnce(): void {
     if (this.closed || this.tm.hasFatalError) return;
     if (this.pausedUntilMs > this.nowMs) return this.wakeup(this.pausedUntilMs);
-    if (this.tm.hasAbortableError || this.tm.state === "ABORTING_TRANSACTION") this.abortUndrainedBatches();
+    const aborting = this.tm.hasAbortableError || this.tm.state === "ABORTING_TRANSACTION";
+    if (aborting && !this.tm.drainsInAbortableError) this.abortUndrainedBatches();
     if (this.maybeSendTransactionalRequest()) return;
     this.failExpiredBatches();
     this.sendProducerData();
@@ -225,7 +226,8 @@ export class Sender {
       api: "Produce",
       // Sender.sendProduceRequest: the version the transaction manager uses now.
       version: produceVersionFor(this.tm.transactionVersion),
-      transactionalId: this.config.transactionalId,
+      // The model's leader reads the batch's transactional flag from the request's transactionalId.
+      transactionalId: batch.isTransactional ? this.config.transactionalId : null,
       producerId: batch.producerId,
       producerEpoch: batch.producerEpoch,
       partition: batch.partition,

@@ -68,6 +68,12 @@ export interface ProducerBehaviour {
   adoptEndTxnEpoch: boolean;
   /** The application aborts without flushing first (unsent batches fail; EndTxn waits for those in flight). */
   abortWithoutFlush: boolean;
+  /** Bug switch KAFKA-9279: an error send() meets itself does not reach the transaction manager. */
+  commitIgnoresSyncSendErrors?: boolean;
+  /** Bug switch KAFKA-18401: a TV2 client sends EndTxn for a transaction that added nothing. */
+  tv2EndTxnForEmptyTxn?: boolean;
+  /** Bug switch KAFKA-5364: in ABORTABLE_ERROR queued batches are still drained, without the transactional flag. */
+  drainDropsTxnFlagInAbortableError?: boolean;
 }
 
 /** What the application hears from the transaction manager. */
@@ -340,7 +346,8 @@ export class TransactionManager {
         for (const p of next.request.partitions) this.pendingPartitionsInTransaction.delete(p);
       return this.nextRequest(hasIncompleteBatches, nowMs);
     }
-    if (next.request.api === "EndTxn" && !this.transactionStarted) {
+    const endsEmpty = !this.transactionStarted && !(this.isTransactionV2Enabled && this.behaviour.tv2EndTxnForEmptyTxn);
+    if (next.request.api === "EndTxn" && endsEmpty) {
       this.pending.shift();
       this.completeTransaction();
       return this.nextRequest(hasIncompleteBatches, nowMs);
@@ -481,9 +488,19 @@ export class TransactionManager {
     return !!first && first !== batch;
   }
 
+  /**
+   * KAFKA-5364's bug switch: the Sender keeps draining in ABORTABLE_ERROR instead of failing unsent
+   * batches, and the drain takes each batch's transactional flag from isInTransaction(), which was
+   * false in that state before the fix (PR #3231 made the abortable-error state count).
+   */
+  get drainsInAbortableError(): boolean {
+    return this.hasAbortableError && this.behaviour.drainDropsTxnFlagInAbortableError === true;
+  }
+
   /** Drain: the batch takes the current id, epoch and the partition's next sequence (kept for its retries). */
   assignSequence(batch: ProducerBatch): void {
     if (batch.hasSequence) return;
+    batch.isTransactional = !this.drainsInAbortableError;
     const e = this.entry(batch.partition);
     batch.producerId = this.producerId;
     batch.producerEpoch = this.producerEpoch;

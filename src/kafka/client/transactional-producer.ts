@@ -17,6 +17,10 @@ export interface WorkloadConfig {
   recordsPerTxn: { min: number; max: number };
   partitionsPerTxn: { min: number; max: number };
   abortPpm: number;
+  /** A send() fails at once (RecordTooLargeException); 0: never. */
+  sendErrorPpm?: number;
+  /** A transaction has no records; 0: never. */
+  emptyTxnPpm?: number;
   thinkMs: { min: number; max: number };
   partitions: readonly PartitionKey[];
 }
@@ -216,8 +220,14 @@ export class TransactionalProducer {
         transactionalId: this.config.transactionalId,
         atMs: this.ctx.sim.nowMs,
       });
-      // send() of every record: appended to its partition's batch; the Sender does the rest.
+      // send() of every record: appended to its partition's batch; the Sender does the rest. Once
+      // the transaction manager is in an error state, send() throws it: the application stops.
       for (const r of this.drawRecords(ghost)) {
+        if (this.sendFailsAtOnce()) {
+          this.sendFailed(tm, ghost, r);
+          if (tm.hasAbortableError) break;
+          continue;
+        }
         tm.maybeAddPartition(r.partition);
         accumulator.append(r.partition, r.value, ghost, this.ctx.sim.nowMs);
       }
@@ -226,9 +236,36 @@ export class TransactionalProducer {
     });
   }
 
+  /** The client-fault knob: this send() fails before the record reaches the accumulator. */
+  private sendFailsAtOnce(): boolean {
+    const ppm = this.workload.sendErrorPpm ?? 0;
+    return ppm > 0 && this.ctx.choices.chance(workloadStreamName(this.config.name), ppm);
+  }
+
+  /**
+   * KafkaProducer.doSend's ApiException branch (ensureValidRecordSize threw RecordTooLargeException):
+   * the returned future fails, and since KAFKA-9279 the transaction manager moves to ABORTABLE_ERROR
+   * (maybeTransitionToErrorState), so that the commit fails. Before, only the future knew.
+   */
+  private sendFailed(tm: TransactionManager, ghost: string, r: { partition: PartitionKey; value: string }): void {
+    const error = "RecordTooLargeException";
+    this.emit("producer.send-failed", { txn: ghost, partition: r.partition, value: r.value, error });
+    this.ctx.ghost.sendFailed({
+      ghostTxn: ghost,
+      producer: this.config.name,
+      value: r.value,
+      partition: r.partition,
+      error,
+      atMs: this.ctx.sim.nowMs,
+    });
+    if (!this.behaviour.commitIgnoresSyncSendErrors) tm.transitionToAbortableError(`send of ${r.value}: ${error}`);
+  }
+
   private drawRecords(ghost: string): { partition: PartitionKey; value: string }[] {
     const { choices } = this.ctx;
     const stream = workloadStreamName(this.config.name);
+    const emptyPpm = this.workload.emptyTxnPpm ?? 0;
+    if (emptyPpm > 0 && choices.chance(stream, emptyPpm)) return [];
     const all = this.workload.partitions;
     const partitionCount = Math.min(
       all.length,
@@ -364,6 +401,7 @@ export class TransactionalProducer {
       producerEpoch,
       ghostTxn: this.current?.ghost ?? null,
       ...(failedCall ? { failedCall } : {}),
+      ...(api === "EndTxn" && !this.tm.transactionStarted ? { emptyTransaction: true as const } : {}),
       atMs: this.ctx.sim.nowMs,
     });
   }

@@ -34,6 +34,10 @@ export function article(word: string): string {
  * Turns ledger facts into explanation lines for client-visible violations: who wrote the records,
  * which marker made them visible or hid them, and which decision that marker carried out.
  */
+/** A batch written without the transactional flag (KAFKA-5364): the leader treats its records as committed. */
+const NON_TRANSACTIONAL =
+  " without the transactional flag: the producer drained the batch in ABORTABLE_ERROR, where isInTransaction() was false, so the leader appended plain records, readable at once and untouched by the abort marker";
+
 export class ClientExplainer {
   private closingMarkers: Map<PartitionKey, MarkerOutcome[]> | null = null;
 
@@ -99,7 +103,7 @@ export class ClientExplainer {
       steps.push(
         step(
           first.atMs,
-          `${f.ghostTxn} wrote ${describePlaces(copies)} on ${first.broker} (producerId ${first.producerId}, epoch ${first.producerEpoch})`,
+          `${f.ghostTxn} wrote ${describePlaces(copies)} on ${first.broker} (producerId ${first.producerId}, epoch ${first.producerEpoch})${first.nonTransactional ? NON_TRANSACTIONAL : ""}`,
         ),
       );
     }

@@ -69,5 +69,45 @@ export function checkLostWrites(ctx: ClientCheckContext): Violation[] {
       }),
     );
   }
+  // At most one lost-write per transaction: records missing from the log explain it first.
+  const reported = new Set(out.map((v) => v.transaction));
+  return [...out, ...checkCommittedWithoutFailedSends(ctx).filter((v) => !reported.has(v.transaction))];
+}
+
+/**
+ * lost-write, the sending side (KAFKA-9279): the producer saw its commit acknowledged, yet one of
+ * the transaction's send() calls had failed at once, so the record was never written. An error
+ * send() meets must fail the transaction (the commit throws, the application aborts): a commit
+ * acknowledged without one of its records loses that record as surely as a truncation does.
+ */
+export function checkCommittedWithoutFailedSends(ctx: ClientCheckContext): Violation[] {
+  const out: Violation[] = [];
+  for (const [ghostTxn, failures] of ctx.ledger.sendFailures) {
+    const outcome = ctx.ledger.producerOutcomes.get(ghostTxn);
+    const first = failures[0];
+    if (outcome?.outcome !== "committed" || !first) continue;
+    const values = failures.map((f) => f.value).join(", ");
+    const steps = [
+      ...failures.map((f) =>
+        step(
+          f.atMs,
+          `${f.producer}'s send() of ${f.value} to ${f.partition} failed at once (${f.error}): the record never reached the accumulator`,
+        ),
+      ),
+      step(
+        outcome.atMs,
+        `${first.producer} saw ${outcome.detail}: the transaction committed without ${values}`,
+        "an error send() meets must move the transaction manager to ABORTABLE_ERROR, so that commitTransaction fails and the application aborts (KAFKA-9279); the future alone is not enough",
+      ),
+    ];
+    out.push({
+      kind: "lost-write",
+      summary: `${ghostTxn} was committed, yet its send() of ${values} had failed: the commit went on without ${failures.length === 1 ? "that record" : "those records"}`,
+      explanation: renderSteps(steps),
+      atMs: outcome.atMs,
+      partition: first.partition,
+      transaction: ghostTxn,
+    });
+  }
   return out;
 }

@@ -9,6 +9,8 @@ export interface AppendedRecord extends RecordPlace {
   producerId: number;
   producerEpoch: number;
   sequence: number;
+  /** The batch carried no transactional flag (KAFKA-5364's bug switch). */
+  nonTransactional?: true;
   atMs: number;
 }
 
@@ -122,6 +124,7 @@ export function collectTxnFacts(ledger: GhostLedger, view: ClientView): Map<stri
           producerId: a.producerId,
           producerEpoch: a.producerEpoch,
           sequence: a.baseSequence + i,
+          ...(a.nonTransactional ? { nonTransactional: true as const } : {}),
           atMs: a.atMs,
         });
         f.appended.set(value, copies);
