@@ -26,6 +26,10 @@ export interface BrokerConfig {
   txnLogLoadDelayMs: number;
   /** Backoff before the marker sender retries a failed CompleteX append. */
   txnLogAppendRetryBackoffMs: number;
+  /** add.partitions.to.txn.retry.backoff.ms: a leader's wait before it asks the coordinator again (KAFKA-18654). */
+  addPartitionsToTxnRetryBackoffMs: number;
+  /** add.partitions.to.txn.retry.backoff.max.ms: how long it keeps retrying CONCURRENT_TRANSACTIONS (capped by requestTimeoutMs). */
+  addPartitionsToTxnRetryBackoffMaxMs: number;
   /** replica.fetch.wait.max.ms: how long a leader parks a follower's fetch with nothing new. */
   replicaFetchWaitMaxMs: number;
   /** replica.fetch.backoff.ms: a follower's wait after a failed fetch or a partition error. */

@@ -43,6 +43,13 @@ export interface ReleaseFlags {
   // ---- transaction coordinator ----
   /** Understands TV2: EndTxn v5 with an epoch bump per transaction, implicit add-partition on produce. */
   supportsTransactionVersion2: boolean;
+  /**
+   * KAFKA-18654 (PR #18810, 4.0): a leader adding a partition for a TV2 produce retries the
+   * coordinator's CONCURRENT_TRANSACTIONS itself, every add.partitions.to.txn.retry.backoff.ms for up
+   * to add.partitions.to.txn.retry.backoff.max.ms (ReplicaManager.appendRecordsWithTransactionVerification,
+   * maybeRetryOnConcurrentTransactions), instead of answering the producer at once.
+   */
+  addPartitionsRetryOnServer: boolean;
   /** TV2 EndTxn writes PrepareCommit/PrepareAbort at epoch+1 (KIP-890 part 2). */
   epochBumpOnEndTxn: boolean;
   /** KAFKA-19367: a TV2 coordinator-initiated abort bumps the epoch once (was twice). */
@@ -189,6 +196,7 @@ const kafka3x: ReleaseFlags = {
   advanceLsoOnCompletion: true,
   highWatermarkFromIsr: true,
   supportsTransactionVersion2: false,
+  addPartitionsRetryOnServer: false,
   epochBumpOnEndTxn: false,
   singleEpochBumpOnCoordinatorAbort: false,
   recognizeTv2EndTxnRetry: true,
@@ -227,6 +235,7 @@ const kafka3x: ReleaseFlags = {
 const kafka40: ReleaseFlags = {
   ...kafka3x,
   supportsTransactionVersion2: true,
+  addPartitionsRetryOnServer: true,
   epochBumpOnEndTxn: true,
   singleEpochBumpOnCoordinatorAbort: true,
 };

@@ -70,6 +70,9 @@ const brokerConfig = z.strictObject({
   abortTimedOutTransactionCleanupIntervalMs: ms().min(1).default(500),
   txnLogLoadDelayMs: ms().default(20),
   txnLogAppendRetryBackoffMs: ms().min(1).default(20),
+  /** add.partitions.to.txn.retry.backoff.ms and .max.ms (KAFKA-18654), Kafka's defaults unscaled as the client's retry backoff. */
+  addPartitionsToTxnRetryBackoffMs: ms().min(1).default(20),
+  addPartitionsToTxnRetryBackoffMaxMs: ms().default(100),
   replicaFetchWaitMaxMs: ms().min(1).default(500),
   replicaFetchBackoffMs: ms().min(1).default(100),
   replicaLagTimeMaxMs: ms().min(1).default(1_000),

@@ -87,6 +87,8 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       finalizedTransactionVersion: s.cluster.transactionVersion,
       txnLogLoadDelayMs: c.txnLogLoadDelayMs,
       txnLogAppendRetryBackoffMs: c.txnLogAppendRetryBackoffMs,
+      addPartitionsToTxnRetryBackoffMs: c.addPartitionsToTxnRetryBackoffMs,
+      addPartitionsToTxnRetryBackoffMaxMs: c.addPartitionsToTxnRetryBackoffMaxMs,
       replicaFetchWaitMaxMs: c.replicaFetchWaitMaxMs,
       replicaFetchBackoffMs: c.replicaFetchBackoffMs,
       replicaLagTimeMaxMs: c.replicaLagTimeMaxMs,

@@ -26,6 +26,8 @@ export const TEST_BROKER_CONFIG: BrokerConfig = {
   finalizedTransactionVersion: 2,
   txnLogLoadDelayMs: 1,
   txnLogAppendRetryBackoffMs: 10,
+  addPartitionsToTxnRetryBackoffMs: 20,
+  addPartitionsToTxnRetryBackoffMaxMs: 100,
   replicaFetchWaitMaxMs: 500,
   replicaFetchBackoffMs: 100,
   replicaLagTimeMaxMs: 1_000,

@@ -351,36 +351,68 @@ export class KafkaBroker {
         supportsEpochBump,
       );
       if (guard !== 0) {
-        const addPartition = supportsEpochBump && this.release.flags.supportsTransactionVersion2;
-        process.verifier.verify(
-          {
-            api: "AddPartitionsToTxn",
-            version: addPartition ? 5 : 4,
-            transactionalId: body.transactionalId as string,
-            producerId: body.producerId,
-            producerEpoch: body.producerEpoch,
-            partitions: [body.partition],
-            verifyOnly: !addPartition,
-            ghostTxn: body.ghostTxn,
-          },
-          (errorCode) => {
-            const mapped = produceErrorForVerification(errorCode, body.version);
-            if (mapped !== Errors.NONE) {
-              this.ctx.sim.emit(this.id, "produce.verify-failed", {
-                partition: body.partition,
-                pid: body.producerId,
-                epoch: body.producerEpoch,
-                error: mapped,
-              });
-              return request.respond(produceError(mapped, `verification: coordinator answered ${errorCode}`));
-            }
-            this.appendProduce(process, request, body, guard);
-          },
-        );
+        this.verifyProduce(process, request, body, guard, supportsEpochBump);
         return;
       }
     }
     this.appendProduce(process, request, body, 0);
+  }
+
+  /**
+   * appendRecordsWithTransactionVerification: ask the coordinator whether (TV0/1) or to add (TV2)
+   * the partition; a KAFKA-18654 leader asks again after add.partitions.to.txn.retry.backoff.ms while
+   * the coordinator answers CONCURRENT_TRANSACTIONS (the previous transaction's markers still being
+   * written), until add.partitions.to.txn.retry.backoff.max.ms (at most request.timeout.ms) has passed
+   * since the first ask (maybeRetryOnConcurrentTransactions); then the producer gets the answer.
+   */
+  private verifyProduce(
+    process: BrokerProcess,
+    request: Inbound,
+    body: ProduceRequest,
+    guard: number,
+    supportsEpochBump: boolean,
+  ): void {
+    const addPartition = supportsEpochBump && this.release.flags.supportsTransactionVersion2;
+    const config = this.ctx.config;
+    const retryTimeoutMs = Math.min(config.addPartitionsToTxnRetryBackoffMaxMs, config.requestTimeoutMs);
+    const startedAtMs = this.ctx.sim.nowMs;
+    const ask = (): void =>
+      process.verifier.verify(
+        {
+          api: "AddPartitionsToTxn",
+          version: addPartition ? 5 : 4,
+          transactionalId: body.transactionalId as string,
+          producerId: body.producerId,
+          producerEpoch: body.producerEpoch,
+          partitions: [body.partition],
+          verifyOnly: !addPartition,
+          ghostTxn: body.ghostTxn,
+        },
+        (errorCode) => {
+          const retry =
+            errorCode === Errors.CONCURRENT_TRANSACTIONS &&
+            this.release.flags.addPartitionsRetryOnServer &&
+            this.ctx.sim.nowMs - startedAtMs < retryTimeoutMs;
+          if (retry) {
+            this.ctx.sim.schedule(config.addPartitionsToTxnRetryBackoffMs, () => {
+              if (this.process === process) ask();
+            });
+            return;
+          }
+          const mapped = produceErrorForVerification(errorCode, body.version);
+          if (mapped !== Errors.NONE) {
+            this.ctx.sim.emit(this.id, "produce.verify-failed", {
+              partition: body.partition,
+              pid: body.producerId,
+              epoch: body.producerEpoch,
+              error: mapped,
+            });
+            return request.respond(produceError(mapped, `verification: coordinator answered ${errorCode}`));
+          }
+          this.appendProduce(process, request, body, guard);
+        },
+      );
+    ask();
   }
 
   /** appendRecords with acks=all: the log's checks, then the wait for the ISR (DelayedProduce). */
