@@ -101,9 +101,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["TC", "TMO", "TLOGF"],
     flag: "tcExpireWriteFailureLeavesPending",
+    bug: { tcExpireWriteFailureLeavesPending: true },
     kinds: HANGING,
-    expectFound: false,
-    missing: "TMO: transactional.id expiration; TLOGF: __transaction_state append failures as a fault",
+    scenario: "txn-id-expiration",
+    expectFound: true,
   },
   {
     id: "Z03",
@@ -115,10 +116,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "tcFenceBumpsEpochOnEveryFailedWrite",
     bug: { tcFenceBumpsEpochOnEveryFailedWrite: true },
     kinds: ["fatal-error", "model-error"],
-    scenario: "tv1-coordinator-failover",
-    expectFound: false,
-    missing:
-      "TLOGF + EPX: a fence's __transaction_state write fails only when the ISR falls below min.insync.replicas, which tv1-coordinator-failover (no crashes) does not do, and walking an epoch to 32767 takes thousands of failed fences without a TV0/TV1 scenario that starts near the maximum",
+    scenario: "txn-log-outage",
+    expectFound: true,
   },
   {
     id: "Z04",

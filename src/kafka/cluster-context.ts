@@ -16,6 +16,14 @@ export interface BrokerConfig {
   transactionMaxTimeoutMs: number;
   /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
   abortTimedOutTransactionCleanupIntervalMs: number;
+  /**
+   * transactional.id.expiration.ms: an id in Empty/CompleteCommit/CompleteAbort not updated for this
+   * long is removed (a tombstone in __transaction_state). Null: never within a run (Kafka's default,
+   * 7 days, is far beyond any run), and no expiration task is scheduled.
+   */
+  transactionalIdExpirationMs: number | null;
+  /** transaction.remove.expired.transaction.cleanup.interval.ms: how often the expiration task runs. */
+  removeExpiredTransactionalIdsIntervalMs: number;
   /** Finalized transaction.version feature level (used for coordinator-initiated aborts). */
   finalizedTransactionVersion: TransactionVersion;
   /** Time a new coordinator spends loading a __transaction_state partition before it serves its ids. */

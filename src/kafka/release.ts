@@ -78,6 +78,13 @@ export interface ReleaseFlags {
    */
   tcTimeoutAbortKeepsEpoch: boolean;
   /**
+   * Bug switch, KAFKA-7519 (PR #5820, up to 2.0.0; fixed 2.0.1, 2.1.0): when the tombstone of an
+   * expired transactional.id fails to be written (e.g. under min.insync.replicas), its pending Dead
+   * state is not cleared, and every later request for the id gets CONCURRENT_TRANSACTIONS until the
+   * coordinator moves (TransactionStateManager.writeTombstonesForExpiredTransactionalIds).
+   */
+  tcExpireWriteFailureLeavesPending: boolean;
+  /**
    * Bug switch, KAFKA-20310 (PR #21828, 4.0-4.2 before March 2026): the TV2 txn-log record's
    * PreviousProducerId / NextProducerId are not persisted, so a coordinator that loads the partition
    * sees -1 (a PrepareX loses its pre-allocated producer id).
@@ -179,6 +186,7 @@ const kafka3x: ReleaseFlags = {
   promisesFencedCommitProducerFenced: false,
   tv2EndTxnEpochCheckBeforePending: false,
   tcTimeoutAbortKeepsEpoch: false,
+  tcExpireWriteFailureLeavesPending: false,
   tlogDropsPidLinkFields: false,
   tcStaleMarkerOpRemovesNewPending: false,
   tcFenceBumpsEpochOnEveryFailedWrite: false,

@@ -84,6 +84,8 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       reconnectBackoffMs: c.reconnectBackoffMs,
       transactionMaxTimeoutMs: c.transactionMaxTimeoutMs,
       abortTimedOutTransactionCleanupIntervalMs: c.abortTimedOutTransactionCleanupIntervalMs,
+      transactionalIdExpirationMs: c.transactionalIdExpirationMs,
+      removeExpiredTransactionalIdsIntervalMs: c.removeExpiredTransactionalIdsIntervalMs,
       finalizedTransactionVersion: s.cluster.transactionVersion,
       txnLogLoadDelayMs: c.txnLogLoadDelayMs,
       txnLogAppendRetryBackoffMs: c.txnLogAppendRetryBackoffMs,
@@ -133,6 +135,10 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
         oneWayPpm: ppm(f.linkPartition.oneWayProbability),
       },
       coordinatorFailover: { ppm: ppm(f.coordinatorFailover.probability) },
+      transactionLogOutage: {
+        ppm: ppm(f.transactionLogOutage.probability),
+        durationMs: range(f.transactionLogOutage.durationMs),
+      },
       leaderMove: { ppm: ppm(f.leaderMove.probability) },
       controlledShutdown: {
         ppm: ppm(f.controlledShutdown.probability),

@@ -8,6 +8,8 @@ import { eosfuzz } from "../cli/cli-helpers.js";
 
 /** The fast subset: bugs found within a few seeds, each run on and off over this budget. */
 const FAST: [string, number][] = [
+  ["Z02", 5],
+  ["Z03", 5],
   ["Z04", 10],
   ["Z07", 5],
   ["Z08", 5],
