@@ -143,9 +143,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     bug: { tcCompletionWriteNotExclusive: true },
     kinds: ["model-error", "torn-transaction", "hanging-transaction"],
     scenario: "kip-1228",
-    expectFound: false,
-    missing:
-      "STEP: in Kafka two request-handler threads completed at once; here events run one at a time, so the second writer must be an acknowledgement (of a re-sent or duplicated marker) arriving within the few milliseconds the CompleteX write takes",
+    expectFound: true,
   },
   {
     id: "Z06",

@@ -115,8 +115,10 @@ export interface ReleaseFlags {
   tcMarkerCompletionWakeupMayBeLost: boolean;
   /**
    * Bug switch, KAFKA-10080 (PR #8782, 2.6 pre-release): maybeWriteTxnCompletion is not exclusive, so
-   * a second acknowledgement (a re-sent marker's) writes CompleteX again while the first write is in
-   * flight, and completing it meets no pending transition (IllegalStateException).
+   * a second acknowledgement writes CompleteX again while the first write is in flight, and completing
+   * it meets no pending transition (IllegalStateException). With it on, the completion check is a step
+   * of its own after the partition's removal (Kafka's handler threads did both apart), so two
+   * acknowledgements handled at the same instant both find every partition acknowledged.
    */
   tcCompletionWriteNotExclusive: boolean;
   /**
