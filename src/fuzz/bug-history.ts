@@ -89,9 +89,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "tcTimeoutAbortKeepsEpoch",
     bug: { tcTimeoutAbortKeepsEpoch: true },
     kinds: ["torn-transaction", "lost-write"],
-    expectFound: false,
-    missing:
-      "CLI: the workload hands every record of a transaction to the producer before a pause can come, so no AddPartitionsToTxn follows a timeout abort; and no generic TV0/TV1 scenario is clean (every one shows KAFKA-17754 itself)",
+    scenario: "txn-log-outage",
+    expectFound: true,
   },
   {
     id: "Z02",

@@ -33,6 +33,8 @@ export interface ProducerSpec {
   partitionsPerTxn: Range;
   abortPpm: number;
   thinkMs: Range;
+  /** Time between two send() calls of one transaction (max 0: every record at once). */
+  sendGapMs: Range;
   startMs: Range;
   transactionTimeoutMs: number;
   requestTimeoutMs: number;

@@ -259,6 +259,7 @@ export class Cluster {
         partitionsPerTxn: p.partitionsPerTxn,
         abortPpm: p.abortPpm,
         thinkMs: p.thinkMs,
+        sendGapMs: p.sendGapMs,
         partitions: this.partitions,
       },
       this.clientMetadata(name, () => producer?.state === "closed"),

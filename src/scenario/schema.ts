@@ -115,6 +115,11 @@ const workload = z.strictObject({
   partitionsPerTxn: range(LIMITS.partitionsPerTopic * LIMITS.topics).default([1, 2]),
   abortRatio: probability.default(0.2),
   thinkMs: range().default([0, 20]),
+  /**
+   * The application's time between two send() calls of one transaction; [0, 0] (the default): every
+   * record is handed over at once, before anything can pause the producer.
+   */
+  sendGapMs: range().default([0, 0]),
   startMs: range().default([0, 10]),
   // Producer settings, in Kafka's config names, defaulting to Kafka's defaults on the scenario's
   // clock (PRODUCER_DEFAULTS in src/kafka/client/producer-config.ts says how each is scaled).

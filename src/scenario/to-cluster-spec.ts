@@ -106,6 +106,7 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       partitionsPerTxn: range(w.partitionsPerTxn),
       abortPpm: ppm(w.abortRatio),
       thinkMs: range(w.thinkMs),
+      sendGapMs: range(w.sendGapMs),
       startMs: range(w.startMs),
       transactionTimeoutMs: w.transactionTimeoutMs,
       requestTimeoutMs: w.requestTimeoutMs,
