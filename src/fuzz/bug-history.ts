@@ -94,9 +94,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "tcTimeoutAbortKeepsEpoch",
     bug: { tcTimeoutAbortKeepsEpoch: true },
     kinds: ["torn-transaction", "lost-write"],
-    expectFound: false,
-    missing:
-      "CLI: the workload hands every record of a transaction to the producer before a pause can come, so no AddPartitionsToTxn follows a timeout abort; and no generic TV0/TV1 scenario is clean (every one shows KAFKA-17754 itself)",
+    scenario: "txn-log-outage",
+    expectFound: true,
   },
   {
     id: "Z02",
@@ -106,9 +105,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["TC", "TMO", "TLOGF"],
     flag: "tcExpireWriteFailureLeavesPending",
+    bug: { tcExpireWriteFailureLeavesPending: true },
     kinds: HANGING,
-    expectFound: false,
-    missing: "TMO: transactional.id expiration; TLOGF: __transaction_state append failures as a fault",
+    scenario: "txn-id-expiration",
+    expectFound: true,
   },
   {
     id: "Z03",
@@ -120,10 +120,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "tcFenceBumpsEpochOnEveryFailedWrite",
     bug: { tcFenceBumpsEpochOnEveryFailedWrite: true },
     kinds: ["fatal-error", "model-error"],
-    scenario: "tv1-coordinator-failover",
-    expectFound: false,
-    missing:
-      "TLOGF + EPX: a fence's __transaction_state write fails only when the ISR falls below min.insync.replicas, which tv1-coordinator-failover (no crashes) does not do, and walking an epoch to 32767 takes thousands of failed fences without a TV0/TV1 scenario that starts near the maximum",
+    scenario: "txn-log-outage",
+    expectFound: true,
   },
   {
     id: "Z04",
@@ -149,9 +147,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     bug: { tcCompletionWriteNotExclusive: true },
     kinds: ["model-error", "torn-transaction", "hanging-transaction"],
     scenario: "kip-1228",
-    expectFound: false,
-    missing:
-      "STEP: in Kafka two request-handler threads completed at once; here events run one at a time, so the second writer must be an acknowledgement (of a re-sent or duplicated marker) arriving within the few milliseconds the CompleteX write takes",
+    expectFound: true,
   },
   {
     id: "Z06",

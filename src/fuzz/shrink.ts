@@ -86,6 +86,7 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<EventKind>([
   "fault.stall",
   "fault.partition",
   "fault.leader-move",
+  "fault.txnlog-outage",
   "fault.controlled-shutdown",
   "fault.crash",
   "fault.producer-restart",

@@ -18,6 +18,14 @@ export interface BrokerConfig {
   /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
   abortTimedOutTransactionCleanupIntervalMs: number;
   /**
+   * transactional.id.expiration.ms: an id in Empty/CompleteCommit/CompleteAbort not updated for this
+   * long is removed (a tombstone in __transaction_state). Null: never within a run (Kafka's default,
+   * 7 days, is far beyond any run), and no expiration task is scheduled.
+   */
+  transactionalIdExpirationMs: number | null;
+  /** transaction.remove.expired.transaction.cleanup.interval.ms: how often the expiration task runs. */
+  removeExpiredTransactionalIdsIntervalMs: number;
+  /**
    * transaction.version finalized in the controller's bootstrap image; an operator may change it
    * later (faults.featureUpdates), and each broker then reads its own image's level.
    */

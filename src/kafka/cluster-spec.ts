@@ -36,6 +36,8 @@ export interface ProducerSpec {
   sendErrorPpm?: number;
   emptyTxnPpm?: number;
   thinkMs: Range;
+  /** Time between two send() calls of one transaction (max 0: every record at once). */
+  sendGapMs: Range;
   startMs: Range;
   transactionTimeoutMs: number;
   requestTimeoutMs: number;
@@ -92,6 +94,11 @@ export interface FaultSpec {
   linkPartition: { ppm: number; durationMs: Range; oneWayPpm: number };
   /** The leadership of one __transaction_state partition moves to another in-sync replica (a coordinator failover). */
   coordinatorFailover: { ppm: number };
+  /**
+   * One __transaction_state partition takes no appends for the drawn duration: every write is
+   * refused with NOT_ENOUGH_REPLICAS before it is written, as when its ISR is below min.insync.replicas.
+   */
+  transactionLogOutage: { ppm: number; durationMs: Range };
   /** The leadership of one data partition moves to another in-sync replica. */
   leaderMove: { ppm: number };
   /** A broker shuts down (controlled) and restarts after the downtime. */

@@ -98,6 +98,8 @@ export class Cluster {
   readonly transactionStatePartitions: PartitionKey[] = [];
   private readonly nemesis: Nemesis;
   private txnLogAppends = 0;
+  /** Per __transaction_state partition index: the end of its nemesis outage (no entry: none yet). */
+  private readonly txnLogOutageUntil = new Map<number, number>();
   /** Per broker: when its last metadata delivery is due (deliveries keep the controller's order). */
   private readonly lastMetadataDeliveryMs = new Map<string, number>();
   private readonly metadataStreams = new Map<string, Stream>();
@@ -153,6 +155,7 @@ export class Cluster {
         countTxnLogAppend: () => {
           this.txnLogAppends++;
         },
+        txnLogOutage: (index) => (this.txnLogOutageUntil.get(index) ?? -1) > sim.nowMs,
       });
       this.brokers.set(b.id, broker);
     }
@@ -274,6 +277,7 @@ export class Cluster {
         sendErrorPpm: p.sendErrorPpm ?? 0,
         emptyTxnPpm: p.emptyTxnPpm ?? 0,
         thinkMs: p.thinkMs,
+        sendGapMs: p.sendGapMs,
         partitions: this.partitions,
       },
       this.clientMetadata(
@@ -318,6 +322,11 @@ export class Cluster {
    * Scenarios that start near epoch exhaustion pre-write an Empty record per transactional.id into
    * its __transaction_state partition, on every replica, committed (below the high watermark).
    */
+  /** The nemesis: __transaction_state-`index` refuses appends until `untilMs` (NOT_ENOUGH_REPLICAS). */
+  startTransactionLogOutage(index: number, untilMs: number): void {
+    this.txnLogOutageUntil.set(index, Math.max(untilMs, this.txnLogOutageUntil.get(index) ?? -1));
+  }
+
   private seedInitialEpochs(producerIds: ProducerIdManager): void {
     const epoch = this.spec.producers.initialProducerEpoch;
     if (epoch === null) return;
@@ -622,6 +631,10 @@ export class Cluster {
       }
     }
     const served = new Set(transactions.map((t) => t.transactionalId));
+    // An expired id (transactional.id.expiration.ms) has no state, yet its coordinator serves it.
+    for (const broker of this.brokers.values())
+      for (const p of this.producers)
+        if (broker.coordinator?.state.servesExpired(p.config.transactionalId)) served.add(p.config.transactionalId);
     const unservedTransactionalIds = this.producers
       .map((p) => p.config.transactionalId)
       .filter((id, i, all) => all.indexOf(id) === i && !served.has(id))

@@ -71,6 +71,9 @@ export class Nemesis {
     if (choices.chance("nemesis:partition", f.linkPartition.ppm)) this.partitionLink();
     if (choices.chance("nemesis:failover", f.coordinatorFailover.ppm))
       this.moveLeader(this.cluster.transactionStatePartitions, "nemesis:failover");
+    // Guarded: a stream asked for at all is part of the run's tape, even at rate 0.
+    if (f.transactionLogOutage.ppm > 0 && choices.chance("nemesis:txnlog-outage", f.transactionLogOutage.ppm))
+      this.transactionLogOutage();
     if (choices.chance("nemesis:leader", f.leaderMove.ppm)) this.moveLeader(this.cluster.partitions, "nemesis:leader");
     if (choices.chance("nemesis:shutdown", f.controlledShutdown.ppm))
       this.stopBroker("controlled", f.controlledShutdown.downtimeMs);
@@ -100,6 +103,18 @@ export class Nemesis {
     const oneWay = choices.chance("nemesis:partition", oneWayPpm);
     net.block(from, to, until);
     if (!oneWay) net.block(to, from, until);
+  }
+
+  /** One __transaction_state partition refuses appends for a drawn time (its ISR below min.insync.replicas). */
+  private transactionLogOutage(): void {
+    const { choices, sim, spec } = this.cluster;
+    const count = this.cluster.transactionStatePartitions.length;
+    if (count === 0) return;
+    const partition = choices.pick("nemesis:txnlog-outage", count);
+    const { min, max } = spec.faults.transactionLogOutage.durationMs;
+    const durationMs = choices.between("nemesis:txnlog-outage", min, max);
+    sim.emit("nemesis", "fault.txnlog-outage", { partition, durationMs });
+    this.cluster.startTransactionLogOutage(partition, sim.nowMs + durationMs);
   }
 
   /** The leadership of one of `partitions` moves to another in-sync replica (if there is one). */

@@ -85,6 +85,13 @@ export interface ReleaseFlags {
    */
   tcTimeoutAbortKeepsEpoch: boolean;
   /**
+   * Bug switch, KAFKA-7519 (PR #5820, up to 2.0.0; fixed 2.0.1, 2.1.0): when the tombstone of an
+   * expired transactional.id fails to be written (e.g. under min.insync.replicas), its pending Dead
+   * state is not cleared, and every later request for the id gets CONCURRENT_TRANSACTIONS until the
+   * coordinator moves (TransactionStateManager.writeTombstonesForExpiredTransactionalIds).
+   */
+  tcExpireWriteFailureLeavesPending: boolean;
+  /**
    * Bug switch, KAFKA-20310 (PR #21828, 4.0-4.2 before March 2026): the TV2 txn-log record's
    * PreviousProducerId / NextProducerId are not persisted, so a coordinator that loads the partition
    * sees -1 (a PrepareX loses its pre-allocated producer id).
@@ -115,8 +122,10 @@ export interface ReleaseFlags {
   tcMarkerCompletionWakeupMayBeLost: boolean;
   /**
    * Bug switch, KAFKA-10080 (PR #8782, 2.6 pre-release): maybeWriteTxnCompletion is not exclusive, so
-   * a second acknowledgement (a re-sent marker's) writes CompleteX again while the first write is in
-   * flight, and completing it meets no pending transition (IllegalStateException).
+   * a second acknowledgement writes CompleteX again while the first write is in flight, and completing
+   * it meets no pending transition (IllegalStateException). With it on, the completion check is a step
+   * of its own after the partition's removal (Kafka's handler threads did both apart), so two
+   * acknowledgements handled at the same instant both find every partition acknowledged.
    */
   tcCompletionWriteNotExclusive: boolean;
   /**
@@ -207,6 +216,7 @@ const kafka3x: ReleaseFlags = {
   promisesFencedCommitProducerFenced: false,
   tv2EndTxnEpochCheckBeforePending: false,
   tcTimeoutAbortKeepsEpoch: false,
+  tcExpireWriteFailureLeavesPending: false,
   tlogDropsPidLinkFields: false,
   tcStaleMarkerOpRemovesNewPending: false,
   tcFenceBumpsEpochOnEveryFailedWrite: false,

@@ -90,6 +90,10 @@ export interface KafkaEvents {
   };
   /** An Ongoing transaction outlived its timeout: the coordinator aborts it. */
   "txn.timeout": { txnId: string; pid: number; epoch: number; txn: string | null };
+  /** transactional.id expiration: `txnId` was idle too long; it is pending Dead and its tombstone is being written. */
+  "txn.expire": { txnId: string };
+  /** The tombstone of an expired `txnId` was written and the id removed (`removed`), or not (`error`). */
+  "txn.expired": { txnId: string; removed: boolean; error: number };
   /** The timeout abort could not be written (`error` is the error's name). */
   "txn.timeout-abort-cancelled": { txnId: string; error: string };
   /** CompleteCommit / CompleteAbort written: every marker of the transaction was acknowledged. */
@@ -181,6 +185,8 @@ export interface KafkaEvents {
   };
   /** The nemesis asked the controller to move `partition`'s leadership (for __transaction_state: a coordinator failover). */
   "fault.leader-move": { partition: PartitionKey };
+  /** The nemesis makes __transaction_state-`partition` refuse appends (NOT_ENOUGH_REPLICAS) for `durationMs`. */
+  "fault.txnlog-outage": { partition: number; durationMs: number };
   /** The nemesis shuts a broker down (controlled) for `downtimeMs`. */
   "fault.controlled-shutdown": { broker: string; downtimeMs: number };
   /** The nemesis crashes a broker for `downtimeMs`. */

@@ -70,6 +70,24 @@ function completionWakeupLost(txn: SnapshotTxn, w: CompletionWakeupLost): HangCa
   };
 }
 
+/**
+ * A transactional.id left pending Dead: its expiration's tombstone write failed and nothing cleared
+ * the pending state (KAFKA-7519), so the coordinator answers CONCURRENT_TRANSACTIONS to every
+ * request for it until it moves; its producer cannot initialise.
+ */
+function wedgedPendingDead(txn: SnapshotTxn, endMs: number): Violation {
+  return {
+    kind: "hanging-transaction",
+    summary: `${txn.transactionalId} is wedged at ${txn.coordinator}: it stayed pending Dead after its expiration, so every request for it gets CONCURRENT_TRANSACTIONS`,
+    explanation: [
+      `${txn.transactionalId} expired (transactional.id.expiration.ms) in ${txn.state} and moved to pending Dead while its tombstone was written to __transaction_state`,
+      `the tombstone was not written, and the pending state was not cleared (KAFKA-7519: TransactionStateManager must clear it when the tombstone's write fails)`,
+      `${at(endMs)} after the quiet period ${txn.transactionalId} is still ${txn.state} (pending Dead) at coordinator ${txn.coordinator} (coordinator epoch ${txn.coordinatorEpoch}): InitProducerId, AddPartitionsToTxn and EndTxn for it get CONCURRENT_TRANSACTIONS until the coordinator moves`,
+    ],
+    atMs: endMs,
+  };
+}
+
 function stuckAtCoordinator(ledger: GhostLedger, txn: SnapshotTxn, endMs: number): Violation {
   const ghost = txn.ghostTxn ?? "(unknown)";
   const lines: string[] = [];
@@ -89,6 +107,7 @@ function stuckAtCoordinator(ledger: GhostLedger, txn: SnapshotTxn, endMs: number
   const lostWakeup = ledger.lostWakeups.find(
     (w) => w.transactionalId === txn.transactionalId && w.ghostTxn === txn.ghostTxn,
   );
+  if (!isPrepare(txn.state) && txn.pendingState === "Dead") return wedgedPendingDead(txn, endMs);
   let cause: HangCause;
   if (firstAbandon) cause = rejectedAndAbandoned(ledger, txn, firstAbandon);
   else if (firstRefusal) cause = neverUnderstood(sends, refused, firstRefusal);

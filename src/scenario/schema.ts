@@ -68,6 +68,10 @@ const brokerConfig = z.strictObject({
   reconnectBackoffMs: ms().default(50),
   transactionMaxTimeoutMs: ms().min(1).default(900_000),
   abortTimedOutTransactionCleanupIntervalMs: ms().min(1).default(500),
+  /** transactional.id.expiration.ms; null (the default): ids never expire within a run. */
+  transactionalIdExpirationMs: ms().min(1).nullable().default(null),
+  /** transaction.remove.expired.transaction.cleanup.interval.ms */
+  removeExpiredTransactionalIdsIntervalMs: ms().min(1).default(500),
   txnLogLoadDelayMs: ms().default(20),
   txnLogAppendRetryBackoffMs: ms().min(1).default(20),
   /** add.partitions.to.txn.retry.backoff.ms and .max.ms (KAFKA-18654), Kafka's defaults unscaled as the client's retry backoff. */
@@ -121,6 +125,11 @@ const workload = z.strictObject({
   sendErrorRatio: probability.optional(),
   emptyTxnRatio: probability.optional(),
   thinkMs: range().default([0, 20]),
+  /**
+   * The application's time between two send() calls of one transaction; [0, 0] (the default): every
+   * record is handed over at once, before anything can pause the producer.
+   */
+  sendGapMs: range().default([0, 0]),
   startMs: range().default([0, 10]),
   // Producer settings, in Kafka's config names, defaulting to Kafka's defaults on the scenario's
   // clock (PRODUCER_DEFAULTS in src/kafka/client/producer-config.ts says how each is scaled).
@@ -159,6 +168,13 @@ const faults = z.strictObject({
     .default({ probability: 0, durationMs: [100, 500], oneWayProbability: 0.5 }),
   /** A __transaction_state partition's leadership moves to another in-sync replica (a coordinator failover). */
   coordinatorFailover: z.strictObject({ probability }).default({ probability: 0 }),
+  /**
+   * A __transaction_state partition refuses appends (NOT_ENOUGH_REPLICAS, as under
+   * min.insync.replicas) for the drawn duration: the coordinator's writes fail (TLOGF).
+   */
+  transactionLogOutage: z
+    .strictObject({ probability, durationMs: range().default([100, 1_000]) })
+    .default({ probability: 0, durationMs: [100, 1_000] }),
   /** A data partition's leadership moves to another in-sync replica. */
   leaderMove: z.strictObject({ probability }).default({ probability: 0 }),
   /** A broker shuts down (controlled: its leadership moves first) and restarts after the downtime. */

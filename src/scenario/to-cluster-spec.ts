@@ -84,6 +84,8 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       reconnectBackoffMs: c.reconnectBackoffMs,
       transactionMaxTimeoutMs: c.transactionMaxTimeoutMs,
       abortTimedOutTransactionCleanupIntervalMs: c.abortTimedOutTransactionCleanupIntervalMs,
+      transactionalIdExpirationMs: c.transactionalIdExpirationMs,
+      removeExpiredTransactionalIdsIntervalMs: c.removeExpiredTransactionalIdsIntervalMs,
       finalizedTransactionVersion: s.cluster.transactionVersion,
       txnLogLoadDelayMs: c.txnLogLoadDelayMs,
       txnLogAppendRetryBackoffMs: c.txnLogAppendRetryBackoffMs,
@@ -108,6 +110,7 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       sendErrorPpm: ppm(w.sendErrorRatio ?? 0),
       emptyTxnPpm: ppm(w.emptyTxnRatio ?? 0),
       thinkMs: range(w.thinkMs),
+      sendGapMs: range(w.sendGapMs),
       startMs: range(w.startMs),
       transactionTimeoutMs: w.transactionTimeoutMs,
       requestTimeoutMs: w.requestTimeoutMs,
@@ -137,6 +140,10 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
         oneWayPpm: ppm(f.linkPartition.oneWayProbability),
       },
       coordinatorFailover: { ppm: ppm(f.coordinatorFailover.probability) },
+      transactionLogOutage: {
+        ppm: ppm(f.transactionLogOutage.probability),
+        durationMs: range(f.transactionLogOutage.durationMs),
+      },
       leaderMove: { ppm: ppm(f.leaderMove.probability) },
       controlledShutdown: {
         ppm: ppm(f.controlledShutdown.probability),

@@ -8,7 +8,11 @@ import { eosfuzz } from "../cli/cli-helpers.js";
 
 /** The fast subset: bugs found within a few seeds, each run on and off over this budget. */
 const FAST: [string, number][] = [
+  ["Z01", 30],
+  ["Z02", 5],
+  ["Z03", 3],
   ["Z04", 10],
+  ["Z05", 5],
   ["Z07", 5],
   ["Z08", 5],
   ["Z13", 20],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runCampaign } from "../../src/fuzz/campaign.js";
+import { runCampaign, runConfigFor } from "../../src/fuzz/campaign.js";
+import { runSeed } from "../../src/fuzz/run-seed.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
 describe("built-in scenarios meet their declared expectations", () => {
@@ -38,5 +39,28 @@ describe("built-in scenarios meet their declared expectations", () => {
     expect(r.violations.some((v) => v.kind === "stale-marker")).toBe(false);
     const hang = r.violations.find((v) => v.kind === "hanging-transaction" && v.broker === "broker-2");
     expect(hang?.summary).toMatch(/never understood/);
+  });
+});
+
+describe("txn-id-expiration: transactional.id expiration as Kafka does it", () => {
+  it("ids expire with a tombstone, resumed producers get a new producer id at epoch 0, and nothing is violated", () => {
+    const config = runConfigFor(resolveScenario("txn-id-expiration"));
+    let removed = 0;
+    let renewed = 0;
+    for (let seed = 0; seed < 20; seed++) {
+      const r = runSeed(config, { seed }, { recordTrace: true });
+      expect(r.violations.map((v) => `${seed}: ${v.summary}`)).toEqual([]);
+      const expired = new Set<string>();
+      for (const e of r.trace ?? []) {
+        if (e.kind === "txn.expired" && e.fields.removed === true) {
+          removed++;
+          expired.add(String(e.fields.txnId));
+        }
+        // TransactionCoordinator.handleInitProducerId with no state: a new producer id, epoch 0.
+        if (e.kind === "txn.init" && expired.has(String(e.fields.txnId)) && e.fields.epoch === 0) renewed++;
+      }
+    }
+    expect(removed).toBeGreaterThan(0);
+    expect(renewed).toBeGreaterThan(0);
   });
 });

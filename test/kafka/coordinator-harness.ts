@@ -23,6 +23,8 @@ export const TEST_BROKER_CONFIG: BrokerConfig = {
   reconnectBackoffMs: 50,
   transactionMaxTimeoutMs: 900_000,
   abortTimedOutTransactionCleanupIntervalMs: 500,
+  transactionalIdExpirationMs: null,
+  removeExpiredTransactionalIdsIntervalMs: 500,
   finalizedTransactionVersion: 2,
   txnLogLoadDelayMs: 1,
   txnLogAppendRetryBackoffMs: 10,
@@ -46,6 +48,7 @@ export function coordinatorHarness(
   release: ReleaseName = "4.2.1",
   finalizedTransactionVersion: 0 | 1 | 2 = 2,
   overrides: Partial<ReleaseFlags> = {},
+  options: { config?: Partial<BrokerConfig>; appendError?: () => number } = {},
 ) {
   const sim = new Simulation(new Trace());
   const choices = ChoiceSource.seeded(1);
@@ -55,7 +58,7 @@ export function coordinatorHarness(
     net,
     choices,
     ghost: NO_GHOST,
-    config: { ...TEST_BROKER_CONFIG, finalizedTransactionVersion },
+    config: { ...TEST_BROKER_CONFIG, finalizedTransactionVersion, ...options.config },
   };
   const profile = releaseProfile(release, overrides);
   const log = new PartitionLog("__transaction_state-0", () => profile.flags);
@@ -66,8 +69,10 @@ export function coordinatorHarness(
     {
       log: {
         append: (_partition, transactionalId, value, _timeoutMs, onDone) => {
-          log.appendTxnRecord({ transactionalId, value });
-          sim.schedule(1, () => onDone(0));
+          // A refused append (e.g. NOT_ENOUGH_REPLICAS under min.insync.replicas) writes nothing.
+          const error = options.appendError?.() ?? 0;
+          if (error === 0) log.appendTxnRecord({ transactionalId, value });
+          sim.schedule(1, () => onDone(error));
         },
         read: () => log.batches,
       },

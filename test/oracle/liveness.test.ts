@@ -50,6 +50,18 @@ describe("liveness: why a transaction hangs", () => {
     expect(hangsOf("strict-without-19999", 1, { equalEpochNoOpenTxnTolerance: true })).toEqual([]);
   });
 
+  it("a transactional.id left pending Dead after a failed tombstone is wedged (KAFKA-7519's bug switch); cleared, it is not", () => {
+    const hangs = hangsOf("txn-id-expiration", 2, { tcExpireWriteFailureLeavesPending: true });
+    expect(hangs.length).toBeGreaterThan(0);
+    expect(hangs[0]?.summary).toMatch(
+      /^txn-\d is wedged at broker-\d: it stayed pending Dead after its expiration, so every request for it gets CONCURRENT_TRANSACTIONS$/,
+    );
+    expect(hangs[0]?.explanation.join("\n")).toMatch(
+      /tombstone was not written, and the pending state was not cleared/,
+    );
+    expect(hangsOf("txn-id-expiration", 2)).toEqual([]);
+  });
+
   it("an LSO stuck below the high watermark with no transaction open", () => {
     const m = findMutant("lso-stuck-after-completion");
     const hangs = hangsOf("kip-1228", 0, m?.overrides);

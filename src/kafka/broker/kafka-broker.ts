@@ -51,6 +51,8 @@ export interface BrokerShared {
   ) => void;
   /** Counts durable __transaction_state appends (run statistics). */
   readonly countTxnLogAppend: () => void;
+  /** __transaction_state-`index` is in a nemesis outage: its appends fail with NOT_ENOUGH_REPLICAS. */
+  readonly txnLogOutage: (index: number) => boolean;
 }
 
 /** The components of one running broker process; a restart makes new ones over the same logs. */
@@ -482,6 +484,21 @@ export class KafkaBroker {
     onDone: (errorCode: number) => void,
   ): void {
     const key = transactionStatePartitionKey(index);
+    const finish = (errorCode: number, batch: LogBatch | null) => {
+      if (errorCode === Errors.NONE) this.shared.countTxnLogAppend();
+      this.ctx.sim.emit(this.id, errorCode === Errors.NONE ? "txnlog.append" : "txnlog.append-failed", {
+        txnId: transactionalId,
+        state: record.txnState,
+        partition: index,
+        offset: batch?.baseOffset ?? -1,
+        error: errorCode,
+      });
+      onDone(errorCode);
+    };
+    // A nemesis outage is an ISR below min.insync.replicas: ReplicaManager checks leadership first,
+    // then refuses with NOT_ENOUGH_REPLICAS before writing.
+    if (replicas.leaderPartition(key) !== null && this.shared.txnLogOutage(index))
+      return finish(Errors.NOT_ENOUGH_REPLICAS, null);
     replicas.appendToLeader(
       key,
       timeoutMs,
@@ -489,17 +506,7 @@ export class KafkaBroker {
         const batch = log.appendTxnRecord({ transactionalId, value: record });
         return { waitForOffset: batch.lastOffset + 1, value: batch };
       },
-      (errorCode, batch) => {
-        if (errorCode === Errors.NONE) this.shared.countTxnLogAppend();
-        this.ctx.sim.emit(this.id, errorCode === Errors.NONE ? "txnlog.append" : "txnlog.append-failed", {
-          txnId: transactionalId,
-          state: record.txnState,
-          partition: index,
-          offset: batch?.baseOffset ?? -1,
-          error: errorCode,
-        });
-        onDone(errorCode);
-      },
+      finish,
     );
   }
 

@@ -22,6 +22,8 @@ export interface WorkloadConfig {
   /** A transaction has no records; 0: never. */
   emptyTxnPpm?: number;
   thinkMs: { min: number; max: number };
+  /** The application's time between two send() calls of one transaction (0: all at once). */
+  sendGapMs: { min: number; max: number };
   partitions: readonly PartitionKey[];
 }
 
@@ -220,9 +222,11 @@ export class TransactionalProducer {
         transactionalId: this.config.transactionalId,
         atMs: this.ctx.sim.nowMs,
       });
+      const records = this.drawRecords(ghost);
+      if (this.workload.sendGapMs.max > 0 && records.length > 0) return this.sendApart(records, 0);
       // send() of every record: appended to its partition's batch; the Sender does the rest. Once
       // the transaction manager is in an error state, send() throws it: the application stops.
-      for (const r of this.drawRecords(ghost)) {
+      for (const r of records) {
         if (this.sendFailsAtOnce()) {
           this.sendFailed(tm, ghost, r);
           if (tm.hasAbortableError) break;
@@ -259,6 +263,33 @@ export class TransactionalProducer {
       atMs: this.ctx.sim.nowMs,
     });
     if (!this.behaviour.commitIgnoresSyncSendErrors) tm.transitionToAbortableError(`send of ${r.value}: ${error}`);
+  }
+
+  /**
+   * send() of record `i`, then the next after a drawn gap (the application between two sends). A
+   * paused producer sends nothing until it resumes; an abortable error makes send() throw, and the
+   * application goes on to end the transaction (an abort).
+   */
+  private sendApart(records: { partition: PartitionKey; value: string }[], i: number): void {
+    const inc = this.incarnation as Incarnation;
+    const ghost = (this.current as CurrentTxn).ghost;
+    const next = (delayMs: number, j: number) =>
+      this.ctx.sim.schedule(delayMs, () => {
+        if (this.isDone || this.incarnation !== inc || this.current?.ghost !== ghost) return;
+        if (this.pausedUntilMs > this.ctx.sim.nowMs) return next(this.pausedUntilMs - this.ctx.sim.nowMs, j);
+        this.sendApart(records, j);
+      });
+    if (inc.tm.hasAbortableError) return this.endTransaction();
+    const r = records[i] as { partition: PartitionKey; value: string };
+    if (this.sendFailsAtOnce()) this.sendFailed(inc.tm, ghost, r);
+    else {
+      inc.tm.maybeAddPartition(r.partition);
+      inc.accumulator.append(r.partition, r.value, ghost, this.ctx.sim.nowMs);
+      inc.sender.wakeup();
+    }
+    if (i + 1 >= records.length) return this.endTransaction();
+    const { min, max } = this.workload.sendGapMs;
+    next(this.ctx.choices.between(workloadStreamName(this.config.name), min, max), i + 1);
   }
 
   private drawRecords(ghost: string): { partition: PartitionKey; value: string }[] {

@@ -83,6 +83,7 @@ export class TransactionCoordinator {
   readonly state: TransactionStateManager;
   readonly markers: TransactionMarkerChannelManager;
   private timeoutTimerSet = false;
+  private expirationTimerSet = false;
 
   constructor(
     private readonly ctx: ClusterContext,
@@ -156,6 +157,7 @@ export class TransactionCoordinator {
         );
       }
       this.scheduleTimeoutCheck();
+      this.scheduleExpirationCheck();
     });
   }
 
@@ -660,6 +662,38 @@ export class TransactionCoordinator {
       this.ctx.sim.schedule(this.ctx.config.abortTimedOutTransactionCleanupIntervalMs, tick);
     };
     this.ctx.sim.schedule(this.ctx.config.abortTimedOutTransactionCleanupIntervalMs, tick);
+  }
+
+  /**
+   * The transactionalId-expiration task, every transaction.remove.expired.transaction.cleanup.interval.ms
+   * while this broker serves some partition; only when transactional.id.expiration.ms is set.
+   */
+  private scheduleExpirationCheck(): void {
+    const expirationMs = this.ctx.config.transactionalIdExpirationMs;
+    if (this.expirationTimerSet || expirationMs === null) return;
+    this.expirationTimerSet = true;
+    const interval = this.ctx.config.removeExpiredTransactionalIdsIntervalMs;
+    const tick = () => {
+      if (this.host.stopped() || this.state.servedPartitions().length === 0) {
+        this.expirationTimerSet = false;
+        return;
+      }
+      this.removeExpiredTransactionalIds(expirationMs);
+      this.ctx.sim.schedule(interval, tick);
+    };
+    this.ctx.sim.schedule(interval, tick);
+  }
+
+  private removeExpiredTransactionalIds(expirationMs: number): void {
+    const expired = this.state.removeExpiredTransactionalIds(
+      this.ctx.sim.nowMs,
+      expirationMs,
+      this.ctx.config.requestTimeoutMs,
+      this.flags.tcExpireWriteFailureLeavesPending,
+      (txnId, errorCode) =>
+        this.ctx.sim.emit(this.id, "txn.expired", { txnId, removed: errorCode === Errors.NONE, error: errorCode }),
+    );
+    for (const txnId of expired) this.ctx.sim.emit(this.id, "txn.expire", { txnId });
   }
 
   /** abortTimedOutTransactions: Ongoing, nothing pending, started longer ago than its timeout. */

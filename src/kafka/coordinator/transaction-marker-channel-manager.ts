@@ -491,7 +491,12 @@ export class TransactionMarkerChannelManager {
     }
     if (retry.length > 0) return this.enqueueByLeader(pending, entry, retry, entry);
     if (this.completionWakeupLost(pending)) return;
-    this.maybeWriteTxnCompletion(pending.transactionalId);
+    // KAFKA-10080's bug switch: in Kafka each response handler thread removed its partitions, then
+    // (not atomically with it) checked for completion; the check is a step of its own here, so a
+    // second acknowledgement handled at the same instant sees the same empty set and writes too.
+    if (this.release().flags.tcCompletionWriteNotExclusive)
+      this.ctx.sim.schedule(0, () => this.maybeWriteTxnCompletion(pending.transactionalId));
+    else this.maybeWriteTxnCompletion(pending.transactionalId);
   }
 
   /**

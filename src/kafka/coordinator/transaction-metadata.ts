@@ -275,6 +275,14 @@ export class TransactionMetadata {
     });
   }
 
+  /**
+   * prepareDead: the transactional.id expired (TransactionStateManager.removeExpiredTransactionalIds).
+   * The transit is the tombstone's; the entry leaves the cache once it is written, never becoming Dead.
+   */
+  prepareDead(): TxnTransitMetadata {
+    return this.prepareTransitionTo("Dead", { topicPartitions: [] });
+  }
+
   /** The log write failed: forget the pending transition. */
   abortPendingTransition(): void {
     this.pendingState = null;

@@ -31,6 +31,8 @@ export interface TransactionLogAccess {
 export class TransactionStateManager {
   private readonly owned = new Map<number, { coordinatorEpoch: number; loading: boolean }>();
   private readonly cache = new Map<string, TransactionMetadata>();
+  /** Ids removed by expiration (a tombstone written or loaded), until they are initialised again. */
+  private readonly expired = new Set<string>();
 
   constructor(
     readonly partitionCount: number,
@@ -72,9 +74,15 @@ export class TransactionStateManager {
     };
   }
 
+  /** The id's partition is served here and the id was removed by expiration: it is served, with no state. */
+  servesExpired(transactionalId: string): boolean {
+    return this.expired.has(transactionalId) && this.lookup(transactionalId).kind === "ok";
+  }
+
   putIfAbsent(metadata: TransactionMetadata): TransactionMetadata {
     const existing = this.cache.get(metadata.transactionalId);
     if (existing) return existing;
+    this.expired.delete(metadata.transactionalId);
     this.cache.set(metadata.transactionalId, metadata);
     return metadata;
   }
@@ -103,7 +111,13 @@ export class TransactionStateManager {
     if (!o || o.coordinatorEpoch !== coordinatorEpoch || !o.loading) return [];
     const latest = new Map<string, TxnTransitMetadata>();
     for (const batch of this.log.read(partition)) {
-      if (batch.txnRecord) latest.set(batch.txnRecord.transactionalId, batch.txnRecord.value);
+      const r = batch.txnRecord;
+      if (!r) continue;
+      // A tombstone (an expired id, written as its Dead transit) removes the id: loadTransactionMetadata.
+      if (r.value.txnState === "Dead") latest.delete(r.transactionalId);
+      else latest.set(r.transactionalId, r.value);
+      if (r.value.txnState === "Dead") this.expired.add(r.transactionalId);
+      else this.expired.delete(r.transactionalId);
     }
     const loaded: { metadata: TransactionMetadata; record: TxnTransitMetadata }[] = [];
     for (const [transactionalId, record] of latest) {
@@ -135,6 +149,62 @@ export class TransactionStateManager {
 
   private dropCachedIdsOf(partition: number): void {
     for (const id of [...this.cache.keys()]) if (this.partitionFor(id) === partition) this.cache.delete(id);
+  }
+
+  /**
+   * removeExpiredTransactionalIds: in every partition served, each id with nothing pending, in Empty,
+   * CompleteCommit or CompleteAbort, not updated for `expirationMs`, moves to pending Dead and its
+   * tombstone is written (acks=all, one write per id here, a batch per partition in Kafka). Returns
+   * the ids it expires.
+   */
+  removeExpiredTransactionalIds(
+    nowMs: number,
+    expirationMs: number,
+    timeoutMs: number,
+    failureLeavesPending: boolean,
+    onDone: (transactionalId: string, errorCode: number) => void,
+  ): string[] {
+    const expired: string[] = [];
+    for (const { partition, coordinatorEpoch } of this.servedPartitions()) {
+      for (const metadata of [...this.cache.values()]) {
+        if (this.partitionFor(metadata.transactionalId) !== partition) continue;
+        if (metadata.pendingState !== null || !shouldExpire(metadata, nowMs, expirationMs)) continue;
+        const transit = metadata.prepareDead();
+        expired.push(metadata.transactionalId);
+        this.log.append(partition, metadata.transactionalId, transit, timeoutMs, (errorCode) => {
+          this.removeFromCache(partition, coordinatorEpoch, metadata, transit, errorCode, failureLeavesPending);
+          onDone(metadata.transactionalId, errorCode);
+        });
+      }
+    }
+    return expired;
+  }
+
+  /**
+   * writeTombstonesForExpiredTransactionalIds's removeFromCacheCallback: the id leaves the cache if the
+   * tombstone was written at the same coordinator epoch and the id is still pending Dead at the
+   * expired epoch; otherwise its pending state is cleared (KAFKA-7519: the bug switch leaves it set).
+   */
+  private removeFromCache(
+    partition: number,
+    coordinatorEpoch: number,
+    metadata: TransactionMetadata,
+    transit: TxnTransitMetadata,
+    errorCode: number,
+    failureLeavesPending: boolean,
+  ): void {
+    const owned = this.owned.get(partition);
+    // Simplified: an entry a reload replaced meanwhile is left alone (Kafka looks the id up again).
+    if (!owned || this.cache.get(metadata.transactionalId) !== metadata) return;
+    const removable =
+      owned.coordinatorEpoch === coordinatorEpoch &&
+      metadata.pendingState === "Dead" &&
+      metadata.producerEpoch === transit.producerEpoch &&
+      errorCode === Errors.NONE;
+    if (removable) {
+      this.cache.delete(metadata.transactionalId);
+      this.expired.add(metadata.transactionalId);
+    } else if (!failureLeavesPending) metadata.pendingState = null;
   }
 
   /**
@@ -174,6 +244,13 @@ export class TransactionStateManager {
       onDone(result);
     });
   }
+}
+
+/** shouldExpire: a state that allows expiration (Empty, CompleteCommit, CompleteAbort), idle for `expirationMs`. */
+function shouldExpire(metadata: TransactionMetadata, nowMs: number, expirationMs: number): boolean {
+  const allowed =
+    metadata.state === "Empty" || metadata.state === "CompleteCommit" || metadata.state === "CompleteAbort";
+  return allowed && metadata.txnLastUpdateTimestamp <= nowMs - expirationMs;
 }
 
 /** TransactionStateManager.appendTransactionToLog's updateCacheCallback: a log append error as the coordinator reports it. */

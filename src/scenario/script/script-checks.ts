@@ -12,6 +12,7 @@ const NEMESIS_FAULTS = [
   "brokerStall",
   "linkPartition",
   "coordinatorFailover",
+  "transactionLogOutage",
   "leaderMove",
   "controlledShutdown",
   "brokerCrash",
