@@ -403,9 +403,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "aborted-read",
     needs: ["PSM", "REPL", "CONS", "STEP"],
     flag: "fetchReadsHighWatermarkTwice",
+    bug: { fetchReadsHighWatermarkTwice: true },
     kinds: ["aborted-read", "premature-read"],
-    expectFound: false,
-    missing: "STEP: a fetch is one atomic step; the HW cannot move between its two reads",
+    scenario: "kip-1228",
+    expectFound: true,
   },
   {
     id: "Z25",

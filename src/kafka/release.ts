@@ -135,6 +135,13 @@ export interface ReleaseFlags {
    * aborted transactions.
    */
   delayedFetchIgnoresIsolation: boolean;
+  /**
+   * Bug switch, KAFKA-9807 (PR #8418, fixed 2.5.0): a read_committed fetch computes its bound
+   * (Log.lastStableOffset) by reading the high watermark twice, once to compare it with the first
+   * unstable offset and once to return it; the model makes the gap between the two reads a
+   * scheduled step, so a high-watermark advance in between returns data above the first unstable offset.
+   */
+  fetchReadsHighWatermarkTwice: boolean;
 
   // ---- producer client (read from the scenario's overrides, as the consumer's) ----
   /** KIP-588 (2.7): INVALID_PRODUCER_EPOCH on a produce is an abortable error; off: fatal. */
@@ -190,6 +197,7 @@ const kafka3x: ReleaseFlags = {
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
   delayedFetchIgnoresIsolation: false,
+  fetchReadsHighWatermarkTwice: false,
   produceInvalidEpochAbortable: true,
   adoptEndTxnEpoch: true,
   appAbortsWithoutFlush: false,

@@ -389,6 +389,17 @@ export class PartitionLog {
     return unstable !== null && unstable < this.highWatermark ? unstable : this.highWatermark;
   }
 
+  /** The first read of KAFKA-9807's two: the first unstable offset when it is below the high watermark, else null. */
+  unstableBelowHighWatermark(): number | null {
+    const unstable = this.firstUnstableOffset();
+    return unstable !== null && unstable < this.highWatermark ? unstable : null;
+  }
+
+  /** The second read of KAFKA-9807's two: the first read's offset, else the high watermark as it is now. */
+  lastStableOffsetAfterSecondRead(unstableBelowHw: number | null): number {
+    return unstableBelowHw ?? this.highWatermark;
+  }
+
   openTransactionCount(): number {
     return this.producerState.openTransactionCount();
   }
