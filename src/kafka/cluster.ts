@@ -263,6 +263,7 @@ export class Cluster {
         invalidProducerEpochOnProduceAbortable: this.spec.globalOverrides.produceInvalidEpochAbortable ?? true,
         adoptEndTxnEpoch: this.spec.globalOverrides.adoptEndTxnEpoch ?? true,
         abortWithoutFlush: this.spec.globalOverrides.appAbortsWithoutFlush ?? false,
+        ...(this.spec.globalOverrides.produceOutOfOrderSequenceFatal ? { outOfOrderSequenceFatal: true } : {}),
       },
     );
     return producer;

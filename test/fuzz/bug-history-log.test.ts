@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { findBug } from "../../src/fuzz/bug-history.js";
 import { runBug } from "../../src/fuzz/bug-history-run.js";
-import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
-import { releaseProfile } from "../../src/kafka/release.js";
+import { type LogBatch, PartitionLog } from "../../src/kafka/broker/partition-log.js";
+import { Errors, OutOfOrderSequenceException } from "../../src/kafka/common/errors.js";
+import { type ReleaseFlags, releaseProfile } from "../../src/kafka/release.js";
 
 /** The partition-log bugs (Z20-Z26) of the fast subset: found within this budget, clean off. */
-const FAST: [string, number][] = [["Z24", 10]];
+const FAST: [string, number][] = [
+  ["Z21", 5],
+  ["Z23", 5],
+  ["Z24", 10],
+];
 
 let clock = 0;
 const now = () => clock++;
@@ -56,5 +61,94 @@ describe("KAFKA-9807: Log.lastStableOffset read the high watermark twice", () =>
     const first = log.unstableBelowHighWatermark();
     expect(first).toBe(0);
     expect(log.lastStableOffsetAfterSecondRead(first)).toBe(log.lastStableOffset());
+  });
+});
+
+describe("producer-state expiry (ProducerStateManager.removeExpiredProducers)", () => {
+  const PID = 1000;
+  let nowMs = 0;
+  function logWith(overrides: Partial<ReleaseFlags> = {}): PartitionLog {
+    const flags = { ...releaseProfile("3.x").flags, ...overrides };
+    return new PartitionLog(
+      "orders-0",
+      () => flags,
+      () => nowMs,
+    );
+  }
+  function write(log: PartitionLog, seq: number, isTransactional = true) {
+    const guard = isTransactional ? log.maybeStartTransactionVerification(PID, seq, 0, false) : 0;
+    return log.appendData({
+      producerId: PID,
+      producerEpoch: 0,
+      baseSequence: seq,
+      isTransactional,
+      values: ["a"],
+      ghostTxn: "t1",
+      verificationGuard: guard,
+    });
+  }
+  const commit = (log: PartitionLog) =>
+    log.appendMarker({
+      producerId: PID,
+      producerEpoch: 0,
+      result: "COMMIT",
+      coordinatorEpoch: 0,
+      transactionVersion: 0,
+      ghostTxn: "t1",
+    });
+
+  it("keeps a producer with an open transaction however idle, forgets it once the marker is old enough", () => {
+    nowMs = 0;
+    const log = logWith();
+    write(log, 0);
+    nowMs = 1_000;
+    expect(log.removeExpiredProducers(300)).toEqual([]);
+    commit(log);
+    nowMs = 1_299;
+    // KAFKA-9144's fix: the marker at 1,000 refreshed the producer's last timestamp.
+    expect(log.removeExpiredProducers(300)).toEqual([]);
+    nowMs = 1_300;
+    expect(log.removeExpiredProducers(300)).toEqual([PID]);
+    expect(log.producers.has(PID)).toBe(false);
+  });
+
+  it("KAFKA-9144's bug switch: the idle time counts from the last data batch, not the marker", () => {
+    nowMs = 0;
+    const log = logWith({ psmExpiryIgnoresMarkerTimestamps: true });
+    write(log, 0);
+    nowMs = 1_000;
+    commit(log);
+    expect(log.removeExpiredProducers(300)).toEqual([PID]);
+  });
+
+  it("after expiry a leader takes a batch at any sequence; KAFKA-5793's switch answers OUT_OF_ORDER_SEQUENCE_NUMBER", () => {
+    nowMs = 0;
+    const fixed = logWith();
+    const buggy = logWith({ unknownProducerReportedAsOutOfOrder: true });
+    for (const log of [fixed, buggy]) write(log, 0, false);
+    nowMs = 500;
+    for (const log of [fixed, buggy]) expect(log.removeExpiredProducers(300)).toEqual([PID]);
+    expect(write(fixed, 1, false).kind).toBe("appended");
+    expect(write(buggy, 1, false)).toMatchObject({ kind: "error", errorCode: Errors.OUT_OF_ORDER_SEQUENCE_NUMBER });
+    expect(write(buggy, 0, false).kind).toBe("appended");
+  });
+
+  it("a follower with no state takes a batch at sequence 2; KAFKA-6003's switch throws OutOfOrderSequenceException", () => {
+    const batch: LogBatch = {
+      baseOffset: 0,
+      lastOffset: 0,
+      producerId: PID,
+      producerEpoch: 0,
+      baseSequence: 2,
+      isTransactional: true,
+      control: null,
+      values: ["a"],
+      ghostTxn: "t1",
+    };
+    expect(() => logWith().appendAsFollower(batch)).not.toThrow();
+    const buggy = logWith({ followerChecksSequenceWithoutState: true });
+    expect(() => buggy.appendAsFollower(batch)).toThrow(OutOfOrderSequenceException);
+    expect(buggy.logEndOffset).toBe(0);
+    expect(() => buggy.appendAsFollower({ ...batch, baseSequence: 0 })).not.toThrow();
   });
 });

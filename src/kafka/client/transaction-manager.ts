@@ -66,6 +66,8 @@ export interface ProducerBehaviour {
   adoptEndTxnEpoch: boolean;
   /** The application aborts without flushing first (unsent batches fail; EndTxn waits for those in flight). */
   abortWithoutFlush: boolean;
+  /** KAFKA-5793's client half: OUT_OF_ORDER_SEQUENCE_NUMBER on a produce is fatal (0.11 to 2.4); off: abortable. */
+  outOfOrderSequenceFatal?: boolean;
 }
 
 /** What the application hears from the transaction manager. */
@@ -485,6 +487,8 @@ export class TransactionManager {
     if (unknownFate && this.needToTriggerEpochBumpFromClient) this.epochBumpRequired = true;
     if (errorCode === Errors.PRODUCER_FENCED) this.transitionToFatalError("Produce", errorCode, reason);
     else if (errorCode === Errors.INVALID_PRODUCER_EPOCH && !this.behaviour.invalidProducerEpochOnProduceAbortable)
+      this.transitionToFatalError("Produce", errorCode, reason);
+    else if (errorCode === Errors.OUT_OF_ORDER_SEQUENCE_NUMBER && this.behaviour.outOfOrderSequenceFatal)
       this.transitionToFatalError("Produce", errorCode, reason);
     else this.transitionToAbortableError(reason);
     this.removeInFlightBatch(batch);

@@ -51,3 +51,8 @@ export function errorCode(name: string): ErrorCode | undefined {
 export class IllegalStateException extends Error {
   override readonly name = "IllegalStateException";
 }
+
+/** Kafka's OutOfOrderSequenceException, where the model throws it (a follower's append, KAFKA-6003). */
+export class OutOfOrderSequenceException extends Error {
+  override readonly name = "OutOfOrderSequenceException";
+}
