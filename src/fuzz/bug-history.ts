@@ -355,9 +355,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["TC", "TMO", "TCFO", "PSM", "REPL", "EXP"],
     flag: "psmExpiryIgnoresMarkerTimestamps + replayEnforcesCoordinatorEpoch",
-    kinds: HANGING,
-    expectFound: false,
-    missing: "EXP: producer-state expiry (producer.id.expiration.ms); REPL: log recovery replaying markers",
+    bug: { psmExpiryIgnoresMarkerTimestamps: true, replayEnforcesCoordinatorEpoch: true },
+    kinds: ["model-error", "hanging-transaction"],
+    scenario: "producer-expiry",
+    expectFound: true,
   },
   {
     id: "Z21",

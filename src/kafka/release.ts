@@ -162,6 +162,13 @@ export interface ReleaseFlags {
    * a transaction marker refreshes the producer's last timestamp too.
    */
   psmExpiryIgnoresMarkerTimestamps: boolean;
+  /**
+   * Bug switch, KAFKA-9144 (PR #7687), second half: a replica replaying a marker (a follower's copy,
+   * a rebuild after truncation) enforces the coordinator-epoch check and throws
+   * TransactionCoordinatorFencedException when the stored epoch is higher; fixed: only a leader's
+   * append (origin COORDINATOR) is checked, replication and recovery take the marker.
+   */
+  replayEnforcesCoordinatorEpoch: boolean;
 
   // ---- producer client (read from the scenario's overrides, as the consumer's) ----
   /** KIP-588 (2.7): INVALID_PRODUCER_EPOCH on a produce is an abortable error; off: fatal. */
@@ -226,6 +233,7 @@ const kafka3x: ReleaseFlags = {
   unknownProducerReportedAsOutOfOrder: false,
   followerChecksSequenceWithoutState: false,
   psmExpiryIgnoresMarkerTimestamps: false,
+  replayEnforcesCoordinatorEpoch: false,
   produceInvalidEpochAbortable: true,
   produceOutOfOrderSequenceFatal: false,
   adoptEndTxnEpoch: true,

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { findBug } from "../../src/fuzz/bug-history.js";
 import { runBug } from "../../src/fuzz/bug-history-run.js";
 import { type LogBatch, PartitionLog } from "../../src/kafka/broker/partition-log.js";
-import { Errors, OutOfOrderSequenceException } from "../../src/kafka/common/errors.js";
+import {
+  Errors,
+  OutOfOrderSequenceException,
+  TransactionCoordinatorFencedException,
+} from "../../src/kafka/common/errors.js";
 import { type ReleaseFlags, releaseProfile } from "../../src/kafka/release.js";
 
 /** The partition-log bugs (Z20-Z26) of the fast subset: found within this budget, clean off. */
@@ -150,5 +154,61 @@ describe("producer-state expiry (ProducerStateManager.removeExpiredProducers)", 
     expect(() => buggy.appendAsFollower(batch)).toThrow(OutOfOrderSequenceException);
     expect(buggy.logEndOffset).toBe(0);
     expect(() => buggy.appendAsFollower({ ...batch, baseSequence: 0 })).not.toThrow();
+  });
+
+  it("KAFKA-9144: a replayed marker of an older coordinator epoch is taken; the bug switch throws TransactionCoordinatorFencedException", () => {
+    const marker = (offset: number, coordinatorEpoch: number): LogBatch => ({
+      baseOffset: offset,
+      lastOffset: offset,
+      producerId: PID,
+      producerEpoch: 0,
+      baseSequence: -1,
+      isTransactional: true,
+      control: { type: "ABORT", coordinatorEpoch },
+      values: [],
+      ghostTxn: "t1",
+    });
+    const fixed = logWith();
+    const buggy = logWith({ replayEnforcesCoordinatorEpoch: true });
+    for (const log of [fixed, buggy]) log.appendAsFollower(marker(0, 1));
+    expect(() => fixed.appendAsFollower(marker(1, 0))).not.toThrow();
+    expect(fixed.producers.get(PID)?.coordinatorEpoch).toBe(0);
+    expect(() => buggy.appendAsFollower(marker(1, 0))).toThrow(TransactionCoordinatorFencedException);
+  });
+
+  it("KAFKA-9144 end to end at a leader: expiry lets a late marker of the old coordinator in, and a rebuild of the log fails on it", () => {
+    const leaderMarker = (coordinatorEpoch: number) => ({
+      producerId: PID,
+      producerEpoch: 0,
+      result: "ABORT" as const,
+      coordinatorEpoch,
+      transactionVersion: 0,
+      ghostTxn: "t1",
+    });
+    const run = (overrides: Partial<ReleaseFlags>, checkAtMs: number) => {
+      nowMs = 0;
+      const log = logWith(overrides);
+      write(log, 0);
+      nowMs = 1_000;
+      expect(log.appendMarker(leaderMarker(1)).kind).toBe("appended");
+      // With the entry in place the old coordinator's copy is fenced.
+      expect(log.appendMarker(leaderMarker(0))).toMatchObject({ errorCode: Errors.TRANSACTION_COORDINATOR_FENCED });
+      nowMs = checkAtMs;
+      log.removeExpiredProducers(300);
+      return log;
+    };
+    // The bug: the idle time ran from the data batch at 0, so the entry expired right after the marker.
+    const buggy = run({ psmExpiryIgnoresMarkerTimestamps: true, replayEnforcesCoordinatorEpoch: true }, 1_299);
+    expect(buggy.producers.has(PID)).toBe(false);
+    expect(buggy.appendMarker(leaderMarker(0)).kind).toBe("appended");
+    // The marker started a new entry (no batches): the next transaction starts at sequence 0.
+    expect(write(buggy, 0).kind).toBe("appended");
+    expect(() => buggy.truncateTo(buggy.logEndOffset - 1)).toThrow(TransactionCoordinatorFencedException);
+    // Fixed: the marker at 1,000 keeps the entry until 1,300, and a replay takes whatever was appended.
+    const fixed = run({}, 1_299);
+    expect(fixed.producers.has(PID)).toBe(true);
+    expect(fixed.appendMarker(leaderMarker(0))).toMatchObject({ errorCode: Errors.TRANSACTION_COORDINATOR_FENCED });
+    expect(write(fixed, 1).kind).toBe("appended");
+    expect(() => fixed.truncateTo(fixed.logEndOffset - 1)).not.toThrow();
   });
 });

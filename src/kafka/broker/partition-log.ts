@@ -1,5 +1,10 @@
 import { BoundExceeded } from "../../sim/bounds.js";
-import { Errors, IllegalStateException, OutOfOrderSequenceException } from "../common/errors.js";
+import {
+  Errors,
+  IllegalStateException,
+  OutOfOrderSequenceException,
+  TransactionCoordinatorFencedException,
+} from "../common/errors.js";
 import type { PartitionKey, TransactionResult } from "../common/types.js";
 import type { TxnTransitMetadata } from "../coordinator/transaction-metadata.js";
 import type { ReleaseFlags } from "../release.js";
@@ -299,6 +304,7 @@ export class PartitionLog {
   private replayProducerState(batch: LogBatch): CompletedTxn | null {
     if (batch.producerId < 0) return null;
     if (batch.control) {
+      this.maybeEnforceCoordinatorEpochOnReplay(batch);
       const completed = this.producerState.appendEndTxnMarker(
         batch.producerId,
         batch.producerEpoch,
@@ -318,6 +324,20 @@ export class PartitionLog {
       );
     this.producerState.appendDataBatch(factsOfLogBatch(batch), "REPLICATION");
     return null;
+  }
+
+  /**
+   * KAFKA-9144's bug switch: ProducerAppendInfo.appendEndTxnMarker checked the coordinator epoch
+   * whatever the origin, so a marker the leader took (its entry had expired, then a late marker of
+   * an older coordinator came) fails when a follower or a rebuild replays it after the newer one.
+   */
+  private maybeEnforceCoordinatorEpochOnReplay(marker: LogBatch): void {
+    if (!this.flags().replayEnforcesCoordinatorEpoch || !marker.control) return;
+    const stored = this.producerState.producers.get(marker.producerId)?.coordinatorEpoch ?? -1;
+    if (stored > marker.control.coordinatorEpoch)
+      throw new TransactionCoordinatorFencedException(
+        `${this.partition}: replaying the marker at offset ${marker.baseOffset} of producer ${marker.producerId}: coordinator epoch ${marker.control.coordinatorEpoch} < stored ${stored} (KAFKA-9144)`,
+      );
   }
 
   /**
