@@ -383,7 +383,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "psmDropsStateWithLogSegments",
     kinds: ["fatal-error", "hanging-transaction"],
     expectFound: false,
-    missing: "EXP: log segments, retention and producer-state expiry",
+    missing:
+      "EXP: a log start offset (retention, DeleteRecords) whose segments take producer state with them; producer-state expiry exists (producer-expiry), KIP-360's fix keeps state until it",
   },
   {
     id: "Z23",
@@ -421,7 +422,7 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "lsoIgnoresTxnIndexFailure",
     kinds: ["duplicate", "aborted-read"],
     expectFound: false,
-    missing: "DISK: storage faults (transaction-index append failure)",
+    missing: "DISK: a transaction-index append failure, and the log directory going offline that follows it in Kafka",
   },
   {
     id: "Z26",
