@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { findBug } from "../../src/fuzz/bug-history.js";
 import { runBug } from "../../src/fuzz/bug-history-run.js";
+import { runConfigFor } from "../../src/fuzz/campaign.js";
+import { runSeed } from "../../src/fuzz/run-seed.js";
+import { resolveScenario } from "../../src/scenario/loader.js";
 import { type LogBatch, PartitionLog } from "../../src/kafka/broker/partition-log.js";
 import {
   Errors,
@@ -27,6 +30,17 @@ describe("the partition-log bugs, found blind", () => {
     expect(o.firstSeed, o.why ?? "").not.toBeNull();
     expect(o.symptomSeedsOff, o.why ?? "").toBe(0);
     expect(o.found).toBe(true);
+  });
+});
+
+describe("a crash on the replica path (KAFKA-6003)", () => {
+  it("is reported as model-error that names Kafka's replica fetcher, not as a bug of eosfuzz", () => {
+    const config = runConfigFor(resolveScenario("producer-expiry"), { followerChecksSequenceWithoutState: true });
+    const [crash] = runSeed(config, { seed: 0 }).violations;
+    expect(crash?.kind).toBe("model-error");
+    expect(crash?.summary).toMatch(/^OutOfOrderSequenceException in the model/);
+    expect(crash?.explanation.join("\n")).toMatch(/replica fetcher thread/);
+    expect(crash?.explanation.join("\n")).not.toMatch(/a bug of eosfuzz/);
   });
 });
 
