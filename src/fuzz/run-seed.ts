@@ -1,4 +1,8 @@
-import { IllegalStateException } from "../kafka/common/errors.js";
+import {
+  IllegalStateException,
+  OutOfOrderSequenceException,
+  TransactionCoordinatorFencedException,
+} from "../kafka/common/errors.js";
 import { BoundExceeded } from "../sim/bounds.js";
 import { Cluster } from "../kafka/cluster.js";
 import type { ClusterSpec } from "../kafka/cluster-spec.js";
@@ -244,13 +248,21 @@ function reportModelException(ledger: GhostLedger, error: Error, atMs: number): 
   const where =
     error instanceof IllegalStateException ? "IllegalStateException in the model" : `${error.name} in the model`;
   const functions = thrownIn(error.stack ?? "");
+  // The exceptions Kafka's replica path throws, which only a bug switch makes the model throw
+  // (KAFKA-6003, KAFKA-9144): in Kafka they kill the replica fetcher thread or fail the log's recovery.
+  const kafkaCrash =
+    error instanceof OutOfOrderSequenceException || error instanceof TransactionCoordinatorFencedException;
   ledger.report(
     modelError(`${where}: ${error.message.split("\n")[0]}`, atMs, [
-      "an exception inside eosfuzz's model of Kafka: a bug of eosfuzz, not a finding about Kafka",
+      kafkaCrash
+        ? "Kafka's own check threw on the replica path: in Kafka this stops the replica fetcher thread or the log's recovery (a crash of the broker's replication)"
+        : "an exception inside eosfuzz's model of Kafka: a bug of eosfuzz, not a finding about Kafka",
       ...(functions.length > 0
         ? [`thrown in ${functions[0]}${functions.length > 1 ? ` (called from ${functions.slice(1).join(", ")})` : ""}`]
         : []),
-      "please report it to the eosfuzz maintainers with the replay command",
+      kafkaCrash
+        ? "the bug switch that brings the check back is on (see bug-history.md); off, the model takes the batch"
+        : "please report it to the eosfuzz maintainers with the replay command",
     ]),
   );
 }

@@ -52,6 +52,8 @@ export interface BrokerConfig {
   brokerSessionTimeoutMs: number;
   /** leader.imbalance.check.interval.ms of auto.leader.rebalance (0: no preferred-leader election). */
   leaderImbalanceCheckIntervalMs: number;
+  /** producer.id.expiration.ms and its check interval (absent: producer state never expires). */
+  producerIdExpiration?: { expirationMs: number; checkIntervalMs: number };
 }
 
 /** The shared handles every node of the model receives. */

@@ -292,6 +292,7 @@ export class Cluster {
         commitIgnoresSyncSendErrors: this.spec.globalOverrides.commitIgnoresSyncSendErrors ?? false,
         tv2EndTxnForEmptyTxn: this.spec.globalOverrides.tv2EndTxnForEmptyTxn ?? false,
         drainDropsTxnFlagInAbortableError: this.spec.globalOverrides.drainDropsTxnFlagInAbortableError ?? false,
+        ...(this.spec.globalOverrides.produceOutOfOrderSequenceFatal ? { outOfOrderSequenceFatal: true } : {}),
       },
     );
     return producer;

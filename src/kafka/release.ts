@@ -151,10 +151,49 @@ export interface ReleaseFlags {
    * aborted transactions.
    */
   delayedFetchIgnoresIsolation: boolean;
+  /**
+   * Bug switch, KAFKA-9807 (PR #8418, fixed 2.5.0): a read_committed fetch computes its bound
+   * (Log.lastStableOffset) by reading the high watermark twice, once to compare it with the first
+   * unstable offset and once to return it; the model makes the gap between the two reads a
+   * scheduled step, so a high-watermark advance in between returns data above the first unstable offset.
+   */
+  fetchReadsHighWatermarkTwice: boolean;
+  /**
+   * Bug switch, KAFKA-5793 (PR #3865, fixed 1.0.0), the broker half: a leader with no state for a
+   * producer answers a batch whose sequence is not 0 OUT_OF_ORDER_SEQUENCE_NUMBER (0.11's
+   * ProducerAppendInfo.checkSequence: the missing entry's epoch differs), where 1.0 answered
+   * UNKNOWN_PRODUCER_ID and 2.5 on accepts it. Its client half is produceOutOfOrderSequenceFatal.
+   */
+  unknownProducerReportedAsOutOfOrder: boolean;
+  /**
+   * Bug switch, KAFKA-6003 (PR #4004, fixed 0.11.0.2 and 1.0.0): a follower validates a replicated
+   * batch's sequence even when it has no state for the producer, so a batch whose sequence is not 0
+   * throws OutOfOrderSequenceException in the replica fetcher (0.11's fetcher thread dies of it);
+   * fixed: a follower with no state takes the leader's batch as it is.
+   */
+  followerChecksSequenceWithoutState: boolean;
+  /**
+   * Bug switch, KAFKA-9144 (PR #7687, fixed 2.4.1 and 2.5.0), first half: producer-state expiry
+   * (removeExpiredProducers) measures a producer's idle time from its last data batch only; fixed:
+   * a transaction marker refreshes the producer's last timestamp too.
+   */
+  psmExpiryIgnoresMarkerTimestamps: boolean;
+  /**
+   * Bug switch, KAFKA-9144 (PR #7687), second half: a replica replaying a marker (a follower's copy,
+   * a rebuild after truncation) enforces the coordinator-epoch check and throws
+   * TransactionCoordinatorFencedException when the stored epoch is higher; fixed: only a leader's
+   * append (origin COORDINATOR) is checked, replication and recovery take the marker.
+   */
+  replayEnforcesCoordinatorEpoch: boolean;
 
   // ---- producer client (read from the scenario's overrides, as the consumer's) ----
   /** KIP-588 (2.7): INVALID_PRODUCER_EPOCH on a produce is an abortable error; off: fatal. */
   produceInvalidEpochAbortable: boolean;
+  /**
+   * Bug switch, KAFKA-5793's client half (0.11; until KIP-360, PR #7389, 2.5.0, for transactional
+   * producers): OUT_OF_ORDER_SEQUENCE_NUMBER on a produce is a fatal error; off: abortable.
+   */
+  produceOutOfOrderSequenceFatal: boolean;
   /** KIP-890 part 2: a TV2 client takes the producer id and epoch from the EndTxn response; off: keeps its own. */
   adoptEndTxnEpoch: boolean;
   /**
@@ -228,7 +267,13 @@ const kafka3x: ReleaseFlags = {
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
   delayedFetchIgnoresIsolation: false,
+  fetchReadsHighWatermarkTwice: false,
+  unknownProducerReportedAsOutOfOrder: false,
+  followerChecksSequenceWithoutState: false,
+  psmExpiryIgnoresMarkerTimestamps: false,
+  replayEnforcesCoordinatorEpoch: false,
   produceInvalidEpochAbortable: true,
+  produceOutOfOrderSequenceFatal: false,
   adoptEndTxnEpoch: true,
   appAbortsWithoutFlush: false,
   commitIgnoresSyncSendErrors: false,

@@ -50,6 +50,8 @@ export interface KafkaEvents {
   };
   /** Replication moved a partition's high watermark (and so maybe its last stable offset). */
   "log.hw": { partition: PartitionKey; hw: number; lso: number };
+  /** The periodic producer-expiration check forgot producers idle past producer.id.expiration.ms. */
+  "psm.expire": { partition: PartitionKey; producers: string };
   /** The broker refused a whole WriteTxnMarkers request of this version and closed the connection. */
   "markers.refused": { version: number; reason: string };
   /** The leader rejected one marker at a partition. */

@@ -84,6 +84,10 @@ const brokerConfig = z.strictObject({
   controllerRpcDelayMs: range().default([1, 5]),
   brokerSessionTimeoutMs: ms().min(1).default(300),
   leaderImbalanceCheckIntervalMs: ms().default(3_000),
+  /** producer.id.expiration.ms (absent: producer state never expires within a run, Kafka's default being a day). */
+  producerIdExpirationMs: ms().min(1).optional(),
+  /** producer.id.expiration.check.interval.ms (read only with producerIdExpirationMs). */
+  producerIdExpirationCheckIntervalMs: ms().min(1).default(100),
 });
 
 /** Explicit replica assignment: per partition, its replicas (the first is the preferred leader). */

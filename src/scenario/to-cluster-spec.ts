@@ -98,6 +98,14 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       controllerRpcDelayMs: range(c.controllerRpcDelayMs),
       brokerSessionTimeoutMs: c.brokerSessionTimeoutMs,
       leaderImbalanceCheckIntervalMs: c.leaderImbalanceCheckIntervalMs,
+      ...(c.producerIdExpirationMs === undefined
+        ? {}
+        : {
+            producerIdExpiration: {
+              expirationMs: c.producerIdExpirationMs,
+              checkIntervalMs: c.producerIdExpirationCheckIntervalMs,
+            },
+          }),
     },
     producers: {
       // A scripted scenario brings its own producers (script.producers); the fuzzed workload is off.

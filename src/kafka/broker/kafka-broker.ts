@@ -87,7 +87,9 @@ export class KafkaBroker {
   ) {
     this.release = release;
     this.image = image;
-    for (const key of partitionConfigs.keys()) this.logs.set(key, new Log(key, () => this.release.flags));
+    // Batches carry timestamps only when producer state can expire (producer.id.expiration.ms set).
+    const clock = ctx.config.producerIdExpiration ? () => ctx.sim.nowMs : null;
+    for (const key of partitionConfigs.keys()) this.logs.set(key, new Log(key, () => this.release.flags, clock));
     ctx.net.registerServer(id, (request) => this.handle(request));
   }
 
@@ -171,10 +173,30 @@ export class KafkaBroker {
     );
     Object.assign(process, { replicas, coordinator, verifier });
     this.process = process;
+    if (config.producerIdExpiration) this.scheduleProducerExpiration(process, config.producerIdExpiration);
     this.ctx.sim.emit(this.id, "broker.start", { release: this.release.name, imageOffset: image.offset });
     this.applyChanges(
       changedPartitions({ offset: -1, partitions: new Map(), brokers: new Map(), features: image.features }, image),
     );
+  }
+
+  /**
+   * UnifiedLog's PeriodicProducerExpirationCheck, every producer.id.expiration.check.interval.ms
+   * from the process start, over every replica this broker holds (leaders and followers alike).
+   */
+  private scheduleProducerExpiration(
+    process: BrokerProcess,
+    expiration: { expirationMs: number; checkIntervalMs: number },
+  ): void {
+    this.ctx.sim.schedule(expiration.checkIntervalMs, () => {
+      if (process.stopped) return;
+      for (const [key, log] of this.logs) {
+        const removed = log.removeExpiredProducers(expiration.expirationMs);
+        if (removed.length > 0)
+          this.ctx.sim.emit(this.id, "psm.expire", { partition: key, producers: removed.join(",") });
+      }
+      this.scheduleProducerExpiration(process, expiration);
+    });
   }
 
   /** The process stops (crash or shutdown): timers die, connections reset; the logs stay. */

@@ -1,5 +1,10 @@
 import { BoundExceeded } from "../../sim/bounds.js";
-import { Errors, IllegalStateException } from "../common/errors.js";
+import {
+  Errors,
+  IllegalStateException,
+  OutOfOrderSequenceException,
+  TransactionCoordinatorFencedException,
+} from "../common/errors.js";
 import type { PartitionKey, TransactionResult } from "../common/types.js";
 import type { TxnTransitMetadata } from "../coordinator/transaction-metadata.js";
 import type { ReleaseFlags } from "../release.js";
@@ -33,6 +38,8 @@ export interface LogBatch {
   partitionLeaderEpoch?: number;
   /** A __transaction_state record: the transactional.id and its state (keyed and compacted by id). */
   txnRecord?: TxnLogRecord;
+  /** The batch's max timestamp: the leader's clock at its append (set only when the log has a clock). */
+  maxTimestamp?: number;
 }
 
 /** One record of __transaction_state (TransactionLog's key and value). */
@@ -118,6 +125,8 @@ export class PartitionLog {
     readonly partition: PartitionKey,
     /** The release flags of the broker holding this replica (they change with an upgrade). */
     readonly flags: () => Readonly<ReleaseFlags>,
+    /** The broker's clock, for batch timestamps and producer-state expiry (absent: no timestamps). */
+    private readonly clock: (() => number) | null = null,
   ) {
     this.producerState = new ProducerStateManager(flags);
   }
@@ -152,15 +161,7 @@ export class PartitionLog {
 
   /** A client's batch at the leader (origin CLIENT): checked, then appended at the log end. */
   appendData(input: DataAppendInput): DataAppendResult {
-    const facts: DataBatchFacts = {
-      producerId: input.producerId,
-      producerEpoch: input.producerEpoch,
-      baseSequence: input.baseSequence,
-      lastSequence: input.baseSequence + input.values.length - 1,
-      isTransactional: input.isTransactional,
-      firstOffset: this.logEndOffset,
-      lastOffset: this.logEndOffset + input.values.length - 1,
-    };
+    const facts = factsOf(input, this.logEndOffset, this.clock ? this.clock() : undefined);
     const check = this.producerState.checkDataBatch(facts, input.verificationGuard);
     if (check.kind !== "ok") return check;
     this.assertRoom();
@@ -176,6 +177,7 @@ export class PartitionLog {
       ghostTxn: input.ghostTxn,
     };
     if (this.appendEpoch !== 0) batch.partitionLeaderEpoch = this.appendEpoch;
+    if (facts.timestamp !== undefined) batch.maxTimestamp = facts.timestamp;
     this.pushBatch(batch);
     this.producerState.appendDataBatch(facts, "CLIENT");
     return { kind: "appended", batch };
@@ -214,6 +216,7 @@ export class PartitionLog {
       ghostTxn: input.ghostTxn,
     };
     if (this.appendEpoch !== 0) batch.partitionLeaderEpoch = this.appendEpoch;
+    if (this.clock) batch.maxTimestamp = this.clock();
     this.pushBatch(batch);
     const completed = this.producerState.appendEndTxnMarker(
       input.producerId,
@@ -222,6 +225,7 @@ export class PartitionLog {
       input.result,
       offset,
       "COORDINATOR",
+      batch.maxTimestamp,
     );
     if (completed) this.completeTxn(completed);
     return {
@@ -285,6 +289,13 @@ export class PartitionLog {
     if (batch.baseOffset !== this.logEndOffset)
       throw new Error(`${this.partition}: follower append at ${batch.baseOffset}, log end ${this.logEndOffset}`);
     this.assertRoom();
+    if (batch.producerId >= 0 && !batch.control) {
+      const problem = this.producerState.followerSequenceProblem(factsOfLogBatch(batch));
+      if (problem)
+        throw new OutOfOrderSequenceException(
+          `${this.partition}: replicated batch of producer ${batch.producerId} at offset ${batch.baseOffset}: ${problem} (KAFKA-6003)`,
+        );
+    }
     this.pushBatch(batch);
     return this.replayProducerState(batch);
   }
@@ -293,6 +304,7 @@ export class PartitionLog {
   private replayProducerState(batch: LogBatch): CompletedTxn | null {
     if (batch.producerId < 0) return null;
     if (batch.control) {
+      this.maybeEnforceCoordinatorEpochOnReplay(batch);
       const completed = this.producerState.appendEndTxnMarker(
         batch.producerId,
         batch.producerEpoch,
@@ -300,6 +312,7 @@ export class PartitionLog {
         batch.control.type,
         batch.baseOffset,
         "REPLICATION",
+        batch.maxTimestamp,
       );
       if (completed) this.completeTxn(completed);
       return completed;
@@ -309,19 +322,22 @@ export class PartitionLog {
       throw new IllegalStateException(
         `${this.partition}: non-transactional batch at ${batch.baseOffset} inside an open transaction`,
       );
-    this.producerState.appendDataBatch(
-      {
-        producerId: batch.producerId,
-        producerEpoch: batch.producerEpoch,
-        baseSequence: batch.baseSequence,
-        lastSequence: batch.baseSequence + batch.values.length - 1,
-        isTransactional: batch.isTransactional,
-        firstOffset: batch.baseOffset,
-        lastOffset: batch.lastOffset,
-      },
-      "REPLICATION",
-    );
+    this.producerState.appendDataBatch(factsOfLogBatch(batch), "REPLICATION");
     return null;
+  }
+
+  /**
+   * KAFKA-9144's bug switch: ProducerAppendInfo.appendEndTxnMarker checked the coordinator epoch
+   * whatever the origin, so a marker the leader took (its entry had expired, then a late marker of
+   * an older coordinator came) fails when a follower or a rebuild replays it after the newer one.
+   */
+  private maybeEnforceCoordinatorEpochOnReplay(marker: LogBatch): void {
+    if (!this.flags().replayEnforcesCoordinatorEpoch || !marker.control) return;
+    const stored = this.producerState.producers.get(marker.producerId)?.coordinatorEpoch ?? -1;
+    if (stored > marker.control.coordinatorEpoch)
+      throw new TransactionCoordinatorFencedException(
+        `${this.partition}: replaying the marker at offset ${marker.baseOffset} of producer ${marker.producerId}: coordinator epoch ${marker.control.coordinatorEpoch} < stored ${stored} (KAFKA-9144)`,
+      );
   }
 
   /**
@@ -384,9 +400,26 @@ export class PartitionLog {
     return this.producerState.firstUnstableOffset();
   }
 
+  /** The periodic producer-expiration check of this replica (leader or follower); the ids removed. */
+  removeExpiredProducers(expirationMs: number): number[] {
+    if (!this.clock) return [];
+    return this.producerState.removeExpiredProducers(this.clock(), expirationMs);
+  }
+
   lastStableOffset(): number {
     const unstable = this.firstUnstableOffset();
     return unstable !== null && unstable < this.highWatermark ? unstable : this.highWatermark;
+  }
+
+  /** The first read of KAFKA-9807's two: the first unstable offset when it is below the high watermark, else null. */
+  unstableBelowHighWatermark(): number | null {
+    const unstable = this.firstUnstableOffset();
+    return unstable !== null && unstable < this.highWatermark ? unstable : null;
+  }
+
+  /** The second read of KAFKA-9807's two: the first read's offset, else the high watermark as it is now. */
+  lastStableOffsetAfterSecondRead(unstableBelowHw: number | null): number {
+    return unstableBelowHw ?? this.highWatermark;
   }
 
   openTransactionCount(): number {
@@ -452,3 +485,27 @@ export class PartitionLog {
 }
 
 type DataAppendInput = DataBatchInput;
+
+/** A data batch as the producer state sees it: a client's at `firstOffset`, or one of the log (a follower's copy, a rebuild). */
+function factsOf(
+  batch: Pick<LogBatch, "producerId" | "producerEpoch" | "baseSequence" | "isTransactional" | "values">,
+  firstOffset: number,
+  timestamp: number | undefined,
+): DataBatchFacts {
+  const facts: DataBatchFacts = {
+    producerId: batch.producerId,
+    producerEpoch: batch.producerEpoch,
+    baseSequence: batch.baseSequence,
+    lastSequence: batch.baseSequence + batch.values.length - 1,
+    isTransactional: batch.isTransactional,
+    firstOffset,
+    lastOffset: firstOffset + batch.values.length - 1,
+  };
+  if (timestamp !== undefined) facts.timestamp = timestamp;
+  return facts;
+}
+
+/** A batch of the log as the producer state sees it. */
+function factsOfLogBatch(batch: LogBatch): DataBatchFacts {
+  return factsOf(batch, batch.baseOffset, batch.maxTimestamp);
+}

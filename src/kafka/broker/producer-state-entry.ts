@@ -17,6 +17,8 @@ export class ProducerStateEntry {
   /** Present iff a transaction of this producer is open at this partition. */
   currentTxnFirstOffset: number | null = null;
   readonly batchMetadata: BatchMetadata[] = [];
+  /** The timestamp of the producer's last batch (and, since KAFKA-9144, marker): its idle time starts there. */
+  lastTimestamp = -1;
 
   constructor(readonly producerId: number) {}
 

@@ -26,6 +26,8 @@ export interface DataBatchFacts {
   isTransactional: boolean;
   firstOffset: number;
   lastOffset: number;
+  /** The batch's max timestamp (the leader's clock at its append; absent: unknown, -1). */
+  timestamp?: number;
 }
 
 /** The problem a data batch has at the leader, in Kafka's check order, or null. */
@@ -182,7 +184,7 @@ export class ProducerStateManager {
     if (verification && first > verification.lowestSequence) {
       return `sequence ${first} above the lowest verified sequence ${verification.lowestSequence}`;
     }
-    if (storedEpoch === NO_PRODUCER_EPOCH) return null;
+    if (storedEpoch === NO_PRODUCER_EPOCH) return this.unknownProducerProblem(first);
     if (batch.producerEpoch !== storedEpoch)
       return first === 0 ? null : `new epoch ${batch.producerEpoch} must start at sequence 0, got ${first}`;
     const last = existing?.lastSeq() ?? -1;
@@ -192,12 +194,49 @@ export class ProducerStateManager {
   }
 
   /**
+   * A batch of a producer this replica has no state for: accepted at any sequence (since 2.5), but
+   * refused OUT_OF_ORDER_SEQUENCE_NUMBER unless it starts at 0 under KAFKA-5793's bug switch (0.11:
+   * the missing entry's epoch differs from the batch's, so the sequence must be 0).
+   */
+  private unknownProducerProblem(firstSequence: number): string | null {
+    if (!this.flags().unknownProducerReportedAsOutOfOrder || firstSequence === 0) return null;
+    return this.unknownProducerProblemText(firstSequence);
+  }
+
+  /**
+   * KAFKA-6003's bug switch at a follower (origin REPLICATION): the sequence check of a replicated
+   * batch whose producer this replica has no state for; the reason it fails, or null.
+   */
+  followerSequenceProblem(batch: DataBatchFacts): string | null {
+    if (!this.flags().followerChecksSequenceWithoutState || this.producers.has(batch.producerId)) return null;
+    return batch.baseSequence === 0 ? null : this.unknownProducerProblemText(batch.baseSequence);
+  }
+
+  private unknownProducerProblemText(firstSequence: number): string {
+    return `no state for the producer (expired or never seen): sequence ${firstSequence} must be 0`;
+  }
+
+  /**
+   * ProducerStateManager.removeExpiredProducers: producers idle for at least `expirationMs` since
+   * their last timestamp, with no open transaction, are forgotten. Returns the ids removed.
+   */
+  removeExpiredProducers(nowMs: number, expirationMs: number): number[] {
+    const removed: number[] = [];
+    for (const [pid, e] of this.producers) {
+      if (e.currentTxnFirstOffset === null && nowMs - e.lastTimestamp >= expirationMs) removed.push(pid);
+    }
+    for (const pid of removed) this.producers.delete(pid);
+    return removed;
+  }
+
+  /**
    * ProducerAppendInfo.appendDataBatch after the checks passed (or unchecked, for a follower): the
    * entry takes the epoch and the batch, and a transactional batch opens the producer's transaction.
    */
   appendDataBatch(batch: DataBatchFacts, origin: AppendOrigin): void {
     const e = this.entry(batch.producerId);
     e.setEpoch(batch.producerEpoch);
+    if (batch.timestamp !== undefined) e.lastTimestamp = Math.max(e.lastTimestamp, batch.timestamp);
     e.addBatch({
       firstSeq: batch.baseSequence,
       lastSeq: batch.lastSequence,
@@ -270,8 +309,12 @@ export class ProducerStateManager {
     result: TransactionResult,
     offset: number,
     origin: AppendOrigin,
+    timestamp?: number,
   ): CompletedTxn | null {
     const entry = this.entry(producerId);
+    // KAFKA-9144's fix: the marker refreshes the producer's last timestamp (the bug: data only).
+    if (timestamp !== undefined && !this.flags().psmExpiryIgnoresMarkerTimestamps)
+      entry.lastTimestamp = Math.max(entry.lastTimestamp, timestamp);
     let completed: CompletedTxn | null = null;
     if (entry.currentTxnFirstOffset !== null) {
       completed = {

@@ -172,7 +172,42 @@ export class ReplicaManager implements FetchReader {
 
   /** The fetch's answer, read now (a stopped broker answers nothing); `delayed`: completed from the purgatory. */
   answer(request: FetchRequest, respond: (response: FetchResponse) => void, delayed = false): void {
-    if (!this.stopped) respond({ api: "Fetch", errorCode: Errors.NONE, partitions: this.read(request, delayed) });
+    if (this.stopped) return;
+    if (this.readsHighWatermarkTwice(request)) return this.answerAfterSecondRead(request, respond, delayed);
+    respond({ api: "Fetch", errorCode: Errors.NONE, partitions: this.read(request, delayed) });
+  }
+
+  /** KAFKA-9807's bug switch applies: a consumer's read_committed fetch at a leader that has the bug. */
+  private readsHighWatermarkTwice(request: FetchRequest): boolean {
+    if (request.replicaId !== null || request.isolation !== "READ_COMMITTED") return false;
+    for (const p of request.partitions) {
+      if (this.leaderPartition(p.partition)?.log.flags().fetchReadsHighWatermarkTwice) return true;
+    }
+    return false;
+  }
+
+  /**
+   * KAFKA-9807 (before PR #8418): Log.lastStableOffset compared the first unstable offset with the
+   * high watermark, then read the high watermark again to return it. The first read happens now;
+   * the rest of the read is a scheduled step of its own (at the same time), so whatever the
+   * simulation runs in between (a follower's fetch moving the HW) is seen by the second read only.
+   */
+  private answerAfterSecondRead(
+    request: FetchRequest,
+    respond: (response: FetchResponse) => void,
+    delayed: boolean,
+  ): void {
+    const firstReads = request.partitions.map((p) =>
+      this.leaderPartition(p.partition)?.log.unstableBelowHighWatermark(),
+    );
+    this.sim.schedule(0, () => {
+      if (this.stopped) return;
+      const partitions = request.partitions.map((p, i) => {
+        const first = firstReads[i];
+        return this.readPartition(request, p, delayed, first === undefined ? undefined : { unstableBelowHw: first });
+      });
+      respond({ api: "Fetch", errorCode: Errors.NONE, partitions });
+    });
   }
 
   private recordFollowerFetch(replica: string, p: FetchPartition): void {
@@ -190,14 +225,21 @@ export class ReplicaManager implements FetchReader {
     return request.partitions.map((p) => this.readPartition(request, p, delayed));
   }
 
-  private readPartition(request: FetchRequest, p: FetchPartition, delayed: boolean): FetchPartitionData {
+  private readPartition(
+    request: FetchRequest,
+    p: FetchPartition,
+    delayed: boolean,
+    firstRead?: { unstableBelowHw: number | null },
+  ): FetchPartitionData {
     const partition = this.partitions.get(p.partition);
     if (!partition?.isLeader) return errorData(p.partition, Errors.NOT_LEADER_OR_FOLLOWER);
     if (p.currentLeaderEpoch !== -1 && p.currentLeaderEpoch < partition.leaderEpoch)
       return errorData(p.partition, Errors.FENCED_LEADER_EPOCH);
     if (p.currentLeaderEpoch > partition.leaderEpoch) return errorData(p.partition, Errors.UNKNOWN_LEADER_EPOCH);
     const log = partition.log;
-    const lastStableOffset = log.lastStableOffset();
+    const lastStableOffset = firstRead
+      ? log.lastStableOffsetAfterSecondRead(firstRead.unstableBelowHw)
+      : log.lastStableOffset();
     if (request.replicaId !== null) {
       const diverging = this.divergingEpoch(partition, p);
       if (diverging !== null)

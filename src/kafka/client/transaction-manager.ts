@@ -74,6 +74,8 @@ export interface ProducerBehaviour {
   tv2EndTxnForEmptyTxn?: boolean;
   /** Bug switch KAFKA-5364: in ABORTABLE_ERROR queued batches are still drained, without the transactional flag. */
   drainDropsTxnFlagInAbortableError?: boolean;
+  /** KAFKA-5793's client half: OUT_OF_ORDER_SEQUENCE_NUMBER on a produce is fatal (0.11 to 2.4); off: abortable. */
+  outOfOrderSequenceFatal?: boolean;
 }
 
 /** What the application hears from the transaction manager. */
@@ -544,6 +546,8 @@ export class TransactionManager {
     if (unknownFate && this.needToTriggerEpochBumpFromClient) this.epochBumpRequired = true;
     if (errorCode === Errors.PRODUCER_FENCED) this.transitionToFatalError("Produce", errorCode, reason);
     else if (errorCode === Errors.INVALID_PRODUCER_EPOCH && !this.behaviour.invalidProducerEpochOnProduceAbortable)
+      this.transitionToFatalError("Produce", errorCode, reason);
+    else if (errorCode === Errors.OUT_OF_ORDER_SEQUENCE_NUMBER && this.behaviour.outOfOrderSequenceFatal)
       this.transitionToFatalError("Produce", errorCode, reason);
     else this.transitionToAbortableError(reason);
     this.removeInFlightBatch(batch);

@@ -51,3 +51,13 @@ export function errorCode(name: string): ErrorCode | undefined {
 export class IllegalStateException extends Error {
   override readonly name = "IllegalStateException";
 }
+
+/** Kafka's TransactionCoordinatorFencedException, where the model throws it (a replayed marker, KAFKA-9144). */
+export class TransactionCoordinatorFencedException extends Error {
+  override readonly name = "TransactionCoordinatorFencedException";
+}
+
+/** Kafka's OutOfOrderSequenceException, where the model throws it (a follower's append, KAFKA-6003). */
+export class OutOfOrderSequenceException extends Error {
+  override readonly name = "OutOfOrderSequenceException";
+}
