@@ -1,4 +1,5 @@
-import fc from "fast-check";
+import { createRequire } from "node:module";
+import type fcModule from "fast-check";
 import type { Violation, ViolationKind } from "../oracle/violation.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import { type EventKind, isEvent } from "../kafka/trace-events.js";
@@ -250,8 +251,21 @@ function zeroChunksPass(ctx: PassContext): void {
   }
 }
 
+/**
+ * fast-check, loaded the first time a shrink needs it: a campaign imports this module but shrinks
+ * only when it found something, and fast-check's modules are 20 to 30 ms of a cold `run`. Its
+ * CommonJS build, so that the load is synchronous (only its array shrinker is used, no value of
+ * it crosses to code that imported the ES module build).
+ */
+let fastCheck: typeof fcModule | null = null;
+function loadFastCheck(): typeof fcModule {
+  fastCheck ??= createRequire(import.meta.url)("fast-check") as typeof fcModule;
+  return fastCheck;
+}
+
 /** fast-check's array shrinker on each stream: removes chunks and shrinks values, first improvement wins. */
 function fastCheckPass(ctx: PassContext): void {
+  const fc = loadFastCheck();
   for (const name of Object.keys(ctx.best())) {
     for (let improved = true; improved && !ctx.stop(); ) {
       improved = false;

@@ -4,6 +4,7 @@ import { isAbsolute, relative, sep } from "node:path";
 import { isMap, isPair, isScalar, LineCounter, parseDocument } from "yaml";
 import type { RegressResult, RegressRow } from "../fuzz/regress.js";
 import { reportedFailures } from "./failure-selection.js";
+import { isGithubActions } from "./github-env.js";
 import { describeExpectation } from "./terminal.js";
 import { type RunReport, seedsCovered } from "./run-report.js";
 
@@ -15,10 +16,6 @@ const MAX_SUMMARY_ROWS = 50;
 /** Workflow-command escaping, as GitHub's toolkit does it. */
 const escapeData = (s: string) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 const escapeProperty = (s: string) => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
-
-export function isGithubActions(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.GITHUB_ACTIONS === "true";
-}
 
 /**
  * The `file=...,line=...,col=...,` of an annotation: the file relative to the checkout when it is

@@ -32,9 +32,14 @@ const stringHashes = new Map<string, number>();
 export function hashString(s: string): number {
   let h = stringHashes.get(s);
   if (h !== undefined) return h;
-  h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  h = fnv1a(s);
   if (stringHashes.size < 100_000) stringHashes.set(s, h);
+  return h;
+}
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h;
 }
 
@@ -132,10 +137,18 @@ export class Trace {
   }
 }
 
-/** 64-bit hash of a list of integers (for state fingerprints built from numbers). */
+const EMPTY_HASH = fnv1a("");
+const INTS_HASH = fnv1a("ints");
+
+/**
+ * 64-bit hash of a list of integers (for state fingerprints built from numbers): the hash of a trace
+ * of one event (time: the count, node: `seed`, kind "ints") and one empty event per value (time:
+ * the value). The seed is hashed without the string cache: a search passes a new one at every
+ * choice point (the trace hash so far), and caching them filled the cache with strings seen once.
+ */
 export function hashIntegers(values: readonly number[], seed = ""): string {
   const t = new Trace();
-  t.emit(values.length, seed, "ints", {});
-  for (const v of values) t.emit(v, "", "", {});
+  t.beginEvent(values.length, fnv1a(seed), INTS_HASH);
+  for (let i = 0; i < values.length; i++) t.beginEvent(values[i] as number, EMPTY_HASH, EMPTY_HASH);
   return t.hash();
 }

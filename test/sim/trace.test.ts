@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashString, Trace } from "../../src/sim/trace.js";
+import { hashIntegers, hashString, Trace } from "../../src/sim/trace.js";
 
 describe("Trace", () => {
   it("hashes equal event sequences equally and records when asked", () => {
@@ -55,5 +55,22 @@ describe("Trace", () => {
     }
     expect(viaFields.hash()).toBe(viaEmit.hash());
     expect(viaFields.count).toBe(viaEmit.count);
+  });
+
+  it("hashIntegers is the hash of the trace it describes (a search's fingerprints keep their values)", () => {
+    const asTrace = (values: number[], seed: string) => {
+      const t = new Trace();
+      t.emit(values.length, seed, "ints", {});
+      for (const v of values) t.emit(v, "", "", {});
+      return t.hash();
+    };
+    for (const [values, seed] of [
+      [[], ""],
+      [[0, 5, 5, 120, -1, 1, -1, 3], "4c1f0e9a2b3d5e6f:net:p0>broker-0"],
+      [[2 ** 31 - 1, -(2 ** 31), 7], "x"],
+    ] as [number[], string][])
+      expect(hashIntegers(values, seed)).toBe(asTrace(values, seed));
+    expect(hashIntegers([1, 2], "a")).not.toBe(hashIntegers([2, 1], "a"));
+    expect(hashIntegers([1, 2], "a")).not.toBe(hashIntegers([1, 2], "b"));
   });
 });

@@ -13,6 +13,7 @@ import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
 import { Chunker, emitJson } from "../../common/json-pieces.js";
 import type { OutputError } from "../../common/output-error.js";
 import type { Progress } from "../../report/progress.js";
+import { isGithubActions } from "../../report/github-env.js";
 import type { writeRunReport } from "../run-report-dir.js";
 import { attemptWrite, defaultReportDir } from "../../report/report-files.js";
 import { ResultsLog, resultsFile } from "../../report/results-log.js";
@@ -349,13 +350,15 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
           `\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`,
         );
     }
-    const { emitGithubActions } = await import("../../report/github-actions.js");
-    emitGithubActions(
-      report,
-      (line) => (args.json ? process.stderr : process.stdout).write(line),
-      process.env,
-      problems,
-    );
+    if (isGithubActions(process.env)) {
+      const { emitGithubActions } = await import("../../report/github-actions.js");
+      emitGithubActions(
+        report,
+        (line) => (args.json ? process.stderr : process.stdout).write(line),
+        process.env,
+        problems,
+      );
+    }
   } finally {
     endGraceful();
   }
