@@ -119,6 +119,7 @@ export class Cluster {
       labelOf,
       describeMessage,
     );
+    this.net.model = spec.faults.network.model ?? "adversarial";
     this.ctx = { sim, net: this.net, choices, ghost, config: spec.broker };
     this.controllerStream = choices.stream("controller");
     this.controller = new QuorumController(

@@ -132,9 +132,18 @@ const workload = z.strictObject({
   consumerFetchMaxWaitMs: ms().default(500),
 });
 
+/**
+ * The network model (see NetworkModel in src/sim/network.ts): `adversarial` lets a message be lost,
+ * duplicated or reordered inside its connection; `tcp` makes only the faults TCP can. Absent:
+ * adversarial (absent rather than defaulted, so that scenarios without it keep their content hash).
+ */
+export const NETWORK_MODELS = ["adversarial", "tcp"] as const;
+
+const networkFaults = linkFaults.extend({ model: z.enum(NETWORK_MODELS).optional() });
+
 const faults = z.strictObject({
   windowMs: ms().default(20_000),
-  network: linkFaults.default({
+  network: networkFaults.default({
     delayMs: [1, 5],
     slow: { probability: 0, delayMs: [100, 1000] },
     drop: 0,
