@@ -111,6 +111,15 @@ describe("scenario file mistakes: one line each, file:line:col, exit 2", () => {
     expect(() => parseScenario(tcp.replace(", duplicate: 0.01", ""), "s.yaml")).not.toThrow();
   });
 
+  it("a scripted network duplicate under the TCP network model", () => {
+    const tcp = `${SCRIPT}faults:\n  network: { model: tcp }\n`.replace(
+      "    - { do: send, producer: p0, partition: orders-0, value: a }",
+      "    - { do: hold, api: Produce, from: p0, to: broker-1, as: m }\n    - { do: duplicate, held: m }",
+    );
+    expectMessage(tcp, 13, "script.steps[3].do", /expected no duplicate step under faults.network.model tcp/);
+    expect(() => parseScenario(tcp.replace("model: tcp", "model: adversarial"), "s.yaml")).not.toThrow();
+  });
+
   it("a script step with an unknown action", () => {
     expectMessage(
       SCRIPT.replace("do: beginTransaction", "do: beginTxn"),
