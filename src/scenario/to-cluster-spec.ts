@@ -12,9 +12,9 @@ function range([min, max]: readonly [number, number]): Range {
   return { min, max };
 }
 
-/** The scenario's network model (absent: adversarial). */
+/** The scenario's network model. */
 export function networkModel(s: Scenario): NetworkModel {
-  return s.faults.network.model ?? "adversarial";
+  return s.faults.network.model;
 }
 
 function linkFaults(f: NonNullable<Scenario["faults"]["markerRequests"]>, model: NetworkModel): LinkFaults {
