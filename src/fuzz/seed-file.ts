@@ -223,7 +223,7 @@ export function parseSeedFile(text: string, file: string): LoadedSeedFile {
   const locate: Locator = (path, unknownKey) => lineColOf(text, jsonOffsetOf(text, path, unknownKey));
   if (!parsed.success) throw validationError(file, data, parsed.error.issues, locate);
   const seedFile = parsed.data;
-  const definition = scenarioSchema.safeParse(seedFile.scenario.definition);
+  const definition = scenarioSchema.safeParse(withRecordedNetworkModel(seedFile.scenario.definition));
   if (!definition.success) {
     const issues = definition.error.issues.map((i) => ({ ...i, path: ["scenario", "definition", ...i.path] }));
     throw validationError(file, data, issues as typeof definition.error.issues, locate);
@@ -252,6 +252,18 @@ export function parseSeedFile(text: string, file: string): LoadedSeedFile {
     ...(seedFile.scenario.reducedFrom ? { reducedFrom: seedFile.scenario.reducedFrom } : {}),
   };
   return { file, seedFile, scenario };
+}
+
+/**
+ * A stored definition is the whole validated scenario, so one without `faults.network.model` was
+ * recorded before the network had models, under what is now the adversarial one: it replays under
+ * that model (the TCP default would draw other choices from its tape). The stored hash is of the
+ * definition as written, so this changes no hash check.
+ */
+function withRecordedNetworkModel(definition: Record<string, unknown>): Record<string, unknown> {
+  const faults = definition.faults as { network?: Record<string, unknown> } | undefined;
+  if (typeof faults?.network !== "object" || faults.network === null || "model" in faults.network) return definition;
+  return { ...definition, faults: { ...faults, network: { ...faults.network, model: "adversarial" } } };
 }
 
 export function readSeedFile(file: string): LoadedSeedFile {

@@ -84,6 +84,7 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<EventKind>([
   "net.slow",
   "net.drop",
   "net.duplicate",
+  "net.retransmit",
   "fault.stall",
   "fault.partition",
   "fault.leader-move",

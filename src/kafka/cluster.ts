@@ -121,6 +121,7 @@ export class Cluster {
       labelOf,
       describeMessage,
     );
+    this.net.model = spec.faults.network.model ?? "adversarial";
     this.ctx = {
       sim,
       net: this.net,

@@ -85,6 +85,14 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
       return markerConns.has(f.conn) && f.dir === "request" ? "fault: the network duplicates that request" : null;
     case "net.drop":
       return markerConns.has(f.conn) ? `fault: the network loses a ${str(f.dir)} of that connection` : null;
+    case "net.retransmit":
+      return markerConns.has(f.conn) && f.dir === "request"
+        ? "fault: that request's first transmission is lost; TCP retransmits it"
+        : null;
+    case "net.partition-hold":
+      return markerConns.has(f.conn)
+        ? `fault: a partition holds a ${str(f.dir)} of that connection until t=${str(f.untilMs)}ms`
+        : null;
     case "net.close":
       return markerConns.has(f.conn) && e.node === e.node.replace(/^p\d.*/, "")
         ? `${e.node} closes the connection to ${v.broker ?? "the broker"}: ${str(f.reason)}`

@@ -155,9 +155,19 @@ const workload = z.strictObject({
   consumerFetchMaxWaitMs: ms().default(500),
 });
 
+/**
+ * The network model (see NetworkModel in src/sim/network.ts): `tcp`, the default, makes only the
+ * faults TCP can; `adversarial` also lets a message be duplicated or reordered inside its
+ * connection, and a partition lose what crosses it.
+ */
+export const NETWORK_MODELS = ["adversarial", "tcp"] as const;
+
+const networkFaults = linkFaults.extend({ model: z.enum(NETWORK_MODELS).default("tcp") });
+
 const faults = z.strictObject({
   windowMs: ms().default(20_000),
-  network: linkFaults.default({
+  network: networkFaults.default({
+    model: "tcp",
     delayMs: [1, 5],
     slow: { probability: 0, delayMs: [100, 1000] },
     drop: 0,

@@ -48,6 +48,7 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
         });
     });
   }
+  problems.push(...tcpProblems(s));
   if (s.script) {
     problems.push(...scriptProblems(s, s.script, given));
     return problems.concat(expectationProblems(s));
@@ -190,5 +191,22 @@ function expectationProblems(s: Scenario): SemanticProblem[] {
     if ((g.marker === undefined) === (g.event === undefined))
       problems.push({ path: ["coverage", "goals", i], message: "expected exactly one of marker or event" });
   });
+  return problems;
+}
+
+/** Under the TCP model a connection never duplicates or reorders: rates for those are a mistake, not a no-op. */
+function tcpProblems(s: Scenario): SemanticProblem[] {
+  if (s.faults.network.model !== "tcp") return [];
+  const problems: SemanticProblem[] = [];
+  const links = [["network", s.faults.network] as const, ["markerRequests", s.faults.markerRequests] as const];
+  for (const [name, link] of links) {
+    for (const field of ["duplicate", "reorder"] as const) {
+      if (link === undefined || link[field] === 0) continue;
+      problems.push({
+        path: ["faults", name, field],
+        message: `expected 0 under faults.network.model tcp (TCP delivers a connection's messages once and in order; late copies come from re-sends after a timeout), found ${link[field]}; set faults.network.model: adversarial to keep it`,
+      });
+    }
+  }
   return problems;
 }

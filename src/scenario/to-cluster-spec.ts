@@ -1,4 +1,4 @@
-import type { LinkFaults } from "../sim/network.js";
+import type { LinkFaults, NetworkModel } from "../sim/network.js";
 import type { ClusterSpec, Range } from "../kafka/cluster-spec.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { Scenario } from "./schema.js";
@@ -12,8 +12,13 @@ function range([min, max]: readonly [number, number]): Range {
   return { min, max };
 }
 
-function linkFaults(f: Scenario["faults"]["network"]): LinkFaults {
-  return {
+/** The scenario's network model. */
+export function networkModel(s: Scenario): NetworkModel {
+  return s.faults.network.model;
+}
+
+function linkFaults(f: NonNullable<Scenario["faults"]["markerRequests"]>, model: NetworkModel): LinkFaults {
+  const faults: LinkFaults = {
     delay: {
       minMs: f.delayMs[0],
       maxMs: f.delayMs[1],
@@ -25,6 +30,9 @@ function linkFaults(f: Scenario["faults"]["network"]): LinkFaults {
     duplicatePpm: ppm(f.duplicate),
     reorderPpm: ppm(f.reorder),
   };
+  // Only the TCP model is written down: adversarial links stay the objects they were.
+  if (model === "tcp") faults.model = model;
+  return faults;
 }
 
 /** A topic's (or __transaction_state's) settings as the scenario writes them. */
@@ -138,8 +146,8 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
     },
     faults: {
       windowMs: f.windowMs,
-      network: linkFaults(f.network),
-      markerRequests: f.markerRequests ? linkFaults(f.markerRequests) : null,
+      network: linkFaults(f.network, networkModel(s)),
+      markerRequests: f.markerRequests ? linkFaults(f.markerRequests, networkModel(s)) : null,
       nemesisTickMs: f.nemesisTickMs,
       brokerStall: { ppm: ppm(f.brokerStall.probability), durationMs: range(f.brokerStall.durationMs) },
       linkPartition: {

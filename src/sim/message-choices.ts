@@ -1,9 +1,16 @@
 import type { LinkFaults } from "./network.js";
 
 /**
- * The one description of the choices a message draws on its link's stream, in order:
+ * The one description of the choices a message draws on its link's stream, in order. Under the
+ * adversarial network model (the link's `model` absent or "adversarial"):
  *
  *   [drop?] [duplicate?] then per copy: [slow?] [delay] [overtake?]
+ *
+ * Under the TCP model a connection delivers each message once and in order, so there is one copy
+ * and no overtake; a segment lost on the wire is retransmitted and arrives late (its delay drawn
+ * from the slow range, as a retransmission timeout):
+ *
+ *   [drop?] then, when dropped: [delay from the slow range]; else [slow?] [delay]
  *
  * `Network.transmit` draws a message's choices here, and transmit-choices.ts reads and rewrites
  * them on a tape by running this same function over a tape reader or writer, so the layout is
@@ -31,6 +38,8 @@ export interface MessageChoiceSource {
 export interface MessageEffects {
   /** The message was lost (the drop choice); nothing more is drawn. */
   lost(): void;
+  /** TCP model: the message's first transmission was lost; it arrives after a retransmission (its one copy is slow). */
+  retransmitted(): void;
   /** Copy `copy` (1: the duplicate) is about to draw: a delay in ms decides it instead (a delivery policy), or null. */
   beforeCopy(copy: number): number | null;
   /** The copy's delay; `slow` when it came from the slow range. */
@@ -49,6 +58,7 @@ export function drawMessage(
   faulty: boolean,
   on: MessageEffects,
 ): void {
+  if (faults.model === "tcp") return drawTcpMessage(source, faults, faulty, on);
   if (faulty && source.chance(faults.dropPpm, "drop")) return on.lost();
   const copies = faulty && source.chance(faults.duplicatePpm, "duplicate") ? MAX_COPIES : 1;
   const d = faults.delay;
@@ -60,4 +70,20 @@ export function drawMessage(
     on.delayed(copy, slow, delayMs);
     on.sent(copy, delayMs, faulty && source.chance(faults.reorderPpm, "overtake"));
   }
+}
+
+/**
+ * One message under the TCP model: one copy, in its connection's order. A drop is a lost segment
+ * that TCP retransmits after a timeout (the slow range), never a message the receiver misses.
+ */
+function drawTcpMessage(source: MessageChoiceSource, faults: LinkFaults, faulty: boolean, on: MessageEffects): void {
+  const retransmitted = faulty && source.chance(faults.dropPpm, "drop");
+  if (retransmitted) on.retransmitted();
+  const decided = on.beforeCopy(0);
+  const d = faults.delay;
+  const slow = decided === null ? retransmitted || (faulty && source.chance(d.slowPpm, "slow")) : decided > d.maxMs;
+  const delayMs =
+    decided ?? (slow ? source.between(d.slowMinMs, d.slowMaxMs, "delay") : source.between(d.minMs, d.maxMs, "delay"));
+  on.delayed(0, slow, delayMs);
+  on.sent(0, delayMs, false);
 }

@@ -31,6 +31,13 @@ export interface NetEvents {
   "net.drop":
     | { conn: number; corr: number; cause: "partition" | "loss"; dir: Direction }
     | { conn: number; cause: "server-restarted"; dir: "request" };
+  /** TCP model: a message's first transmission was lost; TCP retransmits it (it arrives late, once). */
+  "net.retransmit": { conn: number; corr: number; dir: Direction };
+  /**
+   * TCP model: a message reached a partitioned link (or queued behind one held there); it is
+   * retransmitted when the partition heals, at `untilMs`, in its connection's order.
+   */
+  "net.partition-hold": { conn: number; corr: number; dir: Direction; untilMs: number };
   /** The network sent a second copy of a message. */
   "net.duplicate": { conn: number; corr: number; dir: Direction };
   /** A copy of a message took the link's slow path (`copy` 1 is a duplicate). */

@@ -21,7 +21,19 @@ export interface LinkFaults {
   duplicatePpm: number;
   /** Probability that a message may overtake earlier messages of its connection. */
   reorderPpm: number;
+  /** How the link reads these rates (absent: adversarial); see NetworkModel. */
+  model?: NetworkModel;
 }
+
+/**
+ * What faults the network may make. `adversarial`: a message may be lost, duplicated or overtake
+ * earlier ones of its connection, and a partition loses what crosses it. `tcp`: what TCP can do
+ * under Kafka's clients: a connection delivers each message once and in order; a lost segment is
+ * retransmitted (it arrives late); a partition holds a connection's messages and delivers them
+ * when it heals, unless the connection was reset meanwhile (its server restarted). Duplicates then
+ * come only from senders that re-send on a new connection after a timeout or a disconnect.
+ */
+export type NetworkModel = "adversarial" | "tcp";
 
 export type RpcResult<Resp> = { kind: "response"; body: Resp } | { kind: "disconnected"; reason: string };
 
@@ -169,6 +181,9 @@ interface Link<Req, Resp> extends Connection {
   readonly responseBlockKey: string;
   readonly clientNode: NodeState<Req, Resp>;
   readonly serverNode: NodeState<Req, Resp>;
+  /** TCP model: messages of each direction held by a partition and not yet delivered (later ones queue behind them). */
+  heldRequests: number;
+  heldResponses: number;
 }
 
 /**
@@ -233,7 +248,8 @@ export const MAX_IN_FLIGHT_PER_CONNECTION = 16;
 /**
  * Request/response connections between named nodes, with seeded delays, drops, duplicates,
  * reorders, directed partitions and node stalls. Semantics follow TCP as seen by Kafka: messages
- * of one connection arrive in order unless a reorder fault lets one overtake; closing a connection
+ * of one connection arrive in order unless a reorder fault lets one overtake (the adversarial
+ * model; the TCP model never duplicates or reorders, see NetworkModel); closing a connection
  * on the client drops responses that arrive later, but requests already sent still reach the server
  * and are still processed (only their responses are lost).
  *
@@ -258,6 +274,8 @@ export class Network<Req, Resp> {
   deliveryPolicy: DeliveryPolicy | null = null;
   /** Set by the coverage strategy before the run starts (told only while faults are on and no policy decides delays). */
   transmitObserver: TransmitObserver | null = null;
+  /** Set before the run starts: how partitions treat messages (see NetworkModel; the links' faults say how each message draws). */
+  model: NetworkModel = "adversarial";
 
   constructor(
     private readonly sim: Simulation<NetEvents>,
@@ -315,6 +333,8 @@ export class Network<Req, Resp> {
       responseBlockKey: `${server}>${client}`,
       clientNode,
       serverNode,
+      heldRequests: 0,
+      heldResponses: 0,
     };
     this.connections.set(connection.id, connection);
     this.sim.emit(client, "net.connect", { conn: connection.id, to: server });
@@ -414,6 +434,36 @@ export class Network<Req, Resp> {
 
   isStalled(node: string): boolean {
     return (this.nodes.get(node)?.stalledUntilMs ?? 0) > this.sim.nowMs;
+  }
+
+  /**
+   * TCP model: a message that reaches a partitioned link (or queues behind one held there) waits
+   * and is retransmitted when the partition heals, in its connection's order. True when held.
+   */
+  private heldByPartition(arrival: Arrival<Req, Resp>): boolean {
+    const { link, toServer } = arrival;
+    const key = toServer ? link.requestBlockKey : link.responseBlockKey;
+    const blocked = this.isBlocked(key);
+    if (arrival.heldByPartition) {
+      // Held copies fire in the order they were held: one the partition no longer blocks is next.
+      arrival.heldByPartition = false;
+      if (toServer) link.heldRequests--;
+      else link.heldResponses--;
+      if (!blocked) return false;
+    } else if (!blocked && (toServer ? link.heldRequests : link.heldResponses) === 0) return false;
+    const untilMs = blocked ? (this.blockedUntil.get(key) as number) : this.sim.nowMs;
+    if (toServer) link.heldRequests++;
+    else link.heldResponses++;
+    const copy = arrival.copy();
+    copy.heldByPartition = true;
+    this.sim.emit(arrival.from, "net.partition-hold", {
+      conn: link.id,
+      corr: arrival.correlationId,
+      dir: arrival.direction,
+      untilMs,
+    });
+    this.sim.scheduleEventAt(untilMs, copy);
+    return true;
   }
 
   private isBlocked(key: string): boolean {
@@ -519,7 +569,7 @@ export class Network<Req, Resp> {
     const arrival = new Arrival(this, link, pending, toServer, body, labelHash);
     if (this.interceptor !== null && this.intercepted(link, from, to, direction, arrival, body)) return;
     const stream = toServer ? link.requestStream : link.responseStream;
-    if (this.isBlocked(toServer ? link.requestBlockKey : link.responseBlockKey)) {
+    if (this.model === "adversarial" && this.isBlocked(toServer ? link.requestBlockKey : link.responseBlockKey)) {
       this.sim.emit(from, "net.drop", { conn: link.id, corr: correlationId, cause: "partition", dir: direction });
       return;
     }
@@ -539,6 +589,7 @@ export class Network<Req, Resp> {
   arriveAt(arrival: Arrival<Req, Resp>): void {
     const until = (arrival.toServer ? arrival.link.serverNode : arrival.link.clientNode).stalledUntilMs;
     if (until > this.sim.nowMs) this.sim.scheduleEventAt(until, arrival.copy());
+    else if (this.model === "tcp" && this.heldByPartition(arrival)) return;
     else if (arrival.toServer)
       this.deliverRequest(arrival.link, arrival.pending, arrival.body as Req, arrival.labelHash);
     else this.deliverResponse(arrival.link, arrival.pending, arrival.body as Resp, arrival.labelHash);
@@ -664,6 +715,9 @@ class Arrival<Req, Resp> extends SimEvent {
     super();
   }
 
+  /** TCP model: this copy was held by a partition and counts among its link's held messages. */
+  heldByPartition = false;
+
   get from(): string {
     return this.toServer ? this.link.client : this.link.server;
   }
@@ -682,7 +736,9 @@ class Arrival<Req, Resp> extends SimEvent {
 
   /** Another copy of the same message (a duplicate, a redelivery after a stall, a held message's copy). */
   copy(): Arrival<Req, Resp> {
-    return new Arrival(this.network, this.link, this.pending, this.toServer, this.body, this.labelHash);
+    const copy = new Arrival(this.network, this.link, this.pending, this.toServer, this.body, this.labelHash);
+    copy.heldByPartition = this.heldByPartition;
+    return copy;
   }
 
   fire(): void {
@@ -716,6 +772,11 @@ class Transmission<Req, Resp> implements MessageEffects {
   lost(): void {
     const { link, correlationId, from, direction } = this.message;
     this.sim.emit(from, "net.drop", { conn: link.id, corr: correlationId, cause: "loss", dir: direction });
+  }
+
+  retransmitted(): void {
+    const { link, correlationId, from, direction } = this.message;
+    this.sim.emit(from, "net.retransmit", { conn: link.id, corr: correlationId, dir: direction });
   }
 
   beforeCopy(copy: number): number | null {

@@ -41,6 +41,8 @@ class DecisionRecorder implements MessageEffects {
     this.wasLost = true;
   }
 
+  retransmitted(): void {}
+
   beforeCopy(): number | null {
     return null;
   }
@@ -110,6 +112,10 @@ class DecisionWriter implements MessageChoiceSource, MessageEffects {
     this.unreachable = true;
   }
 
+  retransmitted(): void {
+    this.unreachable = true;
+  }
+
   beforeCopy(copy: number): number | null {
     this.copy = copy;
     return null;
@@ -152,6 +158,7 @@ function lateCopy(faults: LinkFaults, delayMs: number): CopyDecisions {
 
 /** Whether the link can duplicate a message and deliver the second copy `delayMs` after the send. */
 export function canDuplicateLate(faults: LinkFaults, delayMs: number): boolean {
+  if (faults.model === "tcp") return false;
   const anyFirst = { slow: false, delayMs: faults.delay.minMs, mayOvertake: false };
   return writeMessage(faults, [anyFirst, lateCopy(faults, delayMs)]) !== null;
 }
@@ -161,7 +168,7 @@ export function canDuplicateLate(faults: LinkFaults, delayMs: number): boolean {
  * as before, and a second copy (a network duplicate) that arrives `delayMs` after the send. Every
  * later message on the link draws what it drew before, so the rest of the run replays unchanged
  * until that copy lands. Null when the message was lost, the link never duplicates, or its delays
- * cannot reach `delayMs`. An existing duplicate gets the new delay instead. The message's own
+ * cannot reach `delayMs`, or under the TCP model. An existing duplicate gets the new delay instead. The message's own
  * choices are written as a recorded tape holds them (an option out of range on the given tape is
  * written reduced, which replays the same).
  */
@@ -171,6 +178,8 @@ export function withLateDuplicate(
   faults: LinkFaults,
   delayMs: number,
 ): number[] | null {
+  // TCP never duplicates inside a connection: a late copy there is a sender's re-send.
+  if (faults.model === "tcp") return null;
   const message = readMessage(choices, at, faults);
   if (message === null || message.lost) return null;
   const written = writeMessage(faults, [message.copies[0] as CopyDecisions, lateCopy(faults, delayMs)]);

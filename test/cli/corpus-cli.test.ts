@@ -3,12 +3,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunReport } from "../../src/report/run-report.js";
+import { adversarialGapYaml } from "../fuzz/adversarial-gap.js";
 import { eosfuzz } from "./cli-helpers.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "eosfuzz-corpus-"));
+/** The coverage strategy aims late marker copies as network duplicates: kip-1228-gap under the adversarial model. */
+const gapFile = join(tmp(), "kip-1228-gap-adversarial.yaml");
+writeFileSync(gapFile, adversarialGapYaml());
 const coverage = (corpus: string, o: { seeds?: number; seedStart?: number; workers?: number; extra?: string[] } = {}) =>
   eosfuzz([
     "run",
+    ...(o.extra?.includes("--scenario") ? [] : ["--scenario", gapFile]),
     "--strategy",
     "coverage",
     "--seeds",

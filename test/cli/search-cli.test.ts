@@ -89,8 +89,9 @@ describe("eosfuzz run: scale and search flags", () => {
     expect(r.code).toBe(0);
     const report = json(r.stdout);
     expect(report.strategy.exhaustive).toMatchObject({ exhaustive: true, depth: 3, depthCompleted: 3 });
-    expect(report.strategy.exhaustive?.schedules).toBeGreaterThan(800); // 878 at depth 3
-    expect(report.strategy.exhaustive?.states).toBeGreaterThan(800); // 877
+    // 517 at depth 3 (878 under the adversarial network, whose marker requests could also be duplicated)
+    expect(report.strategy.exhaustive?.schedules).toBeGreaterThan(500);
+    expect(report.strategy.exhaustive?.states).toBeGreaterThan(500); // 516
     expect(report.strategy.summary).toMatch(
       /^exhaustive: clean up to 3 deviations from the simplest schedule \([\d,]+ schedules, [\d,]+ distinct states/,
     );

@@ -3,10 +3,11 @@ import { runConfigFor } from "../../src/fuzz/campaign.js";
 import { runSeed } from "../../src/fuzz/run-seed.js";
 import type { LateCopyTarget } from "../../src/fuzz/search/late-copy-finder.js";
 import { isLateCopy, type MarkerArrival } from "../../src/oracle/protocol-coverage.js";
-import { resolveScenario } from "../../src/scenario/loader.js";
 import { withLateDuplicate } from "../../src/sim/transmit-choices.js";
+import { adversarialGap } from "./adversarial-gap.js";
 
-const config = runConfigFor(resolveScenario("kip-1228-gap"));
+// The targets are network duplicates: the adversarial model's (a TCP link has none to write).
+const config = runConfigFor(adversarialGap());
 const SEEDS = 12;
 
 /** Each target of seeds 0..SEEDS-1 with the run its late duplicate makes. */

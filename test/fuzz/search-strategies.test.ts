@@ -17,8 +17,11 @@ import { shrinkFirstFailure } from "../../src/fuzz/shrink-first-failure.js";
 import { mergeShardReports } from "../../src/report/merge-reports.js";
 import { buildRunReport, deterministicPart } from "../../src/report/run-report.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
+import { adversarialGap } from "./adversarial-gap.js";
 
 const gap = resolveScenario("kip-1228-gap");
+/** The late-copy finder writes network duplicates: the coverage strategy aims them under the adversarial model. */
+const adversarial = adversarialGap();
 const here = new InProcessExecutor();
 const pool = new PoolExecutor({ workers: 2, seedTimeoutMs: 60_000 });
 afterAll(() => pool.close());
@@ -64,14 +67,14 @@ describe("search strategies", () => {
     expect(run.shaping).toMatch(/^swarm: network slow (off|x)/);
     const draws = run.tape?.swarm ?? [];
     const settings = decodeSwarm(config.spec, draws);
-    expect(settings).toHaveLength(6); // the six fault rates kip-1228-gap sets
+    expect(settings).toHaveLength(4); // the four fault rates kip-1228-gap sets
     expect(encodeSwarm(settings)).toEqual(draws);
     expect(runSeed(config, { tape: run.tape ?? {} }).traceHash).toBe(run.traceHash);
     expect(runSeed(runConfigFor(gap), { seed: 4 }).traceHash).not.toBe(run.traceHash);
     const plain = standaloneRun(gap, {}, config.shaping, run.tape ?? {});
     expect(plain?.tape.swarm).toBeUndefined();
     expect(runSeed(runConfigFor(plain?.loaded ?? gap), { tape: plain?.tape ?? {} }).traceHash).toBe(run.traceHash);
-    // The simplest swarm tape switches every fault kind off: the run draws "off" for each of the six.
+    // The simplest swarm tape switches every fault kind off: the run draws "off" for each of the four.
     const simplest = runSeed(config, { tape: {} }, { recordTape: true });
     expect(simplest.tape?.swarm).toEqual(encodeSwarm(settings.map(() => ({ on: false }))));
   });
@@ -95,8 +98,8 @@ describe("search strategies", () => {
   });
 
   it("coverage: a campaign is the same in this thread and on 2 workers, and its findings replay from their tapes", async () => {
-    const a = await search({ strategy: "coverage", seeds: 32, seedStart: 1_000_000 });
-    const b = await search({ strategy: "coverage", seeds: 32, seedStart: 1_000_000 }, pool);
+    const a = await search({ strategy: "coverage", seeds: 32, seedStart: 1_000_000 }, here, adversarial);
+    const b = await search({ strategy: "coverage", seeds: 32, seedStart: 1_000_000 }, pool, adversarial);
     expect(report(b)).toEqual(report(a));
     const { freshRuns = 0, mutatedRuns = 0, generations = 0 } = a.strategy.coverage ?? {};
     expect(freshRuns).toBeGreaterThanOrEqual(1); // the first run has no corpus to learn from
@@ -113,15 +116,15 @@ describe("search strategies", () => {
     expect(a.strategy.coverage?.aimedRuns).toBe(aimed);
     expect(rerolled.reduce((x, y) => x + y, 0) + aimed).toBeLessThanOrEqual(mutatedRuns);
     expect(a.violations.length).toBeGreaterThan(0); // this campaign reaches a stale marker
-    const config = { ...runConfigFor(gap), shaping: { swarm: true } };
+    const config = { ...runConfigFor(adversarial), shaping: { swarm: true } };
     for (const v of a.violations.slice(0, 3))
       expect(runSeed(config, { tape: v.tape ?? {} }).traceHash).toBe(v.traceHash);
   });
 
-  it("coverage: aimed late marker copies find kip-1228-gap's stale marker within 5 runs in each of these campaigns (random needs 1, 1, 3 and 1)", async () => {
+  it("coverage: aimed late marker copies find kip-1228-gap's stale marker (adversarial model) within 5 runs in each of these campaigns (random needs 1, 1, 3 and 1)", async () => {
     // Campaigns 2, 4, 6 and 8 (seed starts c x 1,000,000): coverage needed 1, 1, 5 and 1 runs.
     for (const c of [2, 4, 6, 8]) {
-      const r = await search({ strategy: "coverage", seeds: 5, seedStart: c * 1_000_000 });
+      const r = await search({ strategy: "coverage", seeds: 5, seedStart: c * 1_000_000 }, here, adversarial);
       expect(r.violations.some((v) => v.kind === "stale-marker")).toBe(true);
     }
   });

@@ -104,6 +104,22 @@ describe("scenario file mistakes: one line each, file:line:col, exit 2", () => {
     );
   });
 
+  it("a duplicate rate under the TCP network model (TCP never delivers a connection's message twice)", () => {
+    const tcp = `${GOOD}faults:\n  network: { model: tcp, duplicate: 0.01 }\n`;
+    expectMessage(tcp, 14, "faults.network.duplicate", /expected 0 under faults.network.model tcp .* found 0\.01/);
+    expect(() => parseScenario(tcp.replace("tcp", "adversarial"), "s.yaml")).not.toThrow();
+    expect(() => parseScenario(tcp.replace(", duplicate: 0.01", ""), "s.yaml")).not.toThrow();
+  });
+
+  it("a scripted network duplicate under the TCP network model", () => {
+    const tcp = `${SCRIPT}faults:\n  network: { model: tcp }\n`.replace(
+      "    - { do: send, producer: p0, partition: orders-0, value: a }",
+      "    - { do: hold, api: Produce, from: p0, to: broker-1, as: m }\n    - { do: duplicate, held: m }",
+    );
+    expectMessage(tcp, 13, "script.steps[3].do", /expected no duplicate step under faults.network.model tcp/);
+    expect(() => parseScenario(tcp.replace("model: tcp", "model: adversarial"), "s.yaml")).not.toThrow();
+  });
+
   it("a script step with an unknown action", () => {
     expectMessage(
       SCRIPT.replace("do: beginTransaction", "do: beginTxn"),

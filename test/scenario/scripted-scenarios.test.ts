@@ -144,20 +144,26 @@ describe("scripted scenarios (KAFKA.md section 6, step by step)", () => {
     expect(result.violations.filter((v) => v.kind === "stale-marker")).toEqual([]);
   });
 
-  it("tv1-race: the late duplicate commits T2's first record; T2's abort only aborts the record after it", () => {
+  it("tv1-race: the coordinator's re-send commits T1; its first request, processed late on the connection it closed, commits T2's first record; T2's abort only aborts the record after it", () => {
     const t = traced(resolveScenario("tv1-race"));
     const result = { scriptSteps: t.steps, violations: t.run.violations };
-    // A copy of the held request r1 (the original stays held), which broker-1 applies.
-    expect(t.during("duplicate r1", "net.held-copy", "tc-0")).toEqual([
-      expect.objectContaining({ held: 1, dir: "request", msg: "WriteTxnMarkers" }),
+    // r1 times out: the marker sender closes its connection (NetworkClient.handleTimedOutRequests)
+    // and re-sends the markers on a new one, which broker-1 applies.
+    const waiting = "waitFor txn-0 CompleteCommit";
+    expect(t.during(waiting, "net.close", "tc-0")).toEqual([
+      expect.objectContaining({ reason: expect.stringContaining("timed out") }),
     ]);
-    expect(t.during("duplicate r1", "marker.rejected", "broker-1")).toEqual([]);
-    expect(t.during("duplicate r1", "marker.append", "broker-1")).toEqual([
+    expect(t.during(waiting, "marker.append", "broker-1")).toEqual([
       expect.objectContaining({ partition: "orders-0", txn: "p0.t1" }),
+    ]);
+    // The held first request still reaches broker-1 after its sender closed the connection, is
+    // processed (SocketServer's Processor): it closes T2's open records at orders-0.
+    expect(t.during("release r1", "marker.append", "broker-1")).toEqual([
+      expect.objectContaining({ partition: "orders-0", closedFrom: 2 }),
     ]);
     const stale = result.violations.find((v) => v.kind === "stale-marker");
     expect(stale?.explanation.join("\n")).toMatch(
-      /a duplicate delivery of request \d+ \(the network delivered it twice\)/,
+      /the coordinator had re-sent it as copy 2 .* after request \d+ timed out/,
     );
     const reads = result.scriptSteps?.filter((s) => s.action === "read orders-0").map((s) => s.outcome);
     expect(reads?.at(-1)).toMatch(/\[d1, d2\]$/);

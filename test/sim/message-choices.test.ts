@@ -25,6 +25,7 @@ function draws(faults: LinkFaults, faultsOn: boolean, yes: (choice: MessageChoic
   };
   const on: MessageEffects = {
     lost: () => log.push("lost"),
+    retransmitted: () => log.push("retransmitted"),
     beforeCopy: (copy) => {
       log.push(`copy ${copy}`);
       return decided ?? null;

@@ -19,7 +19,7 @@ interface FaultKnob {
 }
 
 type LinkField = "slow" | "drop" | "duplicate" | "reorder";
-type ScenarioLink = Scenario["faults"]["network"];
+type ScenarioLink = NonNullable<Scenario["faults"]["markerRequests"]>;
 
 function linkKnobs(
   label: string,

@@ -118,6 +118,11 @@ export function scriptProblems(s: Scenario, script: Script, given: Record<string
     holds: new Set<string>(),
   };
   script.steps.forEach((step, i) => {
+    if (step.do === "duplicate" && s.faults.network.model === "tcp")
+      add(
+        ["script", "steps", i, "do"],
+        "expected no duplicate step under faults.network.model tcp (TCP never delivers a connection's message twice: hold the request past the sender's timeout and release it after the re-send), found one; set faults.network.model: adversarial to keep it",
+      );
     for (const p of stepProblems(step, names)) add(["script", "steps", i, ...p.field], p.message);
   });
   return problems;
