@@ -16,7 +16,7 @@ import { type ReleaseFlags, releaseProfile } from "../../src/kafka/release.js";
 const FAST: [string, number][] = [
   ["Z21", 5],
   ["Z23", 5],
-  ["Z24", 10],
+  ["Z24", 20],
 ];
 
 let clock = 0;
