@@ -133,6 +133,25 @@ export interface TransactionStateSpec {
   minInsyncReplicas: number;
 }
 
+/**
+ * __consumer_offsets and its group coordinators (issue 17): present only in a cluster that runs
+ * consumer groups; absent, the cluster is exactly what it was before groups were modelled.
+ */
+export interface ConsumerOffsetsSpec {
+  /** offsets.topic.num.partitions, with each partition's replicas. */
+  partitions: { replicas: string[] }[];
+  /** offsets.topic's min.insync.replicas. */
+  minInsyncReplicas: number;
+  /** The topic whose partitions every group's members share (their subscription). */
+  inputTopic: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  /** KIP-447's generation check on TxnOffsetCommit (off models the pre-2.5 gap). */
+  txnOffsetCommitGenerationCheck: boolean;
+  /** Whether the marker's TransactionVersion reaches the offsets partition's check (no modelled release: false). */
+  markerTransactionVersionReachesLog: boolean;
+}
+
 /** Everything the model needs to build and run one cluster (produced from a scenario). */
 export interface ClusterSpec {
   brokers: NodeSpec[];
@@ -145,4 +164,6 @@ export interface ClusterSpec {
   bounds: RunBoundsSpec;
   /** Flag overrides applied to every node (how mutants are applied). */
   globalOverrides: Partial<ReleaseFlags>;
+  /** Consumer groups and __consumer_offsets (absent: none). */
+  consumerOffsets?: ConsumerOffsetsSpec;
 }

@@ -17,6 +17,8 @@ import type { ClusterContext } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
 import { NO_PRODUCER_ID, type PartitionKey, partitionKey } from "./common/types.js";
+import type { GroupCoordinatorSettings } from "./coordinator/group/group-coordinator.js";
+import { consumerOffsetsPartitionKey } from "./coordinator/group/group-partitioning.js";
 import { ProducerIdManager, type TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
 import { MARKER_CHANNEL } from "./coordinator/transaction-marker-channel-manager.js";
 import type { TxnTransitMetadata } from "./coordinator/transaction-metadata.js";
@@ -96,6 +98,8 @@ export class Cluster {
   /** Data partitions (what producers write and consumers read). */
   readonly partitions: PartitionKey[] = [];
   readonly transactionStatePartitions: PartitionKey[] = [];
+  /** __consumer_offsets partitions (only in a cluster with consumer groups). */
+  readonly consumerOffsetsPartitions: PartitionKey[] = [];
   private readonly nemesis: Nemesis;
   private txnLogAppends = 0;
   /** Per broker: when its last metadata delivery is due (deliveries keep the controller's order). */
@@ -142,6 +146,7 @@ export class Cluster {
         countTxnLogAppend: () => {
           this.txnLogAppends++;
         },
+        ...this.groupCoordinatorSettings(),
       });
       this.brokers.set(b.id, broker);
     }
@@ -172,7 +177,35 @@ export class Cluster {
         });
       });
     }
+    // After every other partition, so a cluster without groups is assigned exactly as before.
+    this.spec.consumerOffsets?.partitions.forEach((p, i) => {
+      const key = consumerOffsetsPartitionKey(i);
+      this.consumerOffsetsPartitions.push(key);
+      out.push({ partition: key, replicas: p.replicas, uncleanLeaderElectionEnable: false });
+    });
     return out;
+  }
+
+  /** The brokers' group coordinator settings, for a cluster with __consumer_offsets. */
+  private groupCoordinatorSettings(): { groupCoordinator?: GroupCoordinatorSettings } {
+    const offsets = this.spec.consumerOffsets;
+    if (!offsets) return {};
+    const input = this.spec.topics.find((t) => t.name === offsets.inputTopic);
+    if (!input) throw new Error(`consumer groups read ${offsets.inputTopic}, which is not a topic of the cluster`);
+    return {
+      groupCoordinator: {
+        partitionCount: offsets.partitions.length,
+        group: {
+          sessionTimeoutMs: offsets.sessionTimeoutMs,
+          rebalanceTimeoutMs: offsets.rebalanceTimeoutMs,
+          partitions: input.partitions.map((_, i) => partitionKey(input.name, i)),
+        },
+        options: {
+          txnOffsetCommitGenerationCheck: offsets.txnOffsetCommitGenerationCheck,
+          markerTransactionVersionReachesLog: offsets.markerTransactionVersionReachesLog,
+        },
+      },
+    };
   }
 
   private partitionConfigs(): Map<PartitionKey, PartitionConfig> {
@@ -186,6 +219,9 @@ export class Cluster {
           minInsyncReplicas: topic.minInsyncReplicas,
           replicaLagTimeMaxMs: lag,
         });
+    const offsets = this.spec.consumerOffsets;
+    for (const key of this.consumerOffsetsPartitions)
+      configs.set(key, { minInsyncReplicas: offsets?.minInsyncReplicas ?? 1, replicaLagTimeMaxMs: lag });
     return configs;
   }
 

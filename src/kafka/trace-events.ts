@@ -188,6 +188,35 @@ export interface KafkaEvents {
   /** The application restarted a producer: `fresh` replaces `old`, which lives on as a paused zombie. */
   "fault.producer-restart": { old: string; fresh: string };
 
+  // ---------------------------------------------------------------- group coordinator (coordinator/group/)
+
+  /** This broker leads __consumer_offsets-`partition` at `leaderEpoch`: its group coordinator loaded it. */
+  "group.loaded": { partition: number; leaderEpoch: number; groups: number };
+  /** A group request answered (`api`: JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, TxnOffsetCommit, OffsetFetch). */
+  "group.request": { api: string; group: string; member: string; gen: number; error: number };
+  /** TxnOffsetCommit written: `offsets` (partition@offset, comma-joined) are pending for producer `pid`. */
+  "group.txn-offsets": {
+    group: string;
+    member: string;
+    gen: number;
+    pid: number;
+    epoch: number;
+    offsets: string;
+    txn: string | null;
+  };
+  /** A marker at an offsets partition decided producer `pid`'s pending offsets: `moved` of them became committed. */
+  "group.complete-txn": {
+    partition: PartitionKey;
+    pid: number;
+    result: TransactionResult;
+    pending: number;
+    moved: number;
+    tv: number;
+    txn: string | null;
+  };
+  /** Members silent past the session timeout (or not rejoined) left the group. */
+  "group.members-expired": { group: string; members: string };
+
   // ---------------------------------------------------------------- operator (client/admin-client.ts)
 
   /** The operator described `partition`'s producers and will abort the transaction open from `startOffset` after `delayMs`. */

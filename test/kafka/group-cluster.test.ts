@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import { Cluster } from "../../src/kafka/cluster.js";
+import type { ConsumerOffsetsSpec } from "../../src/kafka/cluster-spec.js";
+import { Errors } from "../../src/kafka/common/errors.js";
+import { NO_GHOST } from "../../src/kafka/ghost.js";
+import type { KafkaRequest, KafkaResponse } from "../../src/kafka/protocol.js";
+import { loadScenario } from "../../src/scenario/loader.js";
+import { toClusterSpec } from "../../src/scenario/to-cluster-spec.js";
+import { ChoiceSource } from "../../src/sim/choice-tape.js";
+import { Simulation } from "../../src/sim/simulation.js";
+import { Trace } from "../../src/sim/trace.js";
+
+const GROUP = "processors";
+
+/** The kip-1228 cluster (three 4.2.1 brokers) with one __consumer_offsets partition, no faults, no workload. */
+function groupCluster(offsets: Partial<ConsumerOffsetsSpec> = {}) {
+  const spec = toClusterSpec(loadScenario("kip-1228").scenario);
+  spec.producers.count = 0;
+  spec.consumers.count = 0;
+  spec.consumerOffsets = {
+    partitions: [{ replicas: ["broker-1", "broker-2", "broker-0"] }],
+    minInsyncReplicas: 2,
+    inputTopic: "orders",
+    sessionTimeoutMs: 300,
+    rebalanceTimeoutMs: 600,
+    txnOffsetCommitGenerationCheck: true,
+    markerTransactionVersionReachesLog: false,
+    ...offsets,
+  };
+  const trace = new Trace({ record: true });
+  const sim = new Simulation(trace);
+  const cluster = new Cluster(spec, sim, ChoiceSource.seeded(1), NO_GHOST);
+  cluster.net.faultsActive = false;
+  cluster.startBrokers();
+  // Followers' first fetches (a 500 ms long poll) must have set up replication before acks=all writes.
+  sim.run({ maxEvents: 100_000, maxTimeMs: 2_000 });
+  /** Send one request and run the simulation until its answer (a test client named `tester`). */
+  const ask = <R extends KafkaResponse>(to: string, body: KafkaRequest): R => {
+    let result: KafkaResponse | null = null;
+    cluster.net.request(cluster.net.connect("tester", to), body, 5_000, (r) => {
+      if (r.kind !== "response") throw new Error(`${body.api}: ${r.reason}`);
+      result = r.body;
+    });
+    sim.run({ maxEvents: 100_000, maxTimeMs: sim.nowMs + 5_000 }, () => result !== null);
+    if (result === null) throw new Error(`${body.api}: no answer`);
+    return result as R;
+  };
+  return { cluster, sim, trace, ask };
+}
+
+type Answer<A extends KafkaResponse["api"]> = Extract<KafkaResponse, { api: A }>;
+type Ask = ReturnType<typeof groupCluster>["ask"];
+
+/** FindCoordinator(TRANSACTION) and InitProducerId for a fresh transactional.id. */
+function initProducer(ask: Ask, transactionalId: string) {
+  const tc = ask<Answer<"FindCoordinator">>("broker-0", { api: "FindCoordinator", key: transactionalId })
+    .nodeId as string;
+  const init = ask<Answer<"InitProducerId">>(tc, {
+    api: "InitProducerId",
+    transactionalId,
+    transactionTimeoutMs: 10_000,
+    producerId: -1,
+    producerEpoch: -1,
+  });
+  return { tc, producer: { transactionalId, producerId: init.producerId, producerEpoch: init.producerEpoch } };
+}
+
+describe("group coordinator on the broker leading __consumer_offsets (KafkaApis -> GroupCoordinatorService)", () => {
+  it("FindCoordinator(GROUP) names the leader of the group's offsets partition; other brokers answer NOT_COORDINATOR", () => {
+    const { ask } = groupCluster();
+    const found = ask<Answer<"FindCoordinator">>("broker-0", { api: "FindCoordinator", key: GROUP, keyType: "GROUP" });
+    expect(found).toMatchObject({ errorCode: Errors.NONE, nodeId: "broker-1" });
+    const wrong = ask<Answer<"JoinGroup">>("broker-0", {
+      api: "JoinGroup",
+      groupId: GROUP,
+      memberId: "",
+      groupInstanceId: null,
+    });
+    expect(wrong.errorCode).toBe(Errors.NOT_COORDINATOR);
+  });
+
+  it("consume-transform-produce at the protocol level (TV1): AddOffsetsToTxn, TxnOffsetCommit, EndTxn; the marker reaches the group coordinator", () => {
+    const { ask, cluster, trace } = groupCluster();
+    const join = ask<Answer<"JoinGroup">>("broker-1", {
+      api: "JoinGroup",
+      groupId: GROUP,
+      memberId: "",
+      groupInstanceId: null,
+    });
+    const member = { groupId: GROUP, memberId: join.memberId, groupInstanceId: null, generationId: join.generationId };
+    const sync = ask<Answer<"SyncGroup">>("broker-1", { api: "SyncGroup", ...member });
+    expect(sync.assignment).toHaveLength(6);
+    const { tc, producer } = initProducer(ask, "processor-0");
+    const added = ask<Answer<"AddOffsetsToTxn">>(tc, {
+      api: "AddOffsetsToTxn",
+      ...producer,
+      groupId: GROUP,
+      ghostTxn: "T1",
+    });
+    expect(added.errorCode).toBe(Errors.NONE);
+    const commit = ask<Answer<"TxnOffsetCommit">>("broker-1", {
+      api: "TxnOffsetCommit",
+      version: 3,
+      ...producer,
+      ...member,
+      offsets: [{ partition: "orders-0", offset: 7 }],
+      ghostTxn: "T1",
+    });
+    expect(commit.errorCode).toBe(Errors.NONE);
+    const unstable = ask<Answer<"OffsetFetch">>("broker-1", {
+      api: "OffsetFetch",
+      groupId: GROUP,
+      partitions: ["orders-0"],
+      requireStable: true,
+    });
+    expect(unstable.partitions[0]?.errorCode).toBe(Errors.UNSTABLE_OFFSET_COMMIT);
+    const end = ask<Answer<"EndTxn">>(tc, { api: "EndTxn", version: 4, ...producer, committed: true, ghostTxn: "T1" });
+    expect(end.errorCode).toBe(Errors.NONE);
+    // The markers travel after EndTxn's answer: give them time.
+    let stable: Answer<"OffsetFetch"> | null = null;
+    for (let i = 0; i < 20 && stable?.partitions[0]?.errorCode !== Errors.NONE; i++)
+      stable = ask<Answer<"OffsetFetch">>("broker-1", {
+        api: "OffsetFetch",
+        groupId: GROUP,
+        partitions: ["orders-0"],
+        requireStable: true,
+      });
+    expect(stable?.partitions[0]).toMatchObject({ offset: 7, errorCode: Errors.NONE });
+    const completed = trace.events.filter((e) => e.kind === "group.complete-txn");
+    expect(completed).toHaveLength(1);
+    expect(completed[0]?.fields).toMatchObject({
+      partition: "__consumer_offsets-0",
+      result: "COMMIT",
+      moved: 1,
+      tv: 0,
+    });
+    // The follower replicas hold the commit and its marker too (replicated like every partition).
+    const follower = cluster.brokerOf("broker-2").logs.get("__consumer_offsets-0");
+    expect(follower?.batches.some((b) => b.control?.type === "COMMIT")).toBe(true);
+  });
+
+  it("a member that missed its session timeout is fenced on TxnOffsetCommit (UNKNOWN_MEMBER_ID), unless KIP-447's check is off", () => {
+    for (const check of [true, false]) {
+      const { ask, sim } = groupCluster({ txnOffsetCommitGenerationCheck: check });
+      const join = ask<Answer<"JoinGroup">>("broker-1", {
+        api: "JoinGroup",
+        groupId: GROUP,
+        memberId: "",
+        groupInstanceId: null,
+      });
+      sim.run({ maxEvents: 100_000, maxTimeMs: sim.nowMs + 1_000 });
+      const { tc, producer } = initProducer(ask, "zombie-0");
+      ask(tc, { api: "AddOffsetsToTxn", ...producer, groupId: GROUP, ghostTxn: "Z" });
+      const commit = ask<Answer<"TxnOffsetCommit">>("broker-1", {
+        api: "TxnOffsetCommit",
+        version: 3,
+        ...producer,
+        groupId: GROUP,
+        memberId: join.memberId,
+        groupInstanceId: null,
+        generationId: join.generationId,
+        offsets: [{ partition: "orders-0", offset: 3 }],
+        ghostTxn: "Z",
+      });
+      expect(commit.errorCode).toBe(check ? Errors.UNKNOWN_MEMBER_ID : Errors.NONE);
+    }
+  });
+});
