@@ -12,7 +12,7 @@ import {
   ReadCommittedConsumer,
   readPartition,
 } from "./client/read-committed-consumer.js";
-import { TransactionalProducer, workloadStreamName } from "./client/transactional-producer.js";
+import { TransactionalProducer, type WorkloadConfig, workloadStreamName } from "./client/transactional-producer.js";
 import type { ClusterContext } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
@@ -268,7 +268,8 @@ export class Cluster {
     );
   }
 
-  newProducer(name: string, transactionalId: string): TransactionalProducer {
+  /** A transactional producer of the workload; `offsetsFor` makes it commit input offsets too (a processor). */
+  newProducer(name: string, transactionalId: string, offsetsFor?: WorkloadConfig["offsetsFor"]): TransactionalProducer {
     const p = this.spec.producers;
     let producer: TransactionalProducer | null = null;
     producer = new TransactionalProducer(
@@ -293,6 +294,7 @@ export class Cluster {
         abortPpm: p.abortPpm,
         thinkMs: p.thinkMs,
         partitions: this.partitions,
+        ...(offsetsFor ? { offsetsFor } : {}),
       },
       this.clientMetadata(name, () => producer?.state === "closed"),
       {

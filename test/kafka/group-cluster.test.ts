@@ -51,6 +51,16 @@ function groupCluster(offsets: Partial<ConsumerOffsetsSpec> = {}) {
 type Answer<A extends KafkaResponse["api"]> = Extract<KafkaResponse, { api: A }>;
 type Ask = ReturnType<typeof groupCluster>["ask"];
 
+/** OffsetFetch of orders-0 with require_stable (KIP-447). */
+function fetchStable(ask: Ask) {
+  return ask<Answer<"OffsetFetch">>("broker-1", {
+    api: "OffsetFetch",
+    groupId: GROUP,
+    partitions: ["orders-0"],
+    requireStable: true,
+  });
+}
+
 /** FindCoordinator(TRANSACTION) and InitProducerId for a fresh transactional.id. */
 function initProducer(ask: Ask, transactionalId: string) {
   const tc = ask<Answer<"FindCoordinator">>("broker-0", { api: "FindCoordinator", key: transactionalId })
@@ -107,24 +117,13 @@ describe("group coordinator on the broker leading __consumer_offsets (KafkaApis 
       ghostTxn: "T1",
     });
     expect(commit.errorCode).toBe(Errors.NONE);
-    const unstable = ask<Answer<"OffsetFetch">>("broker-1", {
-      api: "OffsetFetch",
-      groupId: GROUP,
-      partitions: ["orders-0"],
-      requireStable: true,
-    });
+    const unstable = fetchStable(ask);
     expect(unstable.partitions[0]?.errorCode).toBe(Errors.UNSTABLE_OFFSET_COMMIT);
     const end = ask<Answer<"EndTxn">>(tc, { api: "EndTxn", version: 4, ...producer, committed: true, ghostTxn: "T1" });
     expect(end.errorCode).toBe(Errors.NONE);
     // The markers travel after EndTxn's answer: give them time.
     let stable: Answer<"OffsetFetch"> | null = null;
-    for (let i = 0; i < 20 && stable?.partitions[0]?.errorCode !== Errors.NONE; i++)
-      stable = ask<Answer<"OffsetFetch">>("broker-1", {
-        api: "OffsetFetch",
-        groupId: GROUP,
-        partitions: ["orders-0"],
-        requireStable: true,
-      });
+    for (let i = 0; i < 20 && stable?.partitions[0]?.errorCode !== Errors.NONE; i++) stable = fetchStable(ask);
     expect(stable?.partitions[0]).toMatchObject({ offset: 7, errorCode: Errors.NONE });
     const completed = trace.events.filter((e) => e.kind === "group.complete-txn");
     expect(completed).toHaveLength(1);
@@ -165,4 +164,44 @@ describe("group coordinator on the broker leading __consumer_offsets (KafkaApis 
       expect(commit.errorCode).toBe(check ? Errors.UNKNOWN_MEMBER_ID : Errors.NONE);
     }
   });
+});
+
+describe("a transactional producer committing input offsets in its transactions (sendOffsetsToTransaction)", () => {
+  for (const tv of [1, 2] as const) {
+    it(`TV${tv}: each committed transaction's offsets reach the group coordinator and become the committed offset`, () => {
+      const { ask, cluster, sim, trace } = groupCluster();
+      cluster.spec.producers.transactionVersion = tv;
+      const join = ask<Answer<"JoinGroup">>("broker-1", {
+        api: "JoinGroup",
+        groupId: GROUP,
+        memberId: "",
+        groupInstanceId: null,
+      });
+      const group = { groupId: GROUP, generationId: join.generationId, memberId: join.memberId, groupInstanceId: null };
+      let next = 0;
+      const producer = cluster.newProducer("proc-0", "proc-txn-0", () => {
+        next += 10;
+        return { offsets: [{ partition: "orders-0", offset: next }], group };
+      });
+      producer.start(0);
+      // Heartbeats keep the member in the group while the producer works.
+      for (let t = 0; t < 20 && !producer.isDone; t++) {
+        sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 100 });
+        ask("broker-1", { api: "Heartbeat", ...group });
+      }
+      expect(producer.isDone).toBe(true);
+      const done = trace.events.filter((e) => e.kind === "producer.outcome" && e.fields.outcome === "committed").length;
+      expect(done).toBeGreaterThan(0);
+      const written = trace.events.filter((e) => e.kind === "group.txn-offsets");
+      const completed = trace.events.filter((e) => e.kind === "group.complete-txn" && e.fields.moved === 1);
+      expect(written.length).toBeGreaterThan(0);
+      expect(completed.length).toBe(done);
+      const fetched = fetchStable(ask);
+      expect(fetched.partitions[0]?.errorCode).toBe(Errors.NONE);
+      expect(fetched.partitions[0]?.offset).toBeGreaterThan(0);
+      // TV0/1 adds the offsets partition with AddOffsetsToTxn; TV2 through the coordinator's verification.
+      const addOffsets = trace.events.filter((e) => e.kind === "net.send" && e.fields.msg === "AddOffsetsToTxn");
+      expect(addOffsets.length > 0).toBe(tv === 1);
+    });
+  }
 });

@@ -7,7 +7,12 @@ import type { ClientMetadata } from "./client-metadata.js";
 import type { ProducerConfig } from "./producer-config.js";
 import { RecordAccumulator } from "./record-accumulator.js";
 import { Sender } from "./sender.js";
-import { type ProducerBehaviour, TransactionManager } from "./transaction-manager.js";
+import {
+  type ConsumerGroupMetadata,
+  type ProducerBehaviour,
+  TransactionManager,
+  type TxnOffsets,
+} from "./transaction-manager.js";
 
 export type { ProducerConfig } from "./producer-config.js";
 
@@ -18,6 +23,11 @@ export interface WorkloadConfig {
   abortPpm: number;
   thinkMs: { min: number; max: number };
   partitions: readonly PartitionKey[];
+  /**
+   * Consume-transform-produce (issue 17): the input offsets a transaction commits with its output,
+   * and the consumer's group metadata, handed to sendOffsetsToTransaction. Absent: none.
+   */
+  offsetsFor?: (ghostTxn: string) => { offsets: TxnOffsets; group: ConsumerGroupMetadata } | null;
 }
 
 /** A choice that seeded runs always take (ppm 1e6) but a shrunk tape can turn off (option 0). */
@@ -204,6 +214,8 @@ export class TransactionalProducer {
         tm.maybeAddPartition(r.partition);
         accumulator.append(r.partition, r.value, ghost, this.ctx.sim.nowMs);
       }
+      const offsets = this.workload.offsetsFor?.(ghost) ?? null;
+      if (offsets) tm.sendOffsetsToTransaction(offsets.offsets, offsets.group);
       sender.wakeup();
       this.endTransaction();
     });
