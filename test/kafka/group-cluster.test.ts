@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { Cluster } from "../../src/kafka/cluster.js";
+import type { HeldMessage } from "../../src/sim/network.js";
 import type { ConsumerOffsetsSpec } from "../../src/kafka/cluster-spec.js";
 import { Errors } from "../../src/kafka/common/errors.js";
-import { NO_GHOST } from "../../src/kafka/ghost.js";
+import { type GhostObserver, NO_GHOST } from "../../src/kafka/ghost.js";
 import type { KafkaRequest, KafkaResponse } from "../../src/kafka/protocol.js";
+import { GhostLedger } from "../../src/oracle/ghost-ledger.js";
 import { loadScenario } from "../../src/scenario/loader.js";
 import { toClusterSpec } from "../../src/scenario/to-cluster-spec.js";
 import { ChoiceSource } from "../../src/sim/choice-tape.js";
@@ -13,7 +15,7 @@ import { Trace } from "../../src/sim/trace.js";
 const GROUP = "processors";
 
 /** The kip-1228 cluster (three 4.2.1 brokers) with one __consumer_offsets partition, no faults, no workload. */
-function groupCluster(offsets: Partial<ConsumerOffsetsSpec> = {}) {
+function groupCluster(offsets: Partial<ConsumerOffsetsSpec> = {}, ghost: GhostObserver = NO_GHOST) {
   const spec = toClusterSpec(loadScenario("kip-1228").scenario);
   spec.producers.count = 0;
   spec.consumers.count = 0;
@@ -29,7 +31,7 @@ function groupCluster(offsets: Partial<ConsumerOffsetsSpec> = {}) {
   };
   const trace = new Trace({ record: true });
   const sim = new Simulation(trace);
-  const cluster = new Cluster(spec, sim, ChoiceSource.seeded(1), NO_GHOST);
+  const cluster = new Cluster(spec, sim, ChoiceSource.seeded(1), ghost);
   cluster.net.faultsActive = false;
   cluster.startBrokers();
   // Followers' first fetches (a 500 ms long poll) must have set up replication before acks=all writes.
@@ -50,6 +52,37 @@ function groupCluster(offsets: Partial<ConsumerOffsetsSpec> = {}) {
 
 type Answer<A extends KafkaResponse["api"]> = Extract<KafkaResponse, { api: A }>;
 type Ask = ReturnType<typeof groupCluster>["ask"];
+
+/** A member joined to the group and a producer committing orders-0's offsets 10, 20, ... with its group metadata. */
+function joinedProcessor(ask: Ask, cluster: Cluster) {
+  const join = ask<Answer<"JoinGroup">>("broker-1", {
+    api: "JoinGroup",
+    groupId: GROUP,
+    memberId: "",
+    groupInstanceId: null,
+  });
+  const group = { groupId: GROUP, generationId: join.generationId, memberId: join.memberId, groupInstanceId: null };
+  let next = 0;
+  const producer = cluster.newProducer("proc-0", "proc-txn-0", () => {
+    next += 10;
+    return { offsets: [{ partition: "orders-0", offset: next }], group };
+  });
+  return { group, producer };
+}
+
+/** Start the producer and run until it is done, heartbeating so the member stays in the group. */
+function runWithHeartbeats(
+  sim: Simulation,
+  ask: Ask,
+  group: { groupId: string; generationId: number; memberId: string; groupInstanceId: null },
+  producer: ReturnType<Cluster["newProducer"]>,
+) {
+  producer.start(0);
+  for (let t = 0; t < 20 && !producer.isDone; t++) {
+    sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 100 });
+    ask("broker-1", { api: "Heartbeat", ...group });
+  }
+}
 
 /** OffsetFetch of orders-0 with require_stable (KIP-447). */
 function fetchStable(ask: Ask) {
@@ -171,24 +204,8 @@ describe("a transactional producer committing input offsets in its transactions 
     it(`TV${tv}: each committed transaction's offsets reach the group coordinator and become the committed offset`, () => {
       const { ask, cluster, sim, trace } = groupCluster();
       cluster.spec.producers.transactionVersion = tv;
-      const join = ask<Answer<"JoinGroup">>("broker-1", {
-        api: "JoinGroup",
-        groupId: GROUP,
-        memberId: "",
-        groupInstanceId: null,
-      });
-      const group = { groupId: GROUP, generationId: join.generationId, memberId: join.memberId, groupInstanceId: null };
-      let next = 0;
-      const producer = cluster.newProducer("proc-0", "proc-txn-0", () => {
-        next += 10;
-        return { offsets: [{ partition: "orders-0", offset: next }], group };
-      });
-      producer.start(0);
-      // Heartbeats keep the member in the group while the producer works.
-      for (let t = 0; t < 20 && !producer.isDone; t++) {
-        sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 100 });
-        ask("broker-1", { api: "Heartbeat", ...group });
-      }
+      const { group, producer } = joinedProcessor(ask, cluster);
+      runWithHeartbeats(sim, ask, group, producer);
       expect(producer.isDone).toBe(true);
       const done = trace.events.filter((e) => e.kind === "producer.outcome" && e.fields.outcome === "committed").length;
       expect(done).toBeGreaterThan(0);
@@ -204,4 +221,66 @@ describe("a transactional producer committing input offsets in its transactions 
       expect(addOffsets.length > 0).toBe(tv === 1);
     });
   }
+});
+
+describe("a stale TV2 marker copy at an offsets partition (issue 17's question, end to end)", () => {
+  /**
+   * A TV2 processor commits offsets in t1 and t2. The request carrying t1's markers to broker-1
+   * (the leader of __consumer_offsets-0 and of some output partitions) is held; a copy goes on, so
+   * t1 completes. When t2's markers to broker-1 appear, t2's offsets are pending: the held t1 copy
+   * is released first. On 4.2.1 the data partitions refuse it (strict TV2 rule); the offsets
+   * partition judges it by the legacy rule, since the TransactionVersion does not reach it.
+   */
+  function staleCopyRun(markerTransactionVersionReachesLog: boolean) {
+    const ledger = new GhostLedger();
+    const { ask, cluster, sim, trace } = groupCluster({ markerTransactionVersionReachesLog }, ledger);
+    cluster.spec.producers.transactionVersion = 2;
+    cluster.spec.producers.transactions = 2;
+    cluster.spec.producers.abortPpm = 0;
+    const { group, producer } = joinedProcessor(ask, cluster);
+    const held = new Map<string, HeldMessage<KafkaRequest, KafkaResponse>>();
+    const net = cluster.net;
+    net.setInterceptor({
+      inspect: (m) => {
+        if (m.direction !== "request" || m.to !== "broker-1" || m.label !== "WriteTxnMarkers") return false;
+        const txn = (m.body as Extract<KafkaRequest, { api: "WriteTxnMarkers" }>).ghosts[0]?.ghostTxn ?? "";
+        return !held.has(txn);
+      },
+      onHeld: (h) => {
+        const txn = (h.message.body as Extract<KafkaRequest, { api: "WriteTxnMarkers" }>).ghosts[0]?.ghostTxn ?? "";
+        held.set(txn, h);
+        if (txn === "proc-0.t1") sim.schedule(0, () => net.deliverHeld(h, { keepHeld: true }));
+        if (txn === "proc-0.t2") {
+          const stale = held.get("proc-0.t1") as HeldMessage<KafkaRequest, KafkaResponse>;
+          sim.schedule(0, () => net.deliverHeld(stale, { keepHeld: false }));
+          sim.schedule(5, () => net.deliverHeld(h, { keepHeld: false }));
+        }
+      },
+    });
+    runWithHeartbeats(sim, ask, group, producer);
+    expect(producer.isDone).toBe(true);
+    expect([...held.keys()]).toEqual(["proc-0.t1", "proc-0.t2"]);
+    return { ledger, trace };
+  }
+
+  it("4.2.1 as modelled (no TransactionVersion on the group coordinator's path): t1's copy completes t2's pending offsets: stale-marker", () => {
+    const { ledger, trace } = staleCopyRun(false);
+    const stale = ledger.violations.filter((v) => v.kind === "stale-marker");
+    expect(stale).toHaveLength(1);
+    expect(stale[0]?.partition).toBe("__consumer_offsets-0");
+    const completions = trace.events.filter((e) => e.kind === "group.complete-txn" && e.fields.txn === "proc-0.t1");
+    // t1's own copy committed t1's offsets; the stale copy then committed t2's, before t2 was decided.
+    expect(completions.map((e) => e.fields.moved)).toEqual([1, 1]);
+    expect(JSON.stringify(stale[0])).toContain("proc-0.t2");
+    expect(stale[0]?.explanation.join("\n")).toContain("GroupCoordinatorService.completeTransaction");
+  });
+
+  it("is deterministic: the same run twice has the same trace hash", () => {
+    expect(staleCopyRun(false).trace.hash()).toBe(staleCopyRun(false).trace.hash());
+  });
+
+  it("if the TransactionVersion reached the offsets partition, the strict rule would refuse the copy: clean", () => {
+    const { ledger } = staleCopyRun(true);
+    expect(ledger.violations).toEqual([]);
+  });
 });
