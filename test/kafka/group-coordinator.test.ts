@@ -118,6 +118,24 @@ describe("ClassicGroup membership (join, sync, heartbeat, session timeout)", () 
     expect(shard.heartbeat(GROUP, first.memberId, "instance-1", 1, 6)).toBe(Errors.FENCED_INSTANCE_ID);
   });
 
+  it("a known member's join (classicGroupJoinExistingMember): a stable follower learns the generation, a stable leader rebalances", () => {
+    const { shard } = shardOn("4.2.1");
+    const { a, b, generation } = stableGroupOfTwo(shard);
+    const leader = shard.group(GROUP).leaderId;
+    const follower = leader === a ? b : a;
+    expect(shard.joinGroup(GROUP, follower, null, 5)).toMatchObject({
+      errorCode: Errors.NONE,
+      generationId: generation,
+    });
+    expect(shard.group(GROUP).state).toBe("STABLE");
+    shard.joinGroup(GROUP, leader as string, null, 6);
+    expect(shard.group(GROUP).state).toBe("PREPARING_REBALANCE");
+    shard.joinGroup(GROUP, follower, null, 7);
+    expect(shard.group(GROUP)).toMatchObject({ state: "COMPLETING_REBALANCE", generationId: generation + 1 });
+    // A repeated join while the group completes answers the same generation.
+    expect(shard.joinGroup(GROUP, follower, null, 8).generationId).toBe(generation + 1);
+  });
+
   it("RangeAssignor gives the first members one more partition when it does not divide", () => {
     expect([...rangeAssignment(["m1", "m2"], ["p0", "p1", "p2"]).values()]).toEqual([["p0", "p1"], ["p2"]]);
   });

@@ -68,9 +68,9 @@ export class ClassicGroup {
   }
 
   /**
-   * JoinGroup. An empty member id joins as a new member (a static member with a known instance id
-   * takes over its old member id, which is fenced from then on: KIP-345's replacement). A known
-   * member rejoins. Either way a stable group starts a rebalance, except a static replacement.
+   * JoinGroup. An empty member id joins as a new member and starts a rebalance (a static member
+   * with a known instance id takes over its old member id, which is fenced from then on: KIP-345's
+   * replacement, without a rebalance). A known member rejoins as classicGroupJoinExistingMember says.
    */
   join(memberId: string, groupInstanceId: string | null, nowMs: number): JoinResult {
     if (this.isInState("DEAD")) return this.joinError(Errors.COORDINATOR_NOT_AVAILABLE, memberId);
@@ -80,9 +80,14 @@ export class ClassicGroup {
     if (groupInstanceId !== null && this.staticMembers.get(groupInstanceId) !== memberId)
       return this.joinError(Errors.FENCED_INSTANCE_ID, memberId);
     member.lastHeartbeatMs = nowMs;
-    if (this.isInState("STABLE") || this.isInState("COMPLETING_REBALANCE")) this.prepareRebalance(nowMs);
-    member.joined = true;
-    this.maybeCompleteJoin(nowMs);
+    // GroupMetadataManager.classicGroupJoinExistingMember (member metadata never changes here): a
+    // join during the join phase counts; while the group completes, or from a stable follower, it
+    // just learns the current generation; a stable leader's join starts a rebalance.
+    if (this.isInState("STABLE") && this.leaderId === memberId) this.prepareRebalance(nowMs);
+    if (this.isInState("PREPARING_REBALANCE")) {
+      member.joined = true;
+      this.maybeCompleteJoin(nowMs);
+    }
     return { errorCode: Errors.NONE, memberId, generationId: this.generationId, leaderId: this.leaderId };
   }
 
