@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ClientMetadata } from "../../src/kafka/client/client-metadata.js";
+import { ConsumerCoordinator } from "../../src/kafka/client/consumer-coordinator.js";
 import { Cluster } from "../../src/kafka/cluster.js";
 import type { HeldMessage } from "../../src/sim/network.js";
 import type { ConsumerOffsetsSpec } from "../../src/kafka/cluster-spec.js";
@@ -282,5 +284,78 @@ describe("a stale TV2 marker copy at an offsets partition (issue 17's question, 
   it("if the TransactionVersion reached the offsets partition, the strict rule would refuse the copy: clean", () => {
     const { ledger } = staleCopyRun(true);
     expect(ledger.violations).toEqual([]);
+  });
+});
+
+describe("ConsumerCoordinator (classic membership: join, sync, heartbeats, rejoin)", () => {
+  function member(cluster: Cluster, name: string, groupInstanceId: string | null = null) {
+    const heard: string[] = [];
+    let owned: readonly string[] = [];
+    let generation = -1;
+    const metadata = new ClientMetadata(cluster.ctx, name, ["broker-0", "broker-1", "broker-2"], new Map(), {
+      retryBackoffMs: 20,
+      requestTimeoutMs: 200,
+    });
+    const coordinator = new ConsumerCoordinator(
+      cluster.ctx,
+      { name, groupId: GROUP, groupInstanceId, heartbeatIntervalMs: 50, retryBackoffMs: 20, requestTimeoutMs: 200 },
+      metadata,
+      {
+        assigned: (group, partitions) => {
+          owned = partitions;
+          generation = group.generationId;
+          heard.push(`assigned g${group.generationId} ${partitions.length}`);
+        },
+        revoked: (reason) => {
+          owned = [];
+          heard.push(`revoked ${reason}`);
+        },
+      },
+    );
+    return { coordinator, heard, owned: () => owned, generation: () => generation };
+  }
+
+  it("two members share the input partitions; one paused past the session timeout loses them, then rejoins at a later generation", () => {
+    const { cluster, sim } = groupCluster();
+    const a = member(cluster, "c-a");
+    const b = member(cluster, "c-b");
+    a.coordinator.start();
+    b.coordinator.start();
+    sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 1_000 });
+    expect([a.coordinator.state, b.coordinator.state]).toEqual(["stable", "stable"]);
+    expect(a.generation()).toBe(b.generation());
+    expect([...a.owned(), ...b.owned()].sort()).toEqual([
+      "orders-0",
+      "orders-1",
+      "orders-2",
+      "orders-3",
+      "orders-4",
+      "orders-5",
+    ]);
+    const before = a.generation();
+    // b stops heartbeating for longer than the session timeout (300 ms): the group expels it.
+    b.coordinator.pause(sim.nowMs + 800);
+    sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 600 });
+    expect(a.owned()).toHaveLength(6);
+    expect(a.generation()).toBeGreaterThan(before);
+    // Back from its pause, b's heartbeat is refused (UNKNOWN_MEMBER_ID): it rejoins as a new member.
+    sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 1_500 });
+    expect(b.heard.some((h) => h.startsWith(`revoked Heartbeat: ${Errors.UNKNOWN_MEMBER_ID}`))).toBe(true);
+    expect([a.coordinator.state, b.coordinator.state]).toEqual(["stable", "stable"]);
+    expect(b.generation()).toBe(a.generation());
+    expect(a.owned().length + b.owned().length).toBe(6);
+  });
+
+  it("a static member restarted with the same group.instance.id fences the old instance (FENCED_INSTANCE_ID: it stops)", () => {
+    const { cluster, sim } = groupCluster();
+    const old = member(cluster, "c-old", "instance-1");
+    old.coordinator.start();
+    sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 500 });
+    const fresh = member(cluster, "c-new", "instance-1");
+    fresh.coordinator.start();
+    sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 500 });
+    expect(fresh.coordinator.state).toBe("stable");
+    expect(old.coordinator.state).toBe("fenced");
+    expect(old.heard.at(-1)).toMatch(/FENCED_INSTANCE_ID/);
   });
 });
