@@ -148,7 +148,7 @@ export interface ConsumerOffsetsSpec {
   rebalanceTimeoutMs: number;
   /** KIP-447's generation check on TxnOffsetCommit (off models the pre-2.5 gap). */
   txnOffsetCommitGenerationCheck: boolean;
-  /** Whether the marker's TransactionVersion reaches the offsets partition's check (no modelled release: false). */
+  /** Whether the marker's TransactionVersion reaches the offsets partition's check (Kafka: true; false drops it). */
   markerTransactionVersionReachesLog: boolean;
 }
 

@@ -45,7 +45,7 @@ function whatKip1228Would(ledger: GhostLedger, e: MarkerOutcome, victimOpen: boo
     return `${v1Only} the TransactionVersion never reached it; ${reject}`;
   }
   if (e.rule === "legacy" && e.transactionVersionSeen >= 2 && isConsumerOffsetsPartition(e.partition)) {
-    return `the request carried TransactionVersion ${e.transactionVersionSeen}, but ${e.partition} is an offsets partition: KafkaApis hands its marker to the group coordinator (GroupCoordinatorService.completeTransaction), whose write does not carry the TransactionVersion, so the log judged it by the legacy rule (docs/model.md, "Markers on __consumer_offsets"); ${reject} had the version reached it`;
+    return `the request carried TransactionVersion ${e.transactionVersionSeen}, but ${e.partition} is an offsets partition: KafkaApis hands its marker to the group coordinator (GroupCoordinatorService.completeTransaction), and the log judged it by the legacy rule: the group coordinator's write did not carry the TransactionVersion (markerTransactionVersionReachesLog off) or the broker's strict check is off (docs/model.md, "Markers on __consumer_offsets"); ${reject}`;
   }
   if (e.rule === "legacy" && e.requestVersion >= 2 && e.transactionVersionSeen >= 2) {
     return `the request was v2 with TransactionVersion ${e.transactionVersionSeen}, yet ${e.broker} judged it by the legacy rule (its strict KIP-1228 check is off); ${reject}`;

@@ -7,6 +7,7 @@ import type { ConsumerOffsetsSpec } from "../../src/kafka/cluster-spec.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import { type GhostObserver, NO_GHOST } from "../../src/kafka/ghost.js";
 import type { KafkaRequest, KafkaResponse } from "../../src/kafka/protocol.js";
+import type { ReleaseName } from "../../src/kafka/release.js";
 import { GhostLedger } from "../../src/oracle/ghost-ledger.js";
 import { loadScenario } from "../../src/scenario/loader.js";
 import { toClusterSpec } from "../../src/scenario/to-cluster-spec.js";
@@ -17,8 +18,13 @@ import { Trace } from "../../src/sim/trace.js";
 const GROUP = "processors";
 
 /** The kip-1228 cluster (three 4.2.1 brokers) with one __consumer_offsets partition, no faults, no workload. */
-function groupCluster(offsets: Partial<ConsumerOffsetsSpec> = {}, ghost: GhostObserver = NO_GHOST) {
+function groupCluster(
+  offsets: Partial<ConsumerOffsetsSpec> = {},
+  ghost: GhostObserver = NO_GHOST,
+  releases: Readonly<Record<string, ReleaseName>> = {},
+) {
   const spec = toClusterSpec(loadScenario("kip-1228").scenario);
+  for (const b of spec.brokers) b.release = releases[b.id] ?? b.release;
   spec.producers.count = 0;
   spec.consumers.count = 0;
   spec.consumerOffsets = {
@@ -28,7 +34,7 @@ function groupCluster(offsets: Partial<ConsumerOffsetsSpec> = {}, ghost: GhostOb
     sessionTimeoutMs: 300,
     rebalanceTimeoutMs: 600,
     txnOffsetCommitGenerationCheck: true,
-    markerTransactionVersionReachesLog: false,
+    markerTransactionVersionReachesLog: true,
     ...offsets,
   };
   const trace = new Trace({ record: true });
@@ -236,12 +242,13 @@ describe("a stale TV2 marker copy at an offsets partition (issue 17's question, 
    * A TV2 processor commits offsets in t1 and t2. The request carrying t1's markers to broker-1
    * (the leader of __consumer_offsets-0 and of some output partitions) is held; a copy goes on, so
    * t1 completes. When t2's markers to broker-1 appear, t2's offsets are pending: the held t1 copy
-   * is released first. On 4.2.1 the data partitions refuse it (strict TV2 rule); the offsets
-   * partition judges it by the legacy rule, since the TransactionVersion does not reach it.
+   * is released first, and the offsets partition judges it by the rule its leader applies.
    */
-  function staleCopyRun(markerTransactionVersionReachesLog: boolean) {
+  function staleCopyRun(markerTransactionVersionReachesLog: boolean, offsetsLeaderRelease: ReleaseName = "4.2.1") {
     const ledger = new GhostLedger();
-    const { ask, cluster, sim, trace } = groupCluster({ markerTransactionVersionReachesLog }, ledger);
+    const { ask, cluster, sim, trace } = groupCluster({ markerTransactionVersionReachesLog }, ledger, {
+      "broker-1": offsetsLeaderRelease,
+    });
     cluster.spec.producers.transactionVersion = 2;
     cluster.spec.producers.transactions = 2;
     cluster.spec.producers.abortPpm = 0;
@@ -271,25 +278,38 @@ describe("a stale TV2 marker copy at an offsets partition (issue 17's question, 
     return { ledger, trace };
   }
 
-  it("4.2.1 as modelled (no TransactionVersion on the group coordinator's path): t1's copy completes t2's pending offsets: stale-marker", () => {
-    const { ledger, trace } = staleCopyRun(false);
-    const stale = ledger.violations.filter((v) => v.kind === "stale-marker");
+  const offsetsViolations = (ledger: GhostLedger) =>
+    ledger.violations.filter((v) => v.kind === "stale-marker" && v.partition === "__consumer_offsets-0");
+
+  it("every broker 4.2.1: the TransactionVersion reaches the offsets partition and the strict rule refuses the copy: clean", () => {
+    const { ledger, trace } = staleCopyRun(true);
+    expect(ledger.violations).toEqual([]);
+    const refused = trace.events.filter(
+      (e) => e.kind === "marker.rejected" && e.fields.partition === "__consumer_offsets-0",
+    );
+    expect(refused.map((e) => e.fields.rule)).toEqual(["strict-tv2"]);
+  });
+
+  it("a 4.1 leader of the offsets partition (WriteTxnMarkers v1, legacy rule): t1's copy commits t2's pending offsets: stale-marker", () => {
+    const { ledger, trace } = staleCopyRun(true, "4.1");
+    const stale = offsetsViolations(ledger);
     expect(stale).toHaveLength(1);
-    expect(stale[0]?.partition).toBe("__consumer_offsets-0");
-    const completions = trace.events.filter((e) => e.kind === "group.complete-txn" && e.fields.txn === "proc-0.t1");
-    // t1's own copy committed t1's offsets; the stale copy then committed t2's, before t2 was decided.
-    expect(completions.map((e) => e.fields.moved)).toEqual([1, 1]);
     expect(JSON.stringify(stale[0])).toContain("proc-0.t2");
+    expect(stale[0]?.explanation.join("\n")).toContain("takes only WriteTxnMarkers v1");
+    // t1's own copy committed t1's offsets; the stale copy then committed t2's, before t2 was decided.
+    const completions = trace.events.filter((e) => e.kind === "group.complete-txn" && e.fields.txn === "proc-0.t1");
+    expect(completions.map((e) => e.fields.moved)).toEqual([1, 1]);
+  });
+
+  it("4.2.1 if the group coordinator's path dropped the TransactionVersion: the legacy rule accepts the copy: stale-marker", () => {
+    const { ledger } = staleCopyRun(false);
+    const stale = offsetsViolations(ledger);
+    expect(stale).toHaveLength(1);
     expect(stale[0]?.explanation.join("\n")).toContain("GroupCoordinatorService.completeTransaction");
   });
 
   it("is deterministic: the same run twice has the same trace hash", () => {
-    expect(staleCopyRun(false).trace.hash()).toBe(staleCopyRun(false).trace.hash());
-  });
-
-  it("if the TransactionVersion reached the offsets partition, the strict rule would refuse the copy: clean", () => {
-    const { ledger } = staleCopyRun(true);
-    expect(ledger.violations).toEqual([]);
+    expect(staleCopyRun(true, "4.1").trace.hash()).toBe(staleCopyRun(true, "4.1").trace.hash());
   });
 });
 

@@ -201,24 +201,36 @@ describe("pending transactional offsets, require_stable and markers (replayEndTr
     expect(shard.fetchOffsets(GROUP, ["input-0"], true)[0]).toMatchObject({ offset: 10 });
   });
 
-  it("a stale duplicate of transaction A's TV2 marker completes B's pending offsets: the legacy rule judges it on 4.2.1", () => {
+  it("4.2.1 (the marker's TransactionVersion reaches the log): the strict check refuses a stale copy of A's TV2 marker; B's offsets stay pending (reverted)", () => {
     const { log, shard } = shardOn("4.2.1");
     commitAThenOpenB(log, shard);
     const stale = shard.completeTransaction(marker(6, "COMMIT", 2, "A"));
-    expect(stale.transactionVersionSeen).toBe(0);
-    expect(stale.append).toMatchObject({ kind: "appended", rule: "legacy" });
-    expect(stale.materialized?.entries).toMatchObject([{ offset: { ghostTxn: "B", offset: 20 }, materialized: true }]);
-  });
-
-  it("if the TransactionVersion reached the log, 4.2.1's strict check would refuse it and the pending offsets stay (reverted)", () => {
-    const { log, shard } = shardOn("4.2.1", { markerTransactionVersionReachesLog: true });
-    commitAThenOpenB(log, shard);
-    const stale = shard.completeTransaction(marker(6, "COMMIT", 2, "A"));
+    expect(stale.transactionVersionSeen).toBe(2);
     expect(stale).toMatchObject({ errorCode: Errors.INVALID_PRODUCER_EPOCH, materialized: null });
     expect(stale.append).toMatchObject({ kind: "error", rule: "strict-tv2" });
     expect(shard.fetchOffsets(GROUP, ["input-0"], true)[0]?.errorCode).toBe(Errors.UNSTABLE_OFFSET_COMMIT);
     expect(shard.fetchOffsets(GROUP, ["input-0"], false)[0]?.offset).toBe(10);
   });
+
+  for (const [what, release, tv, options] of [
+    ["a 4.1 leader (v1: TransactionVersion 0, legacy rule)", "4.1", 0, {}],
+    [
+      "4.2.1 if the group coordinator's path dropped the TransactionVersion",
+      "4.2.1",
+      2,
+      { markerTransactionVersionReachesLog: false },
+    ],
+  ] as const) {
+    it(`${what}: the stale copy of A's marker completes B's pending offsets`, () => {
+      const { log, shard } = shardOn(release, options);
+      commitAThenOpenB(log, shard);
+      const stale = shard.completeTransaction(marker(6, "COMMIT", tv, "A"));
+      expect(stale.append).toMatchObject({ kind: "appended", rule: "legacy" });
+      expect(stale.materialized?.entries).toMatchObject([
+        { offset: { ghostTxn: "B", offset: 20 }, materialized: true },
+      ]);
+    });
+  }
 
   it("a marker refused by the producer-state check reverts replayEndTransactionMarker (an older epoch, any release)", () => {
     const { log, shard } = shardOn("4.1");

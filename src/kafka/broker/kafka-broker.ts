@@ -776,8 +776,8 @@ export class KafkaBroker {
 
   /**
    * GroupCoordinatorService.completeTransaction at an offsets partition: the shard decides the
-   * producer's pending offsets and writes the marker through the log's checks (without the
-   * TransactionVersion, see docs/model.md). Not this broker's shard: NOT_LEADER_OR_FOLLOWER, as
+   * producer's pending offsets and writes the marker through the log's checks, with the request's
+   * TransactionVersion (see docs/model.md). Not this broker's shard: NOT_LEADER_OR_FOLLOWER, as
    * KafkaApis maps NOT_COORDINATOR, with nothing judged.
    */
   private completeOffsetsTransaction(

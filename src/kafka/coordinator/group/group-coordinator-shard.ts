@@ -13,16 +13,19 @@ export interface GroupCoordinatorOptions {
    */
   readonly txnOffsetCommitGenerationCheck: boolean;
   /**
-   * Whether the WriteTxnMarkers TransactionVersion field reaches the offsets partition's
-   * producer-state check. No modelled release passes it (see docs/model.md, "Markers on
-   * __consumer_offsets"): the group coordinator's marker write is judged by the legacy rule.
+   * Whether the WriteTxnMarkers TransactionVersion reaches the offsets partition's producer-state
+   * check. Kafka passes it (KafkaApis -> GroupCoordinator.completeTransaction ->
+   * CoordinatorRuntime.scheduleTransactionCompletion(..., transactionVersion) -> PartitionWriter.append
+   * with it; see docs/model.md, "Markers on __consumer_offsets"), so the leader's release decides the
+   * rule, as at a data partition. Off: the marker is judged by the legacy rule (the reading in which
+   * the group coordinator's path drops it).
    */
   readonly markerTransactionVersionReachesLog: boolean;
 }
 
 export const DEFAULT_GROUP_COORDINATOR_OPTIONS: GroupCoordinatorOptions = {
   txnOffsetCommitGenerationCheck: true,
-  markerTransactionVersionReachesLog: false,
+  markerTransactionVersionReachesLog: true,
 };
 
 /** Who is committing: the group metadata a consumer hands to sendOffsetsToTransaction (ConsumerGroupMetadata). */
@@ -269,7 +272,7 @@ export class GroupCoordinatorShard {
    * pending offsets of the producer id are decided first (replayEndTransactionMarker), then the
    * marker is written through the log's producer-state checks (CoordinatorPartitionWriter, origin
    * COORDINATOR); if the write fails, the state goes back to before (revertLastWrittenOffset).
-   * The marker's TransactionVersion does not travel this path unless the option says it does.
+   * The marker's TransactionVersion travels with it unless the option drops it.
    */
   completeTransaction(marker: TxnMarkerInput): CompleteTransactionResult {
     const transactionVersionSeen = this.options.markerTransactionVersionReachesLog ? marker.transactionVersion : 0;
