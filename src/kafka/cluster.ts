@@ -633,7 +633,8 @@ export class Cluster {
         return { transactionalId, partition: key, leader: this.controller.registration(key).leader };
       })
       .filter((u) => this.wasEverUsed(u.transactionalId));
-    const partitions = this.partitions.map((partition) => {
+    // Offsets partitions too (only in a cluster with groups): a transaction left open there hangs as well.
+    const partitions = [...this.partitions, ...this.consumerOffsetsPartitions].map((partition) => {
       const { broker, log } = this.finalReplicaOf(partition);
       const open = [...log.producers.values()]
         .filter((e) => e.currentTxnFirstOffset !== null)

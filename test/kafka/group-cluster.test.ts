@@ -7,7 +7,8 @@ import type { ConsumerOffsetsSpec } from "../../src/kafka/cluster-spec.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import { type GhostObserver, NO_GHOST } from "../../src/kafka/ghost.js";
 import type { KafkaRequest, KafkaResponse } from "../../src/kafka/protocol.js";
-import type { ReleaseName } from "../../src/kafka/release.js";
+import type { ReleaseFlags, ReleaseName } from "../../src/kafka/release.js";
+import { checkLiveness } from "../../src/oracle/liveness.js";
 import { GhostLedger } from "../../src/oracle/ghost-ledger.js";
 import { loadScenario } from "../../src/scenario/loader.js";
 import { toClusterSpec } from "../../src/scenario/to-cluster-spec.js";
@@ -22,8 +23,9 @@ function groupCluster(
   offsets: Partial<ConsumerOffsetsSpec> = {},
   ghost: GhostObserver = NO_GHOST,
   releases: Readonly<Record<string, ReleaseName>> = {},
+  globalOverrides: Partial<ReleaseFlags> = {},
 ) {
-  const spec = toClusterSpec(loadScenario("kip-1228").scenario);
+  const spec = toClusterSpec(loadScenario("kip-1228").scenario, globalOverrides);
   for (const b of spec.brokers) b.release = releases[b.id] ?? b.release;
   spec.producers.count = 0;
   spec.consumers.count = 0;
@@ -119,15 +121,25 @@ function pendingOffsetsOfT1(ask: Ask) {
     groupId: GROUP,
     ghostTxn: "T1",
   });
-  const commit = ask<Answer<"TxnOffsetCommit">>("broker-1", {
+  const commit = txnOffsetCommitOfT1(ask, member, producer, 7);
+  return { member, tc, producer, sync, added, commit };
+}
+
+/** T1's TxnOffsetCommit (v3, TV1) of orders-0@`offset`, with the member's group metadata. */
+function txnOffsetCommitOfT1(
+  ask: Ask,
+  member: { groupId: string; memberId: string; groupInstanceId: null; generationId: number },
+  producer: { transactionalId: string; producerId: number; producerEpoch: number },
+  offset: number,
+) {
+  return ask<Answer<"TxnOffsetCommit">>("broker-1", {
     api: "TxnOffsetCommit",
     version: 3,
     ...producer,
     ...member,
-    offsets: [{ partition: "orders-0", offset: 7 }],
+    offsets: [{ partition: "orders-0", offset }],
     ghostTxn: "T1",
   });
-  return { member, tc, producer, sync, added, commit };
 }
 
 /** FindCoordinator(TRANSACTION) and InitProducerId for a fresh transactional.id. */
@@ -404,5 +416,39 @@ describe("group coordinator failover (the offsets partition's leadership moves)"
     ).toBe(Errors.NONE);
     sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 500 });
     expect(fetchStable(ask, leader).partitions[0]).toMatchObject({ offset: 7, errorCode: Errors.NONE });
+  });
+});
+
+describe("a late TxnOffsetCommit after its transaction ended (KAFKA-15449, BUG-ZOO Z33)", () => {
+  /** T1 commits orders-0@7; then a delayed copy of its TxnOffsetCommit (same producer id and epoch, TV1) arrives. */
+  function lateCommit(verification: boolean) {
+    const ledger = new GhostLedger();
+    const overrides = verification ? {} : { transactionPartitionVerification: false };
+    const { ask, cluster, sim } = groupCluster({ sessionTimeoutMs: 60_000 }, ledger, {}, overrides);
+    const { member, tc, producer } = pendingOffsetsOfT1(ask);
+    ask(tc, { api: "EndTxn", version: 4, ...producer, committed: true, ghostTxn: "T1" });
+    for (let i = 0; i < 20 && fetchStable(ask).partitions[0]?.errorCode !== Errors.NONE; i++);
+    expect(fetchStable(ask).partitions[0]?.offset).toBe(7);
+    const late = txnOffsetCommitOfT1(ask, member, producer, 9);
+    // Longer than the transaction timeout: nothing will ever end what the late commit opened.
+    sim.run({ maxEvents: 1_000_000, maxTimeMs: sim.nowMs + 15_000 });
+    const hanging = checkLiveness(ledger, cluster.snapshot(), sim.nowMs).filter(
+      (v) => v.partition === "__consumer_offsets-0",
+    );
+    return { late, hanging, stable: fetchStable(ask).partitions[0] };
+  }
+
+  it("without verification (before 3.7) it opens a transaction on the offsets partition that no marker closes: the oracle reports it hanging", () => {
+    const { late, hanging, stable } = lateCommit(false);
+    expect(late.errorCode).toBe(Errors.NONE);
+    expect(hanging.map((v) => v.kind)).toEqual(["hanging-transaction"]);
+    expect(stable?.errorCode).toBe(Errors.UNSTABLE_OFFSET_COMMIT);
+  });
+
+  it("with verification the transaction coordinator refuses it (the partition is in no ongoing transaction): nothing hangs", () => {
+    const { late, hanging, stable } = lateCommit(true);
+    expect(late.errorCode).not.toBe(Errors.NONE);
+    expect(hanging).toEqual([]);
+    expect(stable).toMatchObject({ offset: 7, errorCode: Errors.NONE });
   });
 });
