@@ -150,6 +150,24 @@ export interface ConsumerOffsetsSpec {
   txnOffsetCommitGenerationCheck: boolean;
   /** Whether the marker's TransactionVersion reaches the offsets partition's check (Kafka: true; false drops it). */
   markerTransactionVersionReachesLog: boolean;
+  /** The consume-transform-produce workload (issue 17): absent, no processors. */
+  processors?: ProcessorsSpec;
+}
+
+/** Processors of one group: they read the input topic and write the output topic transactionally. */
+export interface ProcessorsSpec {
+  count: number;
+  groupId: string;
+  outputTopic: string;
+  /** Transactions per processor instance at most. */
+  transactions: number;
+  maxRecordsPerTxn: number;
+  pollMs: number;
+  /** Per processor per nemesis tick during the fault window: pause (a zombie) or crash and restart. */
+  pause: { ppm: number; durationMs: { min: number; max: number } };
+  crash: { ppm: number; downMs: { min: number; max: number } };
+  /** After the upstream producers finished, processors stop once idle this long. */
+  idleStopMs: number;
 }
 
 /** Everything the model needs to build and run one cluster (produced from a scenario). */

@@ -6,6 +6,7 @@ import { KafkaBroker } from "./broker/kafka-broker.js";
 import type { PartitionConfig } from "./broker/partition.js";
 import type { LogBatch, PartitionLog } from "./broker/partition-log.js";
 import { ClientMetadata, type KnownLeader } from "./client/client-metadata.js";
+import type { ProcessedTxn } from "./client/processor.js";
 import {
   type ConsumedRecord,
   type Observation,
@@ -18,7 +19,9 @@ import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
 import { NO_PRODUCER_ID, type PartitionKey, partitionKey } from "./common/types.js";
 import type { GroupCoordinatorSettings } from "./coordinator/group/group-coordinator.js";
-import { consumerOffsetsPartitionKey } from "./coordinator/group/group-partitioning.js";
+import type { AcceptedTxnOffsets } from "./coordinator/group/group-coordinator-shard.js";
+import type { OffsetAndMetadata } from "./coordinator/group/offset-metadata-manager.js";
+import { consumerOffsetsPartitionKey, groupPartitionFor } from "./coordinator/group/group-partitioning.js";
 import { ProducerIdManager, type TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
 import { MARKER_CHANNEL } from "./coordinator/transaction-marker-channel-manager.js";
 import type { TxnTransitMetadata } from "./coordinator/transaction-metadata.js";
@@ -28,6 +31,7 @@ import type { GhostObserver } from "./ghost.js";
 import type { MetadataImage, PartitionRegistration } from "./metadata/metadata-image.js";
 import { type LeaderChange, type PartitionAssignment, QuorumController } from "./metadata/quorum-controller.js";
 import { Nemesis } from "./nemesis.js";
+import { ProcessorGroup } from "./processor-group.js";
 import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
 import { type ReleaseName, type ReleaseProfile, releaseProfile } from "./release.js";
 import type { ClusterEvents } from "./trace-events.js";
@@ -37,6 +41,18 @@ const FIRST_PRODUCER_ID = 1000;
 
 /** Batches per partition a consumer fetch returns at most (the model bounds batches where Kafka bounds bytes). */
 const CONSUMER_MAX_BATCHES = 50;
+
+/** What the processing checks (issue 17) read at the end of a run with processors. */
+export interface ProcessingView {
+  groupId: string;
+  inputTopic: string;
+  outputTopic: string;
+  offsetsPartition: PartitionKey;
+  /** The group's committed offset of each input partition at the offsets partition's final leader (null: none, or no leader). */
+  committed: { partition: PartitionKey; offset: OffsetAndMetadata | null }[];
+  journal: readonly ProcessedTxn[];
+  accepted: readonly AcceptedTxnOffsets[];
+}
 
 /** What the final checks see of the cluster after the quiet period. */
 export interface ClusterSnapshot {
@@ -101,6 +117,10 @@ export class Cluster {
   /** __consumer_offsets partitions (only in a cluster with consumer groups). */
   readonly consumerOffsetsPartitions: PartitionKey[] = [];
   private readonly nemesis: Nemesis;
+  /** Every TxnOffsetCommit a group coordinator wrote (the ghost's view, for the processing checks). */
+  readonly acceptedTxnOffsets: AcceptedTxnOffsets[] = [];
+  /** The consume-transform-produce processors (issue 17), when the scenario has them. */
+  readonly processors: ProcessorGroup | null;
   private txnLogAppends = 0;
   /** Per broker: when its last metadata delivery is due (deliveries keep the controller's order). */
   private readonly lastMetadataDeliveryMs = new Map<string, number>();
@@ -153,6 +173,8 @@ export class Cluster {
     this.seedInitialEpochs(producerIds);
     for (let i = 0; i < spec.producers.count; i++) this.producers.push(this.newProducer(`p${i}`, `txn-${i}`));
     for (let i = 0; i < spec.consumers.count; i++) this.consumers.push(this.newConsumer(`c${i}`));
+    const processors = spec.consumerOffsets?.processors;
+    this.processors = processors ? new ProcessorGroup(this, processors) : null;
     this.nemesis = new Nemesis(this);
   }
 
@@ -203,6 +225,7 @@ export class Cluster {
         options: {
           txnOffsetCommitGenerationCheck: offsets.txnOffsetCommitGenerationCheck,
           markerTransactionVersionReachesLog: offsets.markerTransactionVersionReachesLog,
+          onTxnOffsetsAccepted: (a) => this.acceptedTxnOffsets.push(a),
         },
       },
     };
@@ -256,6 +279,11 @@ export class Cluster {
     );
   }
 
+  /** A client's own metadata (for processors' consumers). */
+  clientMetadataFor(client: string): ClientMetadata {
+    return this.clientMetadata(client);
+  }
+
   private clientMetadata(client: string, closed: () => boolean = () => false): ClientMetadata {
     const p = this.spec.producers;
     return new ClientMetadata(
@@ -269,7 +297,12 @@ export class Cluster {
   }
 
   /** A transactional producer of the workload; `offsetsFor` makes it commit input offsets too (a processor). */
-  newProducer(name: string, transactionalId: string, offsetsFor?: WorkloadConfig["offsetsFor"]): TransactionalProducer {
+  newProducer(
+    name: string,
+    transactionalId: string,
+    offsetsFor?: WorkloadConfig["offsetsFor"],
+    processing?: Pick<WorkloadConfig, "transactions" | "processing">,
+  ): TransactionalProducer {
     const p = this.spec.producers;
     let producer: TransactionalProducer | null = null;
     producer = new TransactionalProducer(
@@ -293,8 +326,9 @@ export class Cluster {
         partitionsPerTxn: p.partitionsPerTxn,
         abortPpm: p.abortPpm,
         thinkMs: p.thinkMs,
-        partitions: this.partitions,
+        partitions: this.upstreamPartitions(),
         ...(offsetsFor ? { offsetsFor } : {}),
+        ...processing,
       },
       this.clientMetadata(name, () => producer?.state === "closed"),
       {
@@ -304,6 +338,13 @@ export class Cluster {
       },
     );
     return producer;
+  }
+
+  /** What the workload's producers write: every data partition, or only the input topic's when processors read it. */
+  private upstreamPartitions(): readonly PartitionKey[] {
+    const offsets = this.spec.consumerOffsets;
+    if (!offsets?.processors) return this.partitions;
+    return this.partitions.filter((p) => p.startsWith(`${offsets.inputTopic}-`));
   }
 
   private newConsumer(name: string): ReadCommittedConsumer {
@@ -518,14 +559,18 @@ export class Cluster {
       else p.start(this.choices.between(workloadStreamName("start"), startRange.min, startRange.max));
     });
     for (const c of this.consumers) c.start();
+    this.processors?.start();
     this.nemesis.start();
     this.startOperator();
     sim.scheduleAt(spec.faults.windowMs, () => this.endFaults());
     // Asked before every event: a plain loop, no closure per producer.
-    const producersDone = () => {
+    const upstreamDone = () => {
       for (const p of this.producers) if (!p.isDone) return false;
       return true;
     };
+    const processors = this.processors;
+    const producersDone = processors ? () => processors.isDone : upstreamDone;
+    if (processors) this.watchProcessors(processors, upstreamDone);
     const bounds = { maxEvents: spec.bounds.maxEvents, maxTimeMs: spec.bounds.workloadDeadlineMs };
     let stop = sim.run(bounds, () => producersDone() || abort());
     const workloadEndMs = sim.nowMs;
@@ -534,10 +579,23 @@ export class Cluster {
       return { stop: abort() ? "stopped" : stop, workloadEndMs, producersDone: done };
     this.endFaults();
     for (const p of this.producers) p.stop();
+    this.processors?.stop();
     sim.emit("cluster", "quiet-period", { untilMs: sim.nowMs + spec.bounds.quietPeriodMs });
     stop = sim.run({ maxEvents: spec.bounds.maxEvents, maxTimeMs: sim.nowMs + spec.bounds.quietPeriodMs }, abort);
     for (const c of this.consumers) c.stop();
     return { stop, workloadEndMs, producersDone: done };
+  }
+
+  /** Processors stop once the upstream producers are done and nothing was processed for a while. */
+  private watchProcessors(processors: ProcessorGroup, upstreamDone: () => boolean): void {
+    const every = this.spec.consumerOffsets?.processors?.pollMs ?? 50;
+    const check = () => {
+      if (processors.isDone) return;
+      if (upstreamDone()) processors.maybeStopIdle();
+      else processors.markBusy();
+      this.sim.schedule(every, check);
+    };
+    this.sim.schedule(every, check);
   }
 
   /** The operator of `kafka-transactions.sh abort`, when the scenario has one (it acts for the whole run). */
@@ -596,6 +654,28 @@ export class Cluster {
         records,
       };
     });
+  }
+
+  /** What the processing checks read at the end (null without processors). */
+  processingView(): ProcessingView | null {
+    const offsets = this.spec.consumerOffsets;
+    const processors = this.processors;
+    if (!offsets?.processors || !processors) return null;
+    const groupId = offsets.processors.groupId;
+    const index = groupPartitionFor(groupId, this.consumerOffsetsPartitions.length);
+    const key = consumerOffsetsPartitionKey(index);
+    const leader = this.controller.registration(key).leader;
+    const shard = leader === null ? null : this.brokerOf(leader).groupShard(index);
+    const input = this.partitions.filter((p) => p.startsWith(`${offsets.inputTopic}-`));
+    return {
+      groupId,
+      inputTopic: offsets.inputTopic,
+      outputTopic: offsets.processors.outputTopic,
+      offsetsPartition: key,
+      committed: input.map((partition) => ({ partition, offset: shard?.committedOffset(groupId, partition) ?? null })),
+      journal: processors.journal,
+      accepted: this.acceptedTxnOffsets,
+    };
   }
 
   /** What each consumer polled during the run, in poll order. */

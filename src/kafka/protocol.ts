@@ -231,7 +231,9 @@ function describeGroupMessage(message: GroupRequest | GroupResponse): string {
         ? ` ${message.memberId} generation ${message.generationId}`
         : message.api === "SyncGroup"
           ? ` ${message.assignment.join(",")}`
-          : "";
+          : message.api === "OffsetFetch"
+            ? ` ${message.partitions.map((p) => `${p.partition}@${p.offset}${p.errorCode ? ` ${errorName(p.errorCode)}` : ""}`).join(",")}`
+            : "";
     return `${errorName(message.errorCode)}${extra}`;
   }
   const member = "memberId" in message ? ` ${message.memberId || "(new)"}` : "";

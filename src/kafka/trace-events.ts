@@ -187,6 +187,10 @@ export interface KafkaEvents {
   "fault.caught-up": { broker: string };
   /** The application restarted a producer: `fresh` replaces `old`, which lives on as a paused zombie. */
   "fault.producer-restart": { old: string; fresh: string };
+  /** A processor (consumer and producer) stalls until `untilMs`: past the session timeout it is a zombie. */
+  "fault.processor-pause": { processor: string; untilMs: number };
+  /** A processor's process died; the application starts it again with the same transactional.id. */
+  "fault.processor-crash": { processor: string; restartInMs: number };
 
   // ---------------------------------------------------------------- group coordinator (coordinator/group/)
 

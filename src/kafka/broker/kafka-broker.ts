@@ -14,6 +14,7 @@ import {
   transactionStatePartitionKey,
 } from "../coordinator/transaction-partitioning.js";
 import { GroupCoordinator, type GroupCoordinatorSettings } from "../coordinator/group/group-coordinator.js";
+import type { GroupCoordinatorShard } from "../coordinator/group/group-coordinator-shard.js";
 import {
   CONSUMER_OFFSETS_TOPIC,
   consumerOffsetsPartitionKey,
@@ -130,9 +131,21 @@ export class KafkaBroker {
     return this.process?.coordinator ?? null;
   }
 
+  /** The group coordinator shard of __consumer_offsets-`index` if this broker runs and serves it (the final checks). */
+  groupShard(index: number): GroupCoordinatorShard | null {
+    const lookup = this.process?.groups?.shardFor(index);
+    return lookup?.kind === "ok" ? lookup.shard : null;
+  }
+
   // ------------------------------------------------------------------ lifecycle
 
   /** Start a process on the current metadata image: every replica takes its role from it. */
+  /** The cluster's group settings with this release's KIP-447 switch (off only in the kip-447-zombie bug run). */
+  private groupSettings(settings: GroupCoordinatorSettings): GroupCoordinatorSettings {
+    const check = settings.options.txnOffsetCommitGenerationCheck && this.release.flags.txnOffsetCommitGenerationCheck;
+    return { ...settings, options: { ...settings.options, txnOffsetCommitGenerationCheck: check } };
+  }
+
   start(image: MetadataImage): void {
     if (this.process) throw new Error(`${this.id} is already running`);
     this.image = image;
@@ -141,7 +154,9 @@ export class KafkaBroker {
       coordinator: null as unknown as TransactionCoordinator,
       verifier: null as unknown as AddPartitionsToTxnManager,
       fetchers: new Map(),
-      groups: this.shared.groupCoordinator ? new GroupCoordinator(this.shared.groupCoordinator) : null,
+      groups: this.shared.groupCoordinator
+        ? new GroupCoordinator(this.groupSettings(this.shared.groupCoordinator))
+        : null,
       stopped: false,
     };
     const stopped = () => process.stopped;

@@ -76,6 +76,12 @@ export class ConsumerCoordinator {
     this.pausedUntilMs = Math.max(this.pausedUntilMs, untilMs);
   }
 
+  /** The process died: nothing more is sent (no LeaveGroup; the session timeout expels the member). */
+  kill(): void {
+    this.stateValue = "left";
+    this.round++;
+  }
+
   /** LeaveGroup (KafkaConsumer.close): the others rebalance at once instead of after the session timeout. */
   leave(): void {
     if (this.stateValue === "left" || this.stateValue === "fenced") return;

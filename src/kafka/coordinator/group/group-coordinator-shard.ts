@@ -2,7 +2,12 @@ import type { LogBatch, MarkerAppendResult, PartitionLog } from "../../broker/pa
 import { Errors } from "../../common/errors.js";
 import type { PartitionKey, TransactionResult } from "../../common/types.js";
 import { ClassicGroup, type ClassicGroupConfig, type JoinResult, type SyncResult } from "./classic-group.js";
-import { type FetchedOffset, type MaterializedOffsets, OffsetMetadataManager } from "./offset-metadata-manager.js";
+import {
+  type FetchedOffset,
+  type MaterializedOffsets,
+  type OffsetAndMetadata,
+  OffsetMetadataManager,
+} from "./offset-metadata-manager.js";
 
 /** How this broker's group coordinator treats transactional offsets (per release). */
 export interface GroupCoordinatorOptions {
@@ -21,6 +26,22 @@ export interface GroupCoordinatorOptions {
    * the group coordinator's path drops it).
    */
   readonly markerTransactionVersionReachesLog: boolean;
+  /** Ghost (not Kafka): told of each TxnOffsetCommit written, with the group as it stood (the oracle's zombie-commit check). */
+  readonly onTxnOffsetsAccepted?: (accepted: AcceptedTxnOffsets) => void;
+}
+
+/** A TxnOffsetCommit the coordinator wrote, and the group's generation and membership at that moment. */
+export interface AcceptedTxnOffsets {
+  readonly ghostTxn: string | null;
+  readonly transactionalId: string;
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly generationId: number;
+  /** The group's generation when the commit was written (-1: unknown group). */
+  readonly groupGenerationId: number;
+  readonly memberKnown: boolean;
+  readonly offsets: readonly { partition: PartitionKey; offset: number }[];
+  readonly atOffset: number;
 }
 
 export const DEFAULT_GROUP_COORDINATOR_OPTIONS: GroupCoordinatorOptions = {
@@ -232,6 +253,18 @@ export class GroupCoordinatorShard {
     });
     if (appended.kind === "error") return appended.errorCode;
     if (appended.kind === "duplicate") throw new Error("a coordinator write is never a duplicate (origin COORDINATOR)");
+    const known = this.groups.get(input.groupId);
+    this.options.onTxnOffsetsAccepted?.({
+      ghostTxn: input.ghostTxn,
+      transactionalId: input.transactionalId,
+      groupId: input.groupId,
+      memberId: input.memberId,
+      generationId: input.generationId,
+      groupGenerationId: known ? known.generationId : -1,
+      memberKnown: known ? known.members.has(input.memberId) : false,
+      offsets: input.offsets,
+      atOffset: appended.batch.baseOffset,
+    });
     for (const o of input.offsets)
       this.offsets.replayTransactionalOffsetCommit(input.groupId, o.partition, {
         offset: o.offset,
@@ -259,6 +292,11 @@ export class GroupCoordinatorShard {
       input.generationId,
       true,
     );
+  }
+
+  /** The committed offset of a group's partition, with who committed it (the final checks). */
+  committedOffset(groupId: string, partition: PartitionKey): OffsetAndMetadata | null {
+    return this.offsets.committed(groupId, partition);
   }
 
   /** OffsetFetch (require_stable from v7, KIP-447). */
