@@ -159,6 +159,17 @@ describe("processor scenarios", () => {
   });
 });
 
+describe("eos-processor-gap: the group's offsets partition led by a 4.1 broker", () => {
+  // KafkaApis.handleWriteTxnMarkersRequest -> GroupCoordinatorService.completeTransaction; a 4.1 leader
+  // takes only WriteTxnMarkers v1, so the TV2 marker is judged by the legacy rule (UnifiedLog producer state).
+  it("a late marker copy closes the next transaction's offsets at __consumer_offsets-0, judged by the 4.1 broker", () => {
+    const r = runSeed(runConfigFor(resolveScenario("eos-processor-gap")), { seed: 1 });
+    const stale = r.violations.find((v) => v.kind === "stale-marker" && v.partition === "__consumer_offsets-0");
+    expect(stale).toMatchObject({ broker: "broker-2", brokerRelease: "4.1" });
+    expect(stale?.explanation.join("\n")).toContain("legacy rule (marker epoch >= producer epoch) passed");
+  });
+});
+
 describe("processing section mistakes", () => {
   it("an input or output topic the cluster lacks is the user's mistake (InputError), not the model's", () => {
     const text = [
