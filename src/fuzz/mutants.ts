@@ -200,6 +200,15 @@ export const MUTANTS: readonly Mutant[] = [
     budget: 44,
   },
   {
+    name: "group-coordinator-drops-transaction-version",
+    description:
+      "the group coordinator drops the WriteTxnMarkers TransactionVersion on its way to the offsets partition, so 4.2.1 leaders judge TV2 markers there by the legacy rule",
+    overrides: { groupCoordinatorPassesTransactionVersion: false },
+    scenario: "eos-processor",
+    expectedKinds: ["stale-marker"],
+    budget: 62,
+  },
+  {
     name: "processor-no-seek-after-abort",
     description:
       "a processor carries on from its fetched position after an aborted transaction instead of going back to the committed offsets",

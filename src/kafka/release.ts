@@ -129,6 +129,12 @@ export interface ReleaseFlags {
    * txnOffsetCommitNoGenerationCheck): a zombie processor's offsets are accepted.
    */
   txnOffsetCommitGenerationCheck: boolean;
+  /**
+   * The group coordinator's marker write carries the WriteTxnMarkers TransactionVersion to the
+   * offsets partition's producer-state check (CoordinatorRuntime.scheduleTransactionCompletion(...,
+   * transactionVersion)). Off (a mutant): it is dropped there, so offsets partitions get the legacy rule.
+   */
+  groupCoordinatorPassesTransactionVersion: boolean;
 
   // ---- client ----
   /** The read_committed consumer drops batches of aborted transactions using the aborted index. */
@@ -198,6 +204,7 @@ const kafka3x: ReleaseFlags = {
   epochOverflowThrows: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
   txnOffsetCommitGenerationCheck: true,
+  groupCoordinatorPassesTransactionVersion: true,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
   delayedFetchIgnoresIsolation: false,

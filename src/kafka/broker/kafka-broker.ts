@@ -140,10 +140,15 @@ export class KafkaBroker {
   // ------------------------------------------------------------------ lifecycle
 
   /** Start a process on the current metadata image: every replica takes its role from it. */
-  /** The cluster's group settings with this release's KIP-447 switch (off only in the kip-447-zombie bug run). */
+  /** The cluster's group settings with this release's switches (KIP-447's generation check; the marker's TransactionVersion). */
   private groupSettings(settings: GroupCoordinatorSettings): GroupCoordinatorSettings {
-    const check = settings.options.txnOffsetCommitGenerationCheck && this.release.flags.txnOffsetCommitGenerationCheck;
-    return { ...settings, options: { ...settings.options, txnOffsetCommitGenerationCheck: check } };
+    const flags = this.release.flags;
+    const check = settings.options.txnOffsetCommitGenerationCheck && flags.txnOffsetCommitGenerationCheck;
+    const tv = settings.options.markerTransactionVersionReachesLog && flags.groupCoordinatorPassesTransactionVersion;
+    return {
+      ...settings,
+      options: { ...settings.options, txnOffsetCommitGenerationCheck: check, markerTransactionVersionReachesLog: tv },
+    };
   }
 
   start(image: MetadataImage): void {
