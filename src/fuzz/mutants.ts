@@ -181,6 +181,42 @@ export const MUTANTS: readonly Mutant[] = [
     expectedKinds: ["fatal-error"],
     budget: 5,
   },
+  {
+    name: "no-kip-447-generation-check",
+    description:
+      "group coordinator writes a TxnOffsetCommit without validating member and generation (the pre-KIP-447 gap), so a zombie processor's offsets commit",
+    overrides: { txnOffsetCommitGenerationCheck: false },
+    scenario: "kip-447-zombie",
+    expectedKinds: ["zombie-commit"],
+    budget: 10,
+  },
+  {
+    name: "offset-fetch-not-stable",
+    description:
+      "a processor's OffsetFetch on assignment omits require_stable, so it starts from an offset a pending transaction is about to move",
+    overrides: { offsetFetchRequireStable: false },
+    scenario: "eos-processor",
+    expectedKinds: ["duplicate-processing"],
+    budget: 44,
+  },
+  {
+    name: "group-coordinator-drops-transaction-version",
+    description:
+      "the group coordinator drops the WriteTxnMarkers TransactionVersion on its way to the offsets partition, so 4.2.1 leaders judge TV2 markers there by the legacy rule",
+    overrides: { groupCoordinatorPassesTransactionVersion: false },
+    scenario: "eos-processor",
+    expectedKinds: ["stale-marker"],
+    budget: 62,
+  },
+  {
+    name: "processor-no-seek-after-abort",
+    description:
+      "a processor carries on from its fetched position after an aborted transaction instead of going back to the committed offsets",
+    overrides: { processorSeeksToCommittedOnAbort: false },
+    scenario: "eos-processor",
+    expectedKinds: ["lost-processing"],
+    budget: 3,
+  },
 ];
 
 /**

@@ -8,6 +8,7 @@ import { Cluster } from "../kafka/cluster.js";
 import type { ClusterSpec } from "../kafka/cluster-spec.js";
 import { releaseProfile } from "../kafka/release.js";
 import { GhostLedger } from "../oracle/ghost-ledger.js";
+import { checkProcessing } from "../oracle/processing.js";
 import { checkClientView } from "../oracle/client/client-checks.js";
 import { checkLiveness } from "../oracle/liveness.js";
 import type { Violation } from "../oracle/violation.js";
@@ -178,6 +179,8 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
       for (const v of checkLiveness(ledger, cluster.snapshot(), sim.nowMs)) ledger.report(v);
       const view = { finalReads: cluster.finalReads(), consumers: cluster.consumerObservations(), endMs: sim.nowMs };
       for (const v of checkClientView(ledger, view)) ledger.report(v);
+      const processing = cluster.processingView();
+      if (processing) for (const v of checkProcessing(processing, view.finalReads, sim.nowMs)) ledger.report(v);
     }
   } catch (e) {
     if (e instanceof BoundExceeded) ledger.report(boundError(e, sim.nowMs));

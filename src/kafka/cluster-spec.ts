@@ -145,6 +145,43 @@ export interface TransactionStateSpec {
   minInsyncReplicas: number;
 }
 
+/**
+ * __consumer_offsets and its group coordinators (issue 17): present only in a cluster that runs
+ * consumer groups; absent, the cluster is exactly what it was before groups were modelled.
+ */
+export interface ConsumerOffsetsSpec {
+  /** offsets.topic.num.partitions, with each partition's replicas. */
+  partitions: { replicas: string[] }[];
+  /** offsets.topic's min.insync.replicas. */
+  minInsyncReplicas: number;
+  /** The topic whose partitions every group's members share (their subscription). */
+  inputTopic: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  /** KIP-447's generation check on TxnOffsetCommit (off models the pre-2.5 gap). */
+  txnOffsetCommitGenerationCheck: boolean;
+  /** Whether the marker's TransactionVersion reaches the offsets partition's check (Kafka: true; false drops it). */
+  markerTransactionVersionReachesLog: boolean;
+  /** The consume-transform-produce workload (issue 17): absent, no processors. */
+  processors?: ProcessorsSpec;
+}
+
+/** Processors of one group: they read the input topic and write the output topic transactionally. */
+export interface ProcessorsSpec {
+  count: number;
+  groupId: string;
+  outputTopic: string;
+  /** Transactions per processor instance at most. */
+  transactions: number;
+  maxRecordsPerTxn: number;
+  pollMs: number;
+  /** Per processor per nemesis tick during the fault window: pause (a zombie) or crash and restart. */
+  pause: { ppm: number; durationMs: { min: number; max: number } };
+  crash: { ppm: number; downMs: { min: number; max: number } };
+  /** After the upstream producers finished, processors stop once idle this long. */
+  idleStopMs: number;
+}
+
 /** Everything the model needs to build and run one cluster (produced from a scenario). */
 export interface ClusterSpec {
   brokers: NodeSpec[];
@@ -157,4 +194,6 @@ export interface ClusterSpec {
   bounds: RunBoundsSpec;
   /** Flag overrides applied to every node (how mutants are applied). */
   globalOverrides: Partial<ReleaseFlags>;
+  /** Consumer groups and __consumer_offsets (absent: none). */
+  consumerOffsets?: ConsumerOffsetsSpec;
 }

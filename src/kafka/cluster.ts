@@ -6,17 +6,22 @@ import { KafkaBroker } from "./broker/kafka-broker.js";
 import type { PartitionConfig } from "./broker/partition.js";
 import type { LogBatch, PartitionLog } from "./broker/partition-log.js";
 import { ClientMetadata, type KnownLeader } from "./client/client-metadata.js";
+import type { ProcessedTxn } from "./client/processor.js";
 import {
   type ConsumedRecord,
   type Observation,
   ReadCommittedConsumer,
   readPartition,
 } from "./client/read-committed-consumer.js";
-import { TransactionalProducer, workloadStreamName } from "./client/transactional-producer.js";
+import { TransactionalProducer, type WorkloadConfig, workloadStreamName } from "./client/transactional-producer.js";
 import type { ClusterContext } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
 import { NO_PRODUCER_ID, type PartitionKey, partitionKey, type TransactionVersion } from "./common/types.js";
+import type { GroupCoordinatorSettings } from "./coordinator/group/group-coordinator.js";
+import type { AcceptedTxnOffsets } from "./coordinator/group/group-coordinator-shard.js";
+import type { OffsetAndMetadata } from "./coordinator/group/offset-metadata-manager.js";
+import { consumerOffsetsPartitionKey, groupPartitionFor } from "./coordinator/group/group-partitioning.js";
 import { ProducerIdManager, type TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
 import { MARKER_CHANNEL } from "./coordinator/transaction-marker-channel-manager.js";
 import type { TxnTransitMetadata } from "./coordinator/transaction-metadata.js";
@@ -26,6 +31,7 @@ import type { GhostObserver } from "./ghost.js";
 import type { MetadataImage, PartitionRegistration } from "./metadata/metadata-image.js";
 import { type LeaderChange, type PartitionAssignment, QuorumController } from "./metadata/quorum-controller.js";
 import { Nemesis } from "./nemesis.js";
+import { ProcessorGroup } from "./processor-group.js";
 import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
 import { type ReleaseName, type ReleaseProfile, releaseProfile } from "./release.js";
 import type { ClusterEvents } from "./trace-events.js";
@@ -35,6 +41,18 @@ const FIRST_PRODUCER_ID = 1000;
 
 /** Batches per partition a consumer fetch returns at most (the model bounds batches where Kafka bounds bytes). */
 const CONSUMER_MAX_BATCHES = 50;
+
+/** What the processing checks (issue 17) read at the end of a run with processors. */
+export interface ProcessingView {
+  groupId: string;
+  inputTopic: string;
+  outputTopic: string;
+  offsetsPartition: PartitionKey;
+  /** The group's committed offset of each input partition at the offsets partition's final leader (null: none, or no leader). */
+  committed: { partition: PartitionKey; offset: OffsetAndMetadata | null }[];
+  journal: readonly ProcessedTxn[];
+  accepted: readonly AcceptedTxnOffsets[];
+}
 
 /** What the final checks see of the cluster after the quiet period. */
 export interface ClusterSnapshot {
@@ -96,7 +114,13 @@ export class Cluster {
   /** Data partitions (what producers write and consumers read). */
   readonly partitions: PartitionKey[] = [];
   readonly transactionStatePartitions: PartitionKey[] = [];
+  /** __consumer_offsets partitions (only in a cluster with consumer groups). */
+  readonly consumerOffsetsPartitions: PartitionKey[] = [];
   private readonly nemesis: Nemesis;
+  /** Every TxnOffsetCommit a group coordinator wrote (the ghost's view, for the processing checks). */
+  readonly acceptedTxnOffsets: AcceptedTxnOffsets[] = [];
+  /** The consume-transform-produce processors (issue 17), when the scenario has them. */
+  readonly processors: ProcessorGroup | null;
   private txnLogAppends = 0;
   /** Per __transaction_state partition index: the end of its nemesis outage (no entry: none yet). */
   private readonly txnLogOutageUntil = new Map<number, number>();
@@ -157,12 +181,15 @@ export class Cluster {
           this.txnLogAppends++;
         },
         txnLogOutage: (index) => (this.txnLogOutageUntil.get(index) ?? -1) > sim.nowMs,
+        ...this.groupCoordinatorSettings(),
       });
       this.brokers.set(b.id, broker);
     }
     this.seedInitialEpochs(producerIds);
     for (let i = 0; i < spec.producers.count; i++) this.producers.push(this.newProducer(`p${i}`, `txn-${i}`));
     for (let i = 0; i < spec.consumers.count; i++) this.consumers.push(this.newConsumer(`c${i}`));
+    const processors = spec.consumerOffsets?.processors;
+    this.processors = processors ? new ProcessorGroup(this, processors) : null;
     this.nemesis = new Nemesis(this);
   }
 
@@ -187,7 +214,36 @@ export class Cluster {
         });
       });
     }
+    // After every other partition, so a cluster without groups is assigned exactly as before.
+    this.spec.consumerOffsets?.partitions.forEach((p, i) => {
+      const key = consumerOffsetsPartitionKey(i);
+      this.consumerOffsetsPartitions.push(key);
+      out.push({ partition: key, replicas: p.replicas, uncleanLeaderElectionEnable: false });
+    });
     return out;
+  }
+
+  /** The brokers' group coordinator settings, for a cluster with __consumer_offsets. */
+  private groupCoordinatorSettings(): { groupCoordinator?: GroupCoordinatorSettings } {
+    const offsets = this.spec.consumerOffsets;
+    if (!offsets) return {};
+    const input = this.spec.topics.find((t) => t.name === offsets.inputTopic);
+    if (!input) throw new Error(`consumer groups read ${offsets.inputTopic}, which is not a topic of the cluster`);
+    return {
+      groupCoordinator: {
+        partitionCount: offsets.partitions.length,
+        group: {
+          sessionTimeoutMs: offsets.sessionTimeoutMs,
+          rebalanceTimeoutMs: offsets.rebalanceTimeoutMs,
+          partitions: input.partitions.map((_, i) => partitionKey(input.name, i)),
+        },
+        options: {
+          txnOffsetCommitGenerationCheck: offsets.txnOffsetCommitGenerationCheck,
+          markerTransactionVersionReachesLog: offsets.markerTransactionVersionReachesLog,
+          onTxnOffsetsAccepted: (a) => this.acceptedTxnOffsets.push(a),
+        },
+      },
+    };
   }
 
   private partitionConfigs(): Map<PartitionKey, PartitionConfig> {
@@ -201,6 +257,9 @@ export class Cluster {
           minInsyncReplicas: topic.minInsyncReplicas,
           replicaLagTimeMaxMs: lag,
         });
+    const offsets = this.spec.consumerOffsets;
+    for (const key of this.consumerOffsetsPartitions)
+      configs.set(key, { minInsyncReplicas: offsets?.minInsyncReplicas ?? 1, replicaLagTimeMaxMs: lag });
     return configs;
   }
 
@@ -235,6 +294,11 @@ export class Cluster {
     );
   }
 
+  /** A client's own metadata (for processors' consumers). */
+  clientMetadataFor(client: string): ClientMetadata {
+    return this.clientMetadata(client);
+  }
+
   private clientMetadata(
     client: string,
     closed: () => boolean = () => false,
@@ -252,7 +316,13 @@ export class Cluster {
     );
   }
 
-  newProducer(name: string, transactionalId: string): TransactionalProducer {
+  /** A transactional producer of the workload; `offsetsFor` makes it commit input offsets too (a processor). */
+  newProducer(
+    name: string,
+    transactionalId: string,
+    offsetsFor?: WorkloadConfig["offsetsFor"],
+    processing?: Pick<WorkloadConfig, "transactions" | "processing">,
+  ): TransactionalProducer {
     const p = this.spec.producers;
     let producer: TransactionalProducer | null = null;
     producer = new TransactionalProducer(
@@ -279,7 +349,9 @@ export class Cluster {
         emptyTxnPpm: p.emptyTxnPpm ?? 0,
         thinkMs: p.thinkMs,
         sendGapMs: p.sendGapMs,
-        partitions: this.partitions,
+        partitions: this.upstreamPartitions(),
+        ...(offsetsFor ? { offsetsFor } : {}),
+        ...processing,
       },
       this.clientMetadata(
         name,
@@ -297,6 +369,13 @@ export class Cluster {
       },
     );
     return producer;
+  }
+
+  /** What the workload's producers write: every data partition, or only the input topic's when processors read it. */
+  private upstreamPartitions(): readonly PartitionKey[] {
+    const offsets = this.spec.consumerOffsets;
+    if (!offsets?.processors) return this.partitions;
+    return this.partitions.filter((p) => p.startsWith(`${offsets.inputTopic}-`));
   }
 
   private newConsumer(name: string): ReadCommittedConsumer {
@@ -527,14 +606,18 @@ export class Cluster {
       else p.start(this.choices.between(workloadStreamName("start"), startRange.min, startRange.max));
     });
     for (const c of this.consumers) c.start();
+    this.processors?.start();
     this.nemesis.start();
     this.startOperator();
     sim.scheduleAt(spec.faults.windowMs, () => this.endFaults());
     // Asked before every event: a plain loop, no closure per producer.
-    const producersDone = () => {
+    const upstreamDone = () => {
       for (const p of this.producers) if (!p.isDone) return false;
       return true;
     };
+    const processors = this.processors;
+    const producersDone = processors ? () => processors.isDone : upstreamDone;
+    if (processors) this.watchProcessors(processors, upstreamDone);
     const bounds = { maxEvents: spec.bounds.maxEvents, maxTimeMs: spec.bounds.workloadDeadlineMs };
     let stop = sim.run(bounds, () => producersDone() || abort());
     const workloadEndMs = sim.nowMs;
@@ -543,10 +626,23 @@ export class Cluster {
       return { stop: abort() ? "stopped" : stop, workloadEndMs, producersDone: done };
     this.endFaults();
     for (const p of this.producers) p.stop();
+    this.processors?.stop();
     sim.emit("cluster", "quiet-period", { untilMs: sim.nowMs + spec.bounds.quietPeriodMs });
     stop = sim.run({ maxEvents: spec.bounds.maxEvents, maxTimeMs: sim.nowMs + spec.bounds.quietPeriodMs }, abort);
     for (const c of this.consumers) c.stop();
     return { stop, workloadEndMs, producersDone: done };
+  }
+
+  /** Processors stop once the upstream producers are done and nothing was processed for a while. */
+  private watchProcessors(processors: ProcessorGroup, upstreamDone: () => boolean): void {
+    const every = this.spec.consumerOffsets?.processors?.pollMs ?? 50;
+    const check = () => {
+      if (processors.isDone) return;
+      if (upstreamDone()) processors.maybeStopIdle();
+      else processors.markBusy();
+      this.sim.schedule(every, check);
+    };
+    this.sim.schedule(every, check);
   }
 
   /** The operator of `kafka-transactions.sh abort`, when the scenario has one (it acts for the whole run). */
@@ -607,6 +703,28 @@ export class Cluster {
     });
   }
 
+  /** What the processing checks read at the end (null without processors). */
+  processingView(): ProcessingView | null {
+    const offsets = this.spec.consumerOffsets;
+    const processors = this.processors;
+    if (!offsets?.processors || !processors) return null;
+    const groupId = offsets.processors.groupId;
+    const index = groupPartitionFor(groupId, this.consumerOffsetsPartitions.length);
+    const key = consumerOffsetsPartitionKey(index);
+    const leader = this.controller.registration(key).leader;
+    const shard = leader === null ? null : this.brokerOf(leader).groupShard(index);
+    const input = this.partitions.filter((p) => p.startsWith(`${offsets.inputTopic}-`));
+    return {
+      groupId,
+      inputTopic: offsets.inputTopic,
+      outputTopic: offsets.processors.outputTopic,
+      offsetsPartition: key,
+      committed: input.map((partition) => ({ partition, offset: shard?.committedOffset(groupId, partition) ?? null })),
+      journal: processors.journal,
+      accepted: this.acceptedTxnOffsets,
+    };
+  }
+
   /** What each consumer polled during the run, in poll order. */
   consumerObservations(): { consumer: string; observations: readonly Observation[] }[] {
     return this.consumers.map((c) => ({ consumer: c.name, observations: c.observations }));
@@ -646,7 +764,8 @@ export class Cluster {
         return { transactionalId, partition: key, leader: this.controller.registration(key).leader };
       })
       .filter((u) => this.wasEverUsed(u.transactionalId));
-    const partitions = this.partitions.map((partition) => {
+    // Offsets partitions too (only in a cluster with groups): a transaction left open there hangs as well.
+    const partitions = [...this.partitions, ...this.consumerOffsetsPartitions].map((partition) => {
       const { broker, log } = this.finalReplicaOf(partition);
       const open = [...log.producers.values()]
         .filter((e) => e.currentTxnFirstOffset !== null)

@@ -63,10 +63,12 @@ export interface MetadataResponse {
   partitions: { partition: PartitionKey; leader: string | null; leaderEpoch: number }[];
 }
 
-/** FindCoordinator(TRANSACTION): the leader of the key's __transaction_state partition, as the broker sees it. */
+/** FindCoordinator: the leader of the key's __transaction_state (or, for a group, __consumer_offsets) partition, as the broker sees it. */
 export interface FindCoordinatorRequest {
   api: "FindCoordinator";
   key: string;
+  /** GROUP: the leader of the group's __consumer_offsets partition (absent: TRANSACTION). */
+  keyType?: "GROUP";
 }
 
 export interface FindCoordinatorResponse {

@@ -87,6 +87,7 @@ export class Nemesis {
       }
       if (this.restarts < MAX_RESTARTS && choices.chance("nemesis:restart", f.producerRestart.ppm)) this.restart(i);
     });
+    this.cluster.processors?.tick();
     sim.schedule(f.nemesisTickMs, () => this.tick());
   }
 

@@ -17,6 +17,9 @@ export type {
   MetadataResponse,
 } from "./fetch-protocol.js";
 import type { PartitionKey, TransactionResult, TransactionVersion } from "./common/types.js";
+import type { GroupRequest, GroupResponse } from "./group-protocol.js";
+
+export type * from "./group-protocol.js";
 
 /**
  * Requests and responses exchanged in the model. WriteTxnMarkers travels as real bytes (v1/v2); the
@@ -31,7 +34,8 @@ export type KafkaRequest =
   | ApiVersionsRequest
   | FetchRequest
   | MetadataRequest
-  | FindCoordinatorRequest;
+  | FindCoordinatorRequest
+  | GroupRequest;
 
 export type KafkaResponse =
   | InitProducerIdResponse
@@ -42,7 +46,8 @@ export type KafkaResponse =
   | ApiVersionsResponse
   | FetchResponse
   | MetadataResponse
-  | FindCoordinatorResponse;
+  | FindCoordinatorResponse
+  | GroupResponse;
 
 export interface InitProducerIdRequest {
   api: "InitProducerId";
@@ -211,9 +216,31 @@ export function describeMessage(message: KafkaRequest | KafkaResponse): string {
       return "imageOffset" in message ? `image ${message.imageOffset}` : "";
     case "FindCoordinator":
       return "key" in message
-        ? `transaction ${message.key}`
+        ? `${message.keyType === "GROUP" ? "group" : "transaction"} ${message.key}`
         : `${errorName(message.errorCode)} ${message.nodeId ?? ""}`;
+    default:
+      return describeGroupMessage(message);
   }
+}
+
+/** The group APIs' key fields (issue 17). */
+function describeGroupMessage(message: GroupRequest | GroupResponse): string {
+  if ("errorCode" in message) {
+    const extra =
+      message.api === "JoinGroup"
+        ? ` ${message.memberId} generation ${message.generationId}`
+        : message.api === "SyncGroup"
+          ? ` ${message.assignment.join(",")}`
+          : message.api === "OffsetFetch"
+            ? ` ${message.partitions.map((p) => `${p.partition}@${p.offset}${p.errorCode ? ` ${errorName(p.errorCode)}` : ""}`).join(",")}`
+            : "";
+    return `${errorName(message.errorCode)}${extra}`;
+  }
+  const member = "memberId" in message ? ` ${message.memberId || "(new)"}` : "";
+  const generation = "generationId" in message ? ` generation ${message.generationId}` : "";
+  const offsets = "offsets" in message ? ` ${message.offsets.map((o) => `${o.partition}@${o.offset}`).join(",")}` : "";
+  const pid = "producerId" in message ? ids(message.producerId, message.producerEpoch) : "";
+  return `${message.groupId}${member}${generation}${pid}${offsets}`;
 }
 
 export function resultOf(committed: boolean): TransactionResult {

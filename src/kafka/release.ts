@@ -139,6 +139,18 @@ export interface ReleaseFlags {
    * response carries the old producer id and the exhausted epoch instead of the rotated ones.
    */
   tv2OverflowResponseUsesOldPidEpoch: boolean;
+  /**
+   * KIP-447 (2.5): TxnOffsetCommit carries the member id and generation, and the group coordinator
+   * refuses a fenced generation (ILLEGAL_GENERATION). Off: the pre-2.5 gap (BUG-ZOO
+   * txnOffsetCommitNoGenerationCheck): a zombie processor's offsets are accepted.
+   */
+  txnOffsetCommitGenerationCheck: boolean;
+  /**
+   * The group coordinator's marker write carries the WriteTxnMarkers TransactionVersion to the
+   * offsets partition's producer-state check (CoordinatorRuntime.scheduleTransactionCompletion(...,
+   * transactionVersion)). Off (a mutant): it is dropped there, so offsets partitions get the legacy rule.
+   */
+  groupCoordinatorPassesTransactionVersion: boolean;
 
   // ---- client ----
   /** The read_committed consumer drops batches of aborted transactions using the aborted index. */
@@ -185,6 +197,10 @@ export interface ReleaseFlags {
    * append (origin COORDINATOR) is checked, replication and recovery take the marker.
    */
   replayEnforcesCoordinatorEpoch: boolean;
+  /** A processor's OffsetFetch on assignment asks require_stable (KIP-447); off: it may read an offset about to move. */
+  offsetFetchRequireStable: boolean;
+  /** A processor goes back to the committed offsets after an aborted transaction; off: it carries on from its buffer. */
+  processorSeeksToCommittedOnAbort: boolean;
 
   // ---- producer client (read from the scenario's overrides, as the consumer's) ----
   /** KIP-588 (2.7): INVALID_PRODUCER_EPOCH on a produce is an abortable error; off: fatal. */
@@ -264,6 +280,8 @@ const kafka3x: ReleaseFlags = {
   tcCompletionWriteNotExclusive: false,
   epochOverflowThrows: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
+  txnOffsetCommitGenerationCheck: true,
+  groupCoordinatorPassesTransactionVersion: true,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
   delayedFetchIgnoresIsolation: false,
@@ -272,6 +290,8 @@ const kafka3x: ReleaseFlags = {
   followerChecksSequenceWithoutState: false,
   psmExpiryIgnoresMarkerTimestamps: false,
   replayEnforcesCoordinatorEpoch: false,
+  offsetFetchRequireStable: true,
+  processorSeeksToCommittedOnAbort: true,
   produceInvalidEpochAbortable: true,
   produceOutOfOrderSequenceFatal: false,
   adoptEndTxnEpoch: true,

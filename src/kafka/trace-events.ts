@@ -206,6 +206,39 @@ export interface KafkaEvents {
   "controller.features": { transactionVersion: number; epoch: number; errorCode: number; reason: string };
   /** The application restarted a producer: `fresh` replaces `old`, which lives on as a paused zombie. */
   "fault.producer-restart": { old: string; fresh: string };
+  /** A processor (consumer and producer) stalls until `untilMs`: past the session timeout it is a zombie. */
+  "fault.processor-pause": { processor: string; untilMs: number };
+  /** A processor's process died; the application starts it again with the same transactional.id. */
+  "fault.processor-crash": { processor: string; restartInMs: number };
+
+  // ---------------------------------------------------------------- group coordinator (coordinator/group/)
+
+  /** This broker leads __consumer_offsets-`partition` at `leaderEpoch`: its group coordinator loaded it. */
+  "group.loaded": { partition: number; leaderEpoch: number; groups: number };
+  /** A group request answered (`api`: JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, TxnOffsetCommit, OffsetFetch). */
+  "group.request": { api: string; group: string; member: string; gen: number; error: number };
+  /** TxnOffsetCommit written: `offsets` (partition@offset, comma-joined) are pending for producer `pid`. */
+  "group.txn-offsets": {
+    group: string;
+    member: string;
+    gen: number;
+    pid: number;
+    epoch: number;
+    offsets: string;
+    txn: string | null;
+  };
+  /** A marker at an offsets partition decided producer `pid`'s pending offsets: `moved` of them became committed. */
+  "group.complete-txn": {
+    partition: PartitionKey;
+    pid: number;
+    result: TransactionResult;
+    pending: number;
+    moved: number;
+    tv: number;
+    txn: string | null;
+  };
+  /** Members silent past the session timeout (or not rejoined) left the group. */
+  "group.members-expired": { group: string; members: string };
 
   // ---------------------------------------------------------------- operator (client/admin-client.ts)
 

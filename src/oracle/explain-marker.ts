@@ -1,4 +1,5 @@
 import { describeRule, type LogBatch } from "../kafka/broker/partition-log.js";
+import { isConsumerOffsetsPartition } from "../kafka/coordinator/group/group-partitioning.js";
 import type { MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
 import { RELEASES } from "../kafka/release.js";
 import { at, offsetRange, pastTense } from "./format.js";
@@ -42,6 +43,9 @@ function whatKip1228Would(ledger: GhostLedger, e: MarkerOutcome, victimOpen: boo
     else if (sender && RELEASES[sender.coordinatorRelease].maxWriteTxnMarkersVersion < 2)
       v1Only = `the coordinator on ${sender.coordinator} runs ${sender.coordinatorRelease}, which sends only WriteTxnMarkers v1 (${e.broker} on ${e.brokerRelease} would have read v2), so`;
     return `${v1Only} the TransactionVersion never reached it; ${reject}`;
+  }
+  if (e.rule === "legacy" && e.transactionVersionSeen >= 2 && isConsumerOffsetsPartition(e.partition)) {
+    return `the request carried TransactionVersion ${e.transactionVersionSeen}, but ${e.partition} is an offsets partition: KafkaApis hands its marker to the group coordinator (GroupCoordinatorService.completeTransaction), and the log judged it by the legacy rule: the group coordinator's write did not carry the TransactionVersion (markerTransactionVersionReachesLog off) or the broker's strict check is off (docs/model.md, "Markers on __consumer_offsets"); ${reject}`;
   }
   if (e.rule === "legacy" && e.requestVersion >= 2 && e.transactionVersionSeen >= 2) {
     return `the request was v2 with TransactionVersion ${e.transactionVersionSeen}, yet ${e.broker} judged it by the legacy rule (its strict KIP-1228 check is off); ${reject}`;

@@ -299,6 +299,43 @@ const coverageGoal = z.strictObject({
   minSeeds: z.int().min(1).max(LIMITS.seeds).default(1),
 });
 
+/**
+ * The consume-transform-produce workload (issue 17): processors of one group read `inputTopic`
+ * (which the workload's producers fill), write `outputTopic` and commit their input offsets in the
+ * same transaction. Absent: no consumer groups (and no change to content hashes).
+ */
+const processing = z.strictObject({
+  inputTopic: z.string(),
+  outputTopic: z.string(),
+  processors: z.int().min(1).max(8).default(3),
+  groupId: z.string().default("eos-app"),
+  /** __consumer_offsets: offsets.topic.num.partitions, replication and min ISR (as for topics). */
+  offsetsTopic: z
+    .strictObject({
+      partitions: z.int().min(1).max(LIMITS.partitionsPerTopic).optional(),
+      replicationFactor: z.int().min(1).max(LIMITS.brokers).optional(),
+      replicas: replicaAssignment.optional(),
+      minInsyncReplicas: z.int().min(1).max(LIMITS.brokers).default(2),
+    })
+    .default({ minInsyncReplicas: 2 }),
+  sessionTimeoutMs: ms().min(1).default(3_000),
+  rebalanceTimeoutMs: ms().min(1).default(3_000),
+  /** Transactions per processor instance at most. */
+  transactions: z.int().min(1).max(LIMITS.transactionsPerProducer).default(40),
+  maxRecordsPerTxn: z.int().min(1).max(100).default(5),
+  pollMs: ms().min(1).default(20),
+  /** After the upstream producers finished, the processors stop once idle this long. */
+  idleStopMs: ms().min(1).default(1_500),
+  /** Per processor per nemesis tick: a pause of both its consumer and producer (past the session timeout: a zombie). */
+  pause: z
+    .strictObject({ probability: probability.default(0), durationMs: range(60_000).default([100, 1_000]) })
+    .default({ probability: 0, durationMs: [100, 1_000] }),
+  /** Per processor per nemesis tick: a crash; the application restarts it with the same transactional.id. */
+  crash: z
+    .strictObject({ probability: probability.default(0), downMs: range(60_000).default([100, 1_000]) })
+    .default({ probability: 0, downMs: [100, 1_000] }),
+});
+
 export const scenarioSchema = z.strictObject({
   name: z
     .string()
@@ -317,6 +354,7 @@ export const scenarioSchema = z.strictObject({
   bounds: bounds.default(bounds.parse({})),
   /** A scripted scenario: exact steps with expected outcomes instead of the fuzzed workload. */
   script: scriptSchema.optional(),
+  processing: processing.optional(),
   /** Default number of seeds for `eosfuzz run` on this scenario. */
   seeds: z.int().min(1).max(LIMITS.seeds).default(200),
   expect: expectationSchema.default({ clean: true, find: [], findAny: [], allow: [] }),

@@ -49,6 +49,7 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
     });
   }
   problems.push(...tcpProblems(s));
+  problems.push(...processingProblems(s, topicNames, brokerIds));
   if (s.script) {
     problems.push(...scriptProblems(s, s.script, given));
     return problems.concat(expectationProblems(s));
@@ -136,6 +137,28 @@ function assignmentProblems(
  * A workload bigger than one run can hold is refused up front, naming the limit, rather than left
  * to exhaust memory (each field is within its own bound; their product may not be).
  */
+/** The processors read one topic of the cluster and write another, and have no script to compete with. */
+function processingProblems(s: Scenario, topics: ReadonlySet<string>, brokerIds: readonly string[]): SemanticProblem[] {
+  const p = s.processing;
+  if (!p) return [];
+  const problems: SemanticProblem[] = [];
+  for (const field of ["inputTopic", "outputTopic"] as const)
+    if (!topics.has(p[field]))
+      problems.push({
+        path: ["processing", field],
+        message: `expected a topic of cluster.topics (${[...topics].join(", ")}), found "${p[field]}"`,
+      });
+  if (p.inputTopic === p.outputTopic)
+    problems.push({
+      path: ["processing", "outputTopic"],
+      message: "expected an output topic other than the input topic",
+    });
+  if (s.script)
+    problems.push({ path: ["processing"], message: "expected no processing section in a scripted scenario" });
+  problems.push(...assignmentProblems(p.offsetsTopic, ["processing", "offsetsTopic"], brokerIds));
+  return problems;
+}
+
 function sizeProblems(s: Scenario): SemanticProblem[] {
   const w = s.workload;
   const transactions = w.producers * w.transactions;

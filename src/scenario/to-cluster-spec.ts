@@ -1,5 +1,5 @@
 import type { LinkFaults, NetworkModel } from "../sim/network.js";
-import type { ClusterSpec, Range } from "../kafka/cluster-spec.js";
+import type { ClusterSpec, ConsumerOffsetsSpec, Range } from "../kafka/cluster-spec.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { Scenario } from "./schema.js";
 
@@ -197,5 +197,34 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       quietPeriodMs: s.bounds.quietPeriodMs,
     },
     globalOverrides,
+    ...consumerOffsetsOf(s, brokerIds),
+  };
+}
+
+/** The scenario's processors and their __consumer_offsets (absent: the key is absent too). */
+function consumerOffsetsOf(s: Scenario, brokerIds: readonly string[]): { consumerOffsets?: ConsumerOffsetsSpec } {
+  const p = s.processing;
+  if (!p) return {};
+  return {
+    consumerOffsets: {
+      partitions: resolveAssignment(p.offsetsTopic, brokerIds, 1),
+      minInsyncReplicas: p.offsetsTopic.minInsyncReplicas,
+      inputTopic: p.inputTopic,
+      sessionTimeoutMs: p.sessionTimeoutMs,
+      rebalanceTimeoutMs: p.rebalanceTimeoutMs,
+      txnOffsetCommitGenerationCheck: true,
+      markerTransactionVersionReachesLog: true,
+      processors: {
+        count: p.processors,
+        groupId: p.groupId,
+        outputTopic: p.outputTopic,
+        transactions: p.transactions,
+        maxRecordsPerTxn: p.maxRecordsPerTxn,
+        pollMs: p.pollMs,
+        pause: { ppm: ppm(p.pause.probability), durationMs: range(p.pause.durationMs) },
+        crash: { ppm: ppm(p.crash.probability), downMs: range(p.crash.downMs) },
+        idleStopMs: p.idleStopMs,
+      },
+    },
   };
 }

@@ -69,7 +69,8 @@ function resolveMutant(name: string | undefined): Mutant | null {
   if (name === undefined) return null;
   const m = findMutant(name);
   if (!m)
-    throw new InputError("--mutant", "", `expected one of ${MUTANTS.map((x) => x.name).join(", ")}, found "${name}"`);
+    // The name first: the list outgrew the message cap (InputError keeps 500 characters).
+    throw new InputError("--mutant", "", `found "${name}", expected one of ${MUTANTS.map((x) => x.name).join(", ")}`);
   return m;
 }
 

@@ -6,13 +6,22 @@ import type { PartitionKey, TransactionResult } from "../common/types.js";
 import type { ProducerIdManager } from "../coordinator/transaction-coordinator.js";
 import { TransactionCoordinator } from "../coordinator/transaction-coordinator.js";
 import type { TxnTransitMetadata } from "../coordinator/transaction-metadata.js";
+import { coordinatorErrorFor } from "../coordinator/transaction-state-manager.js";
 import {
   isTransactionStatePartition,
   TRANSACTION_STATE_TOPIC,
   transactionStatePartitionFor,
   transactionStatePartitionKey,
 } from "../coordinator/transaction-partitioning.js";
+import { GroupCoordinator, type GroupCoordinatorSettings } from "../coordinator/group/group-coordinator.js";
+import type { GroupCoordinatorShard } from "../coordinator/group/group-coordinator-shard.js";
+import {
+  CONSUMER_OFFSETS_TOPIC,
+  consumerOffsetsPartitionKey,
+  isConsumerOffsetsPartition,
+} from "../coordinator/group/group-partitioning.js";
 import type { FindCoordinatorRequest } from "../fetch-protocol.js";
+import type { GroupRequest } from "../group-protocol.js";
 import type { MarkerOutcome } from "../ghost.js";
 import { changedPartitions, isActive, type MetadataImage } from "../metadata/metadata-image.js";
 import type { KafkaRequest, KafkaResponse, ProduceRequest, WriteTxnMarkersRequest } from "../protocol.js";
@@ -28,7 +37,7 @@ import {
 } from "../wire/write-txn-markers.js";
 import { AddPartitionsToTxnManager, produceErrorForVerification } from "./add-partitions-to-txn-manager.js";
 import type { PartitionConfig } from "./partition.js";
-import type { LogBatch, MarkerEpochRule, PartitionLog } from "./partition-log.js";
+import type { LogBatch, MarkerAppendResult, MarkerEpochRule, MarkerInput, PartitionLog } from "./partition-log.js";
 import { PartitionLog as Log } from "./partition-log.js";
 import { ReplicaFetcher } from "./replica-fetcher.js";
 import { type AlterPartitionChannel, ReplicaManager, type ReplicationConfig } from "./replica-manager.js";
@@ -53,6 +62,8 @@ export interface BrokerShared {
   readonly countTxnLogAppend: () => void;
   /** __transaction_state-`index` is in a nemesis outage: its appends fail with NOT_ENOUGH_REPLICAS. */
   readonly txnLogOutage: (index: number) => boolean;
+  /** The group coordinator's settings when the cluster has __consumer_offsets (issue 17); absent: no groups. */
+  readonly groupCoordinator?: GroupCoordinatorSettings;
 }
 
 /** The components of one running broker process; a restart makes new ones over the same logs. */
@@ -61,6 +72,8 @@ interface BrokerProcess {
   readonly coordinator: TransactionCoordinator;
   readonly verifier: AddPartitionsToTxnManager;
   readonly fetchers: Map<string, ReplicaFetcher>;
+  /** The group coordinator (null in a cluster without __consumer_offsets). */
+  readonly groups: GroupCoordinator | null;
   stopped: boolean;
 }
 
@@ -122,9 +135,26 @@ export class KafkaBroker {
     return this.process?.coordinator ?? null;
   }
 
+  /** The group coordinator shard of __consumer_offsets-`index` if this broker runs and serves it (the final checks). */
+  groupShard(index: number): GroupCoordinatorShard | null {
+    const lookup = this.process?.groups?.shardFor(index);
+    return lookup?.kind === "ok" ? lookup.shard : null;
+  }
+
   // ------------------------------------------------------------------ lifecycle
 
   /** Start a process on the current metadata image: every replica takes its role from it. */
+  /** The cluster's group settings with this release's switches (KIP-447's generation check; the marker's TransactionVersion). */
+  private groupSettings(settings: GroupCoordinatorSettings): GroupCoordinatorSettings {
+    const flags = this.release.flags;
+    const check = settings.options.txnOffsetCommitGenerationCheck && flags.txnOffsetCommitGenerationCheck;
+    const tv = settings.options.markerTransactionVersionReachesLog && flags.groupCoordinatorPassesTransactionVersion;
+    return {
+      ...settings,
+      options: { ...settings.options, txnOffsetCommitGenerationCheck: check, markerTransactionVersionReachesLog: tv },
+    };
+  }
+
   start(image: MetadataImage): void {
     if (this.process) throw new Error(`${this.id} is already running`);
     this.image = image;
@@ -133,6 +163,9 @@ export class KafkaBroker {
       coordinator: null as unknown as TransactionCoordinator,
       verifier: null as unknown as AddPartitionsToTxnManager,
       fetchers: new Map(),
+      groups: this.shared.groupCoordinator
+        ? new GroupCoordinator(this.groupSettings(this.shared.groupCoordinator))
+        : null,
       stopped: false,
     };
     const stopped = () => process.stopped;
@@ -178,6 +211,7 @@ export class KafkaBroker {
     this.applyChanges(
       changedPartitions({ offset: -1, partitions: new Map(), brokers: new Map(), features: image.features }, image),
     );
+    if (process.groups) this.scheduleGroupTimers(process, process.groups);
   }
 
   /**
@@ -196,6 +230,17 @@ export class KafkaBroker {
           this.ctx.sim.emit(this.id, "psm.expire", { partition: key, producers: removed.join(",") });
       }
       this.scheduleProducerExpiration(process, expiration);
+    });
+  }
+
+  /** The group coordinator's heartbeat and rebalance timers, every half session timeout while the process lives. */
+  private scheduleGroupTimers(process: BrokerProcess, groups: GroupCoordinator): void {
+    const period = Math.max(1, Math.floor(groups.settings.group.sessionTimeoutMs / 2));
+    this.ctx.sim.schedule(period, () => {
+      if (process.stopped) return;
+      for (const { groupId, removed } of groups.tick(this.nowMs))
+        this.ctx.sim.emit(this.id, "group.members-expired", { group: groupId, members: removed.join(",") });
+      this.scheduleGroupTimers(process, groups);
     });
   }
 
@@ -245,6 +290,24 @@ export class KafkaBroker {
     for (const reg of delta.becameFollower)
       if (isTransactionStatePartition(reg.partition))
         process.coordinator.onResignation(txnIndex(reg.partition), reg.leaderEpoch);
+    if (process.groups) this.applyGroupChanges(process.groups, delta);
+  }
+
+  /** GroupCoordinatorService.onElection / onResignation for the __consumer_offsets partitions. */
+  private applyGroupChanges(groups: GroupCoordinator, delta: ReturnType<ReplicaManager["applyDelta"]>): void {
+    for (const reg of delta.becameLeader) {
+      if (!isConsumerOffsetsPartition(reg.partition)) continue;
+      const index = offsetsIndex(reg.partition);
+      groups.onElection(index, reg.leaderEpoch, this.logs.get(reg.partition) as PartitionLog);
+      const shard = groups.shardFor(index);
+      this.ctx.sim.emit(this.id, "group.loaded", {
+        partition: index,
+        leaderEpoch: reg.leaderEpoch,
+        groups: shard.kind === "ok" ? shard.shard.groups.size : 0,
+      });
+    }
+    for (const reg of delta.becameFollower)
+      if (isConsumerOffsetsPartition(reg.partition)) groups.onResignation(offsetsIndex(reg.partition), reg.leaderEpoch);
   }
 
   /** ReplicaFetcherManager: one fetcher per leader, fetching exactly what this broker follows of it. */
@@ -294,6 +357,15 @@ export class KafkaBroker {
     return leader !== null && isActive(this.image, leader) ? leader : null;
   }
 
+  /** The group coordinator of a group id in this broker's image (null: no live leader, or no __consumer_offsets). */
+  groupCoordinatorOf(groupId: string): string | null {
+    const settings = this.shared.groupCoordinator;
+    if (!settings) return null;
+    const index = GroupCoordinator.partitionOf(groupId, settings);
+    const leader = this.leaderOf(consumerOffsetsPartitionKey(index)) ?? null;
+    return leader !== null && isActive(this.image, leader) ? leader : null;
+  }
+
   // ------------------------------------------------------------------ KafkaApis
 
   private handle(request: Inbound): void {
@@ -321,6 +393,16 @@ export class KafkaBroker {
       case "AddPartitionsToTxn":
       case "EndTxn":
         return process.coordinator.handle(request);
+      case "AddOffsetsToTxn":
+        return this.handleAddOffsetsToTxn(process, request, body);
+      case "JoinGroup":
+      case "SyncGroup":
+      case "Heartbeat":
+      case "LeaveGroup":
+      case "OffsetCommit":
+      case "TxnOffsetCommit":
+      case "OffsetFetch":
+        return this.handleGroupRequest(process, request, body);
       default:
         throw new Error(`broker ${this.id} cannot handle ${(body as { api: string }).api}`);
     }
@@ -328,14 +410,14 @@ export class KafkaBroker {
 
   private metadataResponse(): KafkaResponse {
     const partitions = [...this.image.partitions.values()]
-      .filter((reg) => !reg.partition.startsWith(`${TRANSACTION_STATE_TOPIC}-`))
+      .filter((reg) => !isTransactionStatePartition(reg.partition) && !isConsumerOffsetsPartition(reg.partition))
       .map((reg) => ({ partition: reg.partition, leader: reg.leader, leaderEpoch: reg.leaderEpoch }));
     return { api: "Metadata", errorCode: Errors.NONE, imageOffset: this.image.offset, partitions };
   }
 
   /** KafkaApis.getCoordinator(TRANSACTION): from this broker's image; COORDINATOR_NOT_AVAILABLE without a live leader. */
   private findCoordinator(body: FindCoordinatorRequest): KafkaResponse {
-    const nodeId = this.coordinatorOf(body.key);
+    const nodeId = body.keyType === "GROUP" ? this.groupCoordinatorOf(body.key) : this.coordinatorOf(body.key);
     return {
       api: "FindCoordinator",
       errorCode: nodeId === null ? Errors.COORDINATOR_NOT_AVAILABLE : Errors.NONE,
@@ -494,6 +576,182 @@ export class KafkaBroker {
     );
   }
 
+  // ---------------------------------------------------------------- groups (issue 17)
+
+  /**
+   * KafkaApis.handleAddOffsetsToTxnRequest: the group's __consumer_offsets partition joins the
+   * transaction through the transaction coordinator's AddPartitionsToTxn handling.
+   */
+  private handleAddOffsetsToTxn(
+    process: BrokerProcess,
+    request: Inbound,
+    body: Extract<GroupRequest, { api: "AddOffsetsToTxn" }>,
+  ): void {
+    const respond = (errorCode: number) => request.respond({ api: "AddOffsetsToTxn", errorCode });
+    const settings = this.shared.groupCoordinator;
+    if (!settings) return respond(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+    const partition = consumerOffsetsPartitionKey(GroupCoordinator.partitionOf(body.groupId, settings));
+    process.coordinator.handleAddPartitionsToTxn(
+      {
+        api: "AddPartitionsToTxn",
+        version: 3,
+        transactionalId: body.transactionalId,
+        producerId: body.producerId,
+        producerEpoch: body.producerEpoch,
+        partitions: [partition],
+        verifyOnly: false,
+        ghostTxn: body.ghostTxn,
+      },
+      (errorCode, results) => respond(errorCode !== Errors.NONE ? errorCode : (results[0]?.errorCode ?? Errors.NONE)),
+    );
+  }
+
+  /** The group APIs, answered by the shard of the group's __consumer_offsets partition if this broker leads it. */
+  private handleGroupRequest(
+    process: BrokerProcess,
+    request: Inbound,
+    body: Exclude<GroupRequest, { api: "AddOffsetsToTxn" }>,
+  ): void {
+    const lookup = process.groups?.shardForGroup(body.groupId) ?? { kind: "error", errorCode: Errors.NOT_COORDINATOR };
+    if (lookup.kind === "error") return request.respond(groupErrorResponse(body.api, lookup.errorCode));
+    const shard = lookup.shard;
+    const key = consumerOffsetsPartitionKey(shard.partitionIndex);
+    const emit = (errorCode: number, member: string, gen: number) =>
+      this.ctx.sim.emit(this.id, "group.request", {
+        api: body.api,
+        group: body.groupId,
+        member,
+        gen,
+        error: errorCode,
+      });
+    const now = this.nowMs;
+    switch (body.api) {
+      case "OffsetFetch": {
+        const partitions = shard.fetchOffsets(body.groupId, body.partitions, body.requireStable);
+        emit(partitions.find((p) => p.errorCode !== Errors.NONE)?.errorCode ?? Errors.NONE, "", -1);
+        return request.respond({ api: "OffsetFetch", errorCode: Errors.NONE, partitions: [...partitions] });
+      }
+      case "SyncGroup": {
+        const r = shard.syncGroup(body.groupId, body.memberId, body.groupInstanceId, body.generationId, now);
+        emit(r.errorCode, body.memberId, body.generationId);
+        return request.respond({ api: "SyncGroup", errorCode: r.errorCode, assignment: [...r.assignment] });
+      }
+      case "Heartbeat": {
+        const errorCode = shard.heartbeat(body.groupId, body.memberId, body.groupInstanceId, body.generationId, now);
+        emit(errorCode, body.memberId, body.generationId);
+        return request.respond({ api: "Heartbeat", errorCode });
+      }
+      case "TxnOffsetCommit":
+        return this.verifyTxnOffsetCommit(process, request, body, key);
+      default:
+        // JoinGroup, LeaveGroup and OffsetCommit may write: through the leader's append path.
+        return this.writeGroupRecords(process, key, request, body.api, () => {
+          if (body.api === "JoinGroup") {
+            const r = shard.joinGroup(body.groupId, body.memberId, body.groupInstanceId, now);
+            emit(r.errorCode, r.memberId, r.generationId);
+            return { api: "JoinGroup", ...r };
+          }
+          if (body.api === "LeaveGroup") {
+            const errorCode = shard.leaveGroup(body.groupId, body.memberId, body.groupInstanceId, now);
+            emit(errorCode, body.memberId, -1);
+            return { api: "LeaveGroup", errorCode };
+          }
+          const errorCode = shard.commitOffsets(body, body.offsets);
+          emit(errorCode, body.memberId, body.generationId);
+          return { api: "OffsetCommit", errorCode };
+        });
+    }
+  }
+
+  /**
+   * A group write on the leader of the offsets partition: the shard writes into the log, and the
+   * answer waits until the in-sync replicas have it (CoordinatorRuntime's deferred events on the
+   * high watermark). Refused appends answer as GroupCoordinatorService.normalizeException maps them
+   * (the transaction coordinator's mapping of the same append errors).
+   */
+  private writeGroupRecords(
+    process: BrokerProcess,
+    key: PartitionKey,
+    request: Inbound,
+    api: Exclude<GroupRequest, { api: "AddOffsetsToTxn" }>["api"],
+    write: () => KafkaResponse & { errorCode: number },
+  ): void {
+    process.replicas.appendToLeader(
+      key,
+      this.ctx.config.requestTimeoutMs,
+      (log) => {
+        const before = log.logEndOffset;
+        const response = write();
+        return { waitForOffset: log.logEndOffset > before ? log.logEndOffset : null, value: response };
+      },
+      (errorCode, response) => {
+        if (errorCode !== Errors.NONE || response === null)
+          return request.respond(groupErrorResponse(api, coordinatorErrorFor(errorCode)));
+        request.respond(response);
+      },
+    );
+  }
+
+  /**
+   * TxnOffsetCommit: with KIP-890 verification (KAFKA-15449, 3.7+) the transaction coordinator is
+   * asked first (a TV2 v5 request adds the offsets partition to the transaction), then the shard
+   * validates and writes together (KAFKA-15784's order).
+   */
+  private verifyTxnOffsetCommit(
+    process: BrokerProcess,
+    request: Inbound,
+    body: Extract<GroupRequest, { api: "TxnOffsetCommit" }>,
+    key: PartitionKey,
+  ): void {
+    const log = this.logs.get(key) as PartitionLog;
+    const write = (guard: number) =>
+      this.writeGroupRecords(process, key, request, "TxnOffsetCommit", () => {
+        const lookup = process.groups?.shardForGroup(body.groupId);
+        if (!lookup || lookup.kind === "error") return { api: "TxnOffsetCommit", errorCode: Errors.NOT_COORDINATOR };
+        const errorCode = lookup.shard.commitTransactionalOffsets({ ...body, verificationGuard: guard });
+        this.ctx.sim.emit(this.id, "group.request", {
+          api: body.api,
+          group: body.groupId,
+          member: body.memberId,
+          gen: body.generationId,
+          error: errorCode,
+        });
+        if (errorCode === Errors.NONE)
+          this.ctx.sim.emit(this.id, "group.txn-offsets", {
+            group: body.groupId,
+            member: body.memberId,
+            gen: body.generationId,
+            pid: body.producerId,
+            epoch: body.producerEpoch,
+            offsets: body.offsets.map((o) => `${o.partition}@${o.offset}`).join(","),
+            txn: body.ghostTxn,
+          });
+        return { api: "TxnOffsetCommit", errorCode };
+      });
+    if (!this.release.flags.transactionPartitionVerification) return write(0);
+    const supportsEpochBump = body.version >= 5;
+    const guard = log.maybeStartTransactionVerification(body.producerId, -1, body.producerEpoch, supportsEpochBump);
+    if (guard === 0) return write(0);
+    const addPartition = supportsEpochBump && this.release.flags.supportsTransactionVersion2;
+    process.verifier.verify(
+      {
+        api: "AddPartitionsToTxn",
+        version: addPartition ? 5 : 4,
+        transactionalId: body.transactionalId,
+        producerId: body.producerId,
+        producerEpoch: body.producerEpoch,
+        partitions: [key],
+        verifyOnly: !addPartition,
+        ghostTxn: body.ghostTxn,
+      },
+      (errorCode) => {
+        const mapped = txnOffsetCommitErrorForVerification(errorCode);
+        if (mapped !== Errors.NONE) return request.respond({ api: "TxnOffsetCommit", errorCode: mapped });
+        write(guard);
+      },
+    );
+  }
+
   // ---------------------------------------------------------------- __transaction_state
 
   /** The coordinator's durable write: an acks=all append to the partition this broker leads. */
@@ -600,6 +858,42 @@ export class KafkaBroker {
     });
   }
 
+  /**
+   * GroupCoordinatorService.completeTransaction at an offsets partition: the shard decides the
+   * producer's pending offsets and writes the marker through the log's checks, with the request's
+   * TransactionVersion (see docs/model.md). Not this broker's shard: NOT_LEADER_OR_FOLLOWER, as
+   * KafkaApis maps NOT_COORDINATOR, with nothing judged.
+   */
+  private completeOffsetsTransaction(
+    process: BrokerProcess,
+    partition: PartitionKey,
+    input: MarkerInput,
+  ): MarkerAppendResult {
+    const lookup = process.groups?.shardFor(offsetsIndex(partition));
+    if (!lookup || lookup.kind === "error")
+      return {
+        kind: "error",
+        errorCode: Errors.NOT_LEADER_OR_FOLLOWER,
+        rule: "unchecked",
+        storedEpochBefore: -1,
+        storedCoordinatorEpochBefore: -1,
+        openTxnBefore: false,
+        reason: "no group coordinator for the partition",
+      };
+    const done = lookup.shard.completeTransaction(input);
+    const entries = done.materialized?.entries ?? [];
+    this.ctx.sim.emit(this.id, "group.complete-txn", {
+      partition,
+      pid: input.producerId,
+      result: input.result,
+      pending: entries.length,
+      moved: entries.filter((e) => e.materialized).length,
+      tv: done.transactionVersionSeen,
+      txn: input.ghostTxn,
+    });
+    return done.append;
+  }
+
   private refuseMarkers(request: Inbound, body: WriteTxnMarkersRequest, version: number, reason: string): void {
     this.ctx.sim.emit(this.id, "markers.refused", { version, reason });
     this.ctx.ghost.markerRequestRefused({
@@ -637,14 +931,18 @@ export class KafkaBroker {
       partition,
       this.ctx.config.requestTimeoutMs,
       (log) => {
-        const outcome = log.appendMarker({
+        const input = {
           producerId: marker.producerId,
           producerEpoch: marker.producerEpoch,
           result,
           coordinatorEpoch: marker.coordinatorEpoch,
           transactionVersion: marker.transactionVersion,
           ghostTxn: ghost.ghostTxn,
-        });
+        };
+        // KafkaApis hands __consumer_offsets partitions to the group coordinator (completeTransaction).
+        const outcome = isConsumerOffsetsPartition(partition)
+          ? this.completeOffsetsTransaction(process, partition, input)
+          : log.appendMarker(input);
         const copy = {
           txn: ghost.ghostTxn,
           marker: ghost.markerId,
@@ -727,6 +1025,37 @@ export class KafkaBroker {
 /** The index of a __transaction_state partition key. */
 function txnIndex(partition: PartitionKey): number {
   return Number(partition.slice(TRANSACTION_STATE_TOPIC.length + 1));
+}
+
+/** The index of a __consumer_offsets partition key. */
+function offsetsIndex(partition: PartitionKey): number {
+  return Number(partition.slice(CONSUMER_OFFSETS_TOPIC.length + 1));
+}
+
+/** A group API's answer carrying only an error. */
+function groupErrorResponse(
+  api: Exclude<GroupRequest, { api: "AddOffsetsToTxn" }>["api"],
+  errorCode: number,
+): KafkaResponse {
+  switch (api) {
+    case "JoinGroup":
+      return { api, errorCode, memberId: "", generationId: -1, leaderId: null };
+    case "SyncGroup":
+      return { api, errorCode, assignment: [] };
+    case "OffsetFetch":
+      return { api, errorCode, partitions: [] };
+    default:
+      return { api, errorCode };
+  }
+}
+
+/**
+ * A TxnOffsetCommit's verification answer as the group coordinator returns it: a fence stays a fence,
+ * the transient ones become COORDINATOR_NOT_AVAILABLE (retriable for the producer); simplified.
+ */
+function txnOffsetCommitErrorForVerification(errorCode: number): number {
+  const asProduce = produceErrorForVerification(errorCode, 11);
+  return asProduce === Errors.NOT_ENOUGH_REPLICAS ? Errors.COORDINATOR_NOT_AVAILABLE : asProduce;
 }
 
 /** What the leader's checks made of one marker at one partition. */

@@ -40,6 +40,27 @@ export interface LogBatch {
   txnRecord?: TxnLogRecord;
   /** The batch's max timestamp: the leader's clock at its append (set only when the log has a clock). */
   maxTimestamp?: number;
+  /** __consumer_offsets records of a group coordinator's (Txn)OffsetCommit (OffsetCommitKey/Value). */
+  offsetCommits?: readonly OffsetCommitRecord[];
+  /** A __consumer_offsets GroupMetadata record: the group's generation as of its last completed join. */
+  groupMetadata?: GroupMetadataRecord;
+}
+
+/** A GroupMetadata record, reduced to what a new coordinator must not forget (generations stay unique). */
+export interface GroupMetadataRecord {
+  readonly groupId: string;
+  readonly generationId: number;
+  /** How many member ids the group has handed out (new ids never repeat an old one). */
+  readonly memberSequence: number;
+}
+
+/** One OffsetCommit record of __consumer_offsets: a group's next offset of one input partition. */
+export interface OffsetCommitRecord {
+  readonly groupId: string;
+  readonly partition: PartitionKey;
+  readonly offset: number;
+  readonly generationId: number;
+  readonly memberId: string;
 }
 
 /** One record of __transaction_state (TransactionLog's key and value). */
@@ -65,6 +86,10 @@ export interface DataBatchInput {
   ghostTxn: string | null;
   /** Guard obtained from verification, or 0 when no verification was done. */
   verificationGuard: number;
+  /** Who appends: a client's Produce (the default) or the group coordinator's TxnOffsetCommit write. */
+  origin?: "CLIENT" | "COORDINATOR";
+  /** The group coordinator's records carried by this batch. */
+  offsetCommits?: readonly OffsetCommitRecord[];
 }
 
 export type DataAppendResult =
@@ -159,10 +184,11 @@ export class PartitionLog {
     return this.producerState.maybeStartTransactionVerification(producerId, sequence, epoch, supportsEpochBump);
   }
 
-  /** A client's batch at the leader (origin CLIENT): checked, then appended at the log end. */
+  /** A batch at the leader (origin CLIENT, or COORDINATOR for a group coordinator's write): checked, then appended at the log end. */
   appendData(input: DataAppendInput): DataAppendResult {
+    const origin = input.origin ?? "CLIENT";
     const facts = factsOf(input, this.logEndOffset, this.clock ? this.clock() : undefined);
-    const check = this.producerState.checkDataBatch(facts, input.verificationGuard);
+    const check = this.producerState.checkDataBatch(facts, input.verificationGuard, origin);
     if (check.kind !== "ok") return check;
     this.assertRoom();
     const batch: LogBatch = {
@@ -176,10 +202,11 @@ export class PartitionLog {
       values: input.values,
       ghostTxn: input.ghostTxn,
     };
+    if (input.offsetCommits) batch.offsetCommits = input.offsetCommits;
     if (this.appendEpoch !== 0) batch.partitionLeaderEpoch = this.appendEpoch;
     if (facts.timestamp !== undefined) batch.maxTimestamp = facts.timestamp;
     this.pushBatch(batch);
-    this.producerState.appendDataBatch(facts, "CLIENT");
+    this.producerState.appendDataBatch(facts, origin);
     return { kind: "appended", batch };
   }
 
@@ -241,6 +268,21 @@ export class PartitionLog {
 
   /** A __transaction_state record at the leader (non-transactional, no producer: no producer-state checks). */
   appendTxnRecord(record: TxnLogRecord): LogBatch {
+    return this.appendCoordinatorRecord({ txnRecord: record });
+  }
+
+  /** A plain OffsetCommit at the leader (non-transactional, no producer: no producer-state checks). */
+  appendOffsetCommitRecords(records: readonly OffsetCommitRecord[]): LogBatch {
+    return this.appendCoordinatorRecord({ offsetCommits: records });
+  }
+
+  /** A GroupMetadata record at the leader (non-transactional, no producer). */
+  appendGroupMetadataRecord(record: GroupMetadataRecord): LogBatch {
+    return this.appendCoordinatorRecord({ groupMetadata: record });
+  }
+
+  /** A coordinator's own record (a transaction coordinator's or a group coordinator's): no producer, no checks. */
+  private appendCoordinatorRecord(content: Pick<LogBatch, "txnRecord" | "offsetCommits" | "groupMetadata">): LogBatch {
     this.assertRoom();
     const batch: LogBatch = {
       baseOffset: this.logEndOffset,
@@ -253,7 +295,7 @@ export class PartitionLog {
       values: [],
       ghostTxn: null,
       partitionLeaderEpoch: this.appendEpoch,
-      txnRecord: record,
+      ...content,
     };
     this.pushBatch(batch);
     return batch;

@@ -134,10 +134,11 @@ export class ProducerStateManager {
    * transactional batch that opens a transaction the epoch and the verification guard, then the
    * epoch, the sequence, and a plain batch inside an open transaction.
    */
-  checkDataBatch(batch: DataBatchFacts, verificationGuard: number): DataBatchCheck {
+  checkDataBatch(batch: DataBatchFacts, verificationGuard: number, origin: AppendOrigin = "CLIENT"): DataBatchCheck {
     const flags = this.flags();
     const existing = this.producers.get(batch.producerId);
-    if (flags.produceDuplicateDetection && existing) {
+    // UnifiedLog.analyzeAndValidateProducerState looks for a duplicate only for origin CLIENT.
+    if (flags.produceDuplicateDetection && existing && origin === "CLIENT") {
       const dup = existing.findDuplicate(batch.producerEpoch, batch.baseSequence, batch.lastSequence);
       if (dup) return { kind: "duplicate", firstOffset: dup.firstOffset, lastOffset: dup.lastOffset };
     }
@@ -159,7 +160,9 @@ export class ProducerStateManager {
     }
     if (batch.producerEpoch < storedEpoch)
       return error(Errors.INVALID_PRODUCER_EPOCH, `epoch ${batch.producerEpoch} < producer epoch ${storedEpoch}`);
-    const seqProblem = this.sequenceProblem(existing, batch, verification);
+    // ProducerAppendInfo.maybeValidateDataBatch checks sequences only for origin CLIENT: a group
+    // coordinator's transactional offset commit always carries sequence 0.
+    const seqProblem = origin === "CLIENT" ? this.sequenceProblem(existing, batch, verification) : null;
     if (seqProblem) return error(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, seqProblem);
     if (!batch.isTransactional && existing?.currentTxnFirstOffset != null)
       return error(Errors.INVALID_TXN_STATE, "non-transactional batch while a transaction is open");

@@ -110,6 +110,19 @@ export class ClientMetadata {
    * retry.backoff.ms on COORDINATOR_NOT_AVAILABLE or a failure). `then(null)` only when closed.
    */
   findCoordinator(transactionalId: string, then: (node: string | null) => void): void {
+    this.findCoordinatorOf(transactionalId, { api: "FindCoordinator", key: transactionalId }, then);
+  }
+
+  /** The group coordinator of `groupId` (FindCoordinator with key type GROUP), cached apart from transactional ids. */
+  findGroupCoordinator(groupId: string, then: (node: string | null) => void): void {
+    this.findCoordinatorOf(groupCacheKey(groupId), { api: "FindCoordinator", key: groupId, keyType: "GROUP" }, then);
+  }
+
+  markGroupCoordinatorUnknown(groupId: string): void {
+    this.coordinators.delete(groupCacheKey(groupId));
+  }
+
+  private findCoordinatorOf(transactionalId: string, request: KafkaRequest, then: (node: string | null) => void): void {
     const known = this.coordinators.get(transactionalId);
     if (known !== undefined) return then(known);
     const waiting = this.lookups.get(transactionalId);
@@ -119,21 +132,20 @@ export class ClientMetadata {
       return;
     }
     this.lookups.set(transactionalId, [then]);
-    this.sendFindCoordinator(transactionalId, 0);
+    this.sendFindCoordinator(transactionalId, request, 0);
   }
 
-  private sendFindCoordinator(transactionalId: string, delayMs: number): void {
+  private sendFindCoordinator(transactionalId: string, request: KafkaRequest, delayMs: number): void {
     this.ctx.sim.schedule(delayMs, () => {
       if (this.closed()) return this.finishLookup(transactionalId, null);
       const broker = this.anyBroker();
-      const request: KafkaRequest = { api: "FindCoordinator", key: transactionalId };
       this.ctx.net.request(this.connections.to(broker), request, this.config.requestTimeoutMs, (r) =>
-        this.onFindCoordinator(transactionalId, r),
+        this.onFindCoordinator(transactionalId, request, r),
       );
     });
   }
 
-  private onFindCoordinator(transactionalId: string, r: RpcResult<KafkaResponse>): void {
+  private onFindCoordinator(transactionalId: string, request: KafkaRequest, r: RpcResult<KafkaResponse>): void {
     if (
       r.kind === "response" &&
       r.body.api === "FindCoordinator" &&
@@ -143,7 +155,7 @@ export class ClientMetadata {
       this.coordinators.set(transactionalId, r.body.nodeId);
       return this.finishLookup(transactionalId, r.body.nodeId);
     }
-    this.sendFindCoordinator(transactionalId, this.config.retryBackoffMs);
+    this.sendFindCoordinator(transactionalId, request, this.config.retryBackoffMs);
   }
 
   private finishLookup(transactionalId: string, node: string | null): void {
@@ -151,4 +163,9 @@ export class ClientMetadata {
     this.lookups.delete(transactionalId);
     for (const w of waiters) w(node);
   }
+}
+
+/** A group's entry in the coordinator cache (a transactional.id could be spelled like a group id). */
+function groupCacheKey(groupId: string): string {
+  return `group:${groupId}`;
 }

@@ -123,6 +123,29 @@ export class Sender {
           verifyOnly: false,
           ghostTxn: this.currentGhost(),
         };
+      case "AddOffsetsToTxn":
+        return {
+          api: "AddOffsetsToTxn",
+          transactionalId,
+          producerId,
+          producerEpoch,
+          groupId: request.group.groupId,
+          ghostTxn: this.currentGhost(),
+        };
+      case "TxnOffsetCommit":
+        return {
+          api: "TxnOffsetCommit",
+          version: this.tm.transactionVersion >= 2 ? 5 : 3,
+          transactionalId,
+          producerId,
+          producerEpoch,
+          groupId: request.group.groupId,
+          memberId: request.group.memberId,
+          groupInstanceId: request.group.groupInstanceId,
+          generationId: request.group.generationId,
+          offsets: [...request.offsets],
+          ghostTxn: this.currentGhost(),
+        };
       case "EndTxn":
         return {
           api: "EndTxn",
@@ -136,11 +159,15 @@ export class Sender {
     }
   }
 
-  /** To the transactional.id's coordinator (FindCoordinator first when it is not known). */
+  /** To the transactional.id's coordinator, or the group's for TxnOffsetCommit (FindCoordinator first when it is not known). */
   private sendTxnRequest(request: TxnRequest): void {
     this.txnRequestInFlight = true;
     const body = this.txnRequestBody(request);
-    this.metadata.findCoordinator(this.config.transactionalId, (node) => {
+    const find = (then: (node: string | null) => void) =>
+      request.api === "TxnOffsetCommit"
+        ? this.metadata.findGroupCoordinator(request.group.groupId, then)
+        : this.metadata.findCoordinator(this.config.transactionalId, then);
+    find((node) => {
       if (node === null || this.closed) return;
       this.ctx.net.request(this.connections.to(node), body, this.config.requestTimeoutMs, (r) =>
         this.onTxnResponse(request, r),
@@ -153,7 +180,9 @@ export class Sender {
     this.txnRequestInFlight = false;
     const action = this.handleTxnResponse(request, r);
     if (action !== "done") {
-      if (action === "lookup-and-retry") this.metadata.markCoordinatorUnknown(this.config.transactionalId);
+      if (action === "lookup-and-retry" && request.api === "TxnOffsetCommit")
+        this.metadata.markGroupCoordinatorUnknown(request.group.groupId);
+      else if (action === "lookup-and-retry") this.metadata.markCoordinatorUnknown(this.config.transactionalId);
       this.tm.retry(request, this.nowMs + this.config.retryBackoffMs);
     }
     this.wakeup();
@@ -172,6 +201,15 @@ export class Sender {
       const errorCode = body.errorCode !== Errors.NONE ? body.errorCode : partitionError;
       return this.tm.handleAddPartitionsResponse(request.partitions, errorCode);
     }
+    if (request.api === "AddOffsetsToTxn")
+      return this.tm.handleAddOffsetsResponse(
+        request,
+        body?.api === "AddOffsetsToTxn" ? body.errorCode : Errors.NETWORK_EXCEPTION,
+      );
+    if (request.api === "TxnOffsetCommit")
+      return this.tm.handleTxnOffsetCommitResponse(
+        body?.api === "TxnOffsetCommit" ? body.errorCode : Errors.NETWORK_EXCEPTION,
+      );
     if (body?.api !== "EndTxn") return this.tm.handleEndTxnResponse(Errors.NETWORK_EXCEPTION, -1, -1);
     return this.tm.handleEndTxnResponse(body.errorCode, body.producerId, body.producerEpoch);
   }

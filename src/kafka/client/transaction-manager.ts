@@ -27,13 +27,36 @@ const VALID_PREVIOUS: Record<TransactionState, readonly TransactionState[] | "an
   FATAL_ERROR: "any",
 };
 
-/** A request to the transaction coordinator, in the order Kafka sends them (TxnRequestHandler.Priority). */
+/** ConsumerGroupMetadata: what the consumer hands to sendOffsetsToTransaction (KIP-447). */
+export interface ConsumerGroupMetadata {
+  readonly groupId: string;
+  readonly generationId: number;
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+}
+
+/** Input offsets to commit in the transaction: the next offset to read, per input partition. */
+export type TxnOffsets = readonly { partition: PartitionKey; offset: number }[];
+
+/**
+ * A request of the transaction, in the order Kafka sends them (TxnRequestHandler.Priority): to the
+ * transaction coordinator, except TxnOffsetCommit, which goes to the group coordinator.
+ */
 export type TxnRequest =
   | { api: "InitProducerId" /** KIP-360: with the current id and epoch, to bump the epoch. */; bump: boolean }
   | { api: "AddPartitionsToTxn"; partitions: PartitionKey[] }
+  | { api: "AddOffsetsToTxn"; offsets: TxnOffsets; group: ConsumerGroupMetadata }
+  | { api: "TxnOffsetCommit"; offsets: TxnOffsets; group: ConsumerGroupMetadata }
   | { api: "EndTxn"; commit: boolean /** as built: v5 for TV2, else v4 */; transactionVersion: TransactionVersion };
 
-const PRIORITY: Record<TxnRequest["api"], number> = { InitProducerId: 1, AddPartitionsToTxn: 2, EndTxn: 3 };
+/** Priority.ADD_PARTITIONS_OR_OFFSETS covers AddPartitionsToTxn, AddOffsetsToTxn and TxnOffsetCommit. */
+const PRIORITY: Record<TxnRequest["api"], number> = {
+  InitProducerId: 1,
+  AddPartitionsToTxn: 2,
+  AddOffsetsToTxn: 2,
+  TxnOffsetCommit: 2,
+  EndTxn: 3,
+};
 /** The epoch bump after an abort goes after the EndTxn (Priority.EPOCH_BUMP). */
 const EPOCH_BUMP_PRIORITY = 4;
 
@@ -230,6 +253,22 @@ export class TransactionManager {
     this.newPartitionsInTransaction.push(partition);
   }
 
+  /**
+   * sendOffsetsToTransaction: TV0/1 adds the group's offsets partition with AddOffsetsToTxn, whose
+   * answer queues the TxnOffsetCommit; TV2 (KIP-890) skips AddOffsetsToTxn (the group coordinator's
+   * verification adds the partition) and the transaction counts as started. False outside a transaction.
+   */
+  sendOffsetsToTransaction(offsets: TxnOffsets, group: ConsumerGroupMetadata): boolean {
+    if (this.state !== "IN_TRANSACTION") return false;
+    if (this.isTransactionV2Enabled) {
+      this.transactionStarted = true;
+      this.enqueue({ api: "TxnOffsetCommit", offsets, group }, PRIORITY.TxnOffsetCommit);
+    } else {
+      this.enqueue({ api: "AddOffsetsToTxn", offsets, group }, PRIORITY.AddOffsetsToTxn);
+    }
+    return true;
+  }
+
   /** beginCommit: from ABORTABLE_ERROR this throws in Kafka; here it returns false and the application aborts. */
   beginCommit(then: () => void): boolean {
     if (this.state !== "IN_TRANSACTION") return false;
@@ -416,6 +455,60 @@ export class TransactionManager {
     else if (errorCode === UNKNOWN_PRODUCER_ID || errorCode === Errors.INVALID_PRODUCER_ID_MAPPING)
       this.abortableErrorIfPossible(reason);
     else this.transitionToAbortableError(reason);
+    return "done";
+  }
+
+  /** AddOffsetsToTxnHandler.handleResponse: on success the TxnOffsetCommit follows; errors as AddPartitionsToTxn's. */
+  handleAddOffsetsResponse(
+    request: Extract<TxnRequest, { api: "AddOffsetsToTxn" }>,
+    errorCode: number,
+  ): TxnResponseAction {
+    if (errorCode === Errors.NONE) {
+      this.transactionStarted = true;
+      this.enqueue(
+        { api: "TxnOffsetCommit", offsets: request.offsets, group: request.group },
+        PRIORITY.TxnOffsetCommit,
+      );
+      return "done";
+    }
+    const again = this.commonRetry(errorCode);
+    if (again) return again;
+    const reason = `AddOffsetsToTxn: ${errorName(errorCode)}`;
+    if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
+      this.transitionToFatalError("AddOffsetsToTxn", Errors.PRODUCER_FENCED, reason);
+    else if (errorCode === UNKNOWN_PRODUCER_ID || errorCode === Errors.INVALID_PRODUCER_ID_MAPPING)
+      this.abortableErrorIfPossible(reason);
+    else this.transitionToAbortableError(reason);
+    return "done";
+  }
+
+  /**
+   * TxnOffsetCommitHandler.handleResponse, in its order: coordinator moved or timed out -> look the
+   * group coordinator up again; loading -> retry; a fenced instance, a stale member or generation
+   * (KIP-447's CommitFailedException) -> abortable; a fenced producer -> fatal; anything else fatal.
+   */
+  handleTxnOffsetCommitResponse(errorCode: number): TxnResponseAction {
+    if (errorCode === Errors.NONE) return "done";
+    if (
+      errorCode === Errors.COORDINATOR_NOT_AVAILABLE ||
+      errorCode === Errors.NOT_COORDINATOR ||
+      errorCode === Errors.REQUEST_TIMED_OUT ||
+      errorCode === Errors.NETWORK_EXCEPTION
+    )
+      return "lookup-and-retry";
+    if (errorCode === Errors.COORDINATOR_LOAD_IN_PROGRESS || errorCode === Errors.UNKNOWN_TOPIC_OR_PARTITION)
+      return "retry";
+    const reason = `TxnOffsetCommit: ${errorName(errorCode)}`;
+    if (
+      errorCode === Errors.FENCED_INSTANCE_ID ||
+      errorCode === Errors.TRANSACTION_ABORTABLE ||
+      errorCode === Errors.UNKNOWN_MEMBER_ID ||
+      errorCode === Errors.ILLEGAL_GENERATION
+    )
+      this.transitionToAbortableError(reason);
+    else if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
+      this.transitionToFatalError("TxnOffsetCommit", Errors.PRODUCER_FENCED, reason);
+    else this.transitionToFatalError("TxnOffsetCommit", errorCode, reason);
     return "done";
   }
 

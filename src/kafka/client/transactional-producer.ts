@@ -8,7 +8,12 @@ import type { ClientMetadata } from "./client-metadata.js";
 import type { ProducerConfig } from "./producer-config.js";
 import { RecordAccumulator } from "./record-accumulator.js";
 import { Sender } from "./sender.js";
-import { type ProducerBehaviour, TransactionManager } from "./transaction-manager.js";
+import {
+  type ConsumerGroupMetadata,
+  type ProducerBehaviour,
+  TransactionManager,
+  type TxnOffsets,
+} from "./transaction-manager.js";
 
 export type { ProducerConfig } from "./producer-config.js";
 
@@ -25,6 +30,29 @@ export interface WorkloadConfig {
   /** The application's time between two send() calls of one transaction (0: all at once). */
   sendGapMs: { min: number; max: number };
   partitions: readonly PartitionKey[];
+  /**
+   * Consume-transform-produce (issue 17): the input offsets a transaction commits with its output,
+   * and the consumer's group metadata, handed to sendOffsetsToTransaction. Absent: none.
+   */
+  offsetsFor?: (ghostTxn: string) => { offsets: TxnOffsets; group: ConsumerGroupMetadata } | null;
+  /** A processor's loop (issue 17): its records come from its input instead of the draws. Absent: drawn. */
+  processing?: ProcessingHooks;
+}
+
+/** What a consume-transform-produce application gives the producer loop. */
+export interface ProcessingHooks {
+  /** The next transaction's output records and input offsets, or null when there is nothing to process yet. */
+  next(ghostTxn: string): ProcessedWork | null;
+  /** How the transaction ended, as the application learned it. */
+  ended(ghostTxn: string, outcome: "committed" | "aborted" | "unknown"): void;
+  /** How long the loop waits before asking `next` again after a null. */
+  pollMs: number;
+}
+
+export interface ProcessedWork {
+  records: { partition: PartitionKey; value: string }[];
+  offsets: TxnOffsets;
+  group: ConsumerGroupMetadata;
 }
 
 /** A choice that seeded runs always take (ppm 1e6) but a shrunk tape can turn off (option 0). */
@@ -206,6 +234,9 @@ export class TransactionalProducer {
       if (this.isDone) return;
       if (this.stopping) return this.finish("closed");
       if (this.started >= this.workload.transactions) return this.finish("finished");
+      const processing = this.workload.processing;
+      const work = processing ? processing.next(`${this.config.name}.t${this.started + 1}`) : null;
+      if (processing && work === null) return this.beginNext(processing.pollMs);
       // Always true in seeded runs; a shrinker that zeroes this choice ends the workload early.
       if (this.started > 0 && !this.ctx.choices.chance(workloadStreamName(this.config.name), ALWAYS))
         return this.finish("finished");
@@ -222,8 +253,8 @@ export class TransactionalProducer {
         transactionalId: this.config.transactionalId,
         atMs: this.ctx.sim.nowMs,
       });
-      const records = this.drawRecords(ghost);
-      if (this.workload.sendGapMs.max > 0 && records.length > 0) return this.sendApart(records, 0);
+      const records = work ? work.records : this.drawRecords(ghost);
+      if (!work && this.workload.sendGapMs.max > 0 && records.length > 0) return this.sendApart(records, 0);
       // send() of every record: appended to its partition's batch; the Sender does the rest. Once
       // the transaction manager is in an error state, send() throws it: the application stops.
       for (const r of records) {
@@ -235,6 +266,8 @@ export class TransactionalProducer {
         tm.maybeAddPartition(r.partition);
         accumulator.append(r.partition, r.value, ghost, this.ctx.sim.nowMs);
       }
+      const offsets = work ?? this.workload.offsetsFor?.(ghost) ?? null;
+      if (offsets) tm.sendOffsetsToTransaction(offsets.offsets, offsets.group);
       sender.wakeup();
       this.endTransaction();
     });
@@ -401,6 +434,7 @@ export class TransactionalProducer {
       atMs: this.ctx.sim.nowMs,
     });
     this.current = null;
+    this.workload.processing?.ended(txn.ghost, outcome);
     this.phase = "idle";
     const { min, max } = this.workload.thinkMs;
     this.beginNext(this.ctx.choices.between(workloadStreamName(this.config.name), min, max));
@@ -458,6 +492,7 @@ export class TransactionalProducer {
         detail,
         atMs: this.ctx.sim.nowMs,
       });
+    if (txn) this.workload.processing?.ended(txn.ghost, "unknown");
     this.current = null;
   }
 
