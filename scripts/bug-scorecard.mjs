@@ -20,7 +20,7 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const cell = (text) => String(text ?? "").replaceAll("|", "\\|");
 
 function resultOf(bug, o) {
-  if (!bug.modelled || bug.scenario === null) return bug.flag ? "flag, no scenario" : "not modelled";
+  if (!bug.modelled || bug.scenario === null) return bug.overrides ? "flag, no scenario" : "not modelled";
   if (!o) return "not run";
   if (o.found) return "**found**";
   if (o.firstSeed !== null && o.symptomSeedsOff > 0) return "not found (bug off not clean)";
@@ -28,7 +28,7 @@ function resultOf(bug, o) {
 }
 
 function row(bug) {
-  const o = outcomes.get(bug.id);
+  const o = bug.modelled && bug.scenario !== null ? outcomes.get(bug.id) : undefined;
   const kinds = `${bug.symptom} (${bug.kinds.join(", ")})`;
   const first = o && o.firstSeed !== null ? `${o.firstSeed} (${o.seedsOn}, ${seconds(o.timeToFirstMs)})` : o ? `none in ${o.seedsOn}` : "";
   const off = o ? `${o.symptomSeedsOff}/${o.seedsOff}` : "";

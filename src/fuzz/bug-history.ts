@@ -530,7 +530,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "txnOffsetCommitUnverified",
     kinds: HANGING,
     expectFound: false,
-    missing: "GRP: no group coordinator, TxnOffsetCommit or __consumer_offsets",
+    missing:
+      "TV1 processors: the group coordinator, TxnOffsetCommit and its verification exist (issue 17), but every processor scenario is TV2, where a late TxnOffsetCommit meets the epoch its transaction's marker bumped and is refused; the orphan transaction needs TV1 processors and a switch skipping the offsets path's verification (3.6)",
   },
   {
     id: "Z34",
@@ -542,7 +543,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "txnOffsetValidateBeforeVerify",
     kinds: [],
     expectFound: false,
-    missing: "GRP: no group coordinator (generations, rebalances); no zombie-offset-commit check",
+    missing:
+      "STEP: the model's group coordinator validates and writes a TxnOffsetCommit together, after the verification (KAFKA-15784's order); the bug's validation before the asynchronous verification, with a rebalance between, is not a step of its own",
   },
   {
     id: "Z35",
@@ -554,7 +556,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "pendingOffsetsKeepRejectedPartitions",
     kinds: HANGING,
     expectFound: false,
-    missing: "GRP: no group coordinator, OffsetFetch require_stable",
+    missing:
+      "GRP: the processors never commit offset metadata, so no partition of a TxnOffsetCommit is rejected (OFFSET_METADATA_TOO_LARGE) and left pending",
   },
   {
     id: "Z36",
@@ -564,9 +567,12 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "duplicate",
     needs: ["TC", "GRP", "NET", "CONS"],
     flag: "offsetFetchIgnoresPendingTxnOffsets + txnOffsetCommitNoGenerationCheck",
-    kinds: ["duplicate"],
-    expectFound: false,
-    missing: "GRP: no group coordinator; no consume-transform-produce workload",
+    // The broker half (KAFKA-9346's generation check on TxnOffsetCommit, off before 2.5): a zombie
+    // processor's offsets are accepted. The client half is the processors' require_stable OffsetFetch.
+    bug: { txnOffsetCommitGenerationCheck: false },
+    kinds: ["zombie-commit", "duplicate-processing"],
+    scenario: "kip-447-zombie",
+    expectFound: true,
   },
 ];
 
