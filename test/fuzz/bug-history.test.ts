@@ -23,6 +23,7 @@ const FAST: [string, number][] = [
   ["Z28", 5],
   ["Z29", 5],
   ["Z32", 5],
+  ["Z36", 5],
 ];
 
 let clock = 0;
