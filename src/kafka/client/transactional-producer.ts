@@ -39,6 +39,12 @@ export interface WorkloadConfig {
   processing?: ProcessingHooks;
 }
 
+/** One record the application hands to send(): its partition and value. */
+export interface AppRecord {
+  partition: PartitionKey;
+  value: string;
+}
+
 /** What a consume-transform-produce application gives the producer loop. */
 export interface ProcessingHooks {
   /** The next transaction's output records and input offsets, or null when there is nothing to process yet. */
@@ -50,7 +56,7 @@ export interface ProcessingHooks {
 }
 
 export interface ProcessedWork {
-  records: { partition: PartitionKey; value: string }[];
+  records: AppRecord[];
   offsets: TxnOffsets;
   group: ConsumerGroupMetadata;
 }
@@ -258,19 +264,28 @@ export class TransactionalProducer {
       // send() of every record: appended to its partition's batch; the Sender does the rest. Once
       // the transaction manager is in an error state, send() throws it: the application stops.
       for (const r of records) {
-        if (this.sendFailsAtOnce()) {
-          this.sendFailed(tm, ghost, r);
-          if (tm.hasAbortableError) break;
-          continue;
-        }
-        tm.maybeAddPartition(r.partition);
-        accumulator.append(r.partition, r.value, ghost, this.ctx.sim.nowMs);
+        this.send(tm, accumulator, ghost, r);
+        if (tm.hasAbortableError) break;
       }
       const offsets = work ?? this.workload.offsetsFor?.(ghost) ?? null;
       if (offsets) tm.sendOffsetsToTransaction(offsets.offsets, offsets.group);
       sender.wakeup();
       this.endTransaction();
     });
+  }
+
+  /**
+   * KafkaProducer.send of one record: it fails at once (the client-fault knob), or joins its
+   * partition's batch. True when the record reached the accumulator.
+   */
+  private send(tm: TransactionManager, accumulator: RecordAccumulator, ghost: string, r: AppRecord): boolean {
+    if (this.sendFailsAtOnce()) {
+      this.sendFailed(tm, ghost, r);
+      return false;
+    }
+    tm.maybeAddPartition(r.partition);
+    accumulator.append(r.partition, r.value, ghost, this.ctx.sim.nowMs);
+    return true;
   }
 
   /** The client-fault knob: this send() fails before the record reaches the accumulator. */
@@ -284,7 +299,7 @@ export class TransactionalProducer {
    * the returned future fails, and since KAFKA-9279 the transaction manager moves to ABORTABLE_ERROR
    * (maybeTransitionToErrorState), so that the commit fails. Before, only the future knew.
    */
-  private sendFailed(tm: TransactionManager, ghost: string, r: { partition: PartitionKey; value: string }): void {
+  private sendFailed(tm: TransactionManager, ghost: string, r: AppRecord): void {
     const error = "RecordTooLargeException";
     this.emit("producer.send-failed", { txn: ghost, partition: r.partition, value: r.value, error });
     this.ctx.ghost.sendFailed({
@@ -303,7 +318,7 @@ export class TransactionalProducer {
    * paused producer sends nothing until it resumes; an abortable error makes send() throw, and the
    * application goes on to end the transaction (an abort).
    */
-  private sendApart(records: { partition: PartitionKey; value: string }[], i: number): void {
+  private sendApart(records: AppRecord[], i: number): void {
     const inc = this.incarnation as Incarnation;
     const ghost = (this.current as CurrentTxn).ghost;
     const next = (delayMs: number, j: number) =>
@@ -313,19 +328,14 @@ export class TransactionalProducer {
         this.sendApart(records, j);
       });
     if (inc.tm.hasAbortableError) return this.endTransaction();
-    const r = records[i] as { partition: PartitionKey; value: string };
-    if (this.sendFailsAtOnce()) this.sendFailed(inc.tm, ghost, r);
-    else {
-      inc.tm.maybeAddPartition(r.partition);
-      inc.accumulator.append(r.partition, r.value, ghost, this.ctx.sim.nowMs);
-      inc.sender.wakeup();
-    }
+    const r = records[i] as AppRecord;
+    if (this.send(inc.tm, inc.accumulator, ghost, r)) inc.sender.wakeup();
     if (i + 1 >= records.length) return this.endTransaction();
     const { min, max } = this.workload.sendGapMs;
     next(this.ctx.choices.between(workloadStreamName(this.config.name), min, max), i + 1);
   }
 
-  private drawRecords(ghost: string): { partition: PartitionKey; value: string }[] {
+  private drawRecords(ghost: string): AppRecord[] {
     const { choices } = this.ctx;
     const stream = workloadStreamName(this.config.name);
     const emptyPpm = this.workload.emptyTxnPpm ?? 0;
@@ -343,7 +353,7 @@ export class TransactionalProducer {
       partitionCount,
       choices.between(stream, this.workload.recordsPerTxn.min, this.workload.recordsPerTxn.max),
     );
-    const records: { partition: PartitionKey; value: string }[] = [];
+    const records: AppRecord[] = [];
     for (let i = 0; i < count; i++) {
       const partition =
         i < chosen.length ? (chosen[i] as PartitionKey) : (chosen[choices.pick(stream, chosen.length)] as PartitionKey);
