@@ -49,10 +49,10 @@ export function tapeLength(tape: Tape): number {
  * Told before each choice of its stream, its position in that stream and its option count
  * (exhaustive search fingerprints the run's state there).
  *
- * An object with a method rather than a closure: a run's closure, called at every choice, made V8
- * keep the run it closed over alive past the young generation (the call site's feedback holds the
- * closure), so every run of an exhaustive search was copied to old space and swept from there; a
- * method is one function for all runs, and the run it serves is only its receiver.
+ * An object with a method rather than a closure: with a closure of each run called here, V8 kept
+ * the runs alive past the young generation (3.5 MB promoted per scavenge on kip-1228-small, against
+ * 50 KB with one function shared by all runs), so every run of an exhaustive search was copied to
+ * old space and swept from there. A method is one function for all runs; the run is its receiver.
  */
 export interface ChoicePointObserver {
   choicePoint(stream: string, position: number, options: number): void;
