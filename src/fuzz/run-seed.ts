@@ -15,7 +15,7 @@ import type { Violation } from "../oracle/violation.js";
 import { type CoveragePoint, ProtocolCoverageRecorder, teeGhost } from "../oracle/protocol-coverage.js";
 import { runScript, type ScriptRun } from "../scenario/script/script-driver.js";
 import type { Script } from "../scenario/script/script-schema.js";
-import { ChoiceSource, type ChoiceSourceOptions, type Tape } from "../sim/choice-tape.js";
+import { type ChoicePointObserver, ChoiceSource, type ChoiceSourceOptions, type Tape } from "../sim/choice-tape.js";
 import { Simulation } from "../sim/simulation.js";
 import { hashIntegers, Trace, type TraceEvent } from "../sim/trace.js";
 import { type PctParams, PctDeliveryPolicy } from "./run-shaping/pct.js";
@@ -216,34 +216,49 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
 
 function choiceSourceFor(input: RunInput, options: RunOptions, sim: Simulation, trace: Trace): ChoiceSource {
   const sourceOptions: ChoiceSourceOptions = { record: !!options.recordTape };
-  let choices: ChoiceSource | null = null;
-  const observe = options.onChoicePoint;
-  if (observe) {
-    let traceCount = -1;
-    const sinceEvent: number[] = [];
-    sourceOptions.onChoicePoint = (stream, index, n) => {
-      if (trace.count !== traceCount) {
-        traceCount = trace.count;
-        sinceEvent.length = 0;
-      } else {
-        sinceEvent.push((choices as ChoiceSource).lastOption);
-      }
-      observe({
-        stream,
-        index,
-        options: n,
-        fingerprint: () =>
-          hashIntegers([...sim.pendingDelaysMs(), -1, ...sinceEvent, -1, n], `${trace.hash()}:${stream}`),
-      });
-    };
-  }
-  if ("seed" in input) choices = ChoiceSource.seeded(input.seed, sourceOptions);
-  else
-    choices = ChoiceSource.replaying(
-      input.tape,
-      input.continueSeed === undefined ? sourceOptions : { ...sourceOptions, continueSeed: input.continueSeed },
-    );
+  const reporter = options.onChoicePoint ? new ChoicePointReporter(sim, trace, options.onChoicePoint) : null;
+  if (reporter) sourceOptions.observer = reporter;
+  const choices =
+    "seed" in input
+      ? ChoiceSource.seeded(input.seed, sourceOptions)
+      : ChoiceSource.replaying(
+          input.tape,
+          input.continueSeed === undefined ? sourceOptions : { ...sourceOptions, continueSeed: input.continueSeed },
+        );
+  if (reporter) reporter.choices = choices;
   return choices;
+}
+
+/** Hands each choice point to a search (RunOptions.onChoicePoint), with how to fingerprint the run's state there. */
+class ChoicePointReporter implements ChoicePointObserver {
+  /** Set once the source exists (it is built with this observer). */
+  choices: ChoiceSource | null = null;
+  private traceCount = -1;
+  /** The options chosen since the last trace event (they shape the state as much as the events do). */
+  private readonly sinceEvent: number[] = [];
+
+  constructor(
+    private readonly sim: Simulation,
+    private readonly trace: Trace,
+    private readonly observe: (point: ChoicePoint) => void,
+  ) {}
+
+  choicePoint(stream: string, index: number, n: number): void {
+    const { sim, trace, sinceEvent } = this;
+    if (trace.count !== this.traceCount) {
+      this.traceCount = trace.count;
+      sinceEvent.length = 0;
+    } else {
+      sinceEvent.push((this.choices as ChoiceSource).lastOption);
+    }
+    this.observe({
+      stream,
+      index,
+      options: n,
+      fingerprint: () =>
+        hashIntegers([...sim.pendingDelaysMs(), -1, ...sinceEvent, -1, n], `${trace.hash()}:${stream}`),
+    });
+  }
 }
 
 /** An exception inside the model: a bug of eosfuzz (Kafka's own invariant checks throw IllegalStateException). */

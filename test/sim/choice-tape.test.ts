@@ -143,7 +143,7 @@ describe("ChoiceSource for search", () => {
   it("reports each choice point before it is made, with its stream, position in the stream and option count", () => {
     const seen: [string, number, number][] = [];
     const source = ChoiceSource.seeded(1, {
-      onChoicePoint: (stream, position, options) => seen.push([stream, position, options]),
+      observer: { choicePoint: (stream, position, options) => seen.push([stream, position, options]) },
     });
     source.pick("a", 5);
     source.chance("b", 0); // no choice: probability 0
