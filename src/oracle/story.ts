@@ -60,6 +60,10 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
       return involved(f.txn) && atPartition(f.partition)
         ? `${e.node} appends ${str(f.txn)}'s record at ${str(f.partition)} offset ${str(f.offset)} (producer epoch ${str(f.epoch)})`
         : null;
+    case "group.txn-offsets":
+      return involved(f.txn)
+        ? `${e.node} writes ${str(f.txn)}'s TxnOffsetCommit of group ${str(f.group)} (${str(f.offsets)}) as a transactional batch of producerId ${str(f.pid)}, epoch ${str(f.epoch)}`
+        : null;
     case "producer.end":
       return involved(f.txn)
         ? `${e.node} calls ${f.commit ? "commitTransaction" : "abortTransaction"} for ${str(f.txn)} at epoch ${str(f.epoch)} (EndTxn once its batches are done)`

@@ -23,6 +23,8 @@ const FAST: [string, number][] = [
   ["Z28", 5],
   ["Z29", 5],
   ["Z32", 5],
+  ["Z33", 32],
+  ["Z34", 5],
   ["Z36", 5],
 ];
 
@@ -88,6 +90,15 @@ describe("the fast subset, found blind", () => {
       now,
     });
     expect(o.explanation).toMatch(/completion wake-up was lost/);
+  });
+
+  it("Z33, Z34: the symptoms are the group coordinator's: a stuck LSO at __consumer_offsets, a fenced member's offsets", () => {
+    const run = (id: string, budgetSeeds: number) =>
+      runBug(findBug(id) as NonNullable<ReturnType<typeof findBug>>, { budgetSeeds, shrinkBudgetMs: 0, now });
+    expect(run("Z33", 32).explanation).toMatch(/^__consumer_offsets-\d+ on broker-\d \(3\.x\): LSO stuck/);
+    expect(run("Z34", 5).explanation).toMatch(
+      /of a fenced member took effect: generation \d+, while the group was at generation \d+/,
+    );
   });
 
   it("a bug the model does not express says what is missing and runs nothing", () => {

@@ -237,8 +237,9 @@ export class GroupCoordinatorShard {
    * transactional batch of the producer through the log's producer-state checks; on success the
    * offsets are pending for the producer id until its marker.
    */
-  commitTransactionalOffsets(input: TxnOffsetCommitInput): number {
-    const invalid = this.validateTransactionalOffsetCommit(input);
+  commitTransactionalOffsets(input: TxnOffsetCommitInput, validatedBefore = false): number {
+    // KAFKA-15784's bug switch: the caller validated at the request's arrival, before the verification.
+    const invalid = validatedBefore ? Errors.NONE : this.validateTransactionalOffsetCommit(input);
     if (invalid !== Errors.NONE) return invalid;
     const appended = this.log.appendData({
       producerId: input.producerId,
@@ -282,7 +283,7 @@ export class GroupCoordinatorShard {
    * unmanaged commit (generation -1) and otherwise answers ILLEGAL_GENERATION; a known group
    * validates member, instance and generation (ClassicGroup.validateOffsetCommit, transactional).
    */
-  private validateTransactionalOffsetCommit(input: TxnOffsetCommitInput): number {
+  validateTransactionalOffsetCommit(input: CommitterMetadata): number {
     if (!this.options.txnOffsetCommitGenerationCheck) return Errors.NONE;
     const known = this.groups.get(input.groupId);
     if (!known && input.generationId >= 0) return Errors.ILLEGAL_GENERATION;
