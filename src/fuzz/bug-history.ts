@@ -559,10 +559,11 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["GRP"],
     flag: "pendingOffsetsKeepRejectedPartitions",
+    bug: { pendingOffsetsKeepRejectedPartitions: true },
     kinds: HANGING,
     expectFound: false,
     missing:
-      "GRP: the processors never commit offset metadata, so no partition of a TxnOffsetCommit is rejected (OFFSET_METADATA_TOO_LARGE) and left pending",
+      "GRP + CONS: the switch exists (the offset metadata size check, the classic coordinator's staging), but the lasting hang is on the plain OffsetCommit path (the classic GroupMetadataManager.storeOffsets staged the rejected partition in pendingOffsetCommits, which only the append callback clears, for written partitions only), next to read_committed OffsetFetch; the workload's processors commit transactionally only, and there the producer's next marker removes its whole pending map (GroupMetadata.completePendingTxnOffsetCommit) while the Java producer takes OFFSET_METADATA_TOO_LARGE as fatal, so the new producer's InitProducerId aborts the transaction and clears it: UNSTABLE_OFFSET_COMMIT for a moment, not for ever",
   },
   {
     id: "Z36",

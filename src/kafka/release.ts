@@ -169,6 +169,16 @@ export interface ReleaseFlags {
    * takes a callback, and validation and write run together after it.
    */
   txnOffsetValidateBeforeVerify: boolean;
+  /**
+   * Bug switch, KAFKA-16371 (PR #16072, fixed 3.7.1 and 3.8.0), the classic group coordinator:
+   * GroupMetadataManager.storeOffsets wrote only the partitions whose metadata fits
+   * offset.metadata.max.bytes but staged every partition of the request as pending
+   * (GroupMetadata.prepareOffsetCommit / prepareTxnOffsetCommit with the unfiltered map). A rejected
+   * partition of a plain OffsetCommit stays pending for ever (require_stable OffsetFetch answers
+   * UNSTABLE_OFFSET_COMMIT); one of a TxnOffsetCommit stays until the producer's next marker, and a
+   * COMMIT marker then throws IllegalStateException (completePendingTxnOffsetCommit).
+   */
+  pendingOffsetsKeepRejectedPartitions: boolean;
 
   // ---- client ----
   /** The read_committed consumer drops batches of aborted transactions using the aborted index. */
@@ -302,6 +312,7 @@ const kafka3x: ReleaseFlags = {
   groupCoordinatorPassesTransactionVersion: true,
   txnOffsetCommitUnverified: false,
   txnOffsetValidateBeforeVerify: false,
+  pendingOffsetsKeepRejectedPartitions: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
   delayedFetchIgnoresIsolation: false,

@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
-import { Errors } from "../../src/kafka/common/errors.js";
+import { Errors, IllegalStateException } from "../../src/kafka/common/errors.js";
 import {
+  type CommittedOffset,
   DEFAULT_GROUP_COORDINATOR_OPTIONS,
+  DEFAULT_OFFSET_METADATA_MAX_BYTES,
   GroupCoordinatorShard,
   type TxnOffsetCommitInput,
 } from "../../src/kafka/coordinator/group/group-coordinator-shard.js";
 import { type ReleaseFlags, releaseProfile } from "../../src/kafka/release.js";
 
 /**
- * The group coordinator's historical bugs behind their switches (BUG-ZOO Z33, Z34): each test runs
+ * The group coordinator's historical bugs behind their switches (BUG-ZOO Z33-Z35): each test runs
  * the buggy order and the fixed one on the same inputs.
  */
 const GROUP = "processors";
@@ -19,7 +21,11 @@ const PID = 4000;
 function shardOn(overrides: Partial<ReleaseFlags> = {}) {
   const profile = releaseProfile("3.x", overrides);
   const log = new PartitionLog("__consumer_offsets-7", () => profile.flags);
-  const shard = new GroupCoordinatorShard(7, log, CONFIG, DEFAULT_GROUP_COORDINATOR_OPTIONS);
+  const options = {
+    ...DEFAULT_GROUP_COORDINATOR_OPTIONS,
+    pendingOffsetsKeepRejectedPartitions: profile.flags.pendingOffsetsKeepRejectedPartitions,
+  };
+  const shard = new GroupCoordinatorShard(7, log, CONFIG, options);
   return { log, shard };
 }
 
@@ -119,5 +125,77 @@ describe("Z34 KAFKA-15784: validation before the verification, write after it (G
     const end = log.logEndOffset;
     expect(shard.commitTransactionalOffsets({ ...input, verificationGuard: guard })).toBe(Errors.ILLEGAL_GENERATION);
     expect(log.logEndOffset).toBe(end);
+  });
+});
+
+describe("Z35 KAFKA-16371: partitions refused for their metadata (GroupMetadataManager.storeOffsets)", () => {
+  const TOO_LARGE = "s".repeat(DEFAULT_OFFSET_METADATA_MAX_BYTES + 1);
+  /** GroupMetadataManagerTest.testOffsetMetadataTooLargePartialFailure's request: one partition fits, one does not. */
+  const PARTIAL: CommittedOffset[] = [
+    { partition: "input-0", offset: 37, metadata: "" },
+    { partition: "input-1", offset: 38, metadata: TOO_LARGE },
+  ];
+  const simple = { groupId: GROUP, memberId: "", groupInstanceId: null, generationId: -1 };
+  const stable = (shard: GroupCoordinatorShard) => shard.fetchOffsets(GROUP, ["input-0", "input-1"], true);
+  const txnPartial = (log: PartitionLog, shard: GroupCoordinatorShard) => {
+    const guard = log.maybeStartTransactionVerification(PID, -1, 0, false);
+    return shard.commitTransactionalOffsets({ ...commitInput("", -1, guard, "t1"), offsets: PARTIAL });
+  };
+
+  it("a plain OffsetCommit writes the partition that fits and refuses the other (OFFSET_METADATA_TOO_LARGE)", () => {
+    const { shard } = shardOn();
+    expect(shard.commitOffsets(simple, PARTIAL)).toBe(Errors.OFFSET_METADATA_TOO_LARGE);
+    expect(stable(shard)).toEqual([
+      { partition: "input-0", offset: 37, errorCode: Errors.NONE },
+      { partition: "input-1", offset: -1, errorCode: Errors.NONE },
+    ]);
+  });
+
+  it("with the bug the refused partition of a plain OffsetCommit stays pending: UNSTABLE_OFFSET_COMMIT for ever", () => {
+    const { shard } = shardOn({ pendingOffsetsKeepRejectedPartitions: true });
+    expect(shard.commitOffsets(simple, PARTIAL)).toBe(Errors.OFFSET_METADATA_TOO_LARGE);
+    expect(stable(shard)[1]?.errorCode).toBe(Errors.UNSTABLE_OFFSET_COMMIT);
+    // A later commit of the other partition, or any marker, does not clear it.
+    expect(shard.commitOffsets(simple, [{ partition: "input-0", offset: 40 }])).toBe(Errors.NONE);
+    shard.completeTransaction({ ...commitMarker, result: "ABORT", transactionVersion: 0, ghostTxn: null });
+    expect(stable(shard)[1]?.errorCode).toBe(Errors.UNSTABLE_OFFSET_COMMIT);
+  });
+
+  it("every partition refused: nothing is written or staged, with or without the bug", () => {
+    const { log, shard } = shardOn({ pendingOffsetsKeepRejectedPartitions: true });
+    const end = log.logEndOffset;
+    expect(shard.commitOffsets(simple, [PARTIAL[1] as CommittedOffset])).toBe(Errors.OFFSET_METADATA_TOO_LARGE);
+    expect(log.logEndOffset).toBe(end);
+    expect(stable(shard)[1]?.errorCode).toBe(Errors.NONE);
+  });
+
+  it("with the bug a TxnOffsetCommit's refused partition is pending until the producer's next marker (ABORT clears it)", () => {
+    const { log, shard } = shardOn({ pendingOffsetsKeepRejectedPartitions: true });
+    expect(txnPartial(log, shard)).toBe(Errors.OFFSET_METADATA_TOO_LARGE);
+    expect(stable(shard).map((p) => p.errorCode)).toEqual([
+      Errors.UNSTABLE_OFFSET_COMMIT,
+      Errors.UNSTABLE_OFFSET_COMMIT,
+    ]);
+    shard.completeTransaction({ ...commitMarker, result: "ABORT", transactionVersion: 0, ghostTxn: "t1" });
+    expect(stable(shard).map((p) => p.errorCode)).toEqual([Errors.NONE, Errors.NONE]);
+  });
+
+  it("with the bug a COMMIT marker meets the unwritten entry: IllegalStateException (completePendingTxnOffsetCommit)", () => {
+    const { log, shard } = shardOn({ pendingOffsetsKeepRejectedPartitions: true });
+    txnPartial(log, shard);
+    expect(() => shard.completeTransaction({ ...commitMarker, transactionVersion: 0, ghostTxn: "t1" })).toThrow(
+      IllegalStateException,
+    );
+  });
+
+  it("fixed (PR #16072): only the written partition is pending, and COMMIT materializes it", () => {
+    const { log, shard } = shardOn();
+    expect(txnPartial(log, shard)).toBe(Errors.OFFSET_METADATA_TOO_LARGE);
+    expect(stable(shard).map((p) => p.errorCode)).toEqual([Errors.UNSTABLE_OFFSET_COMMIT, Errors.NONE]);
+    shard.completeTransaction({ ...commitMarker, transactionVersion: 0, ghostTxn: "t1" });
+    expect(stable(shard)).toEqual([
+      { partition: "input-0", offset: 37, errorCode: Errors.NONE },
+      { partition: "input-1", offset: -1, errorCode: Errors.NONE },
+    ]);
   });
 });

@@ -151,7 +151,12 @@ export class KafkaBroker {
     const tv = settings.options.markerTransactionVersionReachesLog && flags.groupCoordinatorPassesTransactionVersion;
     return {
       ...settings,
-      options: { ...settings.options, txnOffsetCommitGenerationCheck: check, markerTransactionVersionReachesLog: tv },
+      options: {
+        ...settings.options,
+        txnOffsetCommitGenerationCheck: check,
+        markerTransactionVersionReachesLog: tv,
+        pendingOffsetsKeepRejectedPartitions: flags.pendingOffsetsKeepRejectedPartitions,
+      },
     };
   }
 
