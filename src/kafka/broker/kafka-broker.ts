@@ -728,6 +728,13 @@ export class KafkaBroker {
         this.emitTxnOffsetCommit(body, invalid);
         return request.respond({ api: "TxnOffsetCommit", errorCode: invalid });
       }
+      this.ctx.sim.emit(this.id, "group.txn-offsets-validated", {
+        group: body.groupId,
+        member: body.memberId,
+        gen: body.generationId,
+        groupGen: shard.group(body.groupId).generationId,
+        txn: body.ghostTxn,
+      });
     }
     const addPartition = supportsEpochBump && flags.supportsTransactionVersion2;
     process.verifier.verify(
