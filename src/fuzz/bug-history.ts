@@ -80,6 +80,11 @@ const HANGING: ViolationKind[] = ["hanging-transaction"];
  * scenarios/bugs/ outside the built-in set: the bugs of the producer client run there.
  */
 const CLIENT_FAULTS = "bugs/client-faults";
+/**
+ * The benchmark scenario of exactly-once processors on TV1 with slow requests (scenarios/bugs/): a
+ * TxnOffsetCommit may reach the group coordinator after its transaction ended.
+ */
+const PROCESSOR_TV1 = "bugs/processor-tv1";
 /** What consumers see when a marker or EndTxn lands on the wrong transaction. */
 const WRONG_TXN: ViolationKind[] = ["stale-marker", "premature-read", "aborted-read", "lost-write", "torn-transaction"];
 
@@ -528,10 +533,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["TC", "VER", "GRP", "NET"],
     flag: "txnOffsetCommitUnverified",
+    bug: { txnOffsetCommitUnverified: true },
     kinds: HANGING,
-    expectFound: false,
-    missing:
-      "TV1 processors: the group coordinator, TxnOffsetCommit and its verification exist (issue 17), but every processor scenario is TV2, where a late TxnOffsetCommit meets the epoch its transaction's marker bumped and is refused; the orphan transaction needs TV1 processors and a switch skipping the offsets path's verification (3.6)",
+    scenario: PROCESSOR_TV1,
+    expectFound: true,
   },
   {
     id: "Z34",
@@ -541,10 +546,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "zombie-write",
     needs: ["TC", "VER", "GRP", "STEP"],
     flag: "txnOffsetValidateBeforeVerify",
-    kinds: [],
-    expectFound: false,
-    missing:
-      "STEP: the model's group coordinator validates and writes a TxnOffsetCommit together, after the verification (KAFKA-15784's order); the bug's validation before the asynchronous verification, with a rebalance between, is not a step of its own",
+    bug: { txnOffsetValidateBeforeVerify: true },
+    kinds: ["zombie-commit"],
+    scenario: "kip-447-zombie",
+    expectFound: true,
   },
   {
     id: "Z35",
@@ -554,10 +559,11 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["GRP"],
     flag: "pendingOffsetsKeepRejectedPartitions",
+    bug: { pendingOffsetsKeepRejectedPartitions: true },
     kinds: HANGING,
     expectFound: false,
     missing:
-      "GRP: the processors never commit offset metadata, so no partition of a TxnOffsetCommit is rejected (OFFSET_METADATA_TOO_LARGE) and left pending",
+      "GRP + CONS: the switch exists (the offset metadata size check, the classic coordinator's staging), but the lasting hang is on the plain OffsetCommit path (the classic GroupMetadataManager.storeOffsets staged the rejected partition in pendingOffsetCommits, which only the append callback clears, for written partitions only), next to read_committed OffsetFetch; the workload's processors commit transactionally only, and there the producer's next marker removes its whole pending map (GroupMetadata.completePendingTxnOffsetCommit) while the Java producer takes OFFSET_METADATA_TOO_LARGE as fatal, so the new producer's InitProducerId aborts the transaction and clears it: UNSTABLE_OFFSET_COMMIT for a moment, not for ever",
   },
   {
     id: "Z36",

@@ -151,6 +151,34 @@ export interface ReleaseFlags {
    * transactionVersion)). Off (a mutant): it is dropped there, so offsets partitions get the legacy rule.
    */
   groupCoordinatorPassesTransactionVersion: boolean;
+  /**
+   * Bug switch, KAFKA-15449 (PR #14370, fixed 3.7.0): KIP-890 part 1 as 3.6 shipped it verified
+   * produce requests only. The group coordinator wrote a TxnOffsetCommit without asking the
+   * transaction coordinator (GroupCoordinator.handleTxnCommitOffsets -> GroupMetadataManager.storeOffsets
+   * -> ReplicaManager.appendRecords with no verification guard), and UnifiedLog.analyzeAndValidateProducerState
+   * checked the guard for origin CLIENT only, not COORDINATOR. A TxnOffsetCommit that arrives after
+   * its transaction ended opens a transaction on __consumer_offsets that no marker closes.
+   */
+  txnOffsetCommitUnverified: boolean;
+  /**
+   * Bug switch, KAFKA-15784 (PR #14774, 3.7 pre-release, between PR #14370 and it): the group
+   * coordinator validated a TxnOffsetCommit against the group (GroupCoordinator.doTxnCommitOffsets,
+   * under the group lock) before ReplicaManager.appendRecords verified it with the transaction
+   * coordinator, and wrote it once the asynchronous verification answered, without validating
+   * again: a rebalance in between lets a fenced member's offsets through. Fixed: the verification
+   * takes a callback, and validation and write run together after it.
+   */
+  txnOffsetValidateBeforeVerify: boolean;
+  /**
+   * Bug switch, KAFKA-16371 (PR #16072, fixed 3.7.1 and 3.8.0), the classic group coordinator:
+   * GroupMetadataManager.storeOffsets wrote only the partitions whose metadata fits
+   * offset.metadata.max.bytes but staged every partition of the request as pending
+   * (GroupMetadata.prepareOffsetCommit / prepareTxnOffsetCommit with the unfiltered map). A rejected
+   * partition of a plain OffsetCommit stays pending for ever (require_stable OffsetFetch answers
+   * UNSTABLE_OFFSET_COMMIT); one of a TxnOffsetCommit stays until the producer's next marker, and a
+   * COMMIT marker then throws IllegalStateException (completePendingTxnOffsetCommit).
+   */
+  pendingOffsetsKeepRejectedPartitions: boolean;
 
   // ---- client ----
   /** The read_committed consumer drops batches of aborted transactions using the aborted index. */
@@ -282,6 +310,9 @@ const kafka3x: ReleaseFlags = {
   tv2OverflowResponseUsesOldPidEpoch: false,
   txnOffsetCommitGenerationCheck: true,
   groupCoordinatorPassesTransactionVersion: true,
+  txnOffsetCommitUnverified: false,
+  txnOffsetValidateBeforeVerify: false,
+  pendingOffsetsKeepRejectedPartitions: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
   delayedFetchIgnoresIsolation: false,

@@ -227,6 +227,11 @@ export interface KafkaEvents {
     offsets: string;
     txn: string | null;
   };
+  /**
+   * KAFKA-15784's bug switch only: a TxnOffsetCommit validated against the group on arrival, before
+   * its verification with the transaction coordinator (its write follows the verification, unvalidated).
+   */
+  "group.txn-offsets-validated": { group: string; member: string; gen: number; groupGen: number; txn: string | null };
   /** A marker at an offsets partition decided producer `pid`'s pending offsets: `moved` of them became committed. */
   "group.complete-txn": {
     partition: PartitionKey;

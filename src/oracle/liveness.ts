@@ -237,9 +237,9 @@ function stuckAtPartition(
   const ghosts = open.ghostTxns.join(", ");
   const lines = open.ghostTxns.map((g) => {
     const first = (ledger.appends.get(g) ?? []).find((a) => a.partition === p.partition);
-    return first
-      ? `${at(first.atMs)} ${g} wrote offset ${first.firstOffset} at ${p.partition} (producerId ${first.producerId}, epoch ${first.producerEpoch})`
-      : `${INDENT} ${g} has records at ${p.partition}`;
+    if (first)
+      return `${at(first.atMs)} ${g} wrote offset ${first.firstOffset} at ${p.partition} (producerId ${first.producerId}, epoch ${first.producerEpoch})`;
+    return offsetCommitLine(p, open, g) ?? `${INDENT} ${g} has records at ${p.partition}`;
   });
   const owner = snapshot.transactions.find(
     (t) => t.producerId === open.producerId || (t.ghostTxn !== null && open.ghostTxns.includes(t.ghostTxn)),
@@ -262,6 +262,22 @@ function stuckAtPartition(
     brokerRelease: p.brokerRelease,
     transaction: open.ghostTxns[0] ?? "(unknown)",
   };
+}
+
+/**
+ * At an offsets partition the open transaction's first batch is a group coordinator's write of a
+ * TxnOffsetCommit (not a producer's append, so the ledger has no record of it): say which offsets.
+ */
+function offsetCommitLine(
+  p: SnapshotPartition,
+  open: SnapshotPartition["openTransactions"][number],
+  ghost: string,
+): string | null {
+  const batch = p.batches.find((b) => b.baseOffset === open.firstOffset && b.ghostTxn === ghost);
+  if (!batch?.offsetCommits) return null;
+  const offsets = batch.offsetCommits.map((o) => `${o.partition}@${o.offset}`).join(", ");
+  const when = batch.maxTimestamp === undefined ? INDENT : at(batch.maxTimestamp);
+  return `${when} the group coordinator wrote ${ghost}'s TxnOffsetCommit (group ${batch.offsetCommits[0]?.groupId}: ${offsets}) at ${p.partition} offset ${batch.baseOffset}, a transactional batch of producerId ${batch.producerId}, epoch ${batch.producerEpoch}`;
 }
 
 /** Every transaction at the partition is closed, yet the LSO stays below the high watermark. */

@@ -20,9 +20,16 @@ export function renderStory(trace: readonly TraceEvent[], violation: Violation):
       markerConns.add(e.fields.conn);
   }
   const lines: string[] = [];
+  const generations = new Map<string, number>();
+  // A zombie commit's story names the generations that began while its transaction ran, up to its offsets' write.
+  let txnRunning = false;
   for (const e of trace) {
     if (e.timeMs > violation.atMs) break;
-    const line = storyLine(e, txns, markerConns, violation);
+    const own = storyLine(e, txns, markerConns, violation);
+    if (own && isEvent(e, "producer.begin")) txnRunning = true;
+    if (own && isEvent(e, "group.txn-offsets")) txnRunning = false;
+    const generation = generationLine(e, generations, violation);
+    const line = own ?? (txnRunning ? generation : null);
     if (line && lines[lines.length - 1]?.endsWith(line) !== true) lines.push(`t=${e.timeMs}ms`.padEnd(10) + line);
     if (isTheViolation(e, violation)) break;
   }
@@ -43,6 +50,17 @@ function isTheViolation(e: TraceEvent, v: Violation): boolean {
 
 const str = (v: TraceValue | undefined) => String(v ?? "?");
 
+/** For a zombie commit: a new generation of a group, seen in the first JoinGroup answer that names it. */
+function generationLine(e: TraceEvent, seen: Map<string, number>, v: Violation): string | null {
+  if (v.kind !== "zombie-commit" || !isEvent(e, "group.request")) return null;
+  const f = e.fields;
+  if (f.api !== "JoinGroup" || f.error !== 0) return null;
+  const known = seen.get(f.group);
+  seen.set(f.group, Math.max(known ?? f.gen, f.gen));
+  if (known === undefined || f.gen <= known) return null;
+  return `${e.node}: the join completes, group ${f.group} is at generation ${f.gen} (${f.member}'s JoinGroup answer)`;
+}
+
 function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v: Violation): string | null {
   const involved = (txn: string | null) => txn !== null && txns.has(txn);
   const atPartition = (partition: string) => !v.partition || partition === v.partition;
@@ -59,6 +77,14 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
     case "produce.append":
       return involved(f.txn) && atPartition(f.partition)
         ? `${e.node} appends ${str(f.txn)}'s record at ${str(f.partition)} offset ${str(f.offset)} (producer epoch ${str(f.epoch)})`
+        : null;
+    case "group.txn-offsets-validated":
+      return involved(f.txn)
+        ? `${e.node} validates ${str(f.txn)}'s TxnOffsetCommit on arrival (member ${str(f.member)}, generation ${str(f.gen)}; the group is at generation ${str(f.groupGen)}), then asks the transaction coordinator to verify it`
+        : null;
+    case "group.txn-offsets":
+      return involved(f.txn)
+        ? `${e.node} writes ${str(f.txn)}'s TxnOffsetCommit of group ${str(f.group)} (${str(f.offsets)}) as a transactional batch of producerId ${str(f.pid)}, epoch ${str(f.epoch)}`
         : null;
     case "producer.end":
       return involved(f.txn)

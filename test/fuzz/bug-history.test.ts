@@ -4,6 +4,9 @@ import { runBug } from "../../src/fuzz/bug-history-run.js";
 import { FLAG_NAMES, RELEASES, type ReleaseFlags } from "../../src/kafka/release.js";
 import { VIOLATION_KINDS } from "../../src/oracle/violation.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
+import { runConfigFor } from "../../src/fuzz/campaign.js";
+import { runSeed } from "../../src/fuzz/run-seed.js";
+import { renderStory } from "../../src/oracle/story.js";
 import { eosfuzz } from "../cli/cli-helpers.js";
 
 /** The fast subset: bugs found within a few seeds, each run on and off over this budget. */
@@ -23,6 +26,8 @@ const FAST: [string, number][] = [
   ["Z28", 5],
   ["Z29", 5],
   ["Z32", 5],
+  ["Z33", 32],
+  ["Z34", 5],
   ["Z36", 5],
 ];
 
@@ -88,6 +93,33 @@ describe("the fast subset, found blind", () => {
       now,
     });
     expect(o.explanation).toMatch(/completion wake-up was lost/);
+  });
+
+  it("Z33, Z34: the symptoms are the group coordinator's: a stuck LSO at __consumer_offsets, a fenced member's offsets", () => {
+    const run = (id: string, budgetSeeds: number) =>
+      runBug(findBug(id) as NonNullable<ReturnType<typeof findBug>>, { budgetSeeds, shrinkBudgetMs: 0, now });
+    expect(run("Z33", 32).explanation).toMatch(/^__consumer_offsets-\d+ on broker-\d \(3\.x\): LSO stuck/);
+    expect(run("Z34", 5).explanation).toMatch(
+      /of a fenced member took effect: generation \d+, while the group was at generation \d+/,
+    );
+  });
+
+  it("Z33, Z34: the story shows the group coordinator's steps (two writes around CompleteCommit; validation, new generation, write)", () => {
+    const storyOf = (scenario: string, overrides: Partial<ReleaseFlags>, seed: number) => {
+      const run = runSeed(runConfigFor(resolveScenario(scenario), overrides), { seed }, { recordTrace: true });
+      const v = run.violations.find((x) => x.kind === "hanging-transaction" || x.kind === "zombie-commit");
+      if (!v) throw new Error(`no violation at seed ${seed} of ${scenario}`);
+      return renderStory(run.trace ?? [], v).join("\n");
+    };
+    const z33 = storyOf("bugs/processor-tv1", { txnOffsetCommitUnverified: true }, 31);
+    expect(z33).toMatch(
+      /writes (q\d\.t\d+)'s TxnOffsetCommit[^\n]*\n(.*\n)*.*writes CompleteCommit for \1\n(.*\n)*.*writes \1's TxnOffsetCommit/,
+    );
+    const z34 = storyOf("kip-447-zombie", { txnOffsetValidateBeforeVerify: true }, 2);
+    expect(z34).toMatch(/validates q1\.t9's TxnOffsetCommit on arrival \(member \S+, generation 3;/);
+    expect(z34).toMatch(
+      /the join completes, group eos-app is at generation 4[^\n]*\n(.*\n)*.*writes q1\.t9's TxnOffsetCommit/,
+    );
   });
 
   it("a bug the model does not express says what is missing and runs nothing", () => {

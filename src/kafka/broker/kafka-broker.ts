@@ -151,7 +151,12 @@ export class KafkaBroker {
     const tv = settings.options.markerTransactionVersionReachesLog && flags.groupCoordinatorPassesTransactionVersion;
     return {
       ...settings,
-      options: { ...settings.options, txnOffsetCommitGenerationCheck: check, markerTransactionVersionReachesLog: tv },
+      options: {
+        ...settings.options,
+        txnOffsetCommitGenerationCheck: check,
+        markerTransactionVersionReachesLog: tv,
+        pendingOffsetsKeepRejectedPartitions: flags.pendingOffsetsKeepRejectedPartitions,
+      },
     };
   }
 
@@ -642,7 +647,7 @@ export class KafkaBroker {
         return request.respond({ api: "Heartbeat", errorCode });
       }
       case "TxnOffsetCommit":
-        return this.verifyTxnOffsetCommit(process, request, body, key);
+        return this.verifyTxnOffsetCommit(process, request, body, key, shard);
       default:
         // JoinGroup, LeaveGroup and OffsetCommit may write: through the leader's append path.
         return this.writeGroupRecords(process, key, request, body.api, () => {
@@ -695,44 +700,43 @@ export class KafkaBroker {
   /**
    * TxnOffsetCommit: with KIP-890 verification (KAFKA-15449, 3.7+) the transaction coordinator is
    * asked first (a TV2 v5 request adds the offsets partition to the transaction), then the shard
-   * validates and writes together (KAFKA-15784's order).
+   * validates and writes together (KAFKA-15784's order). Under txnOffsetCommitUnverified (3.6) the
+   * shard writes at once, with no guard; under txnOffsetValidateBeforeVerify (3.7 before KAFKA-15784)
+   * the shard validates at the request's arrival and writes after the verification, unvalidated.
    */
   private verifyTxnOffsetCommit(
     process: BrokerProcess,
     request: Inbound,
     body: Extract<GroupRequest, { api: "TxnOffsetCommit" }>,
     key: PartitionKey,
+    shard: GroupCoordinatorShard,
   ): void {
+    const flags = this.release.flags;
+    // KAFKA-15449's bug switch (3.6): the group coordinator's path skipped the verification.
+    if (!flags.transactionPartitionVerification || flags.txnOffsetCommitUnverified)
+      return this.writeTxnOffsets(process, request, body, key, 0, false);
     const log = this.logs.get(key) as PartitionLog;
-    const write = (guard: number) =>
-      this.writeGroupRecords(process, key, request, "TxnOffsetCommit", () => {
-        const lookup = process.groups?.shardForGroup(body.groupId);
-        if (!lookup || lookup.kind === "error") return { api: "TxnOffsetCommit", errorCode: Errors.NOT_COORDINATOR };
-        const errorCode = lookup.shard.commitTransactionalOffsets({ ...body, verificationGuard: guard });
-        this.ctx.sim.emit(this.id, "group.request", {
-          api: body.api,
-          group: body.groupId,
-          member: body.memberId,
-          gen: body.generationId,
-          error: errorCode,
-        });
-        if (errorCode === Errors.NONE)
-          this.ctx.sim.emit(this.id, "group.txn-offsets", {
-            group: body.groupId,
-            member: body.memberId,
-            gen: body.generationId,
-            pid: body.producerId,
-            epoch: body.producerEpoch,
-            offsets: body.offsets.map((o) => `${o.partition}@${o.offset}`).join(","),
-            txn: body.ghostTxn,
-          });
-        return { api: "TxnOffsetCommit", errorCode };
-      });
-    if (!this.release.flags.transactionPartitionVerification) return write(0);
     const supportsEpochBump = body.version >= 5;
     const guard = log.maybeStartTransactionVerification(body.producerId, -1, body.producerEpoch, supportsEpochBump);
-    if (guard === 0) return write(0);
-    const addPartition = supportsEpochBump && this.release.flags.supportsTransactionVersion2;
+    if (guard === 0) return this.writeTxnOffsets(process, request, body, key, 0, false);
+    // KAFKA-15784's bug switch: GroupCoordinator.doTxnCommitOffsets validated under the group lock
+    // before ReplicaManager.appendRecords started the asynchronous verification.
+    const validatedBefore = flags.txnOffsetValidateBeforeVerify;
+    if (validatedBefore) {
+      const invalid = shard.validateTransactionalOffsetCommit(body);
+      if (invalid !== Errors.NONE) {
+        this.emitTxnOffsetCommit(body, invalid);
+        return request.respond({ api: "TxnOffsetCommit", errorCode: invalid });
+      }
+      this.ctx.sim.emit(this.id, "group.txn-offsets-validated", {
+        group: body.groupId,
+        member: body.memberId,
+        gen: body.generationId,
+        groupGen: shard.group(body.groupId).generationId,
+        txn: body.ghostTxn,
+      });
+    }
+    const addPartition = supportsEpochBump && flags.supportsTransactionVersion2;
     process.verifier.verify(
       {
         api: "AddPartitionsToTxn",
@@ -747,9 +751,48 @@ export class KafkaBroker {
       (errorCode) => {
         const mapped = txnOffsetCommitErrorForVerification(errorCode);
         if (mapped !== Errors.NONE) return request.respond({ api: "TxnOffsetCommit", errorCode: mapped });
-        write(guard);
+        this.writeTxnOffsets(process, request, body, key, guard, validatedBefore);
       },
     );
+  }
+
+  /** The shard's write of a TxnOffsetCommit (validated first unless `validatedBefore`), through the leader's append path. */
+  private writeTxnOffsets(
+    process: BrokerProcess,
+    request: Inbound,
+    body: Extract<GroupRequest, { api: "TxnOffsetCommit" }>,
+    key: PartitionKey,
+    guard: number,
+    validatedBefore: boolean,
+  ): void {
+    this.writeGroupRecords(process, key, request, "TxnOffsetCommit", () => {
+      const lookup = process.groups?.shardForGroup(body.groupId);
+      if (!lookup || lookup.kind === "error") return { api: "TxnOffsetCommit", errorCode: Errors.NOT_COORDINATOR };
+      const input = { ...body, verificationGuard: guard };
+      const errorCode = lookup.shard.commitTransactionalOffsets(input, validatedBefore);
+      this.emitTxnOffsetCommit(body, errorCode);
+      if (errorCode === Errors.NONE)
+        this.ctx.sim.emit(this.id, "group.txn-offsets", {
+          group: body.groupId,
+          member: body.memberId,
+          gen: body.generationId,
+          pid: body.producerId,
+          epoch: body.producerEpoch,
+          offsets: body.offsets.map((o) => `${o.partition}@${o.offset}`).join(","),
+          txn: body.ghostTxn,
+        });
+      return { api: "TxnOffsetCommit", errorCode };
+    });
+  }
+
+  private emitTxnOffsetCommit(body: Extract<GroupRequest, { api: "TxnOffsetCommit" }>, errorCode: number): void {
+    this.ctx.sim.emit(this.id, "group.request", {
+      api: body.api,
+      group: body.groupId,
+      member: body.memberId,
+      gen: body.generationId,
+      error: errorCode,
+    });
   }
 
   // ---------------------------------------------------------------- __transaction_state

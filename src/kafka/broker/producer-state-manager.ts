@@ -152,7 +152,10 @@ export class ProducerStateManager {
       const guardMismatch = flags.verificationWithoutGuard
         ? verificationGuard === 0
         : verification === null || verification.guard !== verificationGuard;
-      if (flags.transactionPartitionVerification && guardMismatch)
+      // KAFKA-15449's bug switch: 3.6 checked the guard of origin CLIENT only, so a group
+      // coordinator's unverified write (origin COORDINATOR) opened a transaction unchecked.
+      const checked = origin === "CLIENT" || !flags.txnOffsetCommitUnverified;
+      if (flags.transactionPartitionVerification && checked && guardMismatch)
         return error(
           Errors.INVALID_TXN_STATE,
           "Record was not part of an ongoing transaction (verification guard mismatch)",

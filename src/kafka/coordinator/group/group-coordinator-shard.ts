@@ -26,6 +26,13 @@ export interface GroupCoordinatorOptions {
    * the group coordinator's path drops it).
    */
   readonly markerTransactionVersionReachesLog: boolean;
+  /** offset.metadata.max.bytes (absent: Kafka's default, 4096): a longer metadata string is refused per partition. */
+  readonly offsetMetadataMaxBytes?: number;
+  /**
+   * KAFKA-16371's bug switch (the classic coordinator before 3.7.1): partitions refused for their
+   * metadata are still staged as pending (see ReleaseFlags.pendingOffsetsKeepRejectedPartitions).
+   */
+  readonly pendingOffsetsKeepRejectedPartitions?: boolean;
   /** Ghost (not Kafka): told of each TxnOffsetCommit written, with the group as it stood (the oracle's zombie-commit check). */
   readonly onTxnOffsetsAccepted?: (accepted: AcceptedTxnOffsets) => void;
 }
@@ -49,6 +56,16 @@ export const DEFAULT_GROUP_COORDINATOR_OPTIONS: GroupCoordinatorOptions = {
   markerTransactionVersionReachesLog: true,
 };
 
+/** Kafka's default offset.metadata.max.bytes (OffsetConfig.DEFAULT_MAX_METADATA_SIZE). */
+export const DEFAULT_OFFSET_METADATA_MAX_BYTES = 4096;
+
+/** One partition's offset in an OffsetCommit or TxnOffsetCommit, with the application's metadata string (absent: none). */
+export interface CommittedOffset {
+  readonly partition: PartitionKey;
+  readonly offset: number;
+  readonly metadata?: string;
+}
+
 /** Who is committing: the group metadata a consumer hands to sendOffsetsToTransaction (ConsumerGroupMetadata). */
 export interface CommitterMetadata {
   readonly groupId: string;
@@ -61,7 +78,7 @@ export interface TxnOffsetCommitInput extends CommitterMetadata {
   readonly transactionalId: string;
   readonly producerId: number;
   readonly producerEpoch: number;
-  readonly offsets: readonly { partition: PartitionKey; offset: number }[];
+  readonly offsets: readonly CommittedOffset[];
   /** The guard the broker's verification with the transaction coordinator produced (KAFKA-15449). */
   readonly verificationGuard: number;
   readonly ghostTxn: string | null;
@@ -208,8 +225,12 @@ export class GroupCoordinatorShard {
 
   // ------------------------------------------------------------------ offsets
 
-  /** OffsetCommit (non-transactional): validated, written, committed at once. One error for all partitions. */
-  commitOffsets(committer: CommitterMetadata, offsets: readonly { partition: PartitionKey; offset: number }[]): number {
+  /**
+   * OffsetCommit (non-transactional): validated, written, committed at once. One error for all
+   * partitions, OFFSET_METADATA_TOO_LARGE when any partition's metadata was refused (those are not
+   * written; under KAFKA-16371's switch they stay pending for ever).
+   */
+  commitOffsets(committer: CommitterMetadata, offsets: readonly CommittedOffset[]): number {
     const group = this.group(committer.groupId);
     const invalid = group.validateOffsetCommit(
       committer.memberId,
@@ -218,8 +239,10 @@ export class GroupCoordinatorShard {
       false,
     );
     if (invalid !== Errors.NONE) return invalid;
-    const batch = this.log.appendOffsetCommitRecords(offsets.map((o) => ({ ...o, ...recordOf(committer) })));
-    for (const o of offsets)
+    const { valid, rejected } = this.splitByMetadataSize(offsets);
+    if (valid.length === 0) return Errors.OFFSET_METADATA_TOO_LARGE;
+    const batch = this.log.appendOffsetCommitRecords(valid.map((o) => ({ ...o, ...recordOf(committer) })));
+    for (const o of valid)
       this.offsets.replayOffsetCommit(committer.groupId, o.partition, {
         offset: o.offset,
         recordOffset: batch.baseOffset,
@@ -228,28 +251,58 @@ export class GroupCoordinatorShard {
         producerId: -1,
         ghostTxn: null,
       });
-    return Errors.NONE;
+    if (rejected.length === 0) return Errors.NONE;
+    if (this.options.pendingOffsetsKeepRejectedPartitions)
+      for (const o of rejected) this.offsets.stageRejectedOffsetCommit(committer.groupId, o.partition);
+    return Errors.OFFSET_METADATA_TOO_LARGE;
+  }
+
+  /**
+   * OffsetMetadataManager.isMetadataInvalid (GroupMetadataManager.validateOffsetMetadataLength in
+   * the classic coordinator): metadata longer than offset.metadata.max.bytes is refused.
+   */
+  private splitByMetadataSize(offsets: readonly CommittedOffset[]): {
+    valid: CommittedOffset[];
+    rejected: CommittedOffset[];
+  } {
+    const max = this.options.offsetMetadataMaxBytes ?? DEFAULT_OFFSET_METADATA_MAX_BYTES;
+    const fits = (o: CommittedOffset) => o.metadata === undefined || o.metadata.length <= max;
+    return { valid: offsets.filter(fits), rejected: offsets.filter((o) => !fits(o)) };
   }
 
   /**
    * TxnOffsetCommit (OffsetMetadataManager.commitTransactionalOffset after verification, KAFKA-15784's
-   * order): validate the committer against the group (KIP-447), then write the records as one
-   * transactional batch of the producer through the log's producer-state checks; on success the
-   * offsets are pending for the producer id until its marker.
+   * order): validate the committer against the group (KIP-447), then write the records of the
+   * partitions whose metadata fits as one transactional batch of the producer through the log's
+   * producer-state checks; on success those offsets are pending for the producer id until its
+   * marker. OFFSET_METADATA_TOO_LARGE when a partition was refused (the response's one error code
+   * stands for Kafka's per-partition errors: the Java producer fails on the first non-NONE one).
    */
-  commitTransactionalOffsets(input: TxnOffsetCommitInput): number {
-    const invalid = this.validateTransactionalOffsetCommit(input);
+  commitTransactionalOffsets(input: TxnOffsetCommitInput, validatedBefore = false): number {
+    // KAFKA-15784's bug switch: the caller validated at the request's arrival, before the verification.
+    const invalid = validatedBefore ? Errors.NONE : this.validateTransactionalOffsetCommit(input);
     if (invalid !== Errors.NONE) return invalid;
+    const { valid, rejected } = this.splitByMetadataSize(input.offsets);
+    if (valid.length === 0) return Errors.OFFSET_METADATA_TOO_LARGE;
+    // KAFKA-16371's bug switch: GroupMetadata.prepareTxnOffsetCommit took the unfiltered map before
+    // the append, and neither its success nor its failure callback removed the refused partitions.
+    if (this.options.pendingOffsetsKeepRejectedPartitions)
+      for (const o of rejected) this.offsets.stageRejectedTxnOffsetCommit(input.groupId, o.partition, input.producerId);
+    const errorCode = this.writeTransactionalOffsets(input, valid);
+    return errorCode === Errors.NONE && rejected.length > 0 ? Errors.OFFSET_METADATA_TOO_LARGE : errorCode;
+  }
+
+  private writeTransactionalOffsets(input: TxnOffsetCommitInput, offsets: readonly CommittedOffset[]): number {
     const appended = this.log.appendData({
       producerId: input.producerId,
       producerEpoch: input.producerEpoch,
       baseSequence: 0,
       isTransactional: true,
-      values: input.offsets.map((o) => `${input.groupId}:${o.partition}@${o.offset}`),
+      values: offsets.map((o) => `${input.groupId}:${o.partition}@${o.offset}`),
       ghostTxn: input.ghostTxn,
       verificationGuard: input.verificationGuard,
       origin: "COORDINATOR",
-      offsetCommits: input.offsets.map((o) => ({ ...o, ...recordOf(input) })),
+      offsetCommits: offsets.map((o) => ({ ...o, ...recordOf(input) })),
     });
     if (appended.kind === "error") return appended.errorCode;
     if (appended.kind === "duplicate") throw new Error("a coordinator write is never a duplicate (origin COORDINATOR)");
@@ -262,10 +315,10 @@ export class GroupCoordinatorShard {
       generationId: input.generationId,
       groupGenerationId: known ? known.generationId : -1,
       memberKnown: known ? known.members.has(input.memberId) : false,
-      offsets: input.offsets,
+      offsets,
       atOffset: appended.batch.baseOffset,
     });
-    for (const o of input.offsets)
+    for (const o of offsets)
       this.offsets.replayTransactionalOffsetCommit(input.groupId, o.partition, {
         offset: o.offset,
         recordOffset: appended.batch.baseOffset,
@@ -282,7 +335,7 @@ export class GroupCoordinatorShard {
    * unmanaged commit (generation -1) and otherwise answers ILLEGAL_GENERATION; a known group
    * validates member, instance and generation (ClassicGroup.validateOffsetCommit, transactional).
    */
-  private validateTransactionalOffsetCommit(input: TxnOffsetCommitInput): number {
+  validateTransactionalOffsetCommit(input: CommitterMetadata): number {
     if (!this.options.txnOffsetCommitGenerationCheck) return Errors.NONE;
     const known = this.groups.get(input.groupId);
     if (!known && input.generationId >= 0) return Errors.ILLEGAL_GENERATION;

@@ -1,11 +1,11 @@
-import { Errors } from "../../common/errors.js";
+import { Errors, IllegalStateException } from "../../common/errors.js";
 import type { PartitionKey, TransactionResult } from "../../common/types.js";
 
 /** OffsetAndMetadata, with who committed it (for the oracle's explanations). */
 export interface OffsetAndMetadata {
   /** The next input offset to read. */
   readonly offset: number;
-  /** The offset of the commit record in __consumer_offsets (the most recent record wins). */
+  /** The offset of the commit record in __consumer_offsets (the most recent record wins); -1: never written (KAFKA-16371). */
   readonly recordOffset: number;
   readonly generationId: number;
   readonly memberId: string;
@@ -44,6 +44,11 @@ type OffsetsByPartition = Map<PartitionKey, OffsetAndMetadata>;
 export class OffsetMetadataManager {
   private readonly offsets = new Map<string, OffsetsByPartition>();
   private readonly pending = new Map<number, Map<string, OffsetsByPartition>>();
+  /**
+   * KAFKA-16371's bug switch only: the classic coordinator's pendingOffsetCommits entries of plain
+   * OffsetCommit partitions refused for their metadata, which nothing ever removes (by group).
+   */
+  private readonly lingering = new Map<string, Set<PartitionKey>>();
 
   /** A plain OffsetCommit record was written: it is the committed offset at once. */
   replayOffsetCommit(groupId: string, partition: PartitionKey, value: OffsetAndMetadata): void {
@@ -55,6 +60,32 @@ export class OffsetMetadataManager {
     const byGroup = this.pending.get(value.producerId) ?? new Map<string, OffsetsByPartition>();
     this.pending.set(value.producerId, byGroup);
     mapFor(byGroup, groupId).set(partition, value);
+  }
+
+  /**
+   * KAFKA-16371's bug switch, plain OffsetCommit: GroupMetadata.prepareOffsetCommit staged a partition
+   * the records left out, and only the append callback, for the written partitions, cleared the stage.
+   */
+  stageRejectedOffsetCommit(groupId: string, partition: PartitionKey): void {
+    const set = this.lingering.get(groupId) ?? new Set<PartitionKey>();
+    this.lingering.set(groupId, set);
+    set.add(partition);
+  }
+
+  /**
+   * KAFKA-16371's bug switch, TxnOffsetCommit: GroupMetadata.prepareTxnOffsetCommit staged a refused
+   * partition for the producer with no record (CommitRecordMetadataAndOffset(None, ...)): pending until
+   * the producer's next marker.
+   */
+  stageRejectedTxnOffsetCommit(groupId: string, partition: PartitionKey, producerId: number): void {
+    this.replayTransactionalOffsetCommit(groupId, partition, {
+      offset: -1,
+      recordOffset: -1,
+      generationId: -1,
+      memberId: "",
+      producerId,
+      ghostTxn: null,
+    });
   }
 
   /** OffsetMetadataManager.hasPendingTransactionalOffsets: does any open transaction hold an offset of it? */
@@ -79,10 +110,14 @@ export class OffsetMetadataManager {
    */
   fetchOffsets(groupId: string, partitions: readonly PartitionKey[], requireStable: boolean): FetchedOffset[] {
     return partitions.map((partition) => {
-      if (requireStable && this.hasPendingTransactionalOffsets(groupId, partition))
-        return { partition, offset: -1, errorCode: Errors.UNSTABLE_OFFSET_COMMIT };
+      const unstable = this.hasPendingTransactionalOffsets(groupId, partition) || this.isLingering(groupId, partition);
+      if (requireStable && unstable) return { partition, offset: -1, errorCode: Errors.UNSTABLE_OFFSET_COMMIT };
       return { partition, offset: this.committed(groupId, partition)?.offset ?? -1, errorCode: Errors.NONE };
     });
+  }
+
+  private isLingering(groupId: string, partition: PartitionKey): boolean {
+    return this.lingering.get(groupId)?.has(partition) ?? false;
   }
 
   /**
@@ -96,6 +131,11 @@ export class OffsetMetadataManager {
     const entries: MaterializedOffsets["entries"][number][] = [];
     for (const [groupId, byPartition] of byGroup ?? []) {
       for (const [partition, offset] of byPartition) {
+        // GroupMetadata.completePendingTxnOffsetCommit (the classic coordinator, under KAFKA-16371's switch).
+        if (result === "COMMIT" && offset.recordOffset < 0)
+          throw new IllegalStateException(
+            `Trying to complete a transactional offset commit for producerId ${producerId} and groupId ${groupId} even though the offset commit record itself hasn't been appended to the log (${partition})`,
+          );
         const existing = this.committed(groupId, partition);
         const materialized = result === "COMMIT" && (existing === null || offset.recordOffset > existing.recordOffset);
         if (materialized) mapFor(this.offsets, groupId).set(partition, offset);
