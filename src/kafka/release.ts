@@ -18,6 +18,13 @@ export interface ReleaseFlags {
   equalEpochNoOpenTxnTolerance: boolean;
   /** Mutant switch: the KAFKA-19999 tolerance also accepts an equal epoch while a txn is open. */
   equalEpochToleranceIgnoresOpenTxn: boolean;
+  /**
+   * A fix no release has: KAFKA-19999's idempotent retry is acknowledged only once the high watermark
+   * reaches the log end it found (a delayed produce), instead of at once. As released, a retry can
+   * acknowledge a marker the in-sync replicas do not hold yet (docs/model.md, "KAFKA-19999's early
+   * acknowledgement").
+   */
+  idempotentMarkerRetryWaitsForCommit: boolean;
   /** Reject markers whose coordinator epoch is below the stored one (TRANSACTION_COORDINATOR_FENCED). */
   coordinatorEpochCheck: boolean;
   /** Reject markers whose producer epoch fails the epoch rule (INVALID_PRODUCER_EPOCH). */
@@ -278,6 +285,7 @@ const kafka3x: ReleaseFlags = {
   strictMarkerEpochForTv2: false,
   equalEpochNoOpenTxnTolerance: false,
   equalEpochToleranceIgnoresOpenTxn: false,
+  idempotentMarkerRetryWaitsForCommit: false,
   coordinatorEpochCheck: true,
   markerProducerEpochCheck: true,
   strictMarkerEpochForLegacy: false,

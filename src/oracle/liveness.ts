@@ -171,7 +171,7 @@ function rejectedAndAbandoned(ledger: GhostLedger, txn: SnapshotTxn, a: Abandone
     );
     if (earlier)
       lines.push(
-        `${at(earlier.atMs)} ${earlier.broker} applied marker #${earlier.markerId} copy ${earlier.resend + 1} at ${earlier.partition} (offset ${earlier.markerOffset})`,
+        `${at(earlier.atMs)} ${earlier.broker} ${earlier.markerOffset === null ? "answered as an idempotent retry" : "applied"} marker #${earlier.markerId} copy ${earlier.resend + 1} at ${earlier.partition}${earlier.markerOffset === null ? "" : ` (offset ${earlier.markerOffset})`}`,
       );
     const open = rejected.openTxnBefore
       ? "a transaction of this producer was open there"

@@ -56,12 +56,32 @@ describe("PartitionLog marker checks (ProducerAppendInfo order)", () => {
     expect(log.logEndOffset).toBe(1);
   });
 
-  it("4.2.1 accepts an equal-epoch TV2 marker when no txn is open (KAFKA-19999) without completing anything", () => {
+  // KAFKA-19999 (PR #21176): ProducerAppendInfo.checkProducerEpoch throws IdempotentTransactionMarkerException,
+  // which KafkaApis.handleWriteTxnMarkersRequest answers as NONE: the retry is not appended.
+  it("4.2.1 answers an equal-epoch TV2 marker with no txn open (KAFKA-19999) as an idempotent retry, appending nothing", () => {
     const log = logOn("4.2.1");
     write(log, 3, 0);
     expect(log.appendMarker(marker(4, 2)).kind).toBe("appended");
+    const endBefore = log.logEndOffset;
     const dup = log.appendMarker(marker(4, 2));
-    expect(dup).toMatchObject({ kind: "appended", completed: null, rule: "kafka-19999-equal-epoch" });
+    expect(dup).toMatchObject({ kind: "idempotent-retry", rule: "kafka-19999-equal-epoch", openTxnBefore: false });
+    expect(log.logEndOffset).toBe(endBefore);
+  });
+
+  it("4.2.1 takes the idempotent retry before the coordinator-epoch check (checkProducerEpoch throws first)", () => {
+    const log = logOn("4.2.1");
+    write(log, 3, 0);
+    log.appendMarker(marker(4, 2, "COMMIT", 8));
+    expect(log.appendMarker(marker(4, 2, "COMMIT", 7)).kind).toBe("idempotent-retry");
+  });
+
+  it("4.2.1's idempotent retry leaves the next transaction's verification guard in place", () => {
+    const log = logOn("4.2.1");
+    write(log, 3, 0);
+    log.appendMarker(marker(4, 2));
+    const guard = log.maybeStartTransactionVerification(PID, 0, 5, true);
+    expect(log.appendMarker(marker(4, 2)).kind).toBe("idempotent-retry");
+    expect(log.verificationStates.get(PID)?.guard).toBe(guard);
   });
 
   it("4.2.0 (no KAFKA-19999) rejects even that harmless duplicate", () => {

@@ -993,32 +993,8 @@ export class KafkaBroker {
           v: version,
           corr: correlationId,
         };
-        if (outcome.kind === "error") {
-          this.ctx.sim.emit(this.id, "marker.rejected", {
-            partition,
-            pid: marker.producerId,
-            epoch: marker.producerEpoch,
-            stored: outcome.storedEpochBefore,
-            ce: marker.coordinatorEpoch,
-            tv: marker.transactionVersion,
-            rule: outcome.rule,
-            error: outcome.errorCode,
-            ...copy,
-          });
-          report({
-            storedEpochBefore: outcome.storedEpochBefore,
-            storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
-            openTxnBefore: outcome.openTxnBefore,
-            rule: outcome.rule,
-            errorCode: outcome.errorCode,
-            markerOffset: null,
-            completed: null,
-            closedBatches: [],
-          });
-          return { waitForOffset: null, value: outcome.errorCode };
-        }
-        const completed = outcome.completed;
-        this.ctx.sim.emit(this.id, "marker.append", {
+        // The fields every marker event starts with: the marker and how the leader judged it.
+        const judgedAs = {
           partition,
           pid: marker.producerId,
           epoch: marker.producerEpoch,
@@ -1026,6 +1002,34 @@ export class KafkaBroker {
           ce: marker.coordinatorEpoch,
           tv: marker.transactionVersion,
           rule: outcome.rule,
+        };
+        const reportNothingAppended = (errorCode: number) =>
+          report({
+            storedEpochBefore: outcome.storedEpochBefore,
+            storedCoordinatorEpochBefore: outcome.storedCoordinatorEpochBefore,
+            openTxnBefore: outcome.openTxnBefore,
+            rule: outcome.rule,
+            errorCode,
+            markerOffset: null,
+            completed: null,
+            closedBatches: [],
+          });
+        if (outcome.kind === "error") {
+          this.ctx.sim.emit(this.id, "marker.rejected", { ...judgedAs, error: outcome.errorCode, ...copy });
+          reportNothingAppended(outcome.errorCode);
+          return { waitForOffset: null, value: outcome.errorCode };
+        }
+        if (outcome.kind === "idempotent-retry") {
+          this.ctx.sim.emit(this.id, "marker.idempotent", { ...judgedAs, ...copy });
+          reportNothingAppended(Errors.NONE);
+          // Nothing was appended, so Kafka answers at once, although the copy this one repeats may not
+          // be committed yet: the in-memory producer state moved at that copy's append, not its commit.
+          const wait = this.release.flags.idempotentMarkerRetryWaitsForCommit ? log.logEndOffset : null;
+          return { waitForOffset: wait, value: Errors.NONE };
+        }
+        const completed = outcome.completed;
+        this.ctx.sim.emit(this.id, "marker.append", {
+          ...judgedAs,
           result,
           offset: outcome.batch.baseOffset,
           closedFrom: completed ? completed.firstOffset : -1,

@@ -118,6 +118,14 @@ export type MarkerAppendResult =
       openTxnBefore: boolean;
     }
   | {
+      /** KAFKA-19999's idempotent retry: answered NONE, nothing appended, the producer state untouched. */
+      kind: "idempotent-retry";
+      rule: MarkerEpochRule;
+      storedEpochBefore: number;
+      storedCoordinatorEpochBefore: number;
+      openTxnBefore: boolean;
+    }
+  | {
       kind: "error";
       errorCode: number;
       rule: MarkerEpochRule;
@@ -229,6 +237,14 @@ export class PartitionLog {
         reason: judged.reason,
       };
     }
+    if (judged.idempotentRetry)
+      return {
+        kind: "idempotent-retry",
+        rule: judged.rule,
+        storedEpochBefore: judged.storedEpochBefore,
+        storedCoordinatorEpochBefore: judged.storedCoordinatorEpochBefore,
+        openTxnBefore: judged.openTxnBefore,
+      };
     this.assertRoom();
     const offset = this.logEndOffset;
     const batch: LogBatch = {

@@ -381,6 +381,12 @@ export class GroupCoordinatorShard {
       this.offsets.revertTo(snapshot);
       return { errorCode: append.errorCode, append, materialized: null, transactionVersionSeen };
     }
+    if (append.kind === "idempotent-retry") {
+      // The write threw IdempotentTransactionMarkerException: the runtime reverts what it replayed,
+      // and KafkaApis answers NONE (the exception marks a success; it is unwrapped from the future).
+      this.offsets.revertTo(snapshot);
+      return { errorCode: Errors.NONE, append, materialized: null, transactionVersionSeen };
+    }
     return { errorCode: Errors.NONE, append, materialized, transactionVersionSeen };
   }
 }
