@@ -617,13 +617,7 @@ export class KafkaBroker {
     const shard = lookup.shard;
     const key = consumerOffsetsPartitionKey(shard.partitionIndex);
     const emit = (errorCode: number, member: string, gen: number) =>
-      this.ctx.sim.emit(this.id, "group.request", {
-        api: body.api,
-        group: body.groupId,
-        member,
-        gen,
-        error: errorCode,
-      });
+      this.groupAnswered(key, body.api, body.groupId, member, gen, errorCode, -1, null);
     const now = this.nowMs;
     switch (body.api) {
       case "OffsetFetch": {
@@ -661,6 +655,38 @@ export class KafkaBroker {
           return { api: "OffsetCommit", errorCode };
         });
     }
+  }
+
+  /** The trace's group.request, and the ghost's view of the same answer (coverage of group states). */
+  private groupAnswered(
+    partition: PartitionKey,
+    api: string,
+    groupId: string,
+    memberId: string,
+    generationId: number,
+    errorCode: number,
+    producerId: number,
+    ghostTxn: string | null,
+  ): void {
+    this.ctx.sim.emit(this.id, "group.request", {
+      api,
+      group: groupId,
+      member: memberId,
+      gen: generationId,
+      error: errorCode,
+    });
+    this.ctx.ghost.groupRequestAnswered?.({
+      broker: this.id,
+      partition,
+      api,
+      groupId,
+      memberId,
+      generationId,
+      errorCode,
+      producerId,
+      ghostTxn,
+      atMs: this.nowMs,
+    });
   }
 
   /**
@@ -709,13 +735,8 @@ export class KafkaBroker {
         const lookup = process.groups?.shardForGroup(body.groupId);
         if (!lookup || lookup.kind === "error") return { api: "TxnOffsetCommit", errorCode: Errors.NOT_COORDINATOR };
         const errorCode = lookup.shard.commitTransactionalOffsets({ ...body, verificationGuard: guard });
-        this.ctx.sim.emit(this.id, "group.request", {
-          api: body.api,
-          group: body.groupId,
-          member: body.memberId,
-          gen: body.generationId,
-          error: errorCode,
-        });
+        const { groupId, memberId, generationId, producerId, ghostTxn } = body;
+        this.groupAnswered(key, body.api, groupId, memberId, generationId, errorCode, producerId, ghostTxn);
         if (errorCode === Errors.NONE)
           this.ctx.sim.emit(this.id, "group.txn-offsets", {
             group: body.groupId,
