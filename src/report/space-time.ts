@@ -308,6 +308,23 @@ function focusGroupSide(events: readonly TraceEvent[], v: Violation, focus: Focu
   }
 }
 
+/**
+ * What the violation did on the group side, in Kafka's terms, after the oracle's explanation: for
+ * a stale marker at an offsets partition, whose TxnOffsetCommit wrote the pending offsets it
+ * decided (group, member, generation, input offsets).
+ */
+function groupSteps(events: readonly TraceEvent[], focus: Focus): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    if (!focus.victims.has(e.index) || !isEvent(e, "group.txn-offsets")) continue;
+    const x = e.fields;
+    out.push(
+      `group side: the pending offsets it decided were written by ${x.txn ?? "?"}'s TxnOffsetCommit at t=${e.timeMs}ms on ${e.node}: group ${x.group}, member ${x.member}, generation ${x.gen}, producerId ${x.pid} epoch ${x.epoch}, input offsets ${x.offsets}`,
+    );
+  }
+  return out;
+}
+
 function emphasisOf(focus: Focus, index: number): Emphasis {
   if (focus.stale.has(index)) return "stale";
   if (focus.victims.has(index)) return "victim";
@@ -551,7 +568,7 @@ export function buildSpaceTime(trace: SeedTrace, violation: Violation | null = t
           kind: violation.kind,
           summary: violation.summary,
           atMs: violation.atMs,
-          steps: violation.explanation,
+          steps: [...violation.explanation, ...groupSteps(events, focus)],
           index: focus.index,
         }
       : null,

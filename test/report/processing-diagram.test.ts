@@ -59,6 +59,12 @@ describe("the group side of a processing run in the diagram and the story", () =
     // The stale marker itself is the append at __consumer_offsets-0, at the moment of the decision.
     const stale = st.events.find((e) => e.kind === "marker.append" && e.emphasis === "stale");
     expect(stale?.timeMs).toBe(decided?.timeMs);
+    // The page's explanation adds who wrote the offsets the stale marker decided.
+    expect(st.violation?.steps.at(-1)).toMatch(
+      new RegExp(
+        `^group side: the pending offsets it decided were written by ${gap.violation.transaction}'s TxnOffsetCommit .*group eos-app, member eos-app-m\\d+, generation \\d+, .*input offsets input-\\d@\\d+`,
+      ),
+    );
     const svg = renderSpaceTimeSvg(st, "d0");
     expect(svg).toContain('class="lane lane-processor"');
     expect(svg).toContain("ev cat-group");
