@@ -1,10 +1,11 @@
 import { type ReleaseFlags, type ReleaseName, releaseProfile } from "../kafka/release.js";
 import {
   GROUP_EVENT_POINTS,
+  MARKER_DIMENSIONS,
+  OFFSETS_MARKER_DIMENSIONS,
   MARKER_VALUES,
   OFFSETS_MARKER_VALUES,
   TRANSACTION_EVENT_POINTS,
-  type MarkerArrival,
   type ProtocolState,
   stateKey,
 } from "../oracle/protocol-coverage.js";
@@ -142,18 +143,23 @@ function addArrivals(
 
 export function goalPattern(goal: CoverageGoal): string {
   if (goal.event) return stateKey({ kind: "event", event: goal.event });
-  const m = goal.marker ?? {};
-  const parts = Object.entries(m)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${String(v)}`);
-  return `marker ${parts.join(" ")}`.trim();
+  // The fields in the order of the state's key.
+  const [kind, m, order] = goal.offsetsMarker
+    ? (["offsets-marker", goal.offsetsMarker, OFFSETS_MARKER_DIMENSIONS] as const)
+    : (["marker", goal.marker ?? {}, MARKER_DIMENSIONS] as const);
+  const fields = m as Readonly<Record<string, string | undefined>>;
+  const parts = order.filter((d) => fields[d] !== undefined).map((d) => `${d}=${String(fields[d])}`);
+  return `${kind} ${parts.join(" ")}`.trim();
 }
 
+/** Whether a reached state matches a goal: its event, or every field its (offsets-)marker pattern gives. */
 export function goalMatches(goal: CoverageGoal, state: ProtocolState): boolean {
   if (goal.event) return state.kind === "event" && state.event === goal.event;
-  if (state.kind !== "marker" || !goal.marker) return false;
-  const arrival = state.arrival;
-  return Object.entries(goal.marker).every(([k, v]) => v === undefined || arrival[k as keyof MarkerArrival] === v);
+  const pattern =
+    state.kind === "marker" ? goal.marker : state.kind === "offsets-marker" ? goal.offsetsMarker : undefined;
+  if (!pattern || state.kind === "event") return false;
+  const arrival = state.arrival as unknown as Readonly<Record<string, string>>;
+  return Object.entries(pattern).every(([k, v]) => v === undefined || arrival[k] === v);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import { runSeed } from "../../src/fuzz/run-seed.js";
 import { GROUP_EVENT_POINTS, parseStateKey, type ProtocolState } from "../../src/oracle/protocol-coverage.js";
 import type { RunReport } from "../../src/report/run-report.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
-import { eosfuzz } from "../cli/cli-helpers.js";
+import { eosfuzz, ROOT } from "../cli/cli-helpers.js";
 
 /**
  * Coverage of the group side (issue 17): a WriteTxnMarkers arrival at a __consumer_offsets
@@ -93,5 +93,34 @@ describe("coverage states of the group side", () => {
     expect(reached.filter((k) => k.startsWith("offsets-marker@4.1 ")).length).toBeGreaterThan(5);
     expect(reached.some((k) => isStaleAtOffsets(parseStateKey(k)))).toBe(true);
     expect(report.coverage.neverReached.some((k) => k.startsWith("offsets-marker@4.2.1 "))).toBe(true);
+  }, 120_000);
+
+  it("a scenario can require an offsets-partition state as a coverage goal: on eos-processor (4.2.1) the KIP-1228 check rejects late copies over newer pending offsets", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eosfuzz-offsets-goal-"));
+    const base = readFileSync(join(ROOT, "scenarios/eos-processor.yaml"), "utf8");
+    const goal = (pattern: string) =>
+      `${base}\ncoverage:\n  goals:\n    - name: KIP-1228 held at __consumer_offsets\n      ${pattern}\n`;
+    const file = join(dir, "goal.yaml");
+    writeFileSync(
+      file,
+      goal('offsetsMarker: { release: "4.2.1", arrival: repeat, pending: other, rule: strict-tv2, result: rejected }'),
+    );
+    const args = ["run", "--scenario", file, "--seeds", "15", "--no-shrink", "--workers", "0", "--json"];
+    const r = eosfuzz(args);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as RunReport;
+    const verdict = report.coverage.goals[0];
+    expect(verdict?.pattern).toBe(
+      "offsets-marker release=4.2.1 arrival=repeat pending=other rule=strict-tv2 result=rejected",
+    );
+    expect(verdict?.possible).toBe(true);
+    expect(verdict?.reached).toBe(true);
+    // None was applied: the stale state at an offsets partition is not reached on 4.2.1.
+    expect(report.coverage.reached.some((p) => isStaleAtOffsets(parseStateKey(p.point)))).toBe(false);
+    // A goal names exactly one kind of state.
+    writeFileSync(file, goal('marker: { release: "4.2.1" }\n      offsetsMarker: { release: "4.2.1" }'));
+    const both = eosfuzz(args);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("expected exactly one of marker, offsetsMarker or event");
   }, 120_000);
 });
