@@ -337,6 +337,8 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
   const bands: Band[] = [];
   const laneIds = new Set(lanes.map((l) => l.id));
   const until = (untilMs: number) => Math.min(untilMs, endMs);
+  // A processor's two lanes: its producer and its consumer.
+  const processorLanes = (processor: string) => [processor, `${processor}-consumer`].filter((l) => laneIds.has(l));
   for (const e of events) {
     const { kind, fields: x } = typedEvent(e);
     const at = { fromMs: e.timeMs, index: e.index };
@@ -386,16 +388,16 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
       case "fault.processor-pause":
         bands.push({
           kind: "pause",
-          lanes: [x.processor, `${x.processor}-consumer`].filter((l) => laneIds.has(l)),
+          lanes: processorLanes(x.processor),
           ...at,
           toMs: until(x.untilMs),
-          label: `${x.processor} paused (past the session timeout: a zombie)`,
+          label: `${x.processor} paused (a zombie if past the session timeout)`,
         });
         break;
       case "fault.processor-crash":
         bands.push({
           kind: "restart",
-          lanes: [x.processor, `${x.processor}-consumer`].filter((l) => laneIds.has(l)),
+          lanes: processorLanes(x.processor),
           ...at,
           toMs: until(e.timeMs + x.restartInMs),
           label: `${x.processor} crashed; restarts in ${x.restartInMs} ms with the same transactional.id`,
