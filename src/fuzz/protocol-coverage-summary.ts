@@ -1,8 +1,11 @@
 import { type ReleaseFlags, type ReleaseName, releaseProfile } from "../kafka/release.js";
 import {
-  EVENT_POINTS,
+  GROUP_EVENT_POINTS,
+  MARKER_DIMENSIONS,
+  OFFSETS_MARKER_DIMENSIONS,
   MARKER_VALUES,
-  type MarkerArrival,
+  OFFSETS_MARKER_VALUES,
+  TRANSACTION_EVENT_POINTS,
   type ProtocolState,
   stateKey,
 } from "../oracle/protocol-coverage.js";
@@ -44,7 +47,9 @@ function flagsOf(node: NodeLike, global: Partial<ReleaseFlags>): Readonly<Releas
  * The abstract states a scenario could reach, by key (in key order): for each broker release (and
  * upgrade) and each coordinator that could send to it, the wire format the pair negotiates, the
  * epoch rules the leader can apply to it, times arrival x leader transaction x producer progress x
- * result; plus the event points. Combinations ruled out by construction are left out: KAFKA-19999 only accepts, and
+ * result; in a scenario with a consumer group (`processing`), the same at offsets partitions
+ * (offsets-marker states: the group coordinator's release decides whether the TransactionVersion
+ * reaches the log's check) and the group event points; plus the event points. Combinations ruled out by construction are left out: KAFKA-19999 only accepts, and
  * only with no open transaction; a repeat can't find its own transaction open (the first applied
  * marker closed it, and a transaction attempt writes nothing after EndTxn). A coarse
  * over-approximation: "never reached" lists what a sweep missed, some of which may be unreachable
@@ -76,10 +81,16 @@ export function possibleCoveragePoints(
         const wire = version < 2 ? "v1" : `v${version}-tv${seen}`;
         for (const rule of rulesFor(bf, seen)) addArrivals(add, b.release, wire, rule);
         addArrivals(add, b.release, wire, "unchecked", "not-leader");
+        if (!s.processing) continue;
+        // The group coordinator's write carries the TransactionVersion only if its release passes it on.
+        for (const rule of rulesFor(bf, bf.groupCoordinatorPassesTransactionVersion ? seen : 0))
+          addArrivals(add, b.release, wire, rule, "leader", "offsets");
+        addArrivals(add, b.release, wire, "unchecked", "not-leader", "offsets");
       }
     }
   }
-  for (const event of EVENT_POINTS) add({ kind: "event", event });
+  for (const event of TRANSACTION_EVENT_POINTS) add({ kind: "event", event });
+  if (s.processing) for (const event of GROUP_EVENT_POINTS) add({ kind: "event", event });
   return new Map([...states].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
@@ -91,7 +102,11 @@ function rulesFor(flags: Readonly<ReleaseFlags>, tvSeen: number): string[] {
 
 /**
  * The arrivals of one (release, wire, rule): at a leader (as judged) or at a broker that no longer
- * leads the partition (refused unjudged: NOT_LEADER_OR_FOLLOWER), before or after a leader change.
+ * leads the partition (refused unjudged: NOT_LEADER_OR_FOLLOWER), before or after a leader change;
+ * at a data partition, or (`offsets`) at an offsets partition, where the producer's pending offsets
+ * stand for its open transaction and the marker's result (COMMIT completes them, ABORT discards
+ * them) is a dimension. A repeat can't find its own transaction open or its offsets pending (its
+ * first applied marker decided them, and TxnOffsetCommit comes before EndTxn).
  */
 function addArrivals(
   add: (state: ProtocolState) => void,
@@ -99,20 +114,26 @@ function addArrivals(
   wire: string,
   rule: string,
   role: "leader" | "not-leader" = "leader",
+  at: "data" | "offsets" = "data",
 ): void {
+  const markers = at === "data" ? (["COMMIT"] as const) : OFFSETS_MARKER_VALUES.marker;
   for (const arrival of MARKER_VALUES.arrival) {
-    for (const leaderTxn of MARKER_VALUES.leaderTxn) {
+    for (const held of MARKER_VALUES.leaderTxn) {
       for (const producer of MARKER_VALUES.producer) {
         for (const result of MARKER_VALUES.result) {
           if (role === "not-leader" && result === "applied") continue;
-          if (rule === "kafka-19999-equal-epoch" && (leaderTxn !== "none" || result !== "applied")) continue;
-          if (arrival === "repeat" && leaderTxn === "same") continue;
+          if (rule === "kafka-19999-equal-epoch" && (held !== "none" || result !== "applied")) continue;
+          if (arrival === "repeat" && held === "same") continue;
           if (role === "leader" && rule === "unchecked" && result === "rejected") continue;
-          for (const leader of MARKER_VALUES.leader) {
-            add({
-              kind: "marker",
-              arrival: { release, wire, arrival, leaderTxn, producer, rule, result, role, leader },
-            });
+          for (const marker of markers) {
+            for (const leader of MARKER_VALUES.leader) {
+              const common = { release, wire, arrival, producer, rule, result, role, leader };
+              add(
+                at === "data"
+                  ? { kind: "marker", arrival: { ...common, leaderTxn: held } }
+                  : { kind: "offsets-marker", arrival: { ...common, pending: held === "same" ? "own" : held, marker } },
+              );
+            }
           }
         }
       }
@@ -122,18 +143,23 @@ function addArrivals(
 
 export function goalPattern(goal: CoverageGoal): string {
   if (goal.event) return stateKey({ kind: "event", event: goal.event });
-  const m = goal.marker ?? {};
-  const parts = Object.entries(m)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${String(v)}`);
-  return `marker ${parts.join(" ")}`.trim();
+  // The fields in the order of the state's key.
+  const [kind, m, order] = goal.offsetsMarker
+    ? (["offsets-marker", goal.offsetsMarker, OFFSETS_MARKER_DIMENSIONS] as const)
+    : (["marker", goal.marker ?? {}, MARKER_DIMENSIONS] as const);
+  const fields = m as Readonly<Record<string, string | undefined>>;
+  const parts = order.filter((d) => fields[d] !== undefined).map((d) => `${d}=${String(fields[d])}`);
+  return `${kind} ${parts.join(" ")}`.trim();
 }
 
+/** Whether a reached state matches a goal: its event, or every field its (offsets-)marker pattern gives. */
 export function goalMatches(goal: CoverageGoal, state: ProtocolState): boolean {
   if (goal.event) return state.kind === "event" && state.event === goal.event;
-  if (state.kind !== "marker" || !goal.marker) return false;
-  const arrival = state.arrival;
-  return Object.entries(goal.marker).every(([k, v]) => v === undefined || arrival[k as keyof MarkerArrival] === v);
+  const pattern =
+    state.kind === "marker" ? goal.marker : state.kind === "offsets-marker" ? goal.offsetsMarker : undefined;
+  if (!pattern || state.kind === "event") return false;
+  const arrival = state.arrival as unknown as Readonly<Record<string, string>>;
+  return Object.entries(pattern).every(([k, v]) => v === undefined || arrival[k] === v);
 }
 
 /**

@@ -5,6 +5,7 @@ import { recipeFor, standaloneRun } from "./failure-recipe.js";
 import { runSeed } from "./run-seed.js";
 import { renderSeedFile, seedFileName } from "./seed-file.js";
 import { type ShrinkSummary, shrinkOne, shrunkSeedFile } from "./shrink-seed.js";
+import { targetOf } from "./shrink.js";
 
 /** Kinds a shrink makes no sense for: a hung seed cannot be re-run safely in this thread. */
 const NOT_SHRUNK = new Set(["model-timeout"]);
@@ -47,7 +48,7 @@ export function shrinkFirstFailure(
     overrides,
     tape: standalone.tape,
     seed: shaping || first.tape ? null : first.seed,
-    target: first.broker !== undefined ? { kind: first.kind, broker: first.broker } : { kind: first.kind },
+    target: targetOf(first),
     budgetMs: options.budgetMs,
   });
   let seedFile: ShrunkFailure["seedFile"] = null;

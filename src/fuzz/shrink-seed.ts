@@ -10,7 +10,14 @@ import { checkDeterminism, describeDivergence } from "./determinism-check.js";
 import { runConfigFor } from "./campaign.js";
 import { runSeed } from "./run-seed.js";
 import { buildSeedFile, type LoadedSeedFile, type SeedFile, seedFileName } from "./seed-file.js";
-import { type RunSize, type ScenarioReduction, type ShrinkTarget, shrinkFailure } from "./shrink.js";
+import {
+  type RunSize,
+  type ScenarioReduction,
+  type ShrinkTarget,
+  matchesTarget,
+  shrinkFailure,
+  targetOf,
+} from "./shrink.js";
 
 /** Default wall-clock budget of a shrink (the bar: under 10 s on one core). */
 export const DEFAULT_SHRINK_BUDGET_MS = 10_000;
@@ -77,9 +84,7 @@ export function shrinkOne(input: ShrinkInput): ShrinkSummary {
   const config = runConfigFor(scenario, input.overrides);
   const verdict = checkDeterminism(config, { tape: result.tape });
   const run = runSeed(config, { tape: result.tape }, { recordTrace: true });
-  const v = run.violations.find(
-    (x) => x.kind === input.target.kind && (input.target.broker === undefined || x.broker === input.target.broker),
-  ) as Violation;
+  const v = run.violations.find((x) => matchesTarget(x, input.target)) as Violation;
   const violation: ShrinkSummary["violation"] = { summary: v.summary };
   for (const key of ["partition", "broker", "transaction", "markerIssuedFor"] as const)
     if (v[key] !== undefined) violation[key] = v[key];
@@ -136,8 +141,7 @@ export function shrinkSeedFile(loaded: LoadedSeedFile, budgetMs: number): Shrink
       "expected a seed file the shrinker can re-run, found a PCT run (its delivery policy is not part of the scenario): replay it with eosfuzz replay",
     );
   }
-  const target: ShrinkTarget =
-    first.broker !== undefined ? { kind: first.kind, broker: first.broker } : { kind: first.kind };
+  const target = targetOf(first);
   return shrinkOne({
     scenario: loaded.scenario,
     overrides: loaded.seedFile.overrides as Partial<ReleaseFlags>,

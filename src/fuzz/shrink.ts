@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type fcModule from "fast-check";
 import type { Violation, ViolationKind } from "../oracle/violation.js";
+import { isConsumerOffsetsPartition } from "../kafka/coordinator/group/group-partitioning.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import { type EventKind, isEvent } from "../kafka/trace-events.js";
 import type { Scenario } from "../scenario/schema.js";
@@ -14,6 +15,12 @@ export interface ShrinkTarget {
   kind: ViolationKind;
   /** The same place: the broker the violation names (if it names one). */
   broker?: string;
+  /**
+   * The same partition, for a violation at a __consumer_offsets partition: there the group
+   * coordinator judged the marker, a path of its own, and a stale marker at a data partition of the
+   * same broker is another failure.
+   */
+  partition?: string;
 }
 
 export interface ShrinkOptions {
@@ -55,12 +62,18 @@ const FAST_CHECK_CANDIDATES_PER_STREAM = 64;
 /** Bound on candidate runs, whatever the budget (a shrink is never an unbounded loop). */
 const MAX_CANDIDATE_RUNS = 200_000;
 
-export function targetOf(v: Violation): ShrinkTarget {
-  return v.broker !== undefined ? { kind: v.kind, broker: v.broker } : { kind: v.kind };
+export function targetOf(v: Pick<Violation, "kind" | "broker" | "partition">): ShrinkTarget {
+  const target: ShrinkTarget = v.broker !== undefined ? { kind: v.kind, broker: v.broker } : { kind: v.kind };
+  if (v.partition !== undefined && isConsumerOffsetsPartition(v.partition)) target.partition = v.partition;
+  return target;
 }
 
 export function matchesTarget(v: Violation, target: ShrinkTarget): boolean {
-  return v.kind === target.kind && (target.broker === undefined || v.broker === target.broker);
+  return (
+    v.kind === target.kind &&
+    (target.broker === undefined || v.broker === target.broker) &&
+    (target.partition === undefined || v.partition === target.partition)
+  );
 }
 
 /** Past the end a stream reads 0, so trailing zeros (and empty streams) carry no information. */

@@ -69,6 +69,29 @@ export interface GhostObserver {
     removed: readonly LogBatch[];
     atMs: number;
   }): void;
+  /**
+   * A group coordinator answered a group request (processing scenarios only; optional: observers
+   * that follow only transactions leave it out). A TxnOffsetCommit answered NONE left its offsets
+   * pending at `partition` for the producer.
+   */
+  groupRequestAnswered?(e: GroupAnswer): void;
+}
+
+/** A group request's answer, as the group coordinator of `partition` (a __consumer_offsets partition) gave it. */
+export interface GroupAnswer {
+  broker: string;
+  partition: PartitionKey;
+  /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, TxnOffsetCommit or OffsetFetch. */
+  api: string;
+  groupId: string;
+  memberId: string;
+  generationId: number;
+  /** The answer's error (for OffsetFetch: the first partition's error, if any). */
+  errorCode: number;
+  /** TxnOffsetCommit: the producer and its transaction attempt (else -1 and null). */
+  producerId: number;
+  ghostTxn: string | null;
+  atMs: number;
 }
 
 export interface SendFailed {

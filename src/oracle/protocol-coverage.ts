@@ -1,7 +1,15 @@
 import type { LogBatch } from "../kafka/broker/partition-log.js";
 import type { PartitionKey } from "../kafka/common/types.js";
 import { Errors } from "../kafka/common/errors.js";
-import type { GhostObserver, LeaderChangeSeen, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import { isConsumerOffsetsPartition } from "../kafka/coordinator/group/group-partitioning.js";
+import type {
+  GhostObserver,
+  GroupAnswer,
+  LeaderChangeSeen,
+  MarkerOutcome,
+  MarkerSend,
+  TxnDecision,
+} from "../kafka/ghost.js";
 import { isReleaseName, type ReleaseName } from "../kafka/release.js";
 
 /**
@@ -56,27 +64,97 @@ export const MARKER_DIMENSIONS = [
   "leader",
 ] as const satisfies readonly (keyof MarkerArrival)[];
 
+/**
+ * The closed dimensions of a marker arrival at a `__consumer_offsets` partition, where KafkaApis
+ * hands the marker to the group coordinator (GroupCoordinatorService.completeTransaction): what
+ * the producer had pending there replaces the open transaction of a data partition, and the
+ * marker's own result tells completing (COMMIT) from discarding (ABORT) those offsets.
+ */
+export const OFFSETS_MARKER_VALUES = {
+  arrival: MARKER_VALUES.arrival,
+  pending: ["none", "own", "other"],
+  producer: MARKER_VALUES.producer,
+  marker: ["COMMIT", "ABORT"],
+  result: MARKER_VALUES.result,
+  role: MARKER_VALUES.role,
+  leader: MARKER_VALUES.leader,
+} as const;
+
+/**
+ * A marker arrival at an offsets partition's leader: the same dimensions as MarkerArrival, save
+ * that the producer's pending transactional offsets (OffsetMetadataManager's pending store, written
+ * by TxnOffsetCommit) stand for its open transaction, and the marker's result is named.
+ */
+export interface OffsetsMarkerArrival {
+  release: ReleaseName;
+  wire: string;
+  arrival: (typeof OFFSETS_MARKER_VALUES.arrival)[number];
+  /** The producer's pending offsets at the partition: none, of the marker's own transaction, or of another (newer) one. */
+  pending: (typeof OFFSETS_MARKER_VALUES.pending)[number];
+  producer: (typeof OFFSETS_MARKER_VALUES.producer)[number];
+  rule: string;
+  /** The marker's result: applied, a COMMIT completes the pending offsets and an ABORT discards them. */
+  marker: (typeof OFFSETS_MARKER_VALUES.marker)[number];
+  result: (typeof OFFSETS_MARKER_VALUES.result)[number];
+  role: (typeof OFFSETS_MARKER_VALUES.role)[number];
+  leader: (typeof OFFSETS_MARKER_VALUES.leader)[number];
+}
+
+export const OFFSETS_MARKER_DIMENSIONS = [
+  "release",
+  "wire",
+  "arrival",
+  "pending",
+  "producer",
+  "rule",
+  "marker",
+  "result",
+  "role",
+  "leader",
+] as const satisfies readonly (keyof OffsetsMarkerArrival)[];
+
 /** Other protocol situations worth reaching, named by event. */
-export const EVENT_POINTS = [
+export const TRANSACTION_EVENT_POINTS = [
   "coordinator-initiated-abort",
   "marker-request-refused",
   "marker-sending-abandoned",
   "producer-outcome-unknown",
 ] as const;
 
+/**
+ * Group situations worth reaching (only runs with a consumer group can): a TxnOffsetCommit refused
+ * by KIP-447's fence (ClassicGroup.validateOffsetCommit: the committer's generation is not the
+ * group's, or the member is gone), and an OffsetFetch with require_stable answered
+ * UNSTABLE_OFFSET_COMMIT while a transaction held pending offsets.
+ */
+export const GROUP_EVENT_POINTS = [
+  "txn-offset-commit-illegal-generation",
+  "txn-offset-commit-unknown-member",
+  "offset-fetch-unstable",
+] as const;
+
+export const EVENT_POINTS = [...TRANSACTION_EVENT_POINTS, ...GROUP_EVENT_POINTS] as const;
+
 export type EventPoint = (typeof EVENT_POINTS)[number];
 
-/** An abstract protocol state a run can reach: a marker arrival, or one of the event points. */
-export type ProtocolState = { kind: "marker"; arrival: MarkerArrival } | { kind: "event"; event: EventPoint };
+/** An abstract protocol state a run can reach: a marker arrival (at a data or an offsets partition), or an event point. */
+export type ProtocolState =
+  | { kind: "marker"; arrival: MarkerArrival }
+  | { kind: "offsets-marker"; arrival: OffsetsMarkerArrival }
+  | { kind: "event"; event: EventPoint };
 
 /**
- * The key of a state, as reports, corpus files and results logs spell it: `event <name>`, or
+ * The key of a state, as reports, corpus files and results logs spell it: `event <name>`,
  * `marker@<release> wire=.. arrival=.. leaderTxn=.. producer=.. rule=.. result=.. role=.. leader=..` (the dimensions
  * after the release in MARKER_DIMENSIONS order; built once per marker arrival: no intermediate
- * arrays on the hot path).
+ * arrays on the hot path), or `offsets-marker@<release> ..` (OFFSETS_MARKER_DIMENSIONS order).
  */
 export function stateKey(state: ProtocolState): string {
   if (state.kind === "event") return `event ${state.event}`;
+  if (state.kind === "offsets-marker") {
+    const o = state.arrival;
+    return `offsets-marker@${o.release} wire=${o.wire} arrival=${o.arrival} pending=${o.pending} producer=${o.producer} rule=${o.rule} marker=${o.marker} result=${o.result} role=${o.role} leader=${o.leader}`;
+  }
   const m = state.arrival;
   return `marker@${m.release} wire=${m.wire} arrival=${m.arrival} leaderTxn=${m.leaderTxn} producer=${m.producer} rule=${m.rule} result=${m.result} role=${m.role} leader=${m.leader}`;
 }
@@ -86,7 +164,7 @@ export function stateKey(state: ProtocolState): string {
  * inverse of stateKey, null when no state spells the key exactly so.
  */
 export function parseStateKey(key: string): ProtocolState | null {
-  const state = key.startsWith("event ") ? eventState(key.slice("event ".length)) : markerState(key);
+  const state = key.startsWith("event ") ? eventState(key.slice("event ".length)) : arrivalState(key);
   return state !== null && stateKey(state) === key ? state : null;
 }
 
@@ -97,21 +175,29 @@ function eventState(name: string): ProtocolState | null {
 
 /** The closed dimensions' values, looked up by any dimension's name. */
 const CLOSED_VALUES: Partial<Record<keyof MarkerArrival, readonly string[]>> = MARKER_VALUES;
+const OFFSETS_CLOSED_VALUES: Partial<Record<keyof OffsetsMarkerArrival, readonly string[]>> = OFFSETS_MARKER_VALUES;
 
-function markerState(key: string): ProtocolState | null {
-  const match = /^marker@(\S+) (.*)$/.exec(key);
-  if (!match || !isReleaseName(match[1] as string)) return null;
-  const fields: Record<string, string> = { release: match[1] as string };
-  for (const part of (match[2] as string).split(" ")) {
+function arrivalState(key: string): ProtocolState | null {
+  const match = /^(marker|offsets-marker)@(\S+) (.*)$/.exec(key);
+  if (!match || !isReleaseName(match[2] as string)) return null;
+  const fields: Record<string, string> = { release: match[2] as string };
+  for (const part of (match[3] as string).split(" ")) {
     const eq = part.indexOf("=");
     if (eq > 0) fields[part.slice(0, eq)] = part.slice(eq + 1);
   }
-  for (const d of MARKER_DIMENSIONS) {
-    const value = fields[d];
-    const allowed = CLOSED_VALUES[d];
-    if (value === undefined || value === "" || (allowed !== undefined && !allowed.includes(value))) return null;
-  }
-  return { kind: "marker", arrival: fields as unknown as MarkerArrival };
+  const valid = (dims: readonly string[], closed: Partial<Record<string, readonly string[]>>) =>
+    dims.every((d) => {
+      const value = fields[d];
+      const allowed = closed[d];
+      return value !== undefined && value !== "" && (allowed === undefined || allowed.includes(value));
+    });
+  if (match[1] === "offsets-marker")
+    return valid(OFFSETS_MARKER_DIMENSIONS, OFFSETS_CLOSED_VALUES)
+      ? { kind: "offsets-marker", arrival: fields as unknown as OffsetsMarkerArrival }
+      : null;
+  return valid(MARKER_DIMENSIONS, CLOSED_VALUES)
+    ? { kind: "marker", arrival: fields as unknown as MarkerArrival }
+    : null;
 }
 
 /** How a marker request travelled, as a key spells it: `v1`, or `v2-tvN` with N the TransactionVersion the leader read. */
@@ -140,15 +226,17 @@ export function isLateCopy(state: ProtocolState, at: { release: string; wire: st
  * How close a marker arrival came to a stale marker (0 to 4): it was a repeat of its transaction's
  * marker, the producer had moved on to a newer transaction, that transaction's records were open at
  * the partition, and the leader applied it. All four is the stale-marker violation itself; three
- * is a near miss (too early, too late, or rejected by the KIP-1228 check). Events count 0.
+ * is a near miss (too early, too late, or rejected by the KIP-1228 check). At an offsets partition
+ * the newer transaction's pending offsets stand for its open records. Events count 0.
  */
 export function markerRisk(state: ProtocolState): number {
-  if (state.kind !== "marker") return 0;
+  if (state.kind === "event") return 0;
   const m = state.arrival;
+  const otherOpen = state.kind === "marker" ? state.arrival.leaderTxn === "other" : state.arrival.pending === "other";
   return (
     Number(m.arrival === "repeat") +
     Number(m.producer === "moved-on") +
-    Number(m.leaderTxn === "other") +
+    Number(otherOpen) +
     Number(m.result === "applied")
   );
 }
@@ -250,30 +338,61 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     const txn = e.ghostTxn ?? `marker#${e.markerId}`;
     const open = this.openTxn.get(slot);
     const applied = e.errorCode === 0;
-    this.hit(
-      {
-        kind: "marker",
-        arrival: {
-          release: e.brokerRelease,
-          wire: markerWire(e.requestVersion, e.transactionVersionSeen),
-          arrival: this.appliedAt.has(`${e.partition}|${txn}`) ? "repeat" : "first",
-          leaderTxn: open === undefined ? "none" : open === e.ghostTxn ? "same" : "other",
-          producer:
-            this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on",
-          rule: e.rule,
-          result: applied ? "applied" : "rejected",
-          role: e.leaderEpoch < 0 || e.errorCode === Errors.NOT_LEADER_OR_FOLLOWER ? "not-leader" : "leader",
-          leader:
-            (this.leaderEpochs.get(e.partition) ?? 0) > (this.epochsAtFirstSend.get(e.markerId)?.get(e.partition) ?? 0)
-              ? "new"
-              : "same",
-        },
-      },
-      this.sentAt.get(e.correlationId),
-    );
+    const release = e.brokerRelease;
+    const wire = markerWire(e.requestVersion, e.transactionVersionSeen);
+    const arrival = this.appliedAt.has(`${e.partition}|${txn}`) ? "repeat" : "first";
+    const held = open === undefined ? "none" : open === e.ghostTxn ? "same" : "other";
+    const producer =
+      this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on";
+    const rule = e.rule;
+    const result = applied ? "applied" : "rejected";
+    const role = e.leaderEpoch < 0 || e.errorCode === Errors.NOT_LEADER_OR_FOLLOWER ? "not-leader" : "leader";
+    const leader =
+      (this.leaderEpochs.get(e.partition) ?? 0) > (this.epochsAtFirstSend.get(e.markerId)?.get(e.partition) ?? 0)
+        ? "new"
+        : "same";
+    // An offsets partition's marker is the group coordinator's: its own states. A data partition's keeps its key.
+    const state: ProtocolState = isConsumerOffsetsPartition(e.partition)
+      ? {
+          kind: "offsets-marker",
+          arrival: {
+            release,
+            wire,
+            arrival,
+            pending: held === "same" ? "own" : held,
+            producer,
+            rule,
+            marker: e.result,
+            result,
+            role,
+            leader,
+          },
+        }
+      : { kind: "marker", arrival: { release, wire, arrival, leaderTxn: held, producer, rule, result, role, leader } };
+    this.hit(state, this.sentAt.get(e.correlationId));
     if (!applied) return;
     this.appliedAt.add(`${e.partition}|${txn}`);
     if (e.completed) this.openTxn.delete(slot);
+  }
+
+  /**
+   * A TxnOffsetCommit written leaves the producer's offsets pending at the offsets partition (its
+   * open transaction there, as a data batch opens one at a data partition); refusals by KIP-447's
+   * fence and unstable offset fetches are event points.
+   */
+  groupRequestAnswered(e: GroupAnswer): void {
+    if (e.api === "TxnOffsetCommit") {
+      if (e.errorCode === Errors.NONE && e.ghostTxn !== null) {
+        const slot = `${e.partition}|${e.producerId}`;
+        if (!this.openTxn.has(slot)) this.openTxn.set(slot, e.ghostTxn);
+      }
+      if (e.errorCode === Errors.ILLEGAL_GENERATION)
+        this.hit({ kind: "event", event: "txn-offset-commit-illegal-generation" });
+      if (e.errorCode === Errors.UNKNOWN_MEMBER_ID)
+        this.hit({ kind: "event", event: "txn-offset-commit-unknown-member" });
+    }
+    if (e.api === "OffsetFetch" && e.errorCode === Errors.UNSTABLE_OFFSET_COMMIT)
+      this.hit({ kind: "event", event: "offset-fetch-unstable" });
   }
 
   markerRequestRefused(): void {
@@ -323,5 +442,6 @@ export function teeGhost(observers: readonly GhostObserver[]): GhostObserver {
     sendFailed: (e) => each((o) => o.sendFailed(e)),
     leaderChanged: (e) => each((o) => o.leaderChanged(e)),
     replicaTruncated: (e) => each((o) => o.replicaTruncated(e)),
+    groupRequestAnswered: (e) => each((o) => o.groupRequestAnswered?.(e)),
   };
 }

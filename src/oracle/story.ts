@@ -1,3 +1,4 @@
+import { errorName, Errors } from "../kafka/common/errors.js";
 import { isEvent, type RecordedEvents, typedEvent } from "../kafka/trace-events.js";
 import type { Violation } from "./violation.js";
 import type { TraceEvent, TraceValue } from "../sim/trace.js";
@@ -19,6 +20,7 @@ export function renderStory(trace: readonly TraceEvent[], violation: Violation):
     )
       markerConns.add(e.fields.conn);
   }
+  const group = groupSideOf(trace, txns);
   const lines: string[] = [];
   const generations = new Map<string, number>();
   // A zombie commit's story names the generations that began while its transaction ran, up to its offsets' write.
@@ -26,15 +28,107 @@ export function renderStory(trace: readonly TraceEvent[], violation: Violation):
   for (const e of trace) {
     if (e.timeMs > violation.atMs) break;
     const own = storyLine(e, txns, markerConns, violation);
+    const groupLine = own === null ? groupStoryLine(e, txns, group, violation) : null;
     if (own && isEvent(e, "producer.begin")) txnRunning = true;
-    if (own && isEvent(e, "group.txn-offsets")) txnRunning = false;
+    if (groupLine && isEvent(e, "group.txn-offsets")) txnRunning = false;
+    // A generation that began while the zombie's transaction ran is told as such, in place of the join's answer.
     const generation = generationLine(e, generations, violation);
-    const line = own ?? (txnRunning ? generation : null);
+    const line = own ?? (txnRunning && generation !== null ? generation : groupLine);
     if (line && lines[lines.length - 1]?.endsWith(line) !== true) lines.push(`t=${e.timeMs}ms`.padEnd(10) + line);
     if (isTheViolation(e, violation)) break;
   }
   lines.push(`t=${violation.atMs}ms`.padEnd(10) + `=> ${violation.kind}: ${violation.summary}`);
   return lines.map((l, i) => `${String(i + 1).padStart(2)}. ${l}`);
+}
+
+/** The group members and processors of the story's transactions (from their TxnOffsetCommits and names). */
+interface GroupSide {
+  members: Set<string>;
+  processors: Set<string>;
+  /** Trace index of a group.complete-txn -> the transaction whose TxnOffsetCommit wrote the offsets it decided. */
+  decided: Map<number, string>;
+  /** The generation the story last showed each member join at (routine rejoins at the same generation are left out). */
+  shownGeneration: Map<string, number>;
+}
+
+function groupSideOf(trace: readonly TraceEvent[], txns: ReadonlySet<string>): GroupSide {
+  const members = new Set<string>();
+  // The group coordinator keeps pending offsets by producer id alone: the next marker of that
+  // producer id decides them, whichever transaction wrote them (one group: one offsets partition).
+  const pendingOf = new Map<number, string>();
+  const decided = new Map<number, string>();
+  for (const e of trace) {
+    if (isEvent(e, "group.txn-offsets") && e.fields.txn !== null) {
+      if (txns.has(e.fields.txn)) members.add(e.fields.member);
+      if (!pendingOf.has(e.fields.pid)) pendingOf.set(e.fields.pid, e.fields.txn);
+    }
+    if (isEvent(e, "group.complete-txn") && e.fields.pending > 0) {
+      const writer = pendingOf.get(e.fields.pid);
+      if (writer !== undefined) decided.set(e.index, writer);
+      pendingOf.delete(e.fields.pid);
+    }
+  }
+  // A processor's transactions are named `q1.t3` (or `q1#2.t3` after a restart): the processor is q1.
+  const processors = new Set([...txns].map((t) => (t.split(".t")[0] ?? "").split("#")[0] ?? ""));
+  return { members, processors, decided, shownGeneration: new Map() };
+}
+
+/**
+ * The group side of the story (exactly-once processing, issue 17): the TxnOffsetCommits of the
+ * story's transactions with their group, member and generation (KIP-447's group metadata), the
+ * group coordinator deciding their pending offsets on a marker, its answers to those members
+ * (joins, syncs, fences), members expiring, and the processors' pauses and crashes.
+ */
+function groupStoryLine(e: TraceEvent, txns: ReadonlySet<string>, group: GroupSide, v: Violation): string | null {
+  const involved = (txn: string | null) => txn !== null && txns.has(txn);
+  const { kind, fields: f } = typedEvent(e);
+  switch (kind) {
+    case "group.txn-offsets":
+      return involved(f.txn)
+        ? `${e.node}'s group coordinator writes ${str(f.txn)}'s TxnOffsetCommit for group ${f.group} (member ${f.member}, generation ${f.gen}, producerId ${f.pid} epoch ${f.epoch}): input offsets ${f.offsets} pending until its marker`
+        : null;
+    case "group.complete-txn":
+      if (
+        !involved(f.txn) ||
+        f.pending === 0 ||
+        (v.partition && f.partition !== v.partition && v.kind === "stale-marker")
+      )
+        return null;
+      {
+        const writer = group.decided.get(e.index);
+        const whose = `the ${f.pending} pending offsets of producerId ${f.pid}${writer ? ` (written by ${writer}'s TxnOffsetCommit${writer === f.txn ? "" : ", another transaction"})` : ""}`;
+        return f.result === "COMMIT"
+          ? `${e.node}'s group coordinator takes ${str(f.txn)}'s COMMIT marker at ${f.partition}: ${f.moved} of ${whose} become the group's committed offsets`
+          : `${e.node}'s group coordinator takes ${str(f.txn)}'s ABORT marker at ${f.partition}: ${whose} are discarded`;
+      }
+    case "group.request": {
+      if (!group.members.has(f.member)) return null;
+      if (f.api === "JoinGroup" && f.error === Errors.NONE) {
+        if (group.shownGeneration.get(f.member) === f.gen) return null;
+        group.shownGeneration.set(f.member, f.gen);
+        return `${e.node} answers JoinGroup of member ${f.member} of group ${f.group}: generation ${f.gen}`;
+      }
+      // Routine answers stay out; fences (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID) and leaves stay in.
+      if (f.api !== "LeaveGroup" && (f.error === Errors.NONE || f.error === Errors.REBALANCE_IN_PROGRESS)) return null;
+      return `${e.node} answers ${f.api} of member ${f.member} of group ${f.group} (generation ${f.gen}): ${errorName(f.error)}`;
+    }
+    case "group.members-expired": {
+      const gone = f.members.split(",").filter((m) => group.members.has(m));
+      return gone.length > 0
+        ? `${e.node}: member ${gone.join(", ")} of group ${f.group} expired (silent past the session timeout); the group rebalances to a new generation`
+        : null;
+    }
+    case "fault.processor-pause":
+      return group.processors.has(f.processor)
+        ? `fault: processor ${f.processor} stalls until t=${f.untilMs}ms (heartbeats and sends)`
+        : null;
+    case "fault.processor-crash":
+      return group.processors.has(f.processor)
+        ? `fault: processor ${f.processor} crashes; it restarts in ${f.restartInMs} ms with the same transactional.id and a new member id`
+        : null;
+    default:
+      return null;
+  }
 }
 
 /** The trace event at which the violation happened (a stale marker's append), if there is one. */
@@ -81,10 +175,6 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
     case "group.txn-offsets-validated":
       return involved(f.txn)
         ? `${e.node} validates ${str(f.txn)}'s TxnOffsetCommit on arrival (member ${str(f.member)}, generation ${str(f.gen)}; the group is at generation ${str(f.groupGen)}), then asks the transaction coordinator to verify it`
-        : null;
-    case "group.txn-offsets":
-      return involved(f.txn)
-        ? `${e.node} writes ${str(f.txn)}'s TxnOffsetCommit of group ${str(f.group)} (${str(f.offsets)}) as a transactional batch of producerId ${str(f.pid)}, epoch ${str(f.epoch)}`
         : null;
     case "producer.end":
       return involved(f.txn)

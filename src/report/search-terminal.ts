@@ -1,4 +1,5 @@
 import chalk from "chalk";
+import { GROUP_EVENT_POINTS, parseStateKey } from "../oracle/protocol-coverage.js";
 import type { RunReport } from "./run-report.js";
 
 const n = (x: number) => x.toLocaleString("en-US");
@@ -37,11 +38,41 @@ export function renderSearchSummary(r: RunReport): string[] {
   out.push(
     `  coverage: ${cov.reached.length} abstract protocol states reached, ${cov.neverReached.length} of ${cov.possible} possible never reached`,
   );
+  out.push(...offsetsCoverageLines(cov.reached));
   for (const g of cov.goals) {
     const mark = g.reached ? chalk.green("reached") : chalk.red("NOT reached");
     out.push(
       `    goal "${g.name}": ${mark} (${n(g.seeds)} run${g.seeds === 1 ? "" : "s"}${g.firstSeed !== null ? `, first ${g.firstSeed}` : ""})`,
     );
   }
+  return out;
+}
+
+/**
+ * The group side of coverage, named: how many marker arrival states at __consumer_offsets were
+ * reached, each applied late copy over a newer transaction's pending offsets (the stale marker at
+ * an offsets partition) and each rejected one (the check that held), and the group events.
+ */
+function offsetsCoverageLines(reached: RunReport["coverage"]["reached"]): string[] {
+  const out: string[] = [];
+  const runs = (k: number) => `${n(k)} run${k === 1 ? "" : "s"}`;
+  const offsets = reached.filter((p) => parseStateKey(p.point)?.kind === "offsets-marker");
+  if (offsets.length > 0)
+    out.push(`    at __consumer_offsets: ${offsets.length} marker arrival states of the group coordinator`);
+  for (const p of offsets) {
+    const state = parseStateKey(p.point);
+    if (state?.kind !== "offsets-marker" || state.arrival.pending !== "other" || state.arrival.arrival !== "repeat")
+      continue;
+    const what = state.arrival.result === "applied" ? "applied" : "rejected";
+    out.push(`      late copy ${what} over a newer transaction's pending offsets: ${p.point} (${runs(p.seeds)})`);
+  }
+  const groupEvents = reached.filter((p) => {
+    const state = parseStateKey(p.point);
+    return state?.kind === "event" && (GROUP_EVENT_POINTS as readonly string[]).includes(state.event);
+  });
+  if (groupEvents.length > 0)
+    out.push(
+      `    group events: ${groupEvents.map((p) => `${p.point.slice("event ".length)} (${runs(p.seeds)})`).join(", ")}`,
+    );
   return out;
 }

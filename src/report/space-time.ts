@@ -11,7 +11,7 @@ import { linkMessages, type MessageLink } from "./trace-links.js";
  * arrows between them, fault periods as bands, and what the violation makes stand out. The SVG
  * renderer (svg-diagram.ts) and the page script draw from this; tests inspect it directly.
  */
-export type LaneRole = "coordinator" | "broker" | "producer" | "consumer";
+export type LaneRole = "coordinator" | "broker" | "producer" | "processor" | "consumer";
 
 export interface Lane {
   id: string;
@@ -25,7 +25,7 @@ export interface Lane {
 /** What draws attention: the stale marker, the records it wrongly closed, other related events. */
 export type Emphasis = "stale" | "victim" | "related" | null;
 
-export type EventCategory = "net" | "marker" | "produce" | "txn" | "client" | "fault" | "log" | "other";
+export type EventCategory = "net" | "marker" | "produce" | "txn" | "group" | "client" | "fault" | "log" | "other";
 
 export interface DiagramEvent {
   index: number;
@@ -90,12 +90,14 @@ export interface SpaceTime {
 /** Bound on the events drawn: beyond it the diagram shows a window that ends after the violation. */
 export const MAX_DIAGRAM_EVENTS = 12_000;
 
-const ROLE_ORDER: Record<LaneRole, number> = { coordinator: 0, broker: 1, producer: 2, consumer: 3 };
+const ROLE_ORDER: Record<LaneRole, number> = { coordinator: 0, broker: 1, producer: 2, processor: 3, consumer: 4 };
 
 function roleOf(node: string, servers: readonly ServerNode[]): LaneRole | null {
   const server = servers.find((s) => s.id === node);
   if (server) return server.role;
   if (/^p\d/.test(node)) return "producer";
+  // A processor of the consume-transform-produce workload: its producer (q0) and its consumer (q0-consumer).
+  if (/^q\d/.test(node)) return "processor";
   if (/^c\d/.test(node)) return "consumer";
   return null;
 }
@@ -125,6 +127,7 @@ function categoryOf(kind: string): EventCategory {
   if (kind.startsWith("marker")) return "marker";
   if (kind.startsWith("produce.")) return "produce";
   if (kind.startsWith("txn") || kind.startsWith("coordinator.")) return "txn";
+  if (kind.startsWith("group.")) return "group";
   if (kind.startsWith("producer.") || kind.startsWith("consumer.")) return "client";
   if (kind.startsWith("fault.") || kind === "broker.upgrade") return "fault";
   if (kind.startsWith("log.")) return "log";
@@ -188,6 +191,29 @@ function eventLabel(e: TraceEvent): string {
     case "producer.give-up":
       return `${kind.slice(9)}: ${s(x.reason)}`;
     default:
+      return groupEventLabel(e);
+  }
+}
+
+/** Short labels of the group coordinator's events (the group side of exactly-once processing). */
+function groupEventLabel(e: TraceEvent): string {
+  const { kind, fields: x } = typedEvent(e);
+  switch (kind) {
+    case "group.request": {
+      const who = x.member ? ` ${x.member}${x.gen >= 0 ? ` gen ${x.gen}` : ""}` : "";
+      return x.error === 0 && x.api === "Heartbeat" ? "" : `${x.api}${who}: ${errorName(x.error)}`;
+    }
+    case "group.txn-offsets":
+      return `TxnOffsetCommit ${s(x.txn)} ${x.member} gen ${x.gen}: pending ${x.offsets}`;
+    case "group.complete-txn":
+      return x.result === "COMMIT"
+        ? `COMMIT ${s(x.txn)} ${x.partition}: ${x.moved} of ${x.pending} pending offsets committed`
+        : `ABORT ${s(x.txn)} ${x.partition}: ${x.pending} pending offsets discarded`;
+    case "group.members-expired":
+      return `expired: ${x.members}`;
+    case "group.loaded":
+      return `group coordinator of __consumer_offsets-${x.partition} (leader epoch ${x.leaderEpoch})`;
+    default:
       return "";
   }
 }
@@ -246,6 +272,7 @@ function focusOf(events: readonly TraceEvent[], v: Violation | null): Focus {
       }
     }
   }
+  focusGroupSide(events, v, focus);
   const txns = new Set([v.transaction, v.markerIssuedFor].filter((t): t is string => t !== undefined));
   for (const e of events) {
     if (focus.stale.has(e.index) || focus.victims.has(e.index)) continue;
@@ -256,6 +283,50 @@ function focusOf(events: readonly TraceEvent[], v: Violation | null): Focus {
     focus.index =
       [...focus.related].filter((i) => (events[i - (events[0]?.index ?? 0)]?.timeMs ?? 0) <= v.atMs).pop() ?? null;
   return focus;
+}
+
+/**
+ * The group side of a violation. A stale marker at an offsets partition: the group coordinator's
+ * decision of the pending offsets at that moment is part of the stale marker, and the victim
+ * transaction's TxnOffsetCommit there wrote what it decided. A zombie commit: the TxnOffsetCommit
+ * the group coordinator should have refused.
+ */
+function focusGroupSide(events: readonly TraceEvent[], v: Violation, focus: Focus): void {
+  for (const e of events) {
+    if (v.kind === "stale-marker" && focus.index !== null) {
+      if (
+        isEvent(e, "group.complete-txn") &&
+        e.node === v.broker &&
+        e.fields.partition === v.partition &&
+        e.fields.txn === v.markerIssuedFor &&
+        e.timeMs === v.atMs
+      )
+        focus.stale.add(e.index);
+      if (isEvent(e, "group.txn-offsets") && e.node === v.broker && e.fields.txn === v.transaction)
+        focus.victims.add(e.index);
+    }
+    if (v.kind === "zombie-commit" && isEvent(e, "group.txn-offsets") && e.fields.txn === v.transaction) {
+      focus.stale.add(e.index);
+      focus.index = e.index;
+    }
+  }
+}
+
+/**
+ * What the violation did on the group side, in Kafka's terms, after the oracle's explanation: for
+ * a stale marker at an offsets partition, whose TxnOffsetCommit wrote the pending offsets it
+ * decided (group, member, generation, input offsets).
+ */
+function groupSteps(events: readonly TraceEvent[], focus: Focus): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    if (!focus.victims.has(e.index) || !isEvent(e, "group.txn-offsets")) continue;
+    const x = e.fields;
+    out.push(
+      `group side: the pending offsets it decided were written by ${x.txn ?? "?"}'s TxnOffsetCommit at t=${e.timeMs}ms on ${e.node}: group ${x.group}, member ${x.member}, generation ${x.gen}, producerId ${x.pid} epoch ${x.epoch}, input offsets ${x.offsets}`,
+    );
+  }
+  return out;
 }
 
 function emphasisOf(focus: Focus, index: number): Emphasis {
@@ -270,6 +341,8 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
   const bands: Band[] = [];
   const laneIds = new Set(lanes.map((l) => l.id));
   const until = (untilMs: number) => Math.min(untilMs, endMs);
+  // A processor's two lanes: its producer and its consumer.
+  const processorLanes = (processor: string) => [processor, `${processor}-consumer`].filter((l) => laneIds.has(l));
   for (const e of events) {
     const { kind, fields: x } = typedEvent(e);
     const at = { fromMs: e.timeMs, index: e.index };
@@ -314,6 +387,24 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
           ...at,
           toMs: e.timeMs,
           label: `${e.node} starts on ${x.release}`,
+        });
+        break;
+      case "fault.processor-pause":
+        bands.push({
+          kind: "pause",
+          lanes: processorLanes(x.processor),
+          ...at,
+          toMs: until(x.untilMs),
+          label: `${x.processor} paused (a zombie if past the session timeout)`,
+        });
+        break;
+      case "fault.processor-crash":
+        bands.push({
+          kind: "restart",
+          lanes: processorLanes(x.processor),
+          ...at,
+          toMs: until(e.timeMs + x.restartInMs),
+          label: `${x.processor} crashed; restarts in ${x.restartInMs} ms with the same transactional.id`,
         });
         break;
       case "fault.producer-restart":
@@ -488,7 +579,7 @@ export function buildSpaceTime(trace: SeedTrace, violation: Violation | null = t
           kind: violation.kind,
           summary: violation.summary,
           atMs: violation.atMs,
-          steps: violation.explanation,
+          steps: [...violation.explanation, ...groupSteps(events, focus)],
           index: focus.index,
         }
       : null,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PRODUCER_DEFAULTS } from "../kafka/client/producer-config.js";
 import { FLAG_NAMES, RELEASE_NAMES } from "../kafka/release.js";
-import { EVENT_POINTS, MARKER_VALUES } from "../oracle/protocol-coverage.js";
+import { EVENT_POINTS, MARKER_VALUES, OFFSETS_MARKER_VALUES } from "../oracle/protocol-coverage.js";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
 import { scriptSchema } from "./script/script-schema.js";
 
@@ -290,10 +290,21 @@ const markerPattern = z.strictObject({
   leader: z.enum(MARKER_VALUES.leader).optional(),
 });
 
+/**
+ * A pattern over a marker arrival at a __consumer_offsets partition (the group coordinator's
+ * offsets-marker state): the same fields as a marker pattern, with `pending` for `leaderTxn` and the
+ * marker's result (`marker`: COMMIT completes the pending offsets, ABORT discards them).
+ */
+const offsetsMarkerPattern = markerPattern.omit({ leaderTxn: true }).extend({
+  pending: z.enum(OFFSETS_MARKER_VALUES.pending).optional(),
+  marker: z.enum(OFFSETS_MARKER_VALUES.marker).optional(),
+});
+
 /** A situation a sweep must reach for its result to mean something; unreached, the run fails. */
 const coverageGoal = z.strictObject({
   name: z.string().min(1).max(200),
   marker: markerPattern.optional(),
+  offsetsMarker: offsetsMarkerPattern.optional(),
   event: z.enum(EVENT_POINTS).optional(),
   /** How many seeds must reach it (default 1). */
   minSeeds: z.int().min(1).max(LIMITS.seeds).default(1),

@@ -211,8 +211,12 @@ function expectationProblems(s: Scenario): SemanticProblem[] {
   if (e.within !== undefined && finds === 0)
     problems.push({ path: ["expect", "within"], message: "expected a find or findAny list for within to apply to" });
   (s.coverage?.goals ?? []).forEach((g, i) => {
-    if ((g.marker === undefined) === (g.event === undefined))
-      problems.push({ path: ["coverage", "goals", i], message: "expected exactly one of marker or event" });
+    const given = [g.marker, g.offsetsMarker, g.event].filter((x) => x !== undefined).length;
+    if (given !== 1)
+      problems.push({
+        path: ["coverage", "goals", i],
+        message: "expected exactly one of marker, offsetsMarker or event",
+      });
   });
   return problems;
 }

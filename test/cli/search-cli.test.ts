@@ -160,7 +160,9 @@ describe("eosfuzz run: scale and search flags", () => {
     writeFileSync(join(dir, "bad.yaml"), bad);
     const b = eosfuzz(["run", "--scenario", join(dir, "bad.yaml"), "--seeds", "1"]);
     expect(b.code).toBe(2);
-    expect(b.stderr).toMatch(/bad\.yaml:\d+:\d+ coverage\.goals\[0\]: expected exactly one of marker or event/);
+    expect(b.stderr).toMatch(
+      /bad\.yaml:\d+:\d+ coverage\.goals\[0\]: expected exactly one of marker, offsetsMarker or event/,
+    );
   });
 
   it("a run past --seed-timeout is killed, reported as model-timeout with its replay command, and the campaign goes on", () => {

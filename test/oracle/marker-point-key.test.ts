@@ -4,6 +4,8 @@ import {
   MARKER_DIMENSIONS,
   type MarkerArrival,
   markerRisk,
+  OFFSETS_MARKER_DIMENSIONS,
+  type OffsetsMarkerArrival,
   parseStateKey,
   type ProtocolState,
   stateKey,
@@ -64,5 +66,53 @@ describe("protocol state keys", () => {
     expect(markerRisk(marker(m))).toBe(4);
     expect(markerRisk(marker({ ...m, result: "rejected" }))).toBe(3);
     expect(markerRisk({ kind: "event", event: "coordinator-initiated-abort" })).toBe(0);
+  });
+
+  it("a data-partition arrival keeps its key byte for byte (coverage files and campaigns of older runs still read)", () => {
+    expect(stateKey(marker(m))).toBe(
+      "marker@4.1 wire=v2-tv2 arrival=repeat leaderTxn=other producer=moved-on rule=legacy result=applied role=leader leader=same",
+    );
+  });
+
+  describe("an arrival at an offsets partition (GroupCoordinatorService.completeTransaction)", () => {
+    const o: OffsetsMarkerArrival = {
+      release: "4.1",
+      wire: "v1",
+      arrival: "repeat",
+      pending: "other",
+      producer: "moved-on",
+      rule: "legacy",
+      marker: "COMMIT",
+      result: "applied",
+      role: "leader",
+      leader: "same",
+    };
+    const offsets = (arrival: OffsetsMarkerArrival): ProtocolState => ({ kind: "offsets-marker", arrival });
+
+    it("is its own state: offsets-marker@, its dimensions in OFFSETS_MARKER_DIMENSIONS order, parsed back", () => {
+      const key = stateKey(offsets(o));
+      expect(key).toBe(
+        `offsets-marker@4.1 ${OFFSETS_MARKER_DIMENSIONS.slice(1)
+          .map((d) => `${d}=${o[d]}`)
+          .join(" ")}`,
+      );
+      expect(parseStateKey(key)).toEqual(offsets(o));
+      for (const bad of [
+        key.replace("pending=other", "pending=same"),
+        key.replace("marker=COMMIT", "marker=commit"),
+        key.replace("offsets-marker@", "marker@"),
+        key.replace(" pending=other", ""),
+      ])
+        expect(parseStateKey(bad)).toBeNull();
+      expect(parseStateKey("event offset-fetch-unstable")).toEqual({ kind: "event", event: "offset-fetch-unstable" });
+    });
+
+    it("rates a late copy over a newer transaction's pending offsets as a data partition's open records", () => {
+      expect(markerRisk(offsets(o))).toBe(4);
+      expect(markerRisk(offsets({ ...o, result: "rejected", rule: "strict-tv2" }))).toBe(3);
+      expect(markerRisk(offsets({ ...o, pending: "none" }))).toBe(3);
+      // The late-copy finder aims at data partitions only.
+      expect(isLateCopy(offsets(o), { release: "4.1", wire: "v1" })).toBe(false);
+    });
   });
 });

@@ -622,13 +622,7 @@ export class KafkaBroker {
     const shard = lookup.shard;
     const key = consumerOffsetsPartitionKey(shard.partitionIndex);
     const emit = (errorCode: number, member: string, gen: number) =>
-      this.ctx.sim.emit(this.id, "group.request", {
-        api: body.api,
-        group: body.groupId,
-        member,
-        gen,
-        error: errorCode,
-      });
+      this.groupAnswered(key, body.api, body.groupId, member, gen, errorCode, -1, null);
     const now = this.nowMs;
     switch (body.api) {
       case "OffsetFetch": {
@@ -666,6 +660,38 @@ export class KafkaBroker {
           return { api: "OffsetCommit", errorCode };
         });
     }
+  }
+
+  /** The trace's group.request, and the ghost's view of the same answer (coverage of group states). */
+  private groupAnswered(
+    partition: PartitionKey,
+    api: string,
+    groupId: string,
+    memberId: string,
+    generationId: number,
+    errorCode: number,
+    producerId: number,
+    ghostTxn: string | null,
+  ): void {
+    this.ctx.sim.emit(this.id, "group.request", {
+      api,
+      group: groupId,
+      member: memberId,
+      gen: generationId,
+      error: errorCode,
+    });
+    this.ctx.ghost.groupRequestAnswered?.({
+      broker: this.id,
+      partition,
+      api,
+      groupId,
+      memberId,
+      generationId,
+      errorCode,
+      producerId,
+      ghostTxn,
+      atMs: this.nowMs,
+    });
   }
 
   /**
@@ -725,7 +751,7 @@ export class KafkaBroker {
     if (validatedBefore) {
       const invalid = shard.validateTransactionalOffsetCommit(body);
       if (invalid !== Errors.NONE) {
-        this.emitTxnOffsetCommit(body, invalid);
+        this.emitTxnOffsetCommit(key, body, invalid);
         return request.respond({ api: "TxnOffsetCommit", errorCode: invalid });
       }
       this.ctx.sim.emit(this.id, "group.txn-offsets-validated", {
@@ -770,7 +796,7 @@ export class KafkaBroker {
       if (!lookup || lookup.kind === "error") return { api: "TxnOffsetCommit", errorCode: Errors.NOT_COORDINATOR };
       const input = { ...body, verificationGuard: guard };
       const errorCode = lookup.shard.commitTransactionalOffsets(input, validatedBefore);
-      this.emitTxnOffsetCommit(body, errorCode);
+      this.emitTxnOffsetCommit(key, body, errorCode);
       if (errorCode === Errors.NONE)
         this.ctx.sim.emit(this.id, "group.txn-offsets", {
           group: body.groupId,
@@ -785,14 +811,13 @@ export class KafkaBroker {
     });
   }
 
-  private emitTxnOffsetCommit(body: Extract<GroupRequest, { api: "TxnOffsetCommit" }>, errorCode: number): void {
-    this.ctx.sim.emit(this.id, "group.request", {
-      api: body.api,
-      group: body.groupId,
-      member: body.memberId,
-      gen: body.generationId,
-      error: errorCode,
-    });
+  private emitTxnOffsetCommit(
+    key: PartitionKey,
+    body: Extract<GroupRequest, { api: "TxnOffsetCommit" }>,
+    errorCode: number,
+  ): void {
+    const { groupId, memberId, generationId, producerId, ghostTxn } = body;
+    this.groupAnswered(key, body.api, groupId, memberId, generationId, errorCode, producerId, ghostTxn);
   }
 
   // ---------------------------------------------------------------- __transaction_state

@@ -55,7 +55,7 @@ const LEGEND = `<div class="legend">
 <span><i style="border-color:#8250df"></i>same transactions</span><span><i style="border-color:#bf8700;border-top-style:dotted"></i>late response</span>
 <span><i style="border-color:#aab3bf;border-top-style:dashed"></i>duplicate copy</span><span>× dropped</span>
 <span><i style="border-color:#bf8700"></i>delayed by a slow network</span><span><i class="box" style="background:#bf87001a;border:1px dashed #bf870066"></i>time the stale copy spent in the network</span><span><i class="box" style="background:#cf222e22"></i>node stalled</span><span><i class="box" style="background:#bf870033"></i>link cut</span>
-<span><i class="box" style="background:#8250df22"></i>producer paused</span><span><i class="box" style="background:#1a7f370d;border:1px solid #1a7f3733"></i>quiet period</span>
+<span><i class="box" style="background:#8250df22"></i>producer or processor paused</span><span><i class="dot" style="background:#bf3989"></i>group coordinator (JoinGroup, TxnOffsetCommit, offsets at __consumer_offsets)</span><span><i class="box" style="background:#1a7f370d;border:1px solid #1a7f3733"></i>quiet period</span>
 <span><i style="border-color:#cf222e;border-top-style:dashed"></i>coordinator failover</span>
 </div>`;
 

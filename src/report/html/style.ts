@@ -1,7 +1,7 @@
 /** The report's stylesheet, inlined in every page. */
 export const REPORT_CSS = `
 :root { --fg:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg:#ffffff; --panel:#f6f8fa;
-  --stale:#cf222e; --victim:#d4660a; --related:#8250df; --coord:#5b3cc4; --broker:#0969da; --producer:#1a7f37; --consumer:#9a6700; }
+  --stale:#cf222e; --victim:#d4660a; --related:#8250df; --coord:#5b3cc4; --broker:#0969da; --producer:#1a7f37; --consumer:#9a6700; --processor:#0f6e6e; --group:#bf3989; }
 * { box-sizing: border-box; }
 body { margin:0; font:14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--fg); background:var(--bg); }
 header.top { padding:18px 28px 10px; border-bottom:1px solid var(--line); }
@@ -37,6 +37,7 @@ td.num { text-align:right; font-variant-numeric: tabular-nums; }
 .legend { display:flex; flex-wrap:wrap; gap:14px; padding:6px 12px; font-size:12px; color:var(--muted); border-top:1px solid var(--line); }
 .legend i { display:inline-block; width:22px; height:0; border-top:2px solid; vertical-align:middle; margin-right:4px; }
 .legend i.box { height:10px; border:none; }
+.legend i.dot { width:9px; height:9px; border:none; border-radius:50%; }
 svg.spacetime { display:block; font-size:11px; }
 svg.lanes-head { display:block; position:sticky; top:0; z-index:1; background:#fffffff0; border-bottom:1px solid var(--line); }
 svg .lane line { stroke:#c4ccd6; stroke-width:1.2; }
@@ -44,6 +45,7 @@ svg .lane-name { text-anchor:middle; font-weight:700; font-size:13px; }
 svg .lane-sub { text-anchor:middle; fill:var(--muted); font-size:11px; }
 svg .lane-coordinator .lane-name { fill:var(--coord); } svg .lane-broker .lane-name { fill:var(--broker); }
 svg .lane-producer .lane-name { fill:var(--producer); } svg .lane-consumer .lane-name { fill:var(--consumer); }
+svg .lane-processor .lane-name { fill:var(--processor); }
 svg .axis text { text-anchor:end; fill:var(--muted); font-size:10.5px; }
 svg .axis .tick { stroke:#eef1f4; }
 svg .axis .gap { fill:none; stroke:var(--muted); }
@@ -73,8 +75,9 @@ svg .msg.em-related line { stroke:var(--related); stroke-width:1.8; }
 svg .ev circle { fill:#6e7781; }
 svg .cat-marker circle { fill:var(--broker); } svg .cat-produce circle { fill:var(--producer); } svg .cat-txn circle { fill:var(--coord); }
 svg .cat-client circle { fill:#1a7f37; } svg .cat-fault circle { fill:#cf222e; } svg .cat-log circle { fill:#afb8c1; }
+svg .cat-group circle { fill:var(--group); }
 svg .elabel { font-size:10.5px; fill:#24292f; paint-order:stroke; stroke:#fff; stroke-width:3px; display:none; }
-svg .cat-marker.labelled .elabel, svg .cat-txn.labelled .elabel, svg .ev.em-stale .elabel, svg .ev.em-victim .elabel, .all-labels svg .elabel { display:inline; }
+svg .cat-marker.labelled .elabel, svg .cat-txn.labelled .elabel, svg .cat-group.labelled .elabel, svg .ev.em-stale .elabel, svg .ev.em-victim .elabel, .all-labels svg .elabel { display:inline; }
 svg .ev.em-stale circle { fill:var(--stale); r:7; stroke:#fff; stroke-width:2; }
 svg .ev.em-stale .elabel { fill:var(--stale); font-weight:700; font-size:12px; }
 svg .ev.em-victim circle { fill:var(--victim); r:6; stroke:#fff; stroke-width:1.5; }
