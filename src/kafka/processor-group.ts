@@ -104,7 +104,9 @@ export class ProcessorGroup {
 
   private startInstance(s: Instance, delayMs: number): void {
     this.cluster.sim.schedule(delayMs, () => {
-      if (this.stopped) return;
+      // An instance that crashed while it was down (replaced in its slot) never starts: started, its
+      // consumer would join as a member whose loop processes nothing, holding partitions to the end.
+      if (this.stopped || !this.slots.includes(s)) return;
       s.coordinator.start();
       s.producer.start(0);
     });
