@@ -166,6 +166,13 @@ export interface ConsumerOffsetsSpec {
   processors?: ProcessorsSpec;
 }
 
+/** A processor restart fault: how often, how long the slot is down, how often with a new transactional.id. */
+export interface ProcessorRestartSpec {
+  ppm: number;
+  downMs: { min: number; max: number };
+  newTransactionalIdPpm: number;
+}
+
 /** Processors of one group: they read the input topic and write the output topic transactionally. */
 export interface ProcessorsSpec {
   count: number;
@@ -175,9 +182,10 @@ export interface ProcessorsSpec {
   transactions: number;
   maxRecordsPerTxn: number;
   pollMs: number;
-  /** Per processor per nemesis tick during the fault window: pause (a zombie) or crash and restart. */
+  /** Per processor per nemesis tick during the fault window: pause (a zombie), crash or leave, and restart. */
   pause: { ppm: number; durationMs: { min: number; max: number } };
-  crash: { ppm: number; downMs: { min: number; max: number } };
+  crash: ProcessorRestartSpec;
+  leave: ProcessorRestartSpec;
   /** After the upstream producers finished, processors stop once idle this long. */
   idleStopMs: number;
 }

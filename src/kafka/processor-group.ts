@@ -2,7 +2,7 @@ import { ConsumerCoordinator } from "./client/consumer-coordinator.js";
 import { type ProcessedTxn, Processor } from "./client/processor.js";
 import type { TransactionalProducer } from "./client/transactional-producer.js";
 import type { Cluster } from "./cluster.js";
-import type { ProcessorsSpec } from "./cluster-spec.js";
+import type { ProcessorRestartSpec, ProcessorsSpec } from "./cluster-spec.js";
 import { partitionKey } from "./common/types.js";
 
 /** One running instance of a processor application: its consumer's membership, its loop, its producer. */
@@ -26,6 +26,8 @@ export class ProcessorGroup {
   /** Every transaction a processor started, in order (for the oracle's explanations). */
   readonly journal: ProcessedTxn[] = [];
   private readonly restarts: number[] = [];
+  /** A slot whose instance is closing gracefully: no other fault until its successor is scheduled. */
+  private readonly closing: boolean[] = [];
   private lastWorkMs = 0;
   private stopped = false;
 
@@ -34,8 +36,9 @@ export class ProcessorGroup {
     private readonly spec: ProcessorsSpec,
   ) {
     for (let i = 0; i < spec.count; i++) {
-      this.slots.push(this.newInstance(`q${i}`, `proc-txn-${i}`));
+      this.slots.push(this.newInstance(`q${i}`, baseTransactionalId(i)));
       this.restarts.push(0);
+      this.closing.push(false);
     }
   }
 
@@ -101,7 +104,9 @@ export class ProcessorGroup {
 
   private startInstance(s: Instance, delayMs: number): void {
     this.cluster.sim.schedule(delayMs, () => {
-      if (this.stopped) return;
+      // An instance that crashed while it was down (replaced in its slot) never starts: started, its
+      // consumer would join as a member whose loop processes nothing, holding partitions to the end.
+      if (this.stopped || !this.slots.includes(s)) return;
       s.coordinator.start();
       s.producer.start(0);
     });
@@ -132,11 +137,12 @@ export class ProcessorGroup {
     }
   }
 
-  /** One nemesis tick: each processor may be paused into a zombie, or crash and restart. */
+  /** One nemesis tick: each processor may be paused into a zombie, crash, or leave cleanly; then it restarts. */
   tick(): void {
     if (this.stopped) return;
     const { choices, sim } = this.cluster;
     this.slots.forEach((s, i) => {
+      if (this.closing[i]) return;
       if (choices.chance("nemesis:processor-pause", this.spec.pause.ppm)) {
         const { min, max } = this.spec.pause.durationMs;
         const until = sim.nowMs + choices.between("nemesis:processor-pause", min, max);
@@ -144,27 +150,76 @@ export class ProcessorGroup {
         s.coordinator.pause(until);
         s.producer.pause(until);
       }
-      if ((this.restarts[i] as number) < MAX_RESTARTS && choices.chance("nemesis:processor-crash", this.spec.crash.ppm))
-        this.crash(i);
+      if ((this.restarts[i] as number) >= MAX_RESTARTS) return;
+      if (choices.chance("nemesis:processor-crash", this.spec.crash.ppm)) this.crash(i);
+      // Without graceful restarts the stream is never named, so the choice tape is the one before them.
+      else if (this.spec.leave.ppm > 0 && choices.chance("nemesis:processor-leave", this.spec.leave.ppm)) this.leave(i);
     });
   }
 
-  /** The process dies (no LeaveGroup: the session timeout expels it); it comes back with the same transactional.id. */
+  /**
+   * The process dies: its consumer goes silent (no LeaveGroup: the session timeout expels the
+   * member) and its loop starts nothing new, but a commit under way goes on (its requests are
+   * modelled as sent; paused, the instance is a zombie that resumes). It comes back after downMs.
+   */
   private crash(index: number): void {
-    const { choices, sim } = this.cluster;
     const old = this.slots[index] as Instance;
     old.processor.stop();
     old.producer.superseded = true;
     old.producer.stop();
     old.coordinator.kill();
-    const restarts = (this.restarts[index] as number) + 1;
-    this.restarts[index] = restarts;
-    const fresh = this.newInstance(`q${index}#${restarts + 1}`, old.processor.transactionalId);
-    fresh.producer.inheritProgress(old.producer);
-    this.slots[index] = fresh;
-    const { min, max } = this.spec.crash.downMs;
-    const downMs = choices.between("nemesis:processor-crash", min, max);
-    sim.emit("nemesis", "fault.processor-crash", { processor: old.processor.name, restartInMs: downMs });
+    const { fresh, downMs } = this.restartSlot(index, "crash");
     this.startInstance(fresh, downMs);
   }
+
+  /**
+   * A graceful restart, in the order of Kafka's ExactlyOnceMessageProcessor.close: the loop lets
+   * its transaction complete, producer.close(), then consumer.close(), whose
+   * AbstractCoordinator.close sends LeaveGroup (maybeLeaveGroup): the group rebalances at once.
+   * The new instance starts downMs after that.
+   */
+  private leave(index: number): void {
+    const old = this.slots[index] as Instance;
+    const { fresh, downMs } = this.restartSlot(index, "leave");
+    this.closing[index] = true;
+    old.processor.stop();
+    old.producer.superseded = true;
+    old.producer.closeGracefully(() => {
+      old.coordinator.leave();
+      this.closing[index] = false;
+      this.startInstance(fresh, downMs);
+    });
+  }
+
+  /**
+   * The instance that takes slot `index` after a restart, and when it starts: the same
+   * transactional.id, or (drawn at the fault's newTransactionalIdPpm) a new one named for the slot
+   * and restart, `proc-txn-0-r2`. The trace names the new id only when it changed (so a run
+   * without new ids keeps its trace byte for byte).
+   */
+  private restartSlot(index: number, kind: "crash" | "leave"): { fresh: Instance; downMs: number } {
+    const { choices, sim } = this.cluster;
+    const fault: ProcessorRestartSpec = this.spec[kind];
+    const stream = `nemesis:processor-${kind}`;
+    const old = this.slots[index] as Instance;
+    const restarts = (this.restarts[index] as number) + 1;
+    this.restarts[index] = restarts;
+    const newId = choices.chance(stream, fault.newTransactionalIdPpm);
+    const transactionalId = newId ? `${baseTransactionalId(index)}-r${restarts + 1}` : old.processor.transactionalId;
+    const fresh = this.newInstance(`q${index}#${restarts + 1}`, transactionalId);
+    fresh.producer.inheritProgress(old.producer);
+    this.slots[index] = fresh;
+    const downMs = choices.between(stream, fault.downMs.min, fault.downMs.max);
+    sim.emit("nemesis", `fault.processor-${kind}`, {
+      processor: old.processor.name,
+      restartInMs: downMs,
+      ...(newId ? { newTransactionalId: transactionalId } : {}),
+    });
+    return { fresh, downMs };
+  }
+}
+
+/** Slot i's first transactional.id. */
+function baseTransactionalId(index: number): string {
+  return `proc-txn-${index}`;
 }

@@ -213,8 +213,10 @@ export interface KafkaEvents {
   "fault.producer-restart": { old: string; fresh: string };
   /** A processor (consumer and producer) stalls until `untilMs`: past the session timeout it is a zombie. */
   "fault.processor-pause": { processor: string; untilMs: number };
-  /** A processor's process died; the application starts it again with the same transactional.id. */
-  "fault.processor-crash": { processor: string; restartInMs: number };
+  /** A processor's process died; the application starts it again, with `newTransactionalId` if it changed. */
+  "fault.processor-crash": { processor: string; restartInMs: number; newTransactionalId?: string };
+  /** A processor closes cleanly (its transaction completes, LeaveGroup) and starts again, with `newTransactionalId` if it changed. */
+  "fault.processor-leave": { processor: string; restartInMs: number; newTransactionalId?: string };
 
   // ---------------------------------------------------------------- group coordinator (coordinator/group/)
 

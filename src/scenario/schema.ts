@@ -310,6 +310,15 @@ const coverageGoal = z.strictObject({
   minSeeds: z.int().min(1).max(LIMITS.seeds).default(1),
 });
 
+/** A processor restart fault (crash or graceful): how often, how long down, how often with a new transactional.id. */
+const processorRestart = z
+  .strictObject({
+    probability: probability.default(0),
+    downMs: range(60_000).default([100, 1_000]),
+    newTransactionalIdRate: probability.default(0),
+  })
+  .default({ probability: 0, downMs: [100, 1_000], newTransactionalIdRate: 0 });
+
 /**
  * The consume-transform-produce workload (issue 17): processors of one group read `inputTopic`
  * (which the workload's producers fill), write `outputTopic` and commit their input offsets in the
@@ -341,10 +350,20 @@ const processing = z.strictObject({
   pause: z
     .strictObject({ probability: probability.default(0), durationMs: range(60_000).default([100, 1_000]) })
     .default({ probability: 0, durationMs: [100, 1_000] }),
-  /** Per processor per nemesis tick: a crash; the application restarts it with the same transactional.id. */
-  crash: z
-    .strictObject({ probability: probability.default(0), downMs: range(60_000).default([100, 1_000]) })
-    .default({ probability: 0, downMs: [100, 1_000] }),
+  /**
+   * Per processor per nemesis tick: a crash (no LeaveGroup); the application restarts it after
+   * downMs, with the same transactional.id, or with a new one at newTransactionalIdRate (EOS v2:
+   * the transactional.id is not tied to the input partitions, so nothing fences the old instance's
+   * producer by epoch).
+   */
+  crash: processorRestart,
+  /**
+   * Per processor per nemesis tick: a graceful restart. The loop lets its transaction complete, the
+   * producer closes, the consumer sends LeaveGroup (the group rebalances at once, not after the
+   * session timeout), and the application starts again after downMs, with a new transactional.id
+   * at newTransactionalIdRate.
+   */
+  leave: processorRestart,
 });
 
 export const scenarioSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import type { LinkFaults, NetworkModel } from "../sim/network.js";
-import type { ClusterSpec, ConsumerOffsetsSpec, Range } from "../kafka/cluster-spec.js";
+import type { ClusterSpec, ConsumerOffsetsSpec, ProcessorRestartSpec, Range } from "../kafka/cluster-spec.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import type { Scenario } from "./schema.js";
 
@@ -201,6 +201,11 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
   };
 }
 
+/** A processor's crash or graceful restart, in the model's units. */
+function restartSpec(r: NonNullable<Scenario["processing"]>["crash"]): ProcessorRestartSpec {
+  return { ppm: ppm(r.probability), downMs: range(r.downMs), newTransactionalIdPpm: ppm(r.newTransactionalIdRate) };
+}
+
 /** The scenario's processors and their __consumer_offsets (absent: the key is absent too). */
 function consumerOffsetsOf(s: Scenario, brokerIds: readonly string[]): { consumerOffsets?: ConsumerOffsetsSpec } {
   const p = s.processing;
@@ -222,7 +227,8 @@ function consumerOffsetsOf(s: Scenario, brokerIds: readonly string[]): { consume
         maxRecordsPerTxn: p.maxRecordsPerTxn,
         pollMs: p.pollMs,
         pause: { ppm: ppm(p.pause.probability), durationMs: range(p.pause.durationMs) },
-        crash: { ppm: ppm(p.crash.probability), downMs: range(p.crash.downMs) },
+        crash: restartSpec(p.crash),
+        leave: restartSpec(p.leave),
         idleStopMs: p.idleStopMs,
       },
     },

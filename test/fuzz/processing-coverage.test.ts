@@ -105,7 +105,7 @@ describe("coverage states of the group side", () => {
       file,
       goal('offsetsMarker: { release: "4.2.1", arrival: repeat, pending: other, rule: strict-tv2, result: rejected }'),
     );
-    const args = ["run", "--scenario", file, "--seeds", "15", "--no-shrink", "--workers", "0", "--json"];
+    const args = ["run", "--scenario", file, "--seeds", "20", "--no-shrink", "--workers", "0", "--json"];
     const r = eosfuzz(args);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as RunReport;

@@ -99,6 +99,8 @@ export class Processor implements ProcessingHooks {
   // ------------------------------------------------------------------ RebalanceListener
 
   assigned(group: ConsumerGroupMetadata, partitions: readonly PartitionKey[]): void {
+    // Closing gracefully, the loop processes nothing more until its consumer has left.
+    if (this.stopped) return;
     this.group = group;
     this.reset(partitions);
     this.fetchCommitted();

@@ -107,6 +107,8 @@ export class TransactionalProducer {
   /** A newer instance with the same transactional.id exists: this one must not re-initialise. */
   superseded = false;
   private stopping = false;
+  /** A graceful close: set, the producer closes once the transaction under way has completed. */
+  private onGracefulClose: (() => void) | null = null;
 
   constructor(
     private readonly ctx: ClusterContext,
@@ -156,6 +158,18 @@ export class TransactionalProducer {
    */
   stop(): void {
     this.stopping = true;
+    if (this.phase !== "ending") this.finish("closed");
+  }
+
+  /**
+   * The application's graceful shutdown: its loop starts nothing new and lets the transaction under
+   * way complete (commitTransaction returns), then closes the producer and calls `then`. Kafka's
+   * Sender.run would abort a transaction left incomplete on close; the loop leaves none.
+   */
+  closeGracefully(then: () => void): void {
+    if (this.isDone) return then();
+    this.stopping = true;
+    this.onGracefulClose = then;
     if (this.phase !== "ending") this.finish("closed");
   }
 
@@ -446,6 +460,7 @@ export class TransactionalProducer {
     this.current = null;
     this.workload.processing?.ended(txn.ghost, outcome);
     this.phase = "idle";
+    if (this.onGracefulClose) return this.finish("closed");
     const { min, max } = this.workload.thinkMs;
     this.beginNext(this.ctx.choices.between(workloadStreamName(this.config.name), min, max));
   }
@@ -513,5 +528,8 @@ export class TransactionalProducer {
     this.incarnation?.sender.close();
     this.phase = phase;
     this.emit(`producer.${phase}`, { transactions: this.started });
+    const then = this.onGracefulClose;
+    this.onGracefulClose = null;
+    then?.();
   }
 }
