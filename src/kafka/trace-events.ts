@@ -214,9 +214,9 @@ export interface KafkaEvents {
   /** A processor (consumer and producer) stalls until `untilMs`: past the session timeout it is a zombie. */
   "fault.processor-pause": { processor: string; untilMs: number };
   /** A processor's process died; the application starts it again, with `newTransactionalId` if it changed. */
-  "fault.processor-crash": { processor: string; restartInMs: number; newTransactionalId?: string };
+  "fault.processor-crash": ProcessorRestart;
   /** A processor closes cleanly (its transaction completes, LeaveGroup) and starts again, with `newTransactionalId` if it changed. */
-  "fault.processor-leave": { processor: string; restartInMs: number; newTransactionalId?: string };
+  "fault.processor-leave": ProcessorRestart;
 
   // ---------------------------------------------------------------- group coordinator (coordinator/group/)
 
@@ -295,6 +295,11 @@ type MarkerJudged = {
   tv: number;
   rule: MarkerEpochRule;
 };
+
+/** A processor's restart: the field `newTransactionalId` is there only when the id changed. */
+type ProcessorRestart =
+  | { processor: string; restartInMs: number }
+  | { processor: string; restartInMs: number; newTransactionalId: string };
 
 /** Which copy of which marker it was (the last fields of marker.append and marker.rejected): `v` is the request's version. */
 type MarkerCopy = { txn: string | null; marker: number; resend: number; v: number; corr: number };

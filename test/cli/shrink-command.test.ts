@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eosfuzz, ROOT } from "./cli-helpers.js";
 
-const GAP_SEED = join(ROOT, "seeds/kip-1228-gap.seed-6.json");
+const GAP_SEED = join(ROOT, "seeds/kip-1228-gap.seed-15.json");
 
 describe("eosfuzz shrink", () => {
   it("shrinks a saved failure, prints before/after and the story, and saves a seed file that replays", () => {
@@ -48,11 +48,12 @@ describe("eosfuzz run: automatic shrink and determinism check", () => {
       "--seeds",
       "10",
       "--seed-start",
-      "4",
+      "20",
       "--check-determinism",
       "--json",
     ]);
-    expect(r.code).toBe(0); // the expected stale marker is found at seed 4, within the budget
+    // Seed 20's stale marker is at the 4.1 leader, which one producer shows: the shrink reaches a fixpoint.
+    expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.determinism).toEqual({ checked: 10, mismatches: [] });
     expect(report.shrunk.kind).toBe("stale-marker");
