@@ -21,6 +21,13 @@ export interface ShrinkTarget {
    * same broker is another failure.
    */
   partition?: string;
+  /**
+   * Workload producers the failure needs at least, when it hangs on which broker coordinated it (its
+   * coordinator ran another release than the leader: a stale marker at a 4.2.1 leader sent as v1 by
+   * a 4.1 coordinator). Its transactions belong to producer p(N-1), whose transactional.id decides
+   * the coordinator; a smaller workload does not have that producer.
+   */
+  producers?: number;
 }
 
 export interface ShrinkOptions {
@@ -62,10 +69,22 @@ const FAST_CHECK_CANDIDATES_PER_STREAM = 64;
 /** Bound on candidate runs, whatever the budget (a shrink is never an unbounded loop). */
 const MAX_CANDIDATE_RUNS = 200_000;
 
-export function targetOf(v: Pick<Violation, "kind" | "broker" | "partition">): ShrinkTarget {
+export function targetOf(
+  v: Pick<Violation, "kind" | "broker" | "partition"> &
+    Partial<Pick<Violation, "transaction" | "markerIssuedFor" | "brokerRelease" | "coordinatorRelease">>,
+): ShrinkTarget {
   const target: ShrinkTarget = v.broker !== undefined ? { kind: v.kind, broker: v.broker } : { kind: v.kind };
   if (v.partition !== undefined && isConsumerOffsetsPartition(v.partition)) target.partition = v.partition;
+  const coordinatorMatters = v.coordinatorRelease !== undefined && v.coordinatorRelease !== v.brokerRelease;
+  const producers = Math.max(producersFor(v.transaction), producersFor(v.markerIssuedFor));
+  if (coordinatorMatters && producers > 1) target.producers = producers;
   return target;
+}
+
+/** How many workload producers a transaction such as p1.t4 or p1#2.t7 needs (2: p0 and p1); 0 for others. */
+function producersFor(ghostTxn: string | undefined): number {
+  const index = /^p(\d+)[.#]/.exec(ghostTxn ?? "")?.[1];
+  return index === undefined ? 0 : Number(index) + 1;
 }
 
 export function matchesTarget(v: Violation, target: ShrinkTarget): boolean {
@@ -425,6 +444,7 @@ function reducedWorkloads(s: Scenario, target: ShrinkTarget): Scenario[] {
   const out: Scenario[] = [];
   for (const [producers, transactions] of shapes) {
     if (producers > w.producers || transactions > w.transactions) continue;
+    if (producers < (target.producers ?? 1)) continue;
     if (producers === w.producers && transactions === w.transactions && consumers === w.consumers) continue;
     out.push({ ...s, workload: { ...w, producers, transactions, consumers } });
   }

@@ -69,6 +69,18 @@ describe("shrinking a stale-marker failure", () => {
     },
   );
 
+  it("a stale marker at a 4.2.1 leader keeps the producer whose transactional.id the 4.1 broker coordinates", () => {
+    // It came as WriteTxnMarkers v1 from the 4.1 coordinator: one-producer workloads (p0 only) cannot show it.
+    const { loaded, run, violation } = firstFailure("kip-1228-gap", "stale-marker", (v) => v.brokerRelease === "4.2.1");
+    const target = targetOf(violation);
+    expect(target.producers).toBeGreaterThan(1);
+    const result = shrinkFailure(loaded.scenario, {}, run.tape!, target, { budgetMs: 60_000 });
+    expect(result.stoppedBy).toBe("fixpoint");
+    expect(result.reduction?.producers[1]).toBe(target.producers);
+    expect(result.after.events).toBeLessThanOrEqual(result.original.events / 4);
+    expect(result.violation).toMatchObject({ kind: "stale-marker", broker: violation.broker, brokerRelease: "4.2.1" });
+  });
+
   it("drops the replicas a stale marker does not need: one replica per partition, no follower fetches", () => {
     const { loaded, run, violation } = firstFailure("kip-1228-gap");
     const result = shrinkFailure(loaded.scenario, {}, run.tape!, targetOf(violation), { budgetMs: 60_000 });
