@@ -1,6 +1,6 @@
 import { describeRule, type LogBatch } from "../kafka/broker/partition-log.js";
 import { isConsumerOffsetsPartition } from "../kafka/coordinator/group/group-partitioning.js";
-import type { MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
+import type { LeaderChangeSeen, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
 import { RELEASES } from "../kafka/release.js";
 import { at, offsetRange, pastTense } from "./format.js";
 import type { GhostLedger } from "./ghost-ledger.js";
@@ -147,10 +147,7 @@ function victimMarkerAckedEarly(ledger: GhostLedger, e: MarkerOutcome, victim: s
   const moves = ledger.leaderChangesOf(e.partition, appended.atMs, e.atMs);
   return [
     `${indent} earlier: at t=${appended.atMs}ms ${appended.broker} appended ${victim}'s own ${appended.result} marker at offset ${appended.markerOffset} (marker #${appended.markerId} copy ${appended.resend + 1}); at t=${retry.atMs}ms ${retry.broker} answered copy ${retry.resend + 1} as an idempotent retry (KAFKA-19999: equal epoch, no transaction open), so the coordinator counted the marker written without waiting for the in-sync replicas`,
-    ...moves.map(
-      (c) =>
-        `${indent} leadership: at t=${c.atMs}ms ${c.partition} moved from ${c.previousLeader ?? "no leader"} to ${c.leader ?? "no leader"} (leader epoch ${c.leaderEpoch}, ${c.cause})`,
-    ),
+    ...moves.map(leadershipLine),
     `${indent} why: the new leader's log lacked ${victim}'s marker, so ${victim}'s transaction was still open there, and the strict KIP-1228 rule accepted the producer's next marker (its epoch was above); Kafka 4.2.1 answers KAFKA-19999's idempotent retry at once (IdempotentTransactionMarkerException -> NONE), not once the copy it repeats is committed (flag idempotentMarkerRetryWaitsForCommit models that fix)`,
   ];
 }
@@ -171,10 +168,11 @@ function leadershipHistory(ledger: GhostLedger, e: MarkerOutcome, fromMs: number
           ((c.previousLeader !== null && coordinators.has(c.previousLeader)) ||
             (c.leader !== null && coordinators.has(c.leader))))),
   );
-  return moves.map(
-    (c) =>
-      `${" ".repeat(10)} leadership: ${at(c.atMs)} ${c.partition} moved from ${c.previousLeader ?? "no leader"} to ${c.leader ?? "no leader"} (leader epoch ${c.leaderEpoch}, ${c.cause})`,
-  );
+  return moves.map(leadershipLine);
+}
+
+function leadershipLine(c: LeaderChangeSeen): string {
+  return `${" ".repeat(10)} leadership: ${at(c.atMs)} ${c.partition} moved from ${c.previousLeader ?? "no leader"} to ${c.leader ?? "no leader"} (leader epoch ${c.leaderEpoch}, ${c.cause})`;
 }
 
 /** A marker for transaction T applied a result the coordinator never decided for T. */

@@ -16,7 +16,7 @@ describe("KAFKA-19999's idempotent retry is acknowledged before the copy it repe
     const text = stale?.explanation.join("\n") ?? "";
     expect(text).toMatch(/appended p1\.t4's own ABORT marker at offset 23/);
     expect(text).toMatch(/answered copy 2 as an idempotent retry/);
-    expect(text).toMatch(/leadership: at t=\d+ms orders-4 moved from broker-2 to broker-1/);
+    expect(text).toMatch(/leadership: t=\d+ms\s+orders-4 moved from broker-2 to broker-1/);
     // The retry left no batch behind: the trace has its marker.idempotent and no append of that copy.
     const retries = (run.trace ?? []).filter(
       (e) => e.kind === "marker.idempotent" && e.fields.txn === "p1.t4" && e.fields.partition === "orders-4",

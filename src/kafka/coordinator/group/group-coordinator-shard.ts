@@ -377,15 +377,12 @@ export class GroupCoordinatorShard {
       transactionVersion: transactionVersionSeen,
       ghostTxn: marker.ghostTxn,
     });
-    if (append.kind === "error") {
+    if (append.kind !== "appended") {
+      // A failed write reverts what was replayed. So does KAFKA-19999's idempotent retry (the write threw
+      // IdempotentTransactionMarkerException), which KafkaApis answers NONE: the exception marks a success.
       this.offsets.revertTo(snapshot);
-      return { errorCode: append.errorCode, append, materialized: null, transactionVersionSeen };
-    }
-    if (append.kind === "idempotent-retry") {
-      // The write threw IdempotentTransactionMarkerException: the runtime reverts what it replayed,
-      // and KafkaApis answers NONE (the exception marks a success; it is unwrapped from the future).
-      this.offsets.revertTo(snapshot);
-      return { errorCode: Errors.NONE, append, materialized: null, transactionVersionSeen };
+      const errorCode = append.kind === "error" ? append.errorCode : Errors.NONE;
+      return { errorCode, append, materialized: null, transactionVersionSeen };
     }
     return { errorCode: Errors.NONE, append, materialized, transactionVersionSeen };
   }
