@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { runCampaign } from "../../src/fuzz/campaign.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
-/** Clean scenarios: a few hundred seeds here; the 20,000-seed sweeps are in docs/scenarios.md. */
-const CLEAN: [string, number][] = [
-  ["kafka-17754-tv2", 300],
-  ["coordinator-failover", 200],
-  ["zombie-producer", 200],
-  ["epoch-exhaustion", 200],
-];
+/**
+ * Clean scenarios past their own budget: `eosfuzz regress` (test/cli/regress.test.ts) already runs
+ * every clean scenario over the seeds its file names (coordinator-failover, zombie-producer and
+ * epoch-exhaustion: 200, which this list repeated); here kafka-17754-tv2 runs 300. The 20,000-seed
+ * sweeps are in docs/scenarios.md.
+ */
+const CLEAN: [string, number][] = [["kafka-17754-tv2", 300]];
 
 describe("race scenarios that must stay clean", () => {
   it.each(CLEAN)("%s: no violation of any kind over %i seeds", (name, seeds) => {
