@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run bench:compare`: this tree's engine against an earlier commit's, side by side in one run.
+// `npm run bench`: this tree's engine against an earlier commit's (2242ca7, the last before issue 20's
+// work, unless --base names another), side by side in one run.
 // Builds the earlier commit in a temporary git worktree (node_modules shared), then measures both
 // in fresh processes, interleaved (the order alternates each round, so a change in the machine's
 // load hits both alike): seeds per CPU-second and per wall second, simulated time per wall second,
@@ -9,8 +10,8 @@
 // kip-1228-small to --exhaustive-depth deviations, each beside `node -e 0`.
 // Prints medians and the ratio current/base; writes bench/compare.json.
 //
-//   npm run bench:compare [-- --base 2242ca7] [-- --rounds 5] [-- --seeds 300] [-- --campaigns 10]
-//                         [-- --cold] [-- --exhaustive-depth 5]
+//   npm run bench [-- --base 2242ca7] [-- --rounds 5] [-- --seeds 300] [-- --campaigns 10]
+//                 [-- --cold] [-- --exhaustive-depth 5]
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";

@@ -1,9 +1,10 @@
-// `npm run bench`: every figure of BENCHMARKS.md in one run on this machine. Each measurement runs
+// `npm run bench:engine`: the engine's own figures of BENCHMARKS.md (the ceiling, events and seeds per
+// second, first failures, the fast-check baseline, workers, memory, shrink) in one run on this machine. Each measurement runs
 // in a fresh process (figure.ts) so that none inherits another's JIT state or heap; runs of
 // figures that are compared (the ceiling and the engine, one worker and two) are interleaved so
 // that a change in the machine's load hits both alike. Prints a table, writes bench/results.json.
 //
-//   npm run bench [-- --quick] [-- --out FILE]
+//   npm run bench:engine [-- --quick] [-- --out FILE]
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -301,7 +302,7 @@ const shrink = {
 note("shrink done");
 
 const results = {
-  generatedBy: quick ? "npm run bench -- --quick (harness check, too few runs to quote)" : "npm run bench",
+  generatedBy: quick ? "npm run bench:engine -- --quick (harness check, too few runs to quote)" : "npm run bench:engine",
   machine: machine(),
   loadAverage: { before: loadBefore.map((x) => round(x, 2)), after: loadavg().map((x) => round(x, 2)) },
   wallSeconds: round((performance.now() - t0) / 1000, 1),

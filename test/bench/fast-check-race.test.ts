@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { firstFailureOfFastCheck } from "../../bench/fast-check-race.js";
 
-// The fast-check baseline of `npm run bench` is only a fair comparison if its minimal model is
+// The fast-check baseline of `npm run bench:engine` is only a fair comparison if its minimal model is
 // right: the late marker copy closes the next transaction under the legacy rule, never under KIP-1228's.
 describe("fast-check baseline of the KIP-1228 gap race", () => {
   it("finds the stale marker under the legacy marker rule", async () => {
