@@ -302,7 +302,9 @@ const shrink = {
 note("shrink done");
 
 const results = {
-  generatedBy: quick ? "npm run bench:engine -- --quick (harness check, too few runs to quote)" : "npm run bench:engine",
+  generatedBy: quick
+    ? "npm run bench:engine -- --quick (harness check, too few runs to quote)"
+    : "npm run bench:engine",
   machine: machine(),
   loadAverage: { before: loadBefore.map((x) => round(x, 2)), after: loadavg().map((x) => round(x, 2)) },
   wallSeconds: round((performance.now() - t0) / 1000, 1),
