@@ -8,6 +8,7 @@ import { runCampaign } from "./campaign.js";
 import { findMutant, withMutant } from "./mutants.js";
 import { replaySeed } from "./replay.js";
 import { readSeedFile } from "./seed-file.js";
+import type { Shard } from "./search/search-options.js";
 
 /** One line of the regression table: a scenario against its expectation, or a saved seed replayed. */
 export interface RegressRow {
@@ -32,6 +33,8 @@ export interface RegressResult {
   failed: number;
   /** Unreadable or invalid files (bad input). */
   errors: number;
+  /** The part of the rows this run took (null: all of them). */
+  shard: Shard | null;
 }
 
 export interface RegressOptions {
@@ -39,8 +42,29 @@ export interface RegressOptions {
   /** null: no seed directory to replay. */
   seedsDir: string | null;
   acceptChangedTrace?: boolean;
+  /**
+   * Run only shard I of N (a CI matrix: one job per shard): the scenario files whose position in name
+   * order is I modulo N, and likewise the seed files. Every shard still reads every scenario file, so a
+   * seed file is judged against its scenario wherever the scenario's own row runs.
+   */
+  shard?: Shard | null;
   /** Called as each row is done (progress). */
   onRow?: (row: RegressRow) => void;
+}
+
+/** Is the file at `position` (in name order) one of this shard's? */
+function inShard(shard: Shard | null, position: number): boolean {
+  return shard === null || position % shard.count === shard.index;
+}
+
+/** A scenario file read for a seed row only (another shard runs its campaign): null when unreadable. */
+function readOnly(file: string): LoadedScenario | null {
+  try {
+    return loadScenarioFile(file);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return null;
+  }
 }
 
 /** Files of a directory with one of the extensions, sorted by name. */
@@ -170,20 +194,28 @@ export function regress(options: RegressOptions): RegressResult {
     rows.push(row);
     options.onRow?.(row);
   };
+  const shard = options.shard ?? null;
   const scenarios = new Map<string, LoadedScenario>();
-  for (const file of filesIn(options.scenariosDir, [".yaml", ".yml"])) {
+  filesIn(options.scenariosDir, [".yaml", ".yml"]).forEach((file, position) => {
+    if (!inShard(shard, position)) {
+      const loaded = readOnly(file);
+      if (loaded) scenarios.set(loaded.scenario.name, loaded);
+      return;
+    }
     const { row, loaded } = scenarioRow(file);
     if (loaded) scenarios.set(loaded.scenario.name, loaded);
     push(row);
-  }
+  });
   if (options.seedsDir !== null) {
-    for (const file of filesIn(options.seedsDir, [".json"]))
-      push(seedRow(file, scenarios, options.acceptChangedTrace ?? false));
+    filesIn(options.seedsDir, [".json"]).forEach((file, position) => {
+      if (inShard(shard, position)) push(seedRow(file, scenarios, options.acceptChangedTrace ?? false));
+    });
   }
   return {
     rows,
     passed: rows.filter((r) => r.result === "pass").length,
     failed: rows.filter((r) => r.result === "fail").length,
     errors: rows.filter((r) => r.result === "error").length,
+    shard,
   };
 }

@@ -36,5 +36,9 @@ function suite(name: string, rows: RegressRow[]): string {
 export function renderRegressJunit(result: RegressResult): string {
   const scenarios = result.rows.filter((r) => r.kind === "scenario");
   const seeds = result.rows.filter((r) => r.kind === "seed");
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="eosfuzz regress" tests="${result.rows.length}" failures="${result.failed}" errors="${result.errors}">\n${suite("scenarios", scenarios)}\n${suite("seeds", seeds)}\n</testsuites>\n`;
+  // Matrix jobs' reports are read side by side: each names its shard.
+  const title = result.shard
+    ? `eosfuzz regress (shard ${result.shard.index}/${result.shard.count})`
+    : "eosfuzz regress";
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${title}" tests="${result.rows.length}" failures="${result.failed}" errors="${result.errors}">\n${suite("scenarios", scenarios)}\n${suite("seeds", seeds)}\n</testsuites>\n`;
 }

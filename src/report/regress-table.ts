@@ -30,8 +30,9 @@ export function renderRegressTable(result: RegressResult): string {
   out.push("");
   const verdict =
     result.failed === 0 && result.errors === 0 ? chalk.green.bold("ALL HOLD") : chalk.red.bold("NOT ALL HOLD");
+  const part = result.shard ? ` (shard ${result.shard.index}/${result.shard.count})` : "";
   out.push(
-    `  ${verdict}  ${result.passed} passed, ${result.failed} failed${result.errors > 0 ? `, ${result.errors} unreadable` : ""}`,
+    `  ${verdict}  ${result.passed} passed, ${result.failed} failed${result.errors > 0 ? `, ${result.errors} unreadable` : ""}${part}`,
   );
   return out.join("\n");
 }

@@ -122,4 +122,41 @@ describe("eosfuzz regress", () => {
     rmSync(dir, { recursive: true, force: true });
     rmSync(empty, { recursive: true, force: true });
   });
+  it("--shard I/N: the shards' rows are the unsharded run's, each in exactly one shard; a shard's seed file is still judged against its scenario", () => {
+    // Scripted scenarios (one run each) and three saved seeds; tv1-race's seed file lands in shard 2,
+    // its scenario's row in shard 1.
+    const scenarios = mkdtempSync(join(tmpdir(), "eosfuzz-regress-shard-"));
+    for (const name of ["failover-race", "kafka-17754-tv2-race", "kip-1228-race", "kip-1228-upgrade", "tv1-race"])
+      copyFileSync(join(BUILTIN_SCENARIO_DIR, `${name}.yaml`), join(scenarios, `${name}.yaml`));
+    const seeds = mkdtempSync(join(tmpdir(), "eosfuzz-regress-shard-seeds-"));
+    for (const file of ["kip-1228-race.seed-0.json", "tv1-race.seed-0.json", "kip-1228-upgrade.seed-0.json"])
+      copyFileSync(join(ROOT, "seeds", file), join(seeds, file));
+    const run = (extra: string[]) => {
+      const r = eosfuzz(["regress", "--scenarios", scenarios, "--seeds", seeds, "--json", ...extra]);
+      expect(r.code).toBe(0);
+      return JSON.parse(r.stdout) as { rows: { kind: string; name: string; detail: string }[]; shard: unknown };
+    };
+    const key = (row: { kind: string; name: string; detail: string }) => `${row.kind} ${row.name}: ${row.detail}`;
+    const whole = run([]);
+    expect(whole.shard).toBeNull();
+    expect(whole.rows).toHaveLength(8);
+    const parts = [0, 1, 2].map((i) => run(["--shard", `${i}/3`]));
+    // Position i modulo 3 in name order, scenarios and seeds apart.
+    expect(parts.map((p) => p.rows.map((row) => row.name))).toEqual([
+      ["failover-race", "kip-1228-upgrade", "kip-1228-race.seed-0.json"],
+      ["kafka-17754-tv2-race", "tv1-race", "kip-1228-upgrade.seed-0.json"],
+      ["kip-1228-race", "tv1-race.seed-0.json"],
+    ]);
+    expect(parts.map((p) => p.shard)).toEqual([0, 1, 2].map((index) => ({ index, count: 3 })));
+    expect(parts.flatMap((p) => p.rows.map(key)).sort()).toEqual(whole.rows.map(key).sort());
+    const junit = join(scenarios, "shard.xml");
+    const table = eosfuzz(["regress", "--scenarios", scenarios, "--seeds", seeds, "--shard", "1/3", "--junit", junit]);
+    expect(table.stdout).toMatch(/ALL HOLD {2}3 passed, 0 failed \(shard 1\/3\)\n/);
+    expect(readFileSync(junit, "utf8")).toMatch(/<testsuites name="eosfuzz regress \(shard 1\/3\)" tests="3"/);
+    const bad = eosfuzz(["regress", "--scenarios", scenarios, "--shard", "3/3"]);
+    expect([bad.code, bad.stdout]).toEqual([2, ""]);
+    expect(bad.stderr).toBe('eosfuzz: --shard: expected I/N with 0 <= I < N <= 100000, e.g. 0/4, found "3/3"\n');
+    rmSync(scenarios, { recursive: true, force: true });
+    rmSync(seeds, { recursive: true, force: true });
+  });
 });

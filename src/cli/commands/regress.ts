@@ -10,6 +10,7 @@ import { emitRegressGithubActions } from "../../report/github-actions.js";
 import { attemptWrite } from "../../report/report-dir.js";
 import { EXIT, reportOutputProblems } from "../errors.js";
 import { DEFAULT_SEED_DIR } from "./run.js";
+import { parseShard } from "./search-args.js";
 
 export interface RegressArgs {
   scenarios?: string;
@@ -17,6 +18,7 @@ export interface RegressArgs {
   junit?: string;
   json: boolean;
   "accept-changed-trace": boolean;
+  shard?: string;
 }
 
 export function regressBuilder(y: Argv): Argv<RegressArgs> {
@@ -32,6 +34,10 @@ export function regressBuilder(y: Argv): Argv<RegressArgs> {
       type: "boolean",
       default: false,
       describe: "count a seed whose violation reproduces with a changed trace as passing",
+    })
+    .option("shard", {
+      type: "string",
+      describe: "I/N: only the I-th of N parts of the scenarios and of the seeds (a CI job each)",
     }) as unknown as Argv<RegressArgs>;
 }
 
@@ -39,7 +45,9 @@ export function regressBuilder(y: Argv): Argv<RegressArgs> {
 export function regressCommand(args: RegressArgs): number {
   const seedsDir = args.seeds ?? (existsSync(DEFAULT_SEED_DIR) ? DEFAULT_SEED_DIR : null);
   const progress = !args.json && process.stderr.isTTY;
+  const shard = parseShard(args.shard);
   const result = regress({
+    shard,
     scenariosDir: args.scenarios ?? BUILTIN_SCENARIO_DIR,
     seedsDir,
     acceptChangedTrace: args["accept-changed-trace"],
