@@ -168,7 +168,7 @@ export function regressStepSummary(result: RegressResult): string {
   const out = [
     `### eosfuzz regress: ${holds ? "✅ all hold" : "❌ not all hold"}`,
     "",
-    `${result.passed} passed, ${result.failed} failed${result.errors > 0 ? `, ${result.errors} unreadable` : ""}.`,
+    `${result.passed} passed, ${result.failed} failed${result.errors > 0 ? `, ${result.errors} unreadable` : ""}${result.shard ? ` (shard ${result.shard.index}/${result.shard.count} of the scenarios and seeds)` : ""}.`,
     "",
     "| | kind | name | expectation | seeds | detail |",
     "|---|---|---|---|---:|---|",

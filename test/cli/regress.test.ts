@@ -150,7 +150,11 @@ describe("eosfuzz regress", () => {
     expect(parts.map((p) => p.shard)).toEqual([0, 1, 2].map((index) => ({ index, count: 3 })));
     expect(parts.flatMap((p) => p.rows.map(key)).sort()).toEqual(whole.rows.map(key).sort());
     const junit = join(scenarios, "shard.xml");
-    const table = eosfuzz(["regress", "--scenarios", scenarios, "--seeds", seeds, "--shard", "1/3", "--junit", junit]);
+    const summary = join(scenarios, "summary.md");
+    const table = eosfuzz(["regress", "--scenarios", scenarios, "--seeds", seeds, "--shard", "1/3", "--junit", junit], {
+      env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+    });
+    expect(readFileSync(summary, "utf8")).toMatch(/^3 passed, 0 failed \(shard 1\/3 of the scenarios and seeds\)\.$/m);
     expect(table.stdout).toMatch(/ALL HOLD {2}3 passed, 0 failed \(shard 1\/3\)\n/);
     expect(readFileSync(junit, "utf8")).toMatch(/<testsuites name="eosfuzz regress \(shard 1\/3\)" tests="3"/);
     const bad = eosfuzz(["regress", "--scenarios", scenarios, "--shard", "3/3"]);
