@@ -340,7 +340,8 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     const applied = e.errorCode === 0;
     const release = e.brokerRelease;
     const wire = markerWire(e.requestVersion, e.transactionVersionSeen);
-    const arrival = this.appliedAt.has(`${e.partition}|${txn}`) ? "repeat" : "first";
+    const appliedKey = `${e.partition}|${txn}`;
+    const arrival = this.appliedAt.has(appliedKey) ? "repeat" : "first";
     const held = open === undefined ? "none" : open === e.ghostTxn ? "same" : "other";
     const producer =
       this.latestBegun.get(e.transactionalId) === e.ghostTxn || e.ghostTxn === null ? "current" : "moved-on";
@@ -371,7 +372,7 @@ export class ProtocolCoverageRecorder implements GhostObserver {
       : { kind: "marker", arrival: { release, wire, arrival, leaderTxn: held, producer, rule, result, role, leader } };
     this.hit(state, this.sentAt.get(e.correlationId));
     if (!applied) return;
-    this.appliedAt.add(`${e.partition}|${txn}`);
+    this.appliedAt.add(appliedKey);
     if (e.completed) this.openTxn.delete(slot);
   }
 
