@@ -1,0 +1,20 @@
+package eosfuzz.harness.v39;
+
+import eosfuzz.harness.Adapter;
+import eosfuzz.harness.Service;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The harness's services for the Kafka releases whose signatures are 3.9.1's (jvm/releases.json). */
+public final class V39Adapter implements Adapter {
+    @Override
+    public String name() {
+        return "v39";
+    }
+
+    @Override
+    public Map<String, Service> services() {
+        Map<String, Service> services = new LinkedHashMap<>();
+        return services;
+    }
+}

@@ -1,0 +1,20 @@
+package eosfuzz.harness.v41;
+
+import eosfuzz.harness.Adapter;
+import eosfuzz.harness.Service;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The harness's services for the Kafka releases whose signatures are 4.1.2's (jvm/releases.json). */
+public final class V41Adapter implements Adapter {
+    @Override
+    public String name() {
+        return "v41";
+    }
+
+    @Override
+    public Map<String, Service> services() {
+        Map<String, Service> services = new LinkedHashMap<>();
+        return services;
+    }
+}

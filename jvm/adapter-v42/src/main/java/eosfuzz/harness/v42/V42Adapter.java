@@ -1,0 +1,20 @@
+package eosfuzz.harness.v42;
+
+import eosfuzz.harness.Adapter;
+import eosfuzz.harness.Service;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The harness's services for the Kafka releases whose signatures are 4.2.1's (jvm/releases.json). */
+public final class V42Adapter implements Adapter {
+    @Override
+    public String name() {
+        return "v42";
+    }
+
+    @Override
+    public Map<String, Service> services() {
+        Map<String, Service> services = new LinkedHashMap<>();
+        return services;
+    }
+}

@@ -1,0 +1,20 @@
+package eosfuzz.harness.v43;
+
+import eosfuzz.harness.Adapter;
+import eosfuzz.harness.Service;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The harness's services for the Kafka releases whose signatures are 4.3.2's (jvm/releases.json). */
+public final class V43Adapter implements Adapter {
+    @Override
+    public String name() {
+        return "v43";
+    }
+
+    @Override
+    public Map<String, Service> services() {
+        Map<String, Service> services = new LinkedHashMap<>();
+        return services;
+    }
+}

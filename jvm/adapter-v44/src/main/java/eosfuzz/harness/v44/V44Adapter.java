@@ -1,0 +1,20 @@
+package eosfuzz.harness.v44;
+
+import eosfuzz.harness.Adapter;
+import eosfuzz.harness.Service;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The harness's services for the Kafka releases whose signatures are 4.4.0's (jvm/releases.json). */
+public final class V44Adapter implements Adapter {
+    @Override
+    public String name() {
+        return "v44";
+    }
+
+    @Override
+    public Map<String, Service> services() {
+        Map<String, Service> services = new LinkedHashMap<>();
+        return services;
+    }
+}
