@@ -13,6 +13,7 @@ export const COMMANDS = [
   "report",
   "mutants",
   "bugs",
+  "conform",
   "scenarios",
   "validate",
   "init",
@@ -137,6 +138,19 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     examples: [
       ["eosfuzz bugs run --budget-seeds 500", "the scorecard: every modelled bug, 500 seeds each side"],
       ["eosfuzz bugs run Z14 KAFKA-19999 --json", "two bugs, as JSON"],
+    ],
+  },
+  {
+    name: "conform",
+    usage: "conform",
+    describe: "judge the model by Kafka's own classes of each release (needs Java 17+; npm run harness:setup)",
+    load: async () => {
+      const m = await import("./commands/conform.js");
+      return { builder: m.conformBuilder, handler: m.conformCommand };
+    },
+    examples: [
+      ["eosfuzz conform --release 4.2.1 --sequences 10000", "10,000 generated sequences at Kafka 4.2.1's UnifiedLog"],
+      ["eosfuzz conform --mutant tv2-marker-legacy-rule --release 4.2.1", "a broken model must diverge (exit 1)"],
     ],
   },
   {

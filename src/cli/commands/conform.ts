@@ -1,0 +1,130 @@
+import chalk from "chalk";
+import type { Argv } from "yargs";
+import { findMutant, MUTANTS } from "../../fuzz/mutants.js";
+import { harnessRelease, harnessReleases, HarnessUnavailable } from "../../harness/kafka-releases.js";
+import { InputError } from "../../scenario/input-error.js";
+import { EXIT } from "../errors.js";
+import { writeJsonStdout } from "./run.js";
+
+export interface ConformArgs {
+  release?: string[];
+  sequences: number;
+  seed: number;
+  mutant?: string;
+  json: boolean;
+  "stop-on-first": boolean;
+}
+
+export function conformBuilder(y: Argv): Argv<ConformArgs> {
+  return y
+    .option("release", {
+      type: "string",
+      array: true,
+      describe: `Kafka release(s) to check (default: every one the harness runs: ${harnessReleases()
+        .map((r) => r.release)
+        .join(", ")})`,
+    })
+    .option("sequences", { type: "number", default: 2_000, describe: "generated operation sequences per release" })
+    .option("seed", { type: "number", default: 0, describe: "fast-check seed of the generated sequences" })
+    .option("mutant", { type: "string", describe: "judge a deliberately broken model (see eosfuzz mutants)" })
+    .option("stop-on-first", { type: "boolean", default: false, describe: "stop a release at its first divergence" })
+    .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
+    .check((a) => {
+      if (!Number.isInteger(a.sequences) || a.sequences < 1 || a.sequences > 10_000_000)
+        throw new InputError("--sequences", "", `expected an integer in [1, 10000000], found ${a.sequences}`);
+      if (!Number.isInteger(a.seed)) throw new InputError("--seed", "", `expected an integer, found ${a.seed}`);
+      return true;
+    }) as unknown as Argv<ConformArgs>;
+}
+
+/**
+ * `eosfuzz conform`: Kafka's own classes of each release judge the model. Exit 0 when they agree
+ * everywhere, 1 on a divergence, 2 for bad input or a harness that cannot start.
+ */
+export async function conformCommand(args: ConformArgs): Promise<number> {
+  const releases = (args.release ?? harnessReleases().map((r) => r.release)).map((name) => {
+    const r = harnessRelease(name);
+    if (!r)
+      throw new InputError(
+        "--release",
+        "",
+        `found "${name}", expected one of ${harnessReleases()
+          .map((x) => x.release)
+          .join(", ")}`,
+      );
+    return r;
+  });
+  const mutant = args.mutant === undefined ? undefined : findMutant(args.mutant);
+  if (args.mutant !== undefined && !mutant)
+    throw new InputError("--mutant", "", `found "${args.mutant}", expected one of ${MUTANTS.map((m) => m.name).join(", ")}`);
+  const { runConformance } = await import("../../conform/conform.js");
+  const started = Date.now();
+  let results: Awaited<ReturnType<typeof runConformance>>;
+  try {
+    results = await runConformance({
+      releases,
+      sequences: args.sequences,
+      seed: args.seed,
+      overrides: mutant?.overrides ?? {},
+      stopOnFirst: args["stop-on-first"],
+      now: () => Date.now(),
+      onProgress: args.json
+        ? undefined
+        : (release, surface, done, total) => {
+            if (process.stderr.isTTY) process.stderr.write(`\r  ${release} ${surface}: ${done}/${total}`);
+          },
+    });
+  } catch (e) {
+    if (e instanceof HarnessUnavailable) throw new InputError("eosfuzz conform", "", e.message);
+    throw e;
+  }
+  if (process.stderr.isTTY && !args.json) process.stderr.write("\r\x1b[K");
+  const divergent = results.some((r) => r.surfaces.some((s) => s.divergentSequences > 0));
+  if (args.json) {
+    writeJsonStdout({
+      schemaVersion: 1,
+      mutant: mutant?.name ?? null,
+      seed: args.seed,
+      agree: !divergent,
+      wallMs: Date.now() - started,
+      releases: results.map((r) => ({
+        release: r.release,
+        kafkaVersion: r.kafkaVersion,
+        profile: r.profile,
+        surfaces: r.surfaces.map((s) => ({
+          surface: s.surface,
+          sequences: s.sequences,
+          operations: s.operations,
+          divergences: s.divergentSequences,
+          elapsedMs: s.elapsedMs,
+          firstDivergence: s.first
+            ? { step: s.first.divergence?.step, difference: s.first.divergence?.difference, ops: s.first.ops, model: s.first.model, kafka: s.first.kafka, story: s.story }
+            : null,
+        })),
+      })),
+    });
+  } else {
+    for (const r of results) {
+      for (const s of r.surfaces) {
+        const verdict =
+          s.divergentSequences === 0 ? chalk.green("agree") : chalk.red(`${s.divergentSequences} divergent sequences`);
+        process.stdout.write(
+          `Kafka ${r.kafkaVersion.padEnd(6)} ${s.surface.padEnd(8)} model profile ${r.profile.padEnd(6)} ${s.sequences.toLocaleString("en-US")} sequences, ${s.operations.toLocaleString("en-US")} operations: ${verdict}  ${chalk.dim(`${(s.elapsedMs / 1000).toFixed(1)} s`)}\n`,
+        );
+        for (const line of s.story) process.stdout.write(`  ${line}\n`);
+        if (s.first)
+          process.stdout.write(
+            chalk.dim(
+              `  again: eosfuzz conform --release ${r.release} --sequences ${s.sequences} --seed ${args.seed}${mutant ? ` --mutant ${mutant.name}` : ""}\n`,
+            ),
+          );
+      }
+    }
+    process.stdout.write(
+      divergent
+        ? chalk.red("Kafka's classes and the model disagree (exit 1)\n")
+        : chalk.green(`Kafka's classes and the model agree on every release checked (${results.length})\n`),
+    );
+  }
+  return divergent ? EXIT.unexpected : EXIT.ok;
+}

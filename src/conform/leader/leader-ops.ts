@@ -1,0 +1,109 @@
+/**
+ * The leader side's operations (jvm/PROTOCOL.md, service `leader`): what one partition's
+ * UnifiedLog is asked, in the same concrete form for the model and for Kafka's classes, and what
+ * each answers. Field names are the protocol's.
+ */
+export type AppendOrigin = "CLIENT" | "COORDINATOR" | "REPLICATION";
+
+export type LeaderOp =
+  | { op: "verify"; producerId: number; producerEpoch: number; sequence: number; supportsEpochBump: boolean }
+  | {
+      op: "data";
+      producerId: number;
+      producerEpoch: number;
+      baseSequence: number;
+      count: number;
+      transactional: boolean;
+      origin: AppendOrigin;
+      guard: "verified" | "none";
+    }
+  | {
+      op: "marker";
+      producerId: number;
+      producerEpoch: number;
+      coordinatorEpoch: number;
+      result: "COMMIT" | "ABORT";
+      /** What the WriteTxnMarkers request carried: 0 for a v1 request, -1 (TV_UNKNOWN) for none stated. */
+      transactionVersion: number;
+      origin: "COORDINATOR" | "REPLICATION";
+    }
+  | { op: "highWatermark"; offset: number }
+  | { op: "truncate"; offset: number }
+  | { op: "advanceTime"; ms: number }
+  | { op: "expireProducers" };
+
+export interface LeaderConfig {
+  producerIdExpirationMs: number;
+  maxTransactionTimeoutMs: number;
+}
+
+export interface ProducerStateView {
+  producerId: number;
+  producerEpoch: number;
+  coordinatorEpoch: number;
+  currentTxnFirstOffset: number | null;
+  lastSequence: number;
+  lastTimestamp: number;
+}
+
+export interface VerificationView {
+  producerId: number;
+  producerEpoch: number;
+  lowestSequence: number;
+  supportsEpochBump: boolean;
+}
+
+export interface AbortedTxnView {
+  producerId: number;
+  firstOffset: number;
+  lastOffset: number;
+  lastStableOffset: number;
+}
+
+export interface LeaderState {
+  logEndOffset: number;
+  highWatermark: number;
+  lastStableOffset: number;
+  firstUnstableOffset: number | null;
+  abortedTxns: AbortedTxnView[];
+  producers: ProducerStateView[];
+  verification: VerificationView[];
+}
+
+/** One operation's answer. `exception` is informative (the model's classes are its own); `error` is compared. */
+export interface LeaderResult {
+  error: string;
+  exception: string | null;
+  message: string | null;
+  guard?: "sentinel" | "new" | "reused";
+  firstOffset?: number;
+  lastOffset?: number;
+  duplicate?: boolean;
+  offset?: number | null;
+  state: LeaderState;
+}
+
+export const DEFAULT_LEADER_CONFIG: LeaderConfig = {
+  producerIdExpirationMs: 86_400_000,
+  maxTransactionTimeoutMs: 900_000,
+};
+
+/** One line per op, for stories: Kafka's words, the op's fields. */
+export function describeLeaderOp(op: LeaderOp): string {
+  switch (op.op) {
+    case "verify":
+      return `maybeStartTransactionVerification(pid ${op.producerId}, seq ${op.sequence}, epoch ${op.producerEpoch}, supportsEpochBump ${op.supportsEpochBump})`;
+    case "data":
+      return `${op.origin === "REPLICATION" ? "appendAsFollower" : `appendAsLeader(${op.origin})`} ${op.transactional ? "transactional" : "idempotent"} batch pid ${op.producerId} epoch ${op.producerEpoch} seq ${op.baseSequence}..${op.baseSequence + op.count - 1}${op.origin === "REPLICATION" ? "" : ` guard ${op.guard}`}`;
+    case "marker":
+      return `${op.origin === "REPLICATION" ? "appendAsFollower" : "appendAsLeader(COORDINATOR)"} ${op.result} marker pid ${op.producerId} epoch ${op.producerEpoch} coordinatorEpoch ${op.coordinatorEpoch} transactionVersion ${op.transactionVersion}`;
+    case "highWatermark":
+      return `high watermark to ${op.offset}`;
+    case "truncate":
+      return `truncateTo(${op.offset})`;
+    case "advanceTime":
+      return `time +${op.ms} ms`;
+    case "expireProducers":
+      return "removeExpiredProducers(now)";
+  }
+}
