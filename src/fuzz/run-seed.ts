@@ -1,3 +1,4 @@
+import type { LogObserverFactory } from "../kafka/broker/partition-log-observer.js";
 import {
   IllegalStateException,
   OutOfOrderSequenceException,
@@ -70,6 +71,8 @@ export interface RunOptions {
   onChoicePoint?: (point: ChoicePoint) => void;
   /** Record each coverage point's stream positions (for the coverage strategy's mutations). */
   coveragePositions?: boolean;
+  /** Hear every call of every replica's log (trace validation against Kafka's classes). */
+  logObservers?: LogObserverFactory;
 }
 
 export interface RunStats {
@@ -146,6 +149,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
       sim,
       choices,
       teeGhost(lateCopies ? [ledger, coverage, lateCopies] : [ledger, coverage]),
+      options.logObservers ? { logObservers: options.logObservers } : {},
     );
     pct = config.shaping?.pct ? new PctDeliveryPolicy(config.shaping.pct, choices) : null;
     cluster.net.deliveryPolicy = pct;

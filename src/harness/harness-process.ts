@@ -59,7 +59,11 @@ export class KafkaHarness {
     });
     child.on("exit", (code, signal) => {
       live.delete(child);
-      this.fail(new Error(`the Kafka ${release.release} harness exited (${signal ?? `code ${code}`}): ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}`));
+      this.fail(
+        new Error(
+          `the Kafka ${release.release} harness exited (${signal ?? `code ${code}`}): ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}`,
+        ),
+      );
     });
     child.stdin.on("error", (e) => this.fail(e));
   }

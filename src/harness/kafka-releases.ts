@@ -45,7 +45,10 @@ export function harnessRelease(release: string): HarnessRelease | undefined {
 /** The java command line of a release's harness, or why it cannot start. */
 export function harnessClasspath(release: HarnessRelease): string {
   const classpathFile = `${JVM_DIR}target/classpath/${release.release}.txt`;
-  const jars = [`${JVM_DIR}harness-core/target/harness-core-1.jar`, `${JVM_DIR}adapter-${release.adapter}/target/adapter-${release.adapter}-1.jar`];
+  const jars = [
+    `${JVM_DIR}harness-core/target/harness-core-1.jar`,
+    `${JVM_DIR}adapter-${release.adapter}/target/adapter-${release.adapter}-1.jar`,
+  ];
   for (const jar of [...jars, classpathFile]) {
     if (!existsSync(jar))
       throw new HarnessUnavailable(

@@ -4,6 +4,7 @@ import type { Simulation } from "../sim/simulation.js";
 import type { TransactionVersion } from "./common/types.js";
 import type { KafkaEvents } from "./trace-events.js";
 import type { FeaturesImage } from "./metadata/metadata-image.js";
+import type { LogObserverFactory } from "./broker/partition-log-observer.js";
 import type { GhostObserver } from "./ghost.js";
 import type { KafkaRequest, KafkaResponse } from "./protocol.js";
 
@@ -68,4 +69,6 @@ export interface ClusterContext {
    * while it is not running, or in a harness without brokers).
    */
   readonly featuresOf?: (broker: string) => FeaturesImage | undefined;
+  /** Observers of every replica's log (trace validation against Kafka's classes); absent in fuzzing. */
+  readonly logObservers?: LogObserverFactory;
 }

@@ -27,6 +27,7 @@ import { MARKER_CHANNEL } from "./coordinator/transaction-marker-channel-manager
 import type { TxnTransitMetadata } from "./coordinator/transaction-metadata.js";
 import { transactionStatePartitionFor, transactionStatePartitionKey } from "./coordinator/transaction-partitioning.js";
 import type { TransactionStateName } from "./coordinator/transaction-state.js";
+import type { LogObserverFactory } from "./broker/partition-log-observer.js";
 import type { GhostObserver } from "./ghost.js";
 import type { MetadataImage, PartitionRegistration } from "./metadata/metadata-image.js";
 import { type LeaderChange, type PartitionAssignment, QuorumController } from "./metadata/quorum-controller.js";
@@ -136,6 +137,7 @@ export class Cluster {
     readonly sim: Simulation<ClusterEvents>,
     readonly choices: ChoiceSource,
     ghost: GhostObserver,
+    options: { logObservers?: LogObserverFactory } = {},
   ) {
     const assignments = this.assignments();
     this.net = new Network<KafkaRequest, KafkaResponse>(
@@ -152,6 +154,7 @@ export class Cluster {
       choices,
       ghost,
       config: spec.broker,
+      ...(options.logObservers ? { logObservers: options.logObservers } : {}),
       featuresOf: (id) => {
         const broker = this.brokers.get(id);
         return broker?.isRunning ? broker.metadataImage.features : undefined;

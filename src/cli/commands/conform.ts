@@ -56,7 +56,11 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
   });
   const mutant = args.mutant === undefined ? undefined : findMutant(args.mutant);
   if (args.mutant !== undefined && !mutant)
-    throw new InputError("--mutant", "", `found "${args.mutant}", expected one of ${MUTANTS.map((m) => m.name).join(", ")}`);
+    throw new InputError(
+      "--mutant",
+      "",
+      `found "${args.mutant}", expected one of ${MUTANTS.map((m) => m.name).join(", ")}`,
+    );
   const { runConformance } = await import("../../conform/conform.js");
   const started = Date.now();
   let results: Awaited<ReturnType<typeof runConformance>>;
@@ -98,7 +102,14 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
           divergences: s.divergentSequences,
           elapsedMs: s.elapsedMs,
           firstDivergence: s.first
-            ? { step: s.first.divergence?.step, difference: s.first.divergence?.difference, ops: s.first.ops, model: s.first.model, kafka: s.first.kafka, story: s.story }
+            ? {
+                step: s.first.divergence?.step,
+                difference: s.first.divergence?.difference,
+                ops: s.first.ops,
+                model: s.first.model,
+                kafka: s.first.kafka,
+                story: s.story,
+              }
             : null,
         })),
       })),

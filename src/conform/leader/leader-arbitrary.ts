@@ -67,7 +67,10 @@ const abstractOp: fc.Arbitrary<AbstractLeaderOp> = fc.oneof(
       epoch,
       seq: sequence,
       count: fc.integer({ min: 1, max: 3 }),
-      transactional: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      transactional: fc.oneof(
+        { weight: 5, arbitrary: fc.constant(true) },
+        { weight: 1, arbitrary: fc.constant(false) },
+      ),
       origin: fc.oneof(
         { weight: 6, arbitrary: fc.constant("CLIENT" as const) },
         { weight: 1, arbitrary: fc.constantFrom("COORDINATOR" as const, "REPLICATION" as const) },

@@ -57,7 +57,9 @@ export async function runKafkaSequence(
   const reply = await harness.request({ service: "leader", config, ops });
   const results = reply.results;
   if (!Array.isArray(results) || results.length !== ops.length)
-    throw new Error(`the leader service answered ${Array.isArray(results) ? results.length : "no"} results for ${ops.length} ops`);
+    throw new Error(
+      `the leader service answered ${Array.isArray(results) ? results.length : "no"} results for ${ops.length} ops`,
+    );
   return results as LeaderResult[];
 }
 
@@ -126,7 +128,9 @@ export async function runLeaderCampaign(options: LeaderCampaignOptions): Promise
     const drawn = fc.sample(arbitrary, { seed, numRuns: count });
     for (let start = 0; start < drawn.length; start += inFlight) {
       const batch = drawn.slice(start, start + inFlight);
-      const compared = await Promise.all(batch.map((abstract) => compareLeaderSequence(options.harness, options.flags, abstract)));
+      const compared = await Promise.all(
+        batch.map((abstract) => compareLeaderSequence(options.harness, options.flags, abstract)),
+      );
       compared.forEach((c, i) => {
         operations += c.ops.length;
         if (!c.divergence) return;

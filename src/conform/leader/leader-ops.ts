@@ -15,8 +15,14 @@ export type LeaderOp =
       count: number;
       transactional: boolean;
       origin: AppendOrigin;
-      guard: "verified" | "none";
+      /**
+       * verified: this producer's last verify's guard (or the sentinel if it had none); none: the
+       * sentinel; stale: a guard no entry holds (one handed out before the entry was replaced).
+       */
+      guard: "verified" | "none" | "stale";
     }
+  /** One record of no producer (a coordinator's own __transaction_state or __consumer_offsets record). */
+  | { op: "records"; origin: "COORDINATOR" | "REPLICATION" }
   | {
       op: "marker";
       producerId: number;
@@ -97,6 +103,8 @@ export function describeLeaderOp(op: LeaderOp): string {
       return `${op.origin === "REPLICATION" ? "appendAsFollower" : `appendAsLeader(${op.origin})`} ${op.transactional ? "transactional" : "idempotent"} batch pid ${op.producerId} epoch ${op.producerEpoch} seq ${op.baseSequence}..${op.baseSequence + op.count - 1}${op.origin === "REPLICATION" ? "" : ` guard ${op.guard}`}`;
     case "marker":
       return `${op.origin === "REPLICATION" ? "appendAsFollower" : "appendAsLeader(COORDINATOR)"} ${op.result} marker pid ${op.producerId} epoch ${op.producerEpoch} coordinatorEpoch ${op.coordinatorEpoch} transactionVersion ${op.transactionVersion}`;
+    case "records":
+      return `${op.origin === "REPLICATION" ? "appendAsFollower" : "appendAsLeader(COORDINATOR)"} a record of no producer`;
     case "highWatermark":
       return `high watermark to ${op.offset}`;
     case "truncate":

@@ -5,7 +5,8 @@ import type { LeaderComparison } from "./leader-differential.js";
 export function summarizeLeaderResult(r: LeaderResult): string {
   const parts = [r.error];
   if (r.guard !== undefined) parts.push(`guard ${r.guard}`);
-  if (r.firstOffset !== undefined) parts.push(`offsets ${r.firstOffset}..${r.lastOffset}${r.duplicate ? " (duplicate)" : ""}`);
+  if (r.firstOffset !== undefined)
+    parts.push(`offsets ${r.firstOffset}..${r.lastOffset}${r.duplicate ? " (duplicate)" : ""}`);
   if (r.offset !== undefined) parts.push(r.offset === null ? "nothing appended" : `appended at ${r.offset}`);
   return parts.join(", ");
 }
@@ -13,7 +14,10 @@ export function summarizeLeaderResult(r: LeaderResult): string {
 function stateLine(r: LeaderResult): string {
   const s = r.state;
   const producers = s.producers
-    .map((p) => `pid ${p.producerId} epoch ${p.producerEpoch} ce ${p.coordinatorEpoch}${p.currentTxnFirstOffset === null ? "" : ` open@${p.currentTxnFirstOffset}`}`)
+    .map(
+      (p) =>
+        `pid ${p.producerId} epoch ${p.producerEpoch} ce ${p.coordinatorEpoch}${p.currentTxnFirstOffset === null ? "" : ` open@${p.currentTxnFirstOffset}`}`,
+    )
     .join("; ");
   return `LEO ${s.logEndOffset} HW ${s.highWatermark} LSO ${s.lastStableOffset}${producers ? ` | ${producers}` : ""}`;
 }
@@ -35,11 +39,15 @@ export function leaderDivergenceStory(release: string, c: LeaderComparison): str
       return;
     }
     lines.push(head);
-    lines.push(`      Kafka: ${summarizeLeaderResult(kafka)}${kafka.exception ? ` (${kafka.exception}: ${kafka.message})` : ""}`);
+    lines.push(
+      `      Kafka: ${summarizeLeaderResult(kafka)}${kafka.exception ? ` (${kafka.exception}: ${kafka.message})` : ""}`,
+    );
     lines.push(`             ${stateLine(kafka)}`);
     lines.push(`      model: ${summarizeLeaderResult(model)}${model.message ? ` (${model.message})` : ""}`);
     lines.push(`             ${stateLine(model)}`);
-    lines.push(`      first difference: ${d.difference.path || "(the reply)"}: Kafka ${JSON.stringify(d.difference.kafka)}, model ${JSON.stringify(d.difference.model)}`);
+    lines.push(
+      `      first difference: ${d.difference.path || "(the reply)"}: Kafka ${JSON.stringify(d.difference.kafka)}, model ${JSON.stringify(d.difference.model)}`,
+    );
   });
   return lines;
 }

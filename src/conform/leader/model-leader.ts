@@ -1,4 +1,9 @@
-import { PartitionLog, type LogBatch } from "../../kafka/broker/partition-log.js";
+import {
+  type DataAppendResult,
+  type LogBatch,
+  type MarkerAppendResult,
+  PartitionLog,
+} from "../../kafka/broker/partition-log.js";
 import { errorName, Errors } from "../../kafka/common/errors.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import type { LeaderConfig, LeaderOp, LeaderResult, LeaderState } from "./leader-ops.js";
@@ -24,7 +29,11 @@ export class ModelLeader {
     private readonly flags: Readonly<ReleaseFlags>,
     private readonly config: LeaderConfig,
   ) {
-    this.log = new PartitionLog(PARTITION, () => this.flags, () => this.nowMs);
+    this.log = new PartitionLog(
+      PARTITION,
+      () => this.flags,
+      () => this.nowMs,
+    );
   }
 
   apply(op: LeaderOp): LeaderResult {
@@ -59,6 +68,25 @@ export class ModelLeader {
       case "marker":
         this.producerIds.add(op.producerId);
         return op.origin === "REPLICATION" ? this.followerMarker(op) : this.leaderMarker(op);
+      case "records": {
+        if (op.origin === "REPLICATION") {
+          const offset = this.log.logEndOffset;
+          this.log.appendAsFollower({
+            baseOffset: offset,
+            lastOffset: offset,
+            producerId: -1,
+            producerEpoch: -1,
+            baseSequence: -1,
+            isTransactional: false,
+            control: null,
+            values: [],
+            ghostTxn: null,
+            maxTimestamp: this.nowMs,
+          });
+          return { ...none(), offset };
+        }
+        return { ...none(), offset: this.log.appendOffsetCommitRecords([]).baseOffset };
+      }
       case "highWatermark":
         this.log.onHighWatermarkUpdated(op.offset);
         return none();
@@ -82,13 +110,17 @@ export class ModelLeader {
       isTransactional: op.transactional,
       values: values(op.count),
       ghostTxn: null,
-      verificationGuard: op.guard === "verified" ? (this.guards.get(op.producerId) ?? 0) : 0,
+      verificationGuard: this.guardFor(op),
       origin: op.origin === "COORDINATOR" ? "COORDINATOR" : "CLIENT",
     });
-    if (result.kind === "error") return refused(result.errorCode, result.reason);
-    if (result.kind === "duplicate")
-      return { ...none(), firstOffset: result.firstOffset, lastOffset: result.lastOffset, duplicate: true };
-    return { ...none(), firstOffset: result.batch.baseOffset, lastOffset: result.batch.lastOffset, duplicate: false };
+    return dataAnswer(result);
+  }
+
+  /** The guard a data op presents: a stale one is a number no entry was ever given. */
+  private guardFor(op: Extract<LeaderOp, { op: "data" }>): number {
+    if (op.guard === "none") return 0;
+    if (op.guard === "stale") return -1;
+    return this.guards.get(op.producerId) ?? 0;
   }
 
   private followerData(op: Extract<LeaderOp, { op: "data" }>): Omit<LeaderResult, "state"> {
@@ -118,9 +150,7 @@ export class ModelLeader {
       transactionVersion: op.transactionVersion,
       ghostTxn: null,
     });
-    if (outcome.kind === "error") return refused(outcome.errorCode, outcome.reason);
-    if (outcome.kind === "idempotent-retry") return { ...none(), offset: null };
-    return { ...none(), offset: outcome.batch.baseOffset };
+    return markerAnswer(outcome);
   }
 
   private followerMarker(op: Extract<LeaderOp, { op: "marker" }>): Omit<LeaderResult, "state"> {
@@ -142,53 +172,72 @@ export class ModelLeader {
 
   /** The state after an op, in the harness's shape. */
   state(): LeaderState {
-    const log = this.log;
-    const producers = [...log.producers.values()]
-      .map((e) => ({
-        producerId: e.producerId,
-        producerEpoch: e.producerEpoch,
-        coordinatorEpoch: e.coordinatorEpoch,
-        currentTxnFirstOffset: e.currentTxnFirstOffset,
-        lastSequence: e.lastSeq(),
-        lastTimestamp: e.lastTimestamp,
-      }))
-      .sort((a, b) => a.producerId - b.producerId);
-    const verification = [...this.producerIds]
-      .sort((a, b) => a - b)
-      .flatMap((producerId) => {
-        const v = log.verificationStates.get(producerId);
-        return v
-          ? [
-              {
-                producerId,
-                producerEpoch: v.epoch,
-                lowestSequence: v.lowestSequence,
-                supportsEpochBump: v.supportsEpochBump,
-              },
-            ]
-          : [];
-      });
-    return {
-      logEndOffset: log.logEndOffset,
-      highWatermark: log.highWatermark,
-      lastStableOffset: log.lastStableOffset(),
-      firstUnstableOffset: log.firstUnstableOffset(),
-      abortedTxns: log.abortedTxns.map((a) => ({ ...a })),
-      producers,
-      verification,
-    };
+    return leaderStateOf(this.log, this.producerIds);
   }
 }
 
-function values(count: number): string[] {
+/** A log's state in the harness's shape; verification entries of `producerIds` only, as the harness reports them. */
+export function leaderStateOf(log: PartitionLog, producerIds: ReadonlySet<number>): LeaderState {
+  const producers = [...log.producers.values()]
+    .map((e) => ({
+      producerId: e.producerId,
+      producerEpoch: e.producerEpoch,
+      coordinatorEpoch: e.coordinatorEpoch,
+      currentTxnFirstOffset: e.currentTxnFirstOffset,
+      lastSequence: e.lastSeq(),
+      lastTimestamp: e.lastTimestamp,
+    }))
+    .sort((a, b) => a.producerId - b.producerId);
+  const verification = [...producerIds]
+    .sort((a, b) => a - b)
+    .flatMap((producerId) => {
+      const v = log.verificationStates.get(producerId);
+      return v
+        ? [
+            {
+              producerId,
+              producerEpoch: v.epoch,
+              lowestSequence: v.lowestSequence,
+              supportsEpochBump: v.supportsEpochBump,
+            },
+          ]
+        : [];
+    });
+  return {
+    logEndOffset: log.logEndOffset,
+    highWatermark: log.highWatermark,
+    lastStableOffset: log.lastStableOffset(),
+    firstUnstableOffset: log.firstUnstableOffset(),
+    abortedTxns: log.abortedTxns.map((a) => ({ ...a })),
+    producers,
+    verification,
+  };
+}
+
+/** A leader's data append as the harness answers it. */
+export function dataAnswer(result: DataAppendResult): Omit<LeaderResult, "state"> {
+  if (result.kind === "error") return refused(result.errorCode, result.reason);
+  if (result.kind === "duplicate")
+    return { ...none(), firstOffset: result.firstOffset, lastOffset: result.lastOffset, duplicate: true };
+  return { ...none(), firstOffset: result.batch.baseOffset, lastOffset: result.batch.lastOffset, duplicate: false };
+}
+
+/** A leader's marker append as the harness answers it. */
+export function markerAnswer(outcome: MarkerAppendResult): Omit<LeaderResult, "state"> {
+  if (outcome.kind === "error") return refused(outcome.errorCode, outcome.reason);
+  if (outcome.kind === "idempotent-retry") return { ...none(), offset: null };
+  return { ...none(), offset: outcome.batch.baseOffset };
+}
+
+export function values(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `v${i}`);
 }
 
-function none(): Omit<LeaderResult, "state"> {
+export function none(): Omit<LeaderResult, "state"> {
   return { error: "NONE", exception: null, message: null };
 }
 
-function refused(errorCode: number, reason: string): Omit<LeaderResult, "state"> {
+export function refused(errorCode: number, reason: string): Omit<LeaderResult, "state"> {
   return { error: errorName(errorCode), exception: null, message: reason };
 }
 
@@ -196,7 +245,7 @@ function refused(errorCode: number, reason: string): Omit<LeaderResult, "state">
  * The Kafka error a model exception stands for, where the model throws Kafka's exception; any
  * other exception is the model's own failure, named so that it never equals one of Kafka's answers.
  */
-function modelExceptionError(error: Error): string {
+export function modelExceptionError(error: Error): string {
   switch (error.name) {
     case "TransactionCoordinatorFencedException":
       return "TRANSACTION_COORDINATOR_FENCED";

@@ -102,7 +102,10 @@ export class KafkaBroker {
     this.image = image;
     // Batches carry timestamps only when producer state can expire (producer.id.expiration.ms set).
     const clock = ctx.config.producerIdExpiration ? () => ctx.sim.nowMs : null;
-    for (const key of partitionConfigs.keys()) this.logs.set(key, new Log(key, () => this.release.flags, clock));
+    for (const key of partitionConfigs.keys()) {
+      const observer = ctx.logObservers?.forReplica(id, key, () => this.release.name) ?? null;
+      this.logs.set(key, new Log(key, () => this.release.flags, clock, observer));
+    }
     ctx.net.registerServer(id, (request) => this.handle(request));
   }
 

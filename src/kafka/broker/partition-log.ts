@@ -9,6 +9,7 @@ import type { PartitionKey, TransactionResult } from "../common/types.js";
 import type { TxnTransitMetadata } from "../coordinator/transaction-metadata.js";
 import type { ReleaseFlags } from "../release.js";
 import { LeaderEpochCache } from "./leader-epoch-cache.js";
+import type { LogOperation, PartitionLogObserver } from "./partition-log-observer.js";
 import type { ProducerStateEntry, VerificationStateEntry } from "./producer-state-entry.js";
 import {
   type CompletedTxn,
@@ -160,8 +161,14 @@ export class PartitionLog {
     readonly flags: () => Readonly<ReleaseFlags>,
     /** The broker's clock, for batch timestamps and producer-state expiry (absent: no timestamps). */
     private readonly clock: (() => number) | null = null,
+    /** Hears every judging or changing call (trace validation); absent in fuzzing. */
+    private readonly observer: PartitionLogObserver | null = null,
   ) {
     this.producerState = new ProducerStateManager(flags);
+  }
+
+  private observe(op: LogOperation): void {
+    this.observer?.onOperation(op, this, this.clock ? this.clock() : null);
   }
 
   /** The producer state of every producer id this log has seen (ProducerStateManager.activeProducers). */
@@ -179,7 +186,19 @@ export class PartitionLog {
 
   /** See ProducerStateManager.staleEpochBeforeVerification. */
   staleEpochBeforeVerification(producerId: number, epoch: number): string | null {
-    return this.producerState.staleEpochBeforeVerification(producerId, epoch);
+    const refused = this.producerState.staleEpochBeforeVerification(producerId, epoch);
+    // Kafka's maybeStartTransactionVerification refuses in its first step; the observer hears one verify.
+    if (refused !== null && this.observer)
+      this.observe({
+        kind: "verify",
+        producerId,
+        producerEpoch: epoch,
+        sequence: -1,
+        supportsEpochBump: false,
+        refused,
+        guard: 0,
+      });
+    return refused;
   }
 
   /** See ProducerStateManager.maybeStartTransactionVerification. */
@@ -189,11 +208,28 @@ export class PartitionLog {
     epoch: number,
     supportsEpochBump: boolean,
   ): number {
-    return this.producerState.maybeStartTransactionVerification(producerId, sequence, epoch, supportsEpochBump);
+    const guard = this.producerState.maybeStartTransactionVerification(producerId, sequence, epoch, supportsEpochBump);
+    if (this.observer)
+      this.observe({
+        kind: "verify",
+        producerId,
+        producerEpoch: epoch,
+        sequence,
+        supportsEpochBump,
+        refused: null,
+        guard,
+      });
+    return guard;
   }
 
   /** A batch at the leader (origin CLIENT, or COORDINATOR for a group coordinator's write): checked, then appended at the log end. */
   appendData(input: DataAppendInput): DataAppendResult {
+    const result = this.appendDataChecked(input);
+    if (this.observer) this.observe({ kind: "data", input, result });
+    return result;
+  }
+
+  private appendDataChecked(input: DataAppendInput): DataAppendResult {
     const origin = input.origin ?? "CLIENT";
     const facts = factsOf(input, this.logEndOffset, this.clock ? this.clock() : undefined);
     const check = this.producerState.checkDataBatch(facts, input.verificationGuard, origin);
@@ -220,6 +256,12 @@ export class PartitionLog {
 
   /** ProducerAppendInfo.appendEndTxnMarker with the KIP-1228 epoch rule (origin COORDINATOR), in Kafka's check order. */
   appendMarker(input: MarkerInput): MarkerAppendResult {
+    const result = this.appendMarkerChecked(input);
+    if (this.observer) this.observe({ kind: "marker", input, result });
+    return result;
+  }
+
+  private appendMarkerChecked(input: MarkerInput): MarkerAppendResult {
     const judged = this.producerState.checkEndTxnMarker(
       input.producerId,
       input.producerEpoch,
@@ -314,6 +356,7 @@ export class PartitionLog {
       ...content,
     };
     this.pushBatch(batch);
+    if (this.observer) this.observe({ kind: "coordinatorRecord", batch });
     return batch;
   }
 
@@ -331,11 +374,13 @@ export class PartitionLog {
     this.appendEpoch = leaderEpoch;
     this.leaderEpochCache.assign(leaderEpoch, this.logEndOffset);
     this.producerState.clearVerificationStates();
+    if (this.observer) this.observe({ kind: "becomeLeader", leaderEpoch });
   }
 
   /** This replica follows from now on: verification entries were leader memory. */
   becomeFollower(): void {
     this.producerState.clearVerificationStates();
+    if (this.observer) this.observe({ kind: "becomeFollower" });
   }
 
   /**
@@ -355,7 +400,9 @@ export class PartitionLog {
         );
     }
     this.pushBatch(batch);
-    return this.replayProducerState(batch);
+    const completed = this.replayProducerState(batch);
+    if (this.observer) this.observe({ kind: "follower", batch });
+    return completed;
   }
 
   /** What a batch does to the producer state, as a follower or a rebuild sees it (origin REPLICATION). */
@@ -417,6 +464,7 @@ export class PartitionLog {
     this.abortedTxns.length = 0;
     for (const batch of this.batches) this.replayProducerState(batch);
     this.producerState.onHighWatermarkUpdated(this.highWatermark);
+    if (this.observer) this.observe({ kind: "truncate", offset });
     return removed;
   }
 
@@ -426,6 +474,7 @@ export class PartitionLog {
     if (hw <= this.highWatermark) return false;
     this.highWatermark = hw;
     this.producerState.onHighWatermarkUpdated(hw);
+    if (this.observer) this.observe({ kind: "highWatermark", highWatermark: hw });
     return true;
   }
 
@@ -452,6 +501,7 @@ export class PartitionLog {
     if (hw <= this.highWatermark) return;
     this.highWatermark = Math.min(hw, this.logEndOffset);
     this.producerState.onHighWatermarkUpdated(this.highWatermark);
+    if (this.observer) this.observe({ kind: "highWatermark", highWatermark: this.highWatermark });
   }
 
   firstUnstableOffset(): number | null {
@@ -461,7 +511,9 @@ export class PartitionLog {
   /** The periodic producer-expiration check of this replica (leader or follower); the ids removed. */
   removeExpiredProducers(expirationMs: number): number[] {
     if (!this.clock) return [];
-    return this.producerState.removeExpiredProducers(this.clock(), expirationMs);
+    const removed = this.producerState.removeExpiredProducers(this.clock(), expirationMs);
+    if (this.observer) this.observe({ kind: "expire", expirationMs, removed });
+    return removed;
   }
 
   lastStableOffset(): number {
