@@ -1,10 +1,10 @@
 package eosfuzz.harness.v42;
 
+import eosfuzz.harness.IdleScheduler;
 import eosfuzz.harness.ManualTime;
 import eosfuzz.harness.leader.LeaderLog;
-import java.io.File;
+import eosfuzz.harness.leader.LogDirectory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,7 +16,6 @@ import org.apache.kafka.common.record.ControlRecordType;
 import org.apache.kafka.common.record.EndTransactionMarker;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.server.common.RequestLocal;
 import org.apache.kafka.server.common.TransactionVersion;
 import org.apache.kafka.storage.internals.log.AbortedTxn;
@@ -37,21 +36,25 @@ import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
  * TV_UNKNOWN as ReplicaManager's produce path does.
  */
 final class V42LeaderLog implements LeaderLog {
-    private final File parent;
+    private final LogDirectory dir;
     private final UnifiedLog log;
 
-    private V42LeaderLog(File parent, UnifiedLog log) {
-        this.parent = parent;
+    private V42LeaderLog(LogDirectory dir, UnifiedLog log) {
+        this.dir = dir;
         this.log = log;
     }
 
     static LeaderLog create(ManualTime time, int producerIdExpirationMs, int maxTransactionTimeoutMs) throws Exception {
-        File parent = Files.createTempDirectory("eosfuzz-leader").toFile();
-        File dir = new File(parent, "eosfuzz-0");
-        UnifiedLog log = UnifiedLog.create(dir, new LogConfig(Map.of()), 0L, 0L, new IdleScheduler(), new BrokerTopicStats(), time,
-                maxTransactionTimeoutMs, new ProducerStateManagerConfig(producerIdExpirationMs, true), Integer.MAX_VALUE,
-                new LogDirFailureChannel(10), true, Optional.empty());
-        return new V42LeaderLog(parent, log);
+        LogDirectory dir = LogDirectory.create();
+        try {
+            UnifiedLog log = UnifiedLog.create(dir.partition(), new LogConfig(Map.of()), 0L, 0L, new IdleScheduler(), new BrokerTopicStats(), time,
+                    maxTransactionTimeoutMs, new ProducerStateManagerConfig(producerIdExpirationMs, true), Integer.MAX_VALUE,
+                    new LogDirFailureChannel(10), true, Optional.empty());
+            return new V42LeaderLog(dir, log);
+        } catch (Exception e) {
+            dir.close();
+            throw e;
+        }
     }
 
     @Override
@@ -185,7 +188,10 @@ final class V42LeaderLog implements LeaderLog {
 
     @Override
     public void close() throws Exception {
-        log.close();
-        Utils.delete(parent);
+        try {
+            log.close();
+        } finally {
+            dir.close();
+        }
     }
 }
