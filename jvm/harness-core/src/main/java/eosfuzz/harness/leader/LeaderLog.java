@@ -7,8 +7,9 @@ import java.util.OptionalLong;
 /**
  * One partition's UnifiedLog of one Kafka release, as the leader service drives it: the calls whose
  * signatures differ between releases (4.2 adds the transaction version to appendAsLeader, 4.3 moves
- * the record classes, 3.9's UnifiedLog is Scala). Each adapter implements it with its release's
- * classes and nothing else: every decision is Kafka's, the service only says what to call.
+ * the record classes, 3.9's and 4.0's UnifiedLog is the Scala one). Each adapter implements it with
+ * its release's classes and nothing else: every decision is Kafka's, the service only says what to
+ * call. jvm/PROTOCOL.md ("The leader service at each release") lists what each adapter does.
  *
  * <p>A guard is whatever the release's maybeStartTransactionVerification returns (a
  * VerificationGuard); the service keeps it opaque and hands it back.
