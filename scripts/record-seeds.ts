@@ -1,7 +1,8 @@
 // Re-records seeds/ (npm run seeds): for every scenario in scenarios/ that expects a violation,
 // the first failing seed within its budget that shows an expected kind, as a seed file, and the
 // same failure shrunk to its minimal schedule (a tape-only seed file; fuzzed scenarios only). Run it
-// after a change to the model alters trace hashes (`eosfuzz regress` then reports "trace changed").
+// after a change to the model alters trace hashes (`eosfuzz regress` then reports "trace changed");
+// `npm run seeds -- NAME...` re-records the named scenarios only.
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { runCampaign } from "../src/fuzz/campaign.js";
@@ -13,7 +14,10 @@ import { writeFileAtomic } from "../src/common/write-files.js";
 const root = join(import.meta.dirname, "..");
 process.chdir(root);
 const dir = "seeds";
+// `npm run seeds -- NAME...` re-records only the named scenarios.
+const only = process.argv.slice(2);
 for (const name of builtinScenarioNames(BUILTIN_SCENARIO_DIR)) {
+  if (only.length > 0 && !only.includes(name)) continue;
   const loaded = resolveScenario(name);
   const expect = loaded.scenario.expect;
   if (expect.find.length === 0) continue;

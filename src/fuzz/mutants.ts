@@ -125,7 +125,7 @@ export const MUTANTS: readonly Mutant[] = [
     description:
       "leader moves its high watermark to its own log end without waiting for the in-sync replicas, so acks=all acknowledges what a new leader may not have",
     overrides: { highWatermarkFromIsr: false },
-    scenario: "leader-failover-retry-fix",
+    scenario: "leader-failover",
     expectedKinds: ["lost-write", "torn-transaction"],
     budget: 200,
   },

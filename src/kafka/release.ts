@@ -14,17 +14,19 @@ export interface ReleaseFlags {
   // ---- partition leader ----
   /** KIP-1228 [3/3]: a TV>=2 marker needs markerEpoch > producer epoch (legacy: >=). */
   strictMarkerEpochForTv2: boolean;
-  /** KAFKA-19999: under the strict rule, an equal-epoch marker is accepted when no txn is open. */
+  /**
+   * KAFKA-19999 (PR #21176, in 4.2.0): under the strict rule, an equal-epoch marker is accepted when no
+   * txn is open, and appended like any other (ProducerAppendInfo.checkProducerEpoch returns; the
+   * coordinator epoch is still checked; the answer waits for the high watermark as every marker's).
+   */
   equalEpochNoOpenTxnTolerance: boolean;
+  /**
+   * KAFKA-20090's leader half (4.3.0): the KAFKA-19999 tolerance also takes an equal-epoch TV2 marker
+   * while a transaction is open when the epoch is Short.MAX_VALUE (a transaction begun at 32767).
+   */
+  equalEpochToleranceAtMaxEpoch: boolean;
   /** Mutant switch: the KAFKA-19999 tolerance also accepts an equal epoch while a txn is open. */
   equalEpochToleranceIgnoresOpenTxn: boolean;
-  /**
-   * A fix no release has: KAFKA-19999's idempotent retry is acknowledged only once the high watermark
-   * reaches the log end it found (a delayed produce), instead of at once. As released, a retry can
-   * acknowledge a marker the in-sync replicas do not hold yet (docs/model.md, "KAFKA-19999's early
-   * acknowledgement").
-   */
-  idempotentMarkerRetryWaitsForCommit: boolean;
   /** Reject markers whose coordinator epoch is below the stored one (TRANSACTION_COORDINATOR_FENCED). */
   coordinatorEpochCheck: boolean;
   /** Reject markers whose producer epoch fails the epoch rule (INVALID_PRODUCER_EPOCH). */
@@ -38,6 +40,14 @@ export interface ReleaseFlags {
    * batch whose epoch is below the stored one INVALID_PRODUCER_EPOCH at once, without asking the coordinator.
    */
   rejectStaleEpochBeforeVerification: boolean;
+  /**
+   * KAFKA-19690 (PR #20534; 4.1.1, 4.2.0): UnifiedLog.analyzeAndValidateProducerState refuses a
+   * transactional batch (a marker too: control batches are transactional) that opens no ongoing
+   * transaction and whose epoch is below the stored one, INVALID_PRODUCER_EPOCH, before the
+   * verification guard (or the marker's own checks) is looked at. Off: the guard is checked first
+   * (INVALID_TXN_STATE), and the epoch after it.
+   */
+  staleEpochRefusedBeforeGuard: boolean;
   /** Duplicate produce batches (same epoch and sequence range as a retained batch) are not re-appended. */
   produceDuplicateDetection: boolean;
   /** Produce sequence numbers are validated (OUT_OF_ORDER_SEQUENCE_NUMBER on a gap or a repeat). */
@@ -284,13 +294,14 @@ const kafka3x: ReleaseFlags = {
   fillMarkerTransactionVersion: false,
   strictMarkerEpochForTv2: false,
   equalEpochNoOpenTxnTolerance: false,
+  equalEpochToleranceAtMaxEpoch: false,
   equalEpochToleranceIgnoresOpenTxn: false,
-  idempotentMarkerRetryWaitsForCommit: false,
   coordinatorEpochCheck: true,
   markerProducerEpochCheck: true,
   strictMarkerEpochForLegacy: false,
   transactionPartitionVerification: true,
   rejectStaleEpochBeforeVerification: false,
+  staleEpochRefusedBeforeGuard: false,
   produceDuplicateDetection: true,
   produceSequenceCheck: true,
   advanceLsoOnCompletion: true,
@@ -341,10 +352,11 @@ const kafka3x: ReleaseFlags = {
 };
 
 /**
- * 4.0 (the 4.0 line at its latest patch, 4.0.1 and later): TV2-capable coordinator (epoch bump at
- * EndTxn), WriteTxnMarkers max v1, legacy marker check; KAFKA-19367 (single bump on
- * coordinator-initiated TV2 aborts, PR #19910 and follow-up #19976, cherry-picked to 4.0 in June
- * 2025). 4.0.0 is this with singleEpochBumpOnCoordinatorAbort off.
+ * 4.0 (the 4.0 line at its latest patch, 4.0.1 and later; checked against 4.0.2's classes):
+ * TV2-capable coordinator (epoch bump at EndTxn), WriteTxnMarkers max v1, legacy marker check;
+ * KAFKA-19367 (single bump on coordinator-initiated TV2 aborts, PR #19910 and follow-up #19976,
+ * cherry-picked to 4.0 in June 2025). 4.0.0 is this with singleEpochBumpOnCoordinatorAbort off. The
+ * TV2 transaction-log record drops PreviousProducerId/NextProducerId (KAFKA-20310, fixed in 4.3.0).
  */
 const kafka40: ReleaseFlags = {
   ...kafka3x,
@@ -352,38 +364,61 @@ const kafka40: ReleaseFlags = {
   addPartitionsRetryOnServer: true,
   epochBumpOnEndTxn: true,
   singleEpochBumpOnCoordinatorAbort: true,
+  tlogDropsPidLinkFields: true,
 };
 
-/** 4.1: as 4.0 plus KAFKA-18042 (a stale produce epoch is rejected before verification, PR #19844). */
-const kafka41: ReleaseFlags = { ...kafka40, rejectStaleEpochBeforeVerification: true };
+/** 4.1.0: as 4.0 plus KAFKA-18042 (a stale produce epoch is rejected before verification, PR #19844). */
+const kafka410: ReleaseFlags = { ...kafka40, rejectStaleEpochBeforeVerification: true };
 
-/** 4.2.0: KIP-1228 (v2, strict TV2 check) without KAFKA-19999 and without version discovery. */
+/**
+ * 4.1 (4.1.1 and later, checked against 4.1.2's classes): 4.1.0 plus KAFKA-19690 (#20618: the stale
+ * epoch is refused at the append before the verification guard).
+ */
+const kafka41: ReleaseFlags = { ...kafka410, staleEpochRefusedBeforeGuard: true };
+
+/**
+ * 4.2.0: KIP-1228 (WriteTxnMarkers v2, the strict TV2 check) and KAFKA-19999 (#21176, an ancestor of
+ * the 4.2.0 release commit: an equal-epoch TV2 marker with no transaction open is appended), without
+ * version discovery: the marker sender sends v2 to every broker (KAFKA-20322 came in 4.2.1).
+ */
 const kafka420: ReleaseFlags = {
   ...kafka41,
   maxWriteTxnMarkersVersion: 2,
   fillMarkerTransactionVersion: true,
   strictMarkerEpochForTv2: true,
+  equalEpochNoOpenTxnTolerance: true,
 };
 
 /**
- * 4.2.1: KIP-1228 as intended: KAFKA-20322 discovery (PR #21782, merged to trunk and 4.2 in March
- * 2026, so first released in 4.2.1), with the KAFKA-19999 tolerance (PR #21176, trunk December
- * 2025) and KAFKA-20090 recovery (PRs #21469, #21506, trunk February 2026), both assumed to reach
- * the 4.2 line with 4.2.1 (see docs/model.md).
+ * 4.2.1 (and 4.2.2): KIP-1228 as intended: KAFKA-20322 discovery (#21782, the only transaction
+ * change from 4.2.0), so a 4.2.1 coordinator sends v1 to a broker that cannot parse v2.
  */
-const kafka421: ReleaseFlags = {
-  ...kafka420,
-  markerVersionDiscovery: true,
-  equalEpochNoOpenTxnTolerance: true,
+const kafka421: ReleaseFlags = { ...kafka420, markerVersionDiscovery: true };
+
+/**
+ * 4.3 (checked against 4.3.2's classes): KAFKA-20090's epoch 32767 recovery (#21469, #21506) on the
+ * coordinator and at the leader (the equal-epoch tolerance at Short.MAX_VALUE), and KAFKA-20310
+ * (#21828: the transaction log keeps PreviousProducerId/NextProducerId).
+ */
+const kafka43: ReleaseFlags = {
+  ...kafka421,
   maxEpochRecovery: true,
+  equalEpochToleranceAtMaxEpoch: true,
+  tlogDropsPidLinkFields: false,
 };
+
+/** 4.4 (checked against 4.4.0's classes): as 4.3 where the transaction protocol is concerned. */
+const kafka44: ReleaseFlags = { ...kafka43 };
 
 export const RELEASES = {
   "3.x": kafka3x,
   "4.0": kafka40,
+  "4.1.0": kafka410,
   "4.1": kafka41,
   "4.2.0": kafka420,
   "4.2.1": kafka421,
+  "4.3": kafka43,
+  "4.4": kafka44,
 } as const satisfies Record<string, ReleaseFlags>;
 
 export type ReleaseName = keyof typeof RELEASES;

@@ -61,11 +61,6 @@ export interface KafkaEvents {
    * closed (-1: nothing was open). A stale marker is one that closed another transaction's records.
    */
   "marker.append": MarkerJudged & { result: TransactionResult; offset: number; closedFrom: number } & MarkerCopy;
-  /**
-   * KAFKA-19999: an equal-epoch TV2 marker with no transaction open, taken as an idempotent retry:
-   * answered NONE, nothing appended (IdempotentTransactionMarkerException).
-   */
-  "marker.idempotent": MarkerJudged & MarkerCopy;
 
   // ---------------------------------------------------------------- coordinator (coordinator/)
 

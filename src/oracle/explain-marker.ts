@@ -83,9 +83,7 @@ export function explainStaleMarker(ledger: GhostLedger, e: MarkerOutcome, foreig
       ? `, closing ${issuedFor}'s ${offsetRange(earlier.completed.firstOffset, earlier.completed.lastOffset)}`
       : "";
     lines.push(
-      earlier.markerOffset === null
-        ? `${at(earlier.atMs)} ${earlier.broker} answered copy ${earlier.resend + 1} at ${e.partition} as an idempotent retry (KAFKA-19999: nothing appended)`
-        : `${at(earlier.atMs)} ${earlier.broker} applied copy ${earlier.resend + 1} at ${e.partition} (${pastTense(earlier.result)} at offset ${earlier.markerOffset}${closed})`,
+      `${at(earlier.atMs)} ${earlier.broker} applied copy ${earlier.resend + 1} at ${e.partition} (${pastTense(earlier.result)} at offset ${earlier.markerOffset}${closed})`,
     );
   }
   const completion = ledger.completions.get(issuedFor);
@@ -109,9 +107,7 @@ export function explainStaleMarker(ledger: GhostLedger, e: MarkerOutcome, foreig
   lines.push(
     `${" ".repeat(10)} -> ${e.result} marker at offset ${e.markerOffset} closed ${offsetRange(completed.firstOffset, completed.lastOffset)}: ${victims.join(", ")}'s records were ${pastTense(e.result)} by ${issuedFor}'s marker`,
   );
-  const lost = victimMarkerAckedEarly(ledger, e, victim);
-  lines.push(...lost);
-  if (lost.length === 0) lines.push(`${" ".repeat(10)} why: ${whatKip1228Would(ledger, e, true)}`);
+  lines.push(`${" ".repeat(10)} why: ${whatKip1228Would(ledger, e, true)}`);
   const carrier = sends.find((s) => s.correlationId === e.correlationId) ?? sends[sends.length - 1];
   lines.push(...leadershipHistory(ledger, e, sends[0]?.atMs ?? e.atMs));
   return {
@@ -128,28 +124,6 @@ export function explainStaleMarker(ledger: GhostLedger, e: MarkerOutcome, foreig
     markerVersion: e.requestVersion,
     leaderEpoch: e.leaderEpoch,
   };
-}
-
-/**
- * KAFKA-19999's early acknowledgement: the victim's own marker was appended at this partition, a
- * retry of it was answered as an idempotent retry (NONE, nothing appended) before the in-sync
- * replicas held it, and a leadership move lost it, leaving the victim's transaction open for the
- * producer's next marker to close. Empty when the victim's history is not that.
- */
-function victimMarkerAckedEarly(ledger: GhostLedger, e: MarkerOutcome, victim: string): string[] {
-  const own = [...ledger.markerOutcomes.values()]
-    .flat()
-    .filter((o) => o.ghostTxn === victim && o.partition === e.partition && o.errorCode === 0 && o.atMs <= e.atMs);
-  const appended = own.find((o) => o.markerOffset !== null);
-  const retry = own.find((o) => o.markerOffset === null && appended !== undefined && o.atMs >= appended.atMs);
-  if (!appended || !retry) return [];
-  const indent = " ".repeat(10);
-  const moves = ledger.leaderChangesOf(e.partition, appended.atMs, e.atMs);
-  return [
-    `${indent} earlier: at t=${appended.atMs}ms ${appended.broker} appended ${victim}'s own ${appended.result} marker at offset ${appended.markerOffset} (marker #${appended.markerId} copy ${appended.resend + 1}); at t=${retry.atMs}ms ${retry.broker} answered copy ${retry.resend + 1} as an idempotent retry (KAFKA-19999: equal epoch, no transaction open), so the coordinator counted the marker written without waiting for the in-sync replicas`,
-    ...moves.map(leadershipLine),
-    `${indent} why: the new leader's log lacked ${victim}'s marker, so ${victim}'s transaction was still open there, and the strict KIP-1228 rule accepted the producer's next marker (its epoch was above); Kafka 4.2.1 answers KAFKA-19999's idempotent retry at once (IdempotentTransactionMarkerException -> NONE), not once the copy it repeats is committed (flag idempotentMarkerRetryWaitsForCommit models that fix)`,
-  ];
 }
 
 /**

@@ -171,7 +171,7 @@ function rejectedAndAbandoned(ledger: GhostLedger, txn: SnapshotTxn, a: Abandone
     );
     if (earlier)
       lines.push(
-        `${at(earlier.atMs)} ${earlier.broker} ${earlier.markerOffset === null ? "answered as an idempotent retry" : "applied"} marker #${earlier.markerId} copy ${earlier.resend + 1} at ${earlier.partition}${earlier.markerOffset === null ? "" : ` (offset ${earlier.markerOffset})`}`,
+        `${at(earlier.atMs)} ${earlier.broker} applied marker #${earlier.markerId} copy ${earlier.resend + 1} at ${earlier.partition} (offset ${earlier.markerOffset})`,
       );
     const open = rejected.openTxnBefore
       ? "a transaction of this producer was open there"
@@ -218,7 +218,7 @@ function describeCopy(o: MarkerOutcome, earlier: MarkerOutcome | undefined): str
 function rejectionReason(o: MarkerOutcome, earlier: MarkerOutcome | undefined): string {
   if (isHarmlessDuplicate(o)) {
     const dup = earlier ? "it duplicated a marker already applied there, so refusing it protected nothing; " : "";
-    return `${dup}the strict KIP-1228 rule (marker epoch > producer epoch) refuses an equal epoch even with no transaction open; a leader with KAFKA-19999 (4.2.1) accepts it as an idempotent duplicate`;
+    return `${dup}the strict KIP-1228 rule (marker epoch > producer epoch) refuses an equal epoch even with no transaction open; a leader with KAFKA-19999 (4.2.0 and later) appends it as a duplicate that closes nothing`;
   }
   if (o.errorCode === Errors.TRANSACTION_COORDINATOR_FENCED)
     return `the leader had stored coordinator epoch ${o.storedCoordinatorEpochBefore} from a newer coordinator`;

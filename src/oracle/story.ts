@@ -216,10 +216,6 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
     case "marker.append":
       if (!involved(f.txn) || !atPartition(f.partition)) return null;
       return `${e.node} accepts ${str(f.txn)}'s ${str(f.result)} marker at ${str(f.partition)} (${ruleText(f)}): offset ${str(f.offset)}${f.closedFrom >= 0 ? `, closing offsets ${str(f.closedFrom)}..${str(f.offset)}` : ", nothing open to close"}`;
-    case "marker.idempotent":
-      return involved(f.txn) && atPartition(f.partition)
-        ? `${e.node} answers ${str(f.txn)}'s marker at ${str(f.partition)} as an idempotent retry (${ruleText(f)}): nothing appended`
-        : null;
     case "marker.rejected":
       return involved(f.txn) && atPartition(f.partition)
         ? `${e.node} rejects ${str(f.txn)}'s marker at ${str(f.partition)} (${ruleText(f)}): error ${str(f.error)}`
@@ -241,7 +237,7 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
   }
 }
 
-function ruleText(f: RecordedEvents["marker.append" | "marker.rejected" | "marker.idempotent"]): string {
+function ruleText(f: RecordedEvents["marker.append" | "marker.rejected"]): string {
   const cmp = f.rule === "strict-tv2" ? ">" : ">=";
   const rule =
     f.rule === "kafka-19999-equal-epoch"

@@ -137,7 +137,7 @@ function categoryOf(kind: string): EventCategory {
 const tvText = (tv: number) => (tv > 0 ? `TV${tv}` : "TV0");
 
 /** A WriteTxnMarkers request's own events: the coordinator's sends and the leader's answers. */
-type MarkerRequestEvent = RecordedEvent<"markers.send" | "marker.append" | "marker.rejected" | "marker.idempotent">;
+type MarkerRequestEvent = RecordedEvent<"markers.send" | "marker.append" | "marker.rejected">;
 
 /** The WriteTxnMarkers request as its key fields, from the coordinator's markers.send events. */
 function markerSendLabel(sends: readonly RecordedEvent<"markers.send">[]): string {
@@ -149,16 +149,13 @@ function markerSendLabel(sends: readonly RecordedEvent<"markers.send">[]): strin
     .join("; ");
 }
 
-/** The leader's answer per partition, from its marker.append / marker.idempotent / marker.rejected events. */
-function markerResultLabel(
-  results: readonly RecordedEvent<"marker.append" | "marker.rejected" | "marker.idempotent">[],
-): string {
+/** The leader's answer per partition, from its marker.append / marker.rejected events. */
+function markerResultLabel(results: readonly RecordedEvent<"marker.append" | "marker.rejected">[]): string {
   return results.map(markerResultText).join(", ");
 }
 
-function markerResultText(e: RecordedEvent<"marker.append" | "marker.rejected" | "marker.idempotent">): string {
+function markerResultText(e: RecordedEvent<"marker.append" | "marker.rejected">): string {
   if (isEvent(e, "marker.append")) return `${s(e.fields.partition)} OK @${s(e.fields.offset)}`;
-  if (isEvent(e, "marker.idempotent")) return `${s(e.fields.partition)} OK (idempotent retry)`;
   return `${s(e.fields.partition)} ${errorName(e.fields.error)}`;
 }
 
@@ -174,8 +171,6 @@ function eventLabel(e: TraceEvent): string {
     }
     case "marker.rejected":
       return `reject ${s(x.txn)} ${s(x.partition)}: ${errorName(x.error)} (${s(x.rule)})`;
-    case "marker.idempotent":
-      return `retry ${s(x.txn)} ${s(x.partition)}: nothing appended (${s(x.rule)})`;
     case "produce.append":
       return `${s(x.txn)} @${s(x.offset)} ${s(x.partition)}`;
     case "txn.prepare":
@@ -510,12 +505,7 @@ export function buildSpaceTime(trace: SeedTrace, violation: Violation | null = t
   const byCorr = new Map<number, MarkerRequestEvent[]>();
   const details = new Map<number, string>();
   for (const e of events) {
-    if (
-      isEvent(e, "markers.send") ||
-      isEvent(e, "marker.append") ||
-      isEvent(e, "marker.rejected") ||
-      isEvent(e, "marker.idempotent")
-    ) {
+    if (isEvent(e, "markers.send") || isEvent(e, "marker.append") || isEvent(e, "marker.rejected")) {
       const list = byCorr.get(e.fields.corr) ?? [];
       list.push(e);
       byCorr.set(e.fields.corr, list);

@@ -92,7 +92,7 @@ describe("shrinking a stale-marker failure", () => {
   });
 
   it("keeps the replicas a lost write needs (the leader acknowledged what no follower had)", () => {
-    const { loaded, run, violation } = firstFailureOf("leader-failover-retry-fix", "lost-write", {
+    const { loaded, run, violation } = firstFailureOf("leader-failover", "lost-write", {
       highWatermarkFromIsr: false,
     });
     const result = shrinkFailure(loaded.scenario, { highWatermarkFromIsr: false }, run.tape!, targetOf(violation), {

@@ -56,39 +56,59 @@ describe("PartitionLog marker checks (ProducerAppendInfo order)", () => {
     expect(log.logEndOffset).toBe(1);
   });
 
-  // KAFKA-19999 (PR #21176): ProducerAppendInfo.checkProducerEpoch throws IdempotentTransactionMarkerException,
-  // which KafkaApis.handleWriteTxnMarkersRequest answers as NONE: the retry is not appended.
-  it("4.2.1 answers an equal-epoch TV2 marker with no txn open (KAFKA-19999) as an idempotent retry, appending nothing", () => {
-    const log = logOn("4.2.1");
-    write(log, 3, 0);
-    expect(log.appendMarker(marker(4, 2)).kind).toBe("appended");
-    const endBefore = log.logEndOffset;
-    const dup = log.appendMarker(marker(4, 2));
-    expect(dup).toMatchObject({ kind: "idempotent-retry", rule: "kafka-19999-equal-epoch", openTxnBefore: false });
-    expect(log.logEndOffset).toBe(endBefore);
+  // KAFKA-19999 as merged (PR #21176, in 4.2.0): ProducerAppendInfo.checkProducerEpoch returns for an
+  // equal-epoch TV2 marker with no transaction open, and the copy is appended like any marker
+  // (checked against Kafka 4.2.x's UnifiedLog by eosfuzz conform).
+  it("4.2.0 and later append an equal-epoch TV2 marker with no txn open (KAFKA-19999): it closes nothing", () => {
+    for (const release of ["4.2.0", "4.2.1", "4.3"] as const) {
+      const log = logOn(release);
+      write(log, 3, 0);
+      expect(log.appendMarker(marker(4, 2)).kind).toBe("appended");
+      const endBefore = log.logEndOffset;
+      const dup = log.appendMarker(marker(4, 2));
+      expect(dup).toMatchObject({ kind: "appended", rule: "kafka-19999-equal-epoch", openTxnBefore: false });
+      if (dup.kind === "appended") expect(dup.completed).toBeNull();
+      expect(log.logEndOffset).toBe(endBefore + 1);
+    }
   });
 
-  it("4.2.1 takes the idempotent retry before the coordinator-epoch check (checkProducerEpoch throws first)", () => {
+  it("the KAFKA-19999 copy still meets the coordinator-epoch check (checkCoordinatorEpoch runs after the tolerance)", () => {
     const log = logOn("4.2.1");
     write(log, 3, 0);
     log.appendMarker(marker(4, 2, "COMMIT", 8));
-    expect(log.appendMarker(marker(4, 2, "COMMIT", 7)).kind).toBe("idempotent-retry");
+    expect(log.appendMarker(marker(4, 2, "COMMIT", 7))).toMatchObject({
+      kind: "error",
+      errorCode: Errors.TRANSACTION_COORDINATOR_FENCED,
+    });
   });
 
-  it("4.2.1's idempotent retry leaves the next transaction's verification guard in place", () => {
+  it("the appended copy clears a verification entry of another epoch (UnifiedLog.updateProducers)", () => {
     const log = logOn("4.2.1");
     write(log, 3, 0);
     log.appendMarker(marker(4, 2));
-    const guard = log.maybeStartTransactionVerification(PID, 0, 5, true);
-    expect(log.appendMarker(marker(4, 2)).kind).toBe("idempotent-retry");
-    expect(log.verificationStates.get(PID)?.guard).toBe(guard);
+    log.maybeStartTransactionVerification(PID, 0, 5, true);
+    expect(log.appendMarker(marker(4, 2)).kind).toBe("appended");
+    expect(log.verificationStates.get(PID)).toBeUndefined();
   });
 
-  it("4.2.0 (no KAFKA-19999) rejects even that harmless duplicate", () => {
-    const log = logOn("4.2.0");
+  it("without the tolerance (Z15's bug switch) the strict rule rejects even that harmless duplicate", () => {
+    const profile = releaseProfile("4.2.0", { equalEpochNoOpenTxnTolerance: false });
+    const log = new PartitionLog("orders-0", () => profile.flags);
     write(log, 3, 0);
     log.appendMarker(marker(4, 2));
     expect(log.appendMarker(marker(4, 2))).toMatchObject({ kind: "error", errorCode: Errors.INVALID_PRODUCER_EPOCH });
+  });
+
+  it("4.3 also tolerates an equal epoch at Short.MAX_VALUE while a transaction is open (KAFKA-20090)", () => {
+    const at43 = logOn("4.3");
+    write(at43, 32767, 0);
+    expect(at43.appendMarker(marker(32767, 2))).toMatchObject({ kind: "appended", rule: "kafka-19999-equal-epoch" });
+    const at421 = logOn("4.2.1");
+    write(at421, 32767, 0);
+    expect(at421.appendMarker(marker(32767, 2))).toMatchObject({
+      kind: "error",
+      errorCode: Errors.INVALID_PRODUCER_EPOCH,
+    });
   });
 
   it("4.2.1 judges a v1 marker (TransactionVersion 0) by the legacy rule", () => {
@@ -98,7 +118,7 @@ describe("PartitionLog marker checks (ProducerAppendInfo order)", () => {
   });
 
   it("every release rejects a marker below the producer epoch", () => {
-    for (const release of ["3.x", "4.1", "4.2.0", "4.2.1"] as const) {
+    for (const release of ["3.x", "4.0", "4.1.0", "4.1", "4.2.0", "4.2.1", "4.3", "4.4"] as const) {
       const log = logOn(release);
       write(log, 5, 0);
       expect(log.appendMarker(marker(4, 0)).kind).toBe("error");

@@ -24,7 +24,7 @@ export type AbstractLeaderOp =
       count: number;
       transactional: boolean;
       origin: "CLIENT" | "COORDINATOR" | "REPLICATION";
-      verified: boolean;
+      guard: "verified" | "none" | "stale";
     }
   | {
       k: "marker";
@@ -35,6 +35,9 @@ export type AbstractLeaderOp =
       tv: number;
       follower: boolean;
     }
+  | { k: "records"; follower: boolean }
+  | { k: "become"; leader: boolean }
+  | { k: "restart"; clean: boolean }
   | { k: "hw"; quarter: number }
   | { k: "truncate"; quarter: number }
   | { k: "time"; long: boolean }
@@ -75,7 +78,11 @@ const abstractOp: fc.Arbitrary<AbstractLeaderOp> = fc.oneof(
         { weight: 6, arbitrary: fc.constant("CLIENT" as const) },
         { weight: 1, arbitrary: fc.constantFrom("COORDINATOR" as const, "REPLICATION" as const) },
       ),
-      verified: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      guard: fc.oneof(
+        { weight: 10, arbitrary: fc.constant("verified" as const) },
+        { weight: 2, arbitrary: fc.constant("none" as const) },
+        { weight: 1, arbitrary: fc.constant("stale" as const) },
+      ),
     }),
   },
   {
@@ -102,6 +109,9 @@ const abstractOp: fc.Arbitrary<AbstractLeaderOp> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ k: fc.constant("truncate" as const), quarter: fc.integer({ min: 0, max: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("time" as const), long: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("expire" as const) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant("records" as const), follower: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant("become" as const), leader: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant("restart" as const), clean: fc.boolean() }) },
 );
 
 export function leaderSequenceArbitrary(maxLength = 24): fc.Arbitrary<AbstractLeaderOp[]> {
@@ -134,7 +144,8 @@ export function concretize(op: AbstractLeaderOp, leader: ModelLeader, config: Le
         count: op.count,
         transactional: op.transactional,
         origin: op.origin,
-        guard: op.verified ? "verified" : "none",
+        guard: op.guard,
+        leaderEpoch: leader.leaderEpoch,
       };
     }
     case "marker": {
@@ -147,14 +158,26 @@ export function concretize(op: AbstractLeaderOp, leader: ModelLeader, config: Le
         result: op.commit ? "COMMIT" : "ABORT",
         transactionVersion: op.tv,
         origin: op.follower ? "REPLICATION" : "COORDINATOR",
+        leaderEpoch: leader.leaderEpoch,
       };
     }
+    case "records":
+      return { op: "records", origin: op.follower ? "REPLICATION" : "COORDINATOR", leaderEpoch: leader.leaderEpoch };
+    case "become":
+      return op.leader ? { op: "becomeLeader", leaderEpoch: leader.leaderEpoch + 1 } : { op: "becomeFollower" };
+    case "restart":
+      return { op: "restart", clean: op.clean };
     case "hw": {
       const hw = log.highWatermark;
       return { op: "highWatermark", offset: hw + Math.ceil(((log.logEndOffset - hw) * op.quarter) / 4) };
     }
-    case "truncate":
-      return { op: "truncate", offset: Math.floor((log.logEndOffset * op.quarter) / 4) };
+    case "truncate": {
+      // A replica truncates at a batch boundary (a leader epoch's end offset, the high watermark):
+      // UnifiedLog.truncateTo inside a batch drops the whole batch yet sets the log end to the
+      // offset asked, which no broker path asks for.
+      const boundaries = [...log.batches.map((b) => b.baseOffset), log.logEndOffset];
+      return { op: "truncate", offset: boundaries[Math.floor(((boundaries.length - 1) * op.quarter) / 4)] as number };
+    }
     case "time":
       return { op: "advanceTime", ms: op.long ? config.producerIdExpirationMs : 100 };
     case "expire":

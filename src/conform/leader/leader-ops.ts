@@ -5,38 +5,57 @@
  */
 export type AppendOrigin = "CLIENT" | "COORDINATOR" | "REPLICATION";
 
-export type LeaderOp =
-  | { op: "verify"; producerId: number; producerEpoch: number; sequence: number; supportsEpochBump: boolean }
-  | {
-      op: "data";
-      producerId: number;
-      producerEpoch: number;
-      baseSequence: number;
-      count: number;
-      transactional: boolean;
-      origin: AppendOrigin;
-      /**
-       * verified: this producer's last verify's guard (or the sentinel if it had none); none: the
-       * sentinel; stale: a guard no entry holds (one handed out before the entry was replaced).
-       */
-      guard: "verified" | "none" | "stale";
-    }
-  /** One record of no producer (a coordinator's own __transaction_state or __consumer_offsets record). */
-  | { op: "records"; origin: "COORDINATOR" | "REPLICATION" }
-  | {
-      op: "marker";
-      producerId: number;
-      producerEpoch: number;
-      coordinatorEpoch: number;
-      result: "COMMIT" | "ABORT";
-      /** What the WriteTxnMarkers request carried: 0 for a v1 request, -1 (TV_UNKNOWN) for none stated. */
-      transactionVersion: number;
-      origin: "COORDINATOR" | "REPLICATION";
-    }
-  | { op: "highWatermark"; offset: number }
-  | { op: "truncate"; offset: number }
-  | { op: "advanceTime"; ms: number }
-  | { op: "expireProducers" };
+/** Fields any op may carry: when it happened (a trace replays the model's clock). */
+interface OpTiming {
+  atMs?: number;
+}
+
+/** Fields an append may carry: the appending leader's epoch and the records' timestamp (default now). */
+interface AppendStamp {
+  leaderEpoch?: number;
+  timestamp?: number;
+}
+
+export type LeaderOp = OpTiming &
+  (
+    | { op: "verify"; producerId: number; producerEpoch: number; sequence: number; supportsEpochBump: boolean }
+    | ({
+        op: "data";
+        producerId: number;
+        producerEpoch: number;
+        baseSequence: number;
+        count: number;
+        transactional: boolean;
+        origin: AppendOrigin;
+        /**
+         * verified: this producer's last verify's guard (or the sentinel if it had none); none: the
+         * sentinel; stale: a guard no entry holds (one handed out before the entry was replaced);
+         * op:K: the guard the K-th op of the sequence (a verify) returned.
+         */
+        guard: "verified" | "none" | "stale" | `op:${number}`;
+      } & AppendStamp)
+    /** One record of no producer (a coordinator's own __transaction_state or __consumer_offsets record). */
+    | ({ op: "records"; origin: "COORDINATOR" | "REPLICATION" } & AppendStamp)
+    | ({
+        op: "marker";
+        producerId: number;
+        producerEpoch: number;
+        coordinatorEpoch: number;
+        result: "COMMIT" | "ABORT";
+        /** What the WriteTxnMarkers request carried: 0 for a v1 request, -1 (TV_UNKNOWN) for none stated. */
+        transactionVersion: number;
+        origin: "COORDINATOR" | "REPLICATION";
+      } & AppendStamp)
+    | { op: "highWatermark"; offset: number }
+    | { op: "truncate"; offset: number }
+    | { op: "advanceTime"; ms: number }
+    | { op: "expireProducers" }
+    /** The replica leads from now on (Partition.makeLeader) / follows (makeFollower). */
+    | { op: "becomeLeader"; leaderEpoch: number }
+    | { op: "becomeFollower" }
+    /** The broker restarts: Kafka closes the log and recovers it (clean: from its snapshot). */
+    | { op: "restart"; clean: boolean }
+  );
 
 export interface LeaderConfig {
   producerIdExpirationMs: number;
@@ -113,5 +132,11 @@ export function describeLeaderOp(op: LeaderOp): string {
       return `time +${op.ms} ms`;
     case "expireProducers":
       return "removeExpiredProducers(now)";
+    case "becomeLeader":
+      return `becomes leader at epoch ${op.leaderEpoch}`;
+    case "becomeFollower":
+      return "becomes a follower";
+    case "restart":
+      return `the broker restarts (${op.clean ? "clean shutdown" : "crash"}): the log is recovered`;
   }
 }

@@ -20,6 +20,8 @@ const PARTITION = "eosfuzz-0";
 export class ModelLeader {
   readonly log: PartitionLog;
   private nowMs = 0;
+  /** The epoch this replica leads at (its last becomeLeader). */
+  leaderEpoch = 0;
   /** The guard each producer's last verify returned (0: the sentinel), as the harness keeps it. */
   private readonly guards = new Map<number, number>();
   /** The producer ids the sequence has used, whose verification entries the state reports. */
@@ -98,6 +100,17 @@ export class ModelLeader {
         return none();
       case "expireProducers":
         this.log.removeExpiredProducers(this.config.producerIdExpirationMs);
+        return none();
+      case "becomeLeader":
+        this.leaderEpoch = op.leaderEpoch;
+        this.log.becomeLeader(op.leaderEpoch);
+        return none();
+      case "becomeFollower":
+        this.log.becomeFollower();
+        return none();
+      case "restart":
+        // The model's broker keeps its logs' producer state across a restart (kafka-broker.ts: "the
+        // logs stay"); what Kafka's recovery rebuilds is compared after it.
         return none();
     }
   }
@@ -225,7 +238,6 @@ export function dataAnswer(result: DataAppendResult): Omit<LeaderResult, "state"
 /** A leader's marker append as the harness answers it. */
 export function markerAnswer(outcome: MarkerAppendResult): Omit<LeaderResult, "state"> {
   if (outcome.kind === "error") return refused(outcome.errorCode, outcome.reason);
-  if (outcome.kind === "idempotent-retry") return { ...none(), offset: null };
   return { ...none(), offset: outcome.batch.baseOffset };
 }
 

@@ -1040,18 +1040,6 @@ export class KafkaBroker {
           reportNothingAppended(outcome.errorCode);
           return { waitForOffset: null, value: outcome.errorCode };
         }
-        if (outcome.kind === "idempotent-retry") {
-          // biome-ignore format: one line per part of the event
-          this.ctx.sim.emit(this.id, "marker.idempotent", {
-            partition, pid, epoch, stored, ce, tv, rule,
-            txn, marker: markerId, resend, v: version, corr: correlationId,
-          });
-          reportNothingAppended(Errors.NONE);
-          // Nothing was appended, so Kafka answers at once, although the copy this one repeats may not
-          // be committed yet: the in-memory producer state moved at that copy's append, not its commit.
-          const wait = this.release.flags.idempotentMarkerRetryWaitsForCommit ? log.logEndOffset : null;
-          return { waitForOffset: wait, value: Errors.NONE };
-        }
         const completed = outcome.completed;
         // biome-ignore format: one line per part of the event
         this.ctx.sim.emit(this.id, "marker.append", {

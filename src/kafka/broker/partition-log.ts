@@ -1,7 +1,7 @@
 import { BoundExceeded } from "../../sim/bounds.js";
 import {
   Errors,
-  IllegalStateException,
+  InvalidTxnStateException,
   OutOfOrderSequenceException,
   TransactionCoordinatorFencedException,
 } from "../common/errors.js";
@@ -119,14 +119,6 @@ export type MarkerAppendResult =
       openTxnBefore: boolean;
     }
   | {
-      /** KAFKA-19999's idempotent retry: answered NONE, nothing appended, the producer state untouched. */
-      kind: "idempotent-retry";
-      rule: MarkerEpochRule;
-      storedEpochBefore: number;
-      storedCoordinatorEpochBefore: number;
-      openTxnBefore: boolean;
-    }
-  | {
       kind: "error";
       errorCode: number;
       rule: MarkerEpochRule;
@@ -208,7 +200,13 @@ export class PartitionLog {
     epoch: number,
     supportsEpochBump: boolean,
   ): number {
-    const guard = this.producerState.maybeStartTransactionVerification(producerId, sequence, epoch, supportsEpochBump);
+    const guard = this.producerState.maybeStartTransactionVerification(
+      producerId,
+      sequence,
+      epoch,
+      supportsEpochBump,
+      this.clock ? this.clock() : 0,
+    );
     if (this.observer)
       this.observe({
         kind: "verify",
@@ -279,14 +277,6 @@ export class PartitionLog {
         reason: judged.reason,
       };
     }
-    if (judged.idempotentRetry)
-      return {
-        kind: "idempotent-retry",
-        rule: judged.rule,
-        storedEpochBefore: judged.storedEpochBefore,
-        storedCoordinatorEpochBefore: judged.storedCoordinatorEpochBefore,
-        openTxnBefore: judged.openTxnBefore,
-      };
     this.assertRoom();
     const offset = this.logEndOffset;
     const batch: LogBatch = {
@@ -399,6 +389,7 @@ export class PartitionLog {
           `${this.partition}: replicated batch of producer ${batch.producerId} at offset ${batch.baseOffset}: ${problem} (KAFKA-6003)`,
         );
     }
+    this.checkReplayedBatch(batch);
     this.pushBatch(batch);
     const completed = this.replayProducerState(batch);
     if (this.observer) this.observe({ kind: "follower", batch });
@@ -422,13 +413,22 @@ export class PartitionLog {
       if (completed) this.completeTxn(completed);
       return completed;
     }
-    const open = this.producerState.producers.get(batch.producerId)?.currentTxnFirstOffset ?? null;
-    if (!batch.isTransactional && open !== null)
-      throw new IllegalStateException(
-        `${this.partition}: non-transactional batch at ${batch.baseOffset} inside an open transaction`,
-      );
     this.producerState.appendDataBatch(factsOfLogBatch(batch), "REPLICATION");
     return null;
+  }
+
+  /**
+   * ProducerAppendInfo's one check of a replicated data batch, before anything is appended: a
+   * non-transactional batch inside the producer's open transaction (InvalidTxnStateException). A
+   * leader never writes one, so here it is a bug of the model's leader.
+   */
+  private checkReplayedBatch(batch: LogBatch): void {
+    if (batch.producerId < 0 || batch.control || batch.isTransactional) return;
+    const open = this.producerState.producers.get(batch.producerId)?.currentTxnFirstOffset ?? null;
+    if (open !== null)
+      throw new InvalidTxnStateException(
+        `${this.partition}: non-transactional batch at ${batch.baseOffset} inside an open transaction`,
+      );
   }
 
   /**

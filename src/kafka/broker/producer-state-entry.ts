@@ -51,7 +51,10 @@ export class ProducerStateEntry {
 export interface VerificationStateEntry {
   /** The VerificationGuard: a unique object identity in Kafka, a unique number here. */
   guard: number;
+  /** When the entry was made (the broker's clock): removeExpiredProducers forgets it after the producer-id expiration. */
+  readonly timestamp: number;
   lowestSequence: number;
   epoch: number;
-  supportsEpochBump: boolean;
+  /** Whether the produce that made the entry was TV2's (set once: later verifications do not change it). */
+  readonly supportsEpochBump: boolean;
 }

@@ -1,5 +1,5 @@
 import { Errors } from "../common/errors.js";
-import { NO_PRODUCER_EPOCH, type TransactionResult } from "../common/types.js";
+import { MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, type TransactionResult } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
 import { ProducerStateEntry, type VerificationStateEntry } from "./producer-state-entry.js";
 
@@ -44,13 +44,7 @@ export const TV_UNKNOWN = -1;
 
 export interface MarkerJudgement {
   rule: MarkerEpochRule;
-  /**
-   * KAFKA-19999: an equal-epoch TV2 marker with no transaction open is an idempotent retry.
-   * ProducerAppendInfo.checkProducerEpoch throws IdempotentTransactionMarkerException, so nothing is
-   * appended (no coordinator-epoch check, no producer-state update) and KafkaApis answers NONE.
-   */
-  idempotentRetry: boolean;
-  /** NONE, INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED. */
+  /** NONE, INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED or UNKNOWN_SERVER_ERROR (TV_UNKNOWN). */
   errorCode: number;
   reason: string;
   storedEpochBefore: number;
@@ -114,16 +108,18 @@ export class ProducerStateManager {
     sequence: number,
     epoch: number,
     supportsEpochBump: boolean,
+    nowMs: number,
   ): number {
     if (this.hasOngoingTransaction(producerId, epoch)) return 0;
     let v = this.verificationStates.get(producerId);
     if (!v) {
-      v = { guard: this.nextGuard++, lowestSequence: sequence, epoch, supportsEpochBump };
+      v = { guard: this.nextGuard++, timestamp: nowMs, lowestSequence: sequence, epoch, supportsEpochBump };
       this.verificationStates.set(producerId, v);
     } else if (epoch > v.epoch || (epoch === v.epoch && sequence < v.lowestSequence)) {
+      // VerificationStateEntry.maybeUpdateLowestSequenceAndEpoch: the epoch and the lowest sequence
+      // move; the entry's timestamp and supportsEpochBump stay those of its creation.
       v.epoch = epoch;
       v.lowestSequence = sequence;
-      v.supportsEpochBump = supportsEpochBump;
     }
     return v.guard;
   }
@@ -151,7 +147,8 @@ export class ProducerStateManager {
     const storedEpoch = existing ? existing.producerEpoch : NO_PRODUCER_EPOCH;
     const verification = this.verificationStates.get(batch.producerId) ?? null;
     if (batch.isTransactional && !this.hasOngoingTransaction(batch.producerId, batch.producerEpoch)) {
-      if (batch.producerEpoch < storedEpoch)
+      // KAFKA-19690: the stale epoch is refused (recoverable) before the guard is looked at.
+      if (flags.staleEpochRefusedBeforeGuard && batch.producerEpoch < storedEpoch)
         return error(Errors.INVALID_PRODUCER_EPOCH, `epoch ${batch.producerEpoch} < producer epoch ${storedEpoch}`);
       // KAFKA-14884's bug switch: 3.5 verified, but did not check at the append that nothing (a
       // marker) came in between; only an append that skipped verification is refused.
@@ -238,6 +235,10 @@ export class ProducerStateManager {
       if (e.currentTxnFirstOffset === null && nowMs - e.lastTimestamp >= expirationMs) removed.push(pid);
     }
     for (const pid of removed) this.producers.delete(pid);
+    // Verification entries expire by their own creation time (ProducerStateManager.removeExpiredProducers).
+    const staleEntries: number[] = [];
+    for (const [pid, v] of this.verificationStates) if (nowMs - v.timestamp >= expirationMs) staleEntries.push(pid);
+    for (const pid of staleEntries) this.verificationStates.delete(pid);
     return removed;
   }
 
@@ -259,14 +260,18 @@ export class ProducerStateManager {
       e.currentTxnFirstOffset = batch.firstOffset;
       this.ongoingTxns.set(batch.firstOffset, batch.producerId);
     }
-    if (batch.isTransactional && origin !== "REPLICATION") this.verificationStates.delete(batch.producerId);
+    // UnifiedLog.updateProducers, whatever the origin (a follower that led before may hold entries).
+    if (batch.isTransactional) this.verificationStates.delete(batch.producerId);
   }
 
   // ------------------------------------------------------------------ markers
 
   /**
-   * ProducerAppendInfo.appendEndTxnMarker's checks at the leader (origin COORDINATOR): the
-   * producer-epoch rule of the marker's transaction version, then the coordinator epoch.
+   * The leader's checks of a coordinator's marker (origin COORDINATOR), in Kafka's order:
+   * UnifiedLog.analyzeAndValidateProducerState's stale-epoch refusal (a control batch is
+   * transactional, KAFKA-19690), then ProducerAppendInfo.appendEndTxnMarker: the TV_UNKNOWN refusal,
+   * the producer-epoch rule of the marker's transaction version (with KAFKA-19999's tolerance, which
+   * lets the copy on to the append), then the coordinator epoch.
    */
   checkEndTxnMarker(
     producerId: number,
@@ -286,15 +291,17 @@ export class ProducerStateManager {
     const { rule, valid } = tvUnknown
       ? { rule: "tv-unknown" as const, valid: false }
       : judgeMarkerEpoch(flags, transactionVersion, markerEpoch, storedEpoch, openTxn);
-    const judged = (errorCode: number, reason: string, idempotentRetry = false): MarkerJudgement => ({
+    const judged = (errorCode: number, reason: string): MarkerJudgement => ({
       rule,
-      idempotentRetry,
       errorCode,
       reason,
       storedEpochBefore: storedEpoch,
       storedCoordinatorEpochBefore: storedCe,
       openTxnBefore: openTxn,
     });
+    // A marker below the stored epoch never has its transaction ongoing (that needs the same epoch).
+    if (flags.staleEpochRefusedBeforeGuard && e && markerEpoch < storedEpoch)
+      return judged(Errors.INVALID_PRODUCER_EPOCH, `epoch ${markerEpoch} < producer epoch ${storedEpoch}`);
     if (tvUnknown)
       return judged(Errors.UNKNOWN_SERVER_ERROR, "transactionVersion must be explicitly specified (TV_UNKNOWN)");
     if (!valid)
@@ -302,9 +309,8 @@ export class ProducerStateManager {
         Errors.INVALID_PRODUCER_EPOCH,
         `marker epoch ${markerEpoch} vs producer epoch ${storedEpoch} under ${describeRule(rule)}`,
       );
-    // Thrown from checkProducerEpoch, before the coordinator epoch is looked at. With the open-transaction
-    // mutant the tolerance lets the marker on to the append instead (the bug it stands for).
-    if (rule === "kafka-19999-equal-epoch" && !openTxn) return judged(Errors.NONE, "idempotent marker retry", true);
+    // KAFKA-19999 as merged: checkProducerEpoch returns for the tolerated copy, and the coordinator
+    // epoch is checked and the copy appended like any marker (it closes nothing: no transaction is open).
     if (flags.coordinatorEpochCheck && storedCe > coordinatorEpoch)
       return judged(
         Errors.TRANSACTION_COORDINATOR_FENCED,
@@ -343,14 +349,12 @@ export class ProducerStateManager {
     entry.setEpoch(markerEpoch);
     entry.coordinatorEpoch = coordinatorEpoch;
     entry.currentTxnFirstOffset = null;
-    if (origin !== "REPLICATION") {
-      // The next transaction's guard survives a marker at its own epoch when it was verified for a
-      // TV2 produce (UnifiedLog.updateProducers: whatever the marker's transaction version; only
-      // the verification entry's supportsEpochBump counts).
-      const v = this.verificationStates.get(producerId);
-      const keep = !!v && v.supportsEpochBump && v.epoch === markerEpoch;
-      if (v && !keep) this.verificationStates.delete(producerId);
-    }
+    // The next transaction's guard survives a marker at its own epoch when it was verified for a
+    // TV2 produce (UnifiedLog.updateProducers, for every origin: whatever the marker's transaction
+    // version; only the verification entry's supportsEpochBump counts).
+    const v = this.verificationStates.get(producerId);
+    const keep = !!v && v.supportsEpochBump && v.epoch === markerEpoch;
+    if (v && !keep) this.verificationStates.delete(producerId);
     return completed;
   }
 
@@ -393,12 +397,15 @@ export class ProducerStateManager {
     return this.ongoingTxns.size;
   }
 
-  /** Forget everything (before rebuilding from the log: UnifiedLog.rebuildProducerState). */
+  /**
+   * Forget what the log rebuilds (before UnifiedLog.rebuildProducerState after a truncation): the
+   * producers and transactions. The leader's verification entries are not log state and stay
+   * (ProducerStateManager.truncateAndReload leaves them); the replay clears those its batches reach.
+   */
   reset(): void {
     this.producers.clear();
     this.ongoingTxns.clear();
     this.unreplicatedTxns = [];
-    this.verificationStates.clear();
   }
 }
 
@@ -413,7 +420,7 @@ export function describeRule(rule: MarkerEpochRule): string {
     case "strict-tv2":
       return "KIP-1228 strict TV2 rule (marker epoch > producer epoch)";
     case "kafka-19999-equal-epoch":
-      return "KAFKA-19999 tolerance (equal epoch, no open transaction)";
+      return "KAFKA-19999 tolerance (equal epoch, no open transaction: the copy is appended)";
     case "unchecked":
       return "no producer-epoch check";
     case "tv-unknown":
@@ -436,7 +443,9 @@ export function judgeMarkerEpoch(
   const strict = (transactionVersion >= 2 && flags.strictMarkerEpochForTv2) || flags.strictMarkerEpochForLegacy;
   if (!strict) return { rule: "legacy", valid: markerEpoch >= storedEpoch };
   if (markerEpoch > storedEpoch) return { rule: "strict-tv2", valid: true };
-  const tolerated = flags.equalEpochNoOpenTxnTolerance && (!openTxn || flags.equalEpochToleranceIgnoresOpenTxn);
+  const atMax = flags.equalEpochToleranceAtMaxEpoch && markerEpoch === MAX_PRODUCER_EPOCH;
+  const tolerated =
+    flags.equalEpochNoOpenTxnTolerance && (!openTxn || atMax || flags.equalEpochToleranceIgnoresOpenTxn);
   if (markerEpoch === storedEpoch && tolerated) return { rule: "kafka-19999-equal-epoch", valid: true };
   return { rule: "strict-tv2", valid: false };
 }

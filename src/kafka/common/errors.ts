@@ -63,6 +63,14 @@ export class TransactionCoordinatorFencedException extends Error {
   override readonly name = "TransactionCoordinatorFencedException";
 }
 
+/**
+ * Kafka's InvalidTxnStateException where the model throws it: a replica's append of a
+ * non-transactional batch inside the producer's open transaction (ProducerAppendInfo).
+ */
+export class InvalidTxnStateException extends Error {
+  override readonly name = "InvalidTxnStateException";
+}
+
 /** Kafka's OutOfOrderSequenceException, where the model throws it (a follower's append, KAFKA-6003). */
 export class OutOfOrderSequenceException extends Error {
   override readonly name = "OutOfOrderSequenceException";

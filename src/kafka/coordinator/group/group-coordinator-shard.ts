@@ -378,11 +378,9 @@ export class GroupCoordinatorShard {
       ghostTxn: marker.ghostTxn,
     });
     if (append.kind !== "appended") {
-      // A failed write reverts what was replayed. So does KAFKA-19999's idempotent retry (the write threw
-      // IdempotentTransactionMarkerException), which KafkaApis answers NONE: the exception marks a success.
+      // A failed write reverts what was replayed.
       this.offsets.revertTo(snapshot);
-      const errorCode = append.kind === "error" ? append.errorCode : Errors.NONE;
-      return { errorCode, append, materialized: null, transactionVersionSeen };
+      return { errorCode: append.errorCode, append, materialized: null, transactionVersionSeen };
     }
     return { errorCode: Errors.NONE, append, materialized, transactionVersionSeen };
   }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import kafka.log.UnifiedLog;
@@ -23,6 +24,7 @@ import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
+import org.apache.kafka.storage.internals.log.LogOffsetMetadata;
 import org.apache.kafka.storage.internals.log.LogOffsetsListener;
 import org.apache.kafka.storage.internals.log.ProducerStateEntry;
 import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
@@ -42,27 +44,46 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 final class V40LeaderLog implements LeaderLog {
     private final LogDirectory dir;
+    private final ManualTime time;
+    private final int producerIdExpirationMs;
+    private final int maxTransactionTimeoutMs;
     private final UnifiedLog log;
 
-    private V40LeaderLog(LogDirectory dir, UnifiedLog log) {
+    private V40LeaderLog(LogDirectory dir, ManualTime time, int producerIdExpirationMs, int maxTransactionTimeoutMs, UnifiedLog log) {
         this.dir = dir;
+        this.time = time;
+        this.producerIdExpirationMs = producerIdExpirationMs;
+        this.maxTransactionTimeoutMs = maxTransactionTimeoutMs;
         this.log = log;
     }
 
     static LeaderLog create(ManualTime time, int producerIdExpirationMs, int maxTransactionTimeoutMs) throws Exception {
         LogDirectory dir = LogDirectory.create();
         try {
-            // UnifiedLog.apply with LogTestUtils.createLog's defaults: a clean shutdown, no topic id, the
-            // partition metadata file kept, no remote storage, no offsets listener.
-            UnifiedLog log = UnifiedLog.apply(dir.partition(), new LogConfig(Map.of()), 0L, 0L, new IdleScheduler(), new BrokerTopicStats(), time,
-                    maxTransactionTimeoutMs, new ProducerStateManagerConfig(producerIdExpirationMs, true), Integer.MAX_VALUE,
-                    new LogDirFailureChannel(10), true, Option.empty(), true, new ConcurrentHashMap<>(), false,
-                    LogOffsetsListener.NO_OP_OFFSETS_LISTENER);
-            return new V40LeaderLog(dir, log);
+            return open(dir, time, producerIdExpirationMs, maxTransactionTimeoutMs, true);
         } catch (Exception e) {
             dir.close();
             throw e;
         }
+    }
+
+    /** The log in `dir`, recovered from what is there; `clean` is UnifiedLog's lastShutdownClean. */
+    private static LeaderLog open(LogDirectory dir, ManualTime time, int producerIdExpirationMs, int maxTransactionTimeoutMs, boolean clean)
+            throws Exception {
+        // UnifiedLog.apply with LogTestUtils.createLog's defaults: a clean shutdown, no topic id, the
+        // partition metadata file kept, no remote storage, no offsets listener.
+        UnifiedLog log = UnifiedLog.apply(dir.partition(), new LogConfig(Map.of()), 0L, 0L, new IdleScheduler(), new BrokerTopicStats(), time,
+                maxTransactionTimeoutMs, new ProducerStateManagerConfig(producerIdExpirationMs, true), Integer.MAX_VALUE,
+                new LogDirFailureChannel(10), clean, Option.empty(), true, new ConcurrentHashMap<>(), false,
+                LogOffsetsListener.NO_OP_OFFSETS_LISTENER);
+        return new V40LeaderLog(dir, time, producerIdExpirationMs, maxTransactionTimeoutMs, log);
+    }
+
+    @Override
+    public LeaderLog reopen(boolean clean) throws Exception {
+        log.close();
+        if (!clean) dir.dropProducerSnapshots();
+        return open(dir, time, producerIdExpirationMs, maxTransactionTimeoutMs, clean);
     }
 
     @Override
@@ -167,8 +188,8 @@ final class V40LeaderLog implements LeaderLog {
 
     @Override
     public OptionalLong firstUnstableOffset() {
-        Option<Object> first = log.firstUnstableOffset();
-        return first.isDefined() ? OptionalLong.of((Long) first.get()) : OptionalLong.empty();
+        Optional<LogOffsetMetadata> first = log.producerStateManager().firstUnstableOffset();
+        return first.isPresent() ? OptionalLong.of(first.get().messageOffset) : OptionalLong.empty();
     }
 
     @Override

@@ -25,6 +25,7 @@ import org.apache.kafka.storage.internals.log.BatchMetadata;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
+import org.apache.kafka.storage.internals.log.LogOffsetMetadata;
 import org.apache.kafka.storage.internals.log.ProducerStateEntry;
 import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
@@ -41,24 +42,43 @@ import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
  */
 final class V43LeaderLog implements LeaderLog {
     private final LogDirectory dir;
+    private final ManualTime time;
+    private final int producerIdExpirationMs;
+    private final int maxTransactionTimeoutMs;
     private final UnifiedLog log;
 
-    private V43LeaderLog(LogDirectory dir, UnifiedLog log) {
+    private V43LeaderLog(LogDirectory dir, ManualTime time, int producerIdExpirationMs, int maxTransactionTimeoutMs, UnifiedLog log) {
         this.dir = dir;
+        this.time = time;
+        this.producerIdExpirationMs = producerIdExpirationMs;
+        this.maxTransactionTimeoutMs = maxTransactionTimeoutMs;
         this.log = log;
     }
 
     static LeaderLog create(ManualTime time, int producerIdExpirationMs, int maxTransactionTimeoutMs) throws Exception {
         LogDirectory dir = LogDirectory.create();
         try {
-            UnifiedLog log = UnifiedLog.create(dir.partition(), new LogConfig(Map.of()), 0L, 0L, new IdleScheduler(), new BrokerTopicStats(), time,
-                    maxTransactionTimeoutMs, new ProducerStateManagerConfig(producerIdExpirationMs, true), Integer.MAX_VALUE,
-                    new LogDirFailureChannel(10), true, Optional.empty());
-            return new V43LeaderLog(dir, log);
+            return open(dir, time, producerIdExpirationMs, maxTransactionTimeoutMs, true);
         } catch (Exception e) {
             dir.close();
             throw e;
         }
+    }
+
+    /** The log in `dir`, recovered from what is there; `clean` is UnifiedLog's lastShutdownClean. */
+    private static LeaderLog open(LogDirectory dir, ManualTime time, int producerIdExpirationMs, int maxTransactionTimeoutMs, boolean clean)
+            throws Exception {
+        UnifiedLog log = UnifiedLog.create(dir.partition(), new LogConfig(Map.of()), 0L, 0L, new IdleScheduler(), new BrokerTopicStats(), time,
+                maxTransactionTimeoutMs, new ProducerStateManagerConfig(producerIdExpirationMs, true), Integer.MAX_VALUE,
+                new LogDirFailureChannel(10), clean, Optional.empty());
+        return new V43LeaderLog(dir, time, producerIdExpirationMs, maxTransactionTimeoutMs, log);
+    }
+
+    @Override
+    public LeaderLog reopen(boolean clean) throws Exception {
+        log.close();
+        if (!clean) dir.dropProducerSnapshots();
+        return open(dir, time, producerIdExpirationMs, maxTransactionTimeoutMs, clean);
     }
 
     @Override
@@ -162,8 +182,8 @@ final class V43LeaderLog implements LeaderLog {
 
     @Override
     public OptionalLong firstUnstableOffset() {
-        Optional<Long> first = log.firstUnstableOffset();
-        return first.isPresent() ? OptionalLong.of(first.get()) : OptionalLong.empty();
+        Optional<LogOffsetMetadata> first = log.producerStateManager().firstUnstableOffset();
+        return first.isPresent() ? OptionalLong.of(first.get().messageOffset) : OptionalLong.empty();
     }
 
     @Override

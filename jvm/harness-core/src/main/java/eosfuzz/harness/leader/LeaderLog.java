@@ -62,6 +62,11 @@ public interface LeaderLog extends AutoCloseable {
 
     long lastStableOffset();
 
+    /**
+     * ProducerStateManager.firstUnstableOffset(): the producer state's own answer. UnifiedLog keeps a
+     * cached copy that truncateTo does not refresh until the next append or high-watermark move; the
+     * last stable offset, which reads that copy only below the high watermark, is compared as well.
+     */
     OptionalLong firstUnstableOffset();
 
     /** collectAbortedTransactions(0, logEnd): {producerId, firstOffset, lastOffset, lastStableOffset} each. */
@@ -72,6 +77,14 @@ public interface LeaderLog extends AutoCloseable {
 
     /** The verification entry of a producer id, or null. */
     VerificationView verificationEntry(long producerId);
+
+    /**
+     * The broker restarts: this log is closed (a clean shutdown writes its producer snapshot) and
+     * opened again from the same directory (UnifiedLog.create recovers it), as a restarted broker's
+     * LogManager does. `clean` false drops the producer snapshots first, so the producer state is
+     * rebuilt from the log alone, as after a crash. The returned log replaces this one.
+     */
+    LeaderLog reopen(boolean clean) throws Exception;
 
     /** Deletes the log's directory. */
     @Override

@@ -34,21 +34,28 @@ public final class LeaderService implements Service {
         Fields config = Fields.of(request.raw("config"), "config");
         ManualTime time = new ManualTime(0);
         List<Object> results = new ArrayList<>();
-        try (LeaderLog log = factory.create(time, config.getInt("producerIdExpirationMs"), config.getInt("maxTransactionTimeoutMs"))) {
-            Sequence sequence = new Sequence(log, time);
+        Sequence sequence = new Sequence(factory.create(time, config.getInt("producerIdExpirationMs"), config.getInt("maxTransactionTimeoutMs")), time);
+        try {
             for (Object raw : request.getList("ops")) results.add(sequence.apply(Fields.of(raw, "an op")));
+        } finally {
+            sequence.log.close();
         }
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("results", results);
         return reply;
     }
 
-    /** One sequence's state the service keeps beside the log: each producer's last guard, the ids used. */
+    /**
+     * One sequence's state the service keeps beside the log: each producer's last guard, the guard each
+     * verify op returned (by its index in the sequence), the ids used.
+     */
     private static final class Sequence {
-        private final LeaderLog log;
+        private LeaderLog log;
         private final ManualTime time;
         private final Map<Long, Object> guards = new HashMap<>();
+        private final Map<Integer, Object> guardsByOp = new HashMap<>();
         private final TreeSet<Long> producerIds = new TreeSet<>();
+        private int index = -1;
 
         Sequence(LeaderLog log, ManualTime time) {
             this.log = log;
@@ -56,6 +63,9 @@ public final class LeaderService implements Service {
         }
 
         Map<String, Object> apply(Fields op) {
+            index++;
+            // A trace replays the model's clock: an op may say when it happened (never earlier than the last).
+            if (op.has("atMs")) time.set(op.getLong("atMs"));
             Map<String, Object> result = new LinkedHashMap<>();
             result.put("error", "NONE");
             result.put("exception", null);
@@ -82,6 +92,7 @@ public final class LeaderService implements Service {
                     producerIds.add(pid);
                     Object guard = log.maybeStartTransactionVerification(pid, op.getInt("sequence"), op.getShort("producerEpoch"), op.getBool("supportsEpochBump"));
                     Object previous = guards.put(pid, guard);
+                    guardsByOp.put(index, guard);
                     result.put("guard", guard == log.sentinelGuard() ? "sentinel" : guard == previous ? "reused" : "new");
                 }
                 case "data" -> {
@@ -91,13 +102,13 @@ public final class LeaderService implements Service {
                     String origin = origin(op, "CLIENT", "COORDINATOR", "REPLICATION");
                     if (origin.equals("REPLICATION")) {
                         long base = log.logEndOffset();
-                        log.appendDataAsFollower(batch, base, time.milliseconds());
+                        log.appendDataAsFollower(batch, base, timestamp(op));
                         result.put("firstOffset", base);
                         result.put("lastOffset", base + batch.count() - 1);
                         result.put("duplicate", false);
                     } else {
                         long endBefore = log.logEndOffset();
-                        long[] offsets = log.appendDataAsLeader(batch, origin, guardFor(op, pid), time.milliseconds());
+                        long[] offsets = log.appendDataAsLeader(batch, origin, guardFor(op, pid), timestamp(op));
                         result.put("firstOffset", offsets[0]);
                         result.put("lastOffset", offsets[1]);
                         result.put("duplicate", log.logEndOffset() == endBefore);
@@ -111,38 +122,55 @@ public final class LeaderService implements Service {
                     LeaderLog.Marker marker = new LeaderLog.Marker(pid, op.getShort("producerEpoch"), op.getInt("coordinatorEpoch"), kind.equals("COMMIT"), op.getShort("transactionVersion"), op.getInt("leaderEpoch", 0));
                     if (origin(op, "COORDINATOR", "REPLICATION").equals("REPLICATION")) {
                         long base = log.logEndOffset();
-                        log.appendMarkerAsFollower(marker, base, time.milliseconds());
+                        log.appendMarkerAsFollower(marker, base, timestamp(op));
                         result.put("offset", base);
                     } else {
                         long endBefore = log.logEndOffset();
-                        long first = log.appendMarkerAsLeader(marker, time.milliseconds());
+                        long first = log.appendMarkerAsLeader(marker, timestamp(op));
                         result.put("offset", log.logEndOffset() == endBefore ? null : first);
                     }
                 }
                 case "records" -> {
                     if (origin(op, "COORDINATOR", "REPLICATION").equals("REPLICATION")) {
                         long base = log.logEndOffset();
-                        log.appendPlainAsFollower(op.getInt("leaderEpoch", 0), base, time.milliseconds());
+                        log.appendPlainAsFollower(op.getInt("leaderEpoch", 0), base, timestamp(op));
                         result.put("offset", base);
                     } else {
-                        result.put("offset", log.appendPlainAsLeader(op.getInt("leaderEpoch", 0), time.milliseconds()));
+                        result.put("offset", log.appendPlainAsLeader(op.getInt("leaderEpoch", 0), timestamp(op)));
                     }
                 }
                 case "highWatermark" -> log.updateHighWatermark(op.getLong("offset"));
                 case "truncate" -> log.truncateTo(op.getLong("offset"));
                 case "advanceTime" -> time.advance(op.getLong("ms"));
                 case "expireProducers" -> log.removeExpiredProducers(time.milliseconds());
+                // Partition.makeLeader / makeFollower do not touch the log's producer state (the epoch
+                // start offset goes to the leader epoch cache): the state after the op is what is compared.
+                case "becomeLeader", "becomeFollower" -> { }
+                case "restart" -> {
+                    log = log.reopen(op.getBool("clean"));
+                    guards.clear();
+                }
                 default -> throw new HarnessException("leader: no op " + name);
             }
         }
 
+        /** The records' timestamp: the op's `timestamp` (a follower's copy keeps its leader's), else now. */
+        private long timestamp(Fields op) {
+            return op.getLong("timestamp", time.milliseconds());
+        }
+
         private Object guardFor(Fields op, long pid) {
             String guard = op.getString("guard");
+            if (guard.startsWith("op:")) {
+                int at = Integer.parseInt(guard.substring(3));
+                if (!guardsByOp.containsKey(at)) throw new HarnessException("guard " + guard + ": op " + at + " was no verify that returned a guard");
+                return guardsByOp.get(at);
+            }
             return switch (guard) {
                 case "verified" -> guards.getOrDefault(pid, log.sentinelGuard());
                 case "none" -> log.sentinelGuard();
                 case "stale" -> log.unheldGuard();
-                default -> throw new HarnessException("guard must be verified, none or stale, got " + guard);
+                default -> throw new HarnessException("guard must be verified, none, stale or op:N, got " + guard);
             };
         }
 

@@ -29,6 +29,16 @@ public final class LogDirectory implements AutoCloseable {
         return parent.resolve("eosfuzz-0").toFile();
     }
 
+    /**
+     * Deletes the log's producer-state snapshots (`*.snapshot`): a log opened after it rebuilds its
+     * producer state from its segments alone, as recovery after a crash past the last snapshot does.
+     */
+    public void dropProducerSnapshots() throws IOException {
+        File[] files = partition().listFiles((d, name) -> name.endsWith(".snapshot"));
+        if (files == null) return;
+        for (File f : files) Files.delete(f.toPath());
+    }
+
     /** Deletes the directory and everything the log wrote in it (deepest first). */
     @Override
     public void close() throws IOException {
