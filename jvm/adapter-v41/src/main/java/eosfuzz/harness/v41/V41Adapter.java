@@ -2,6 +2,7 @@ package eosfuzz.harness.v41;
 
 import eosfuzz.harness.Adapter;
 import eosfuzz.harness.Service;
+import eosfuzz.harness.coordinator.TxnMetadataService;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -15,6 +16,7 @@ public final class V41Adapter implements Adapter {
     @Override
     public Map<String, Service> services() {
         Map<String, Service> services = new LinkedHashMap<>();
+        services.put("txnMetadata", new TxnMetadataService(V41TxnMetadata::create));
         return services;
     }
 }
