@@ -2,6 +2,7 @@ package eosfuzz.harness.v42;
 
 import eosfuzz.harness.Adapter;
 import eosfuzz.harness.Service;
+import eosfuzz.harness.coordinator.TxnCoordinatorService;
 import eosfuzz.harness.coordinator.TxnMetadataService;
 import eosfuzz.harness.leader.LeaderService;
 import java.util.LinkedHashMap;
@@ -19,6 +20,7 @@ public final class V42Adapter implements Adapter {
         Map<String, Service> services = new LinkedHashMap<>();
         services.put("leader", new LeaderService(V42LeaderLog::create));
         services.put("txnMetadata", new TxnMetadataService(V42TxnMetadata::create));
+        services.put("txnCoordinator", new TxnCoordinatorService(V42TxnCoordinator::create));
         return services;
     }
 }
