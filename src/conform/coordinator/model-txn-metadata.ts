@@ -132,24 +132,28 @@ export class ModelTxnMetadata {
   }
 
   view(): MetadataView {
-    const m = this.metadata;
-    return {
-      transactionalId: m.transactionalId,
-      producerId: m.producerId,
-      prevProducerId: m.prevProducerId,
-      nextProducerId: m.nextProducerId,
-      producerEpoch: m.producerEpoch,
-      lastProducerEpoch: m.lastProducerEpoch,
-      txnTimeoutMs: m.txnTimeoutMs,
-      topicPartitions: sortedPartitions(m.topicPartitions),
-      txnStartTimestamp: m.txnStartTimestamp,
-      txnLastUpdateTimestamp: m.txnLastUpdateTimestamp,
-      clientTransactionVersion: m.clientTransactionVersion,
-      state: kafkaState(m.state),
-      pendingState: m.pendingState === null ? null : kafkaState(m.pendingState),
-      hasFailedEpochFence: m.hasFailedEpochFence,
-    };
+    return metadataView(this.metadata);
   }
+}
+
+/** The protocol's view of a model TransactionMetadata. */
+export function metadataView(m: TransactionMetadata): MetadataView {
+  return {
+    transactionalId: m.transactionalId,
+    producerId: m.producerId,
+    prevProducerId: m.prevProducerId,
+    nextProducerId: m.nextProducerId,
+    producerEpoch: m.producerEpoch,
+    lastProducerEpoch: m.lastProducerEpoch,
+    txnTimeoutMs: m.txnTimeoutMs,
+    topicPartitions: sortedPartitions(m.topicPartitions),
+    txnStartTimestamp: m.txnStartTimestamp,
+    txnLastUpdateTimestamp: m.txnLastUpdateTimestamp,
+    clientTransactionVersion: m.clientTransactionVersion,
+    state: kafkaState(m.state),
+    pendingState: m.pendingState === null ? null : kafkaState(m.pendingState),
+    hasFailedEpochFence: m.hasFailedEpochFence,
+  };
 }
 
 function transitOf(t: TxnTransitMetadata): TransitView {

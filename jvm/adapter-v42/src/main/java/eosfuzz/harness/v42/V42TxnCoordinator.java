@@ -116,6 +116,11 @@ final class V42TxnCoordinator implements TxnCoordinatorDriver {
     }
 
     @Override
+    public void putTransactionState(eosfuzz.harness.coordinator.TxnInit init) {
+        stateManager.putTransactionStateIfNotExists(V42TxnMetadata.build(init));
+    }
+
+    @Override
     public Answer initProducerId(String transactionalId, int transactionTimeoutMs, long producerId, short producerEpoch) {
         Answer[] out = {null};
         Option<ProducerIdAndEpoch> expected = producerId == -1 ? Option.empty() : Option.apply(new ProducerIdAndEpoch(producerId, producerEpoch));

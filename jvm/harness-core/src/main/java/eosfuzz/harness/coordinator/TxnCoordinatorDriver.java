@@ -29,6 +29,12 @@ public interface TxnCoordinatorDriver {
     /** The metadata of an id, or null when the coordinator has none. */
     record Described(String transactionalId, TxnView view, String pendingState, boolean hasFailedEpochFence) {}
 
+    /**
+     * TransactionStateManager.putTransactionStateIfNotExists of a TransactionMetadata built from `init`
+     * (what Kafka's TransactionCoordinatorTest does to start from a given state, e.g. an exhausted epoch).
+     */
+    void putTransactionState(TxnInit init);
+
     Answer initProducerId(String transactionalId, int transactionTimeoutMs, long producerId, short producerEpoch);
 
     /** handleAddPartitionsToTransaction: one error for every partition. */

@@ -34,6 +34,7 @@ public final class TxnCoordinatorService implements Service {
         ManualScheduler scheduler = new ManualScheduler(time);
         StubAnswers stubs = new StubAnswers();
         TxnCoordinatorDriver driver = factory.create(time, scheduler, stubs, config);
+        if (request.has("initialMetadata")) driver.putTransactionState(TxnInit.of(Fields.of(request.raw("initialMetadata"), "initialMetadata")));
         List<Object> results = new ArrayList<>();
         for (Object raw : request.getList("ops")) {
             Fields op = Fields.of(raw, "an op");
