@@ -21,7 +21,11 @@ final class V43TxnMetadata implements TxnMetadataMachine {
     }
 
     static TxnMetadataMachine create(TxnInit i) {
-        return new V43TxnMetadata(new TransactionMetadata(i.transactionalId(), i.producerId(), i.prevProducerId(), i.nextProducerId(),
+        return new V43TxnMetadata(build(i));
+    }
+
+    static TransactionMetadata build(TxnInit i) {
+        return (new TransactionMetadata(i.transactionalId(), i.producerId(), i.prevProducerId(), i.nextProducerId(),
                 i.producerEpoch(), i.lastProducerEpoch(), i.txnTimeoutMs(), TransactionState.valueOf(i.state()),
                 TxnNames.partitions(i.topicPartitions()), i.txnStartTimestamp(), i.txnLastUpdateTimestamp(),
                 TransactionVersion.fromFeatureLevel(i.clientTransactionVersion())));

@@ -52,20 +52,33 @@ public final class StubAnswers {
         return org.mockito.Mockito.RETURNS_DEFAULTS.answer(invocation);
     }
 
+    private static boolean callbackTakesJavaMap(Method method) {
+        for (java.lang.reflect.Type t : method.getGenericParameterTypes())
+            if (t instanceof java.lang.reflect.ParameterizedType p && p.getRawType() == Function1.class)
+                return p.getActualTypeArguments()[0].getTypeName().startsWith("java.util.Map");
+        return false;
+    }
+
     @SuppressWarnings("unchecked")
     private Object appendRecords(InvocationOnMock invocation) {
         appends++;
-        scala.collection.Map<Object, Object> entries = null;
+        // Up to 4.2 the entries and the callback's statuses are Scala maps; from 4.3 java.util.Maps.
+        Object entries = null;
         Function1<Object, Object> callback = null;
         for (Object arg : invocation.getArguments()) {
-            if (entries == null && arg instanceof scala.collection.Map) entries = (scala.collection.Map<Object, Object>) arg;
+            if (entries == null && (arg instanceof scala.collection.Map || arg instanceof java.util.Map)) entries = arg;
             else if (callback == null && entries != null && arg instanceof Function1) callback = (Function1<Object, Object>) arg;
         }
         if (entries == null || callback == null) throw new IllegalStateException("appendRecords without entries or a response callback");
         Errors error = appendErrors.isEmpty() ? Errors.NONE : appendErrors.poll();
         Map<Object, ProduceResponse.PartitionResponse> status = new LinkedHashMap<>();
-        for (Object key : CollectionConverters.asJava(entries.keySet())) status.put(key, new ProduceResponse.PartitionResponse(error));
-        callback.apply(CollectionConverters.asScala(status));
+        Iterable<Object> keys = entries instanceof java.util.Map
+                ? ((java.util.Map<Object, Object>) entries).keySet()
+                : CollectionConverters.asJava(((scala.collection.Map<Object, Object>) entries).keySet());
+        for (Object key : keys) status.put(key, new ProduceResponse.PartitionResponse(error));
+        // The callback's parameter type is erased: 4.3 on takes java.util.Map statuses for Scala entries.
+        boolean javaStatuses = entries instanceof java.util.Map || callbackTakesJavaMap(invocation.getMethod());
+        callback.apply(javaStatuses ? status : CollectionConverters.asScala(status));
         return null;
     }
 }
