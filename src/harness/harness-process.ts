@@ -51,6 +51,8 @@ export class KafkaHarness {
     private readonly child: ChildProcessWithoutNullStreams,
     /** The Kafka version the harness's kafka-clients jar reports (its hello). */
     public kafkaVersion = "",
+    /** The services its adapter offers (its hello). */
+    public services: readonly string[] = [],
   ) {
     const lines = createInterface({ input: child.stdout });
     lines.on("line", (line) => this.onLine(line));
@@ -77,6 +79,7 @@ export class KafkaHarness {
     const harness = new KafkaHarness(release, child);
     const hello = await harness.request({ service: "hello" });
     harness.kafkaVersion = String(hello.kafkaVersion);
+    harness.services = Array.isArray(hello.services) ? hello.services.map(String) : [];
     if (harness.kafkaVersion !== release.release)
       throw new HarnessUnavailable(
         `the harness for Kafka ${release.release} runs kafka-clients ${harness.kafkaVersion}: run npm run harness:setup again`,

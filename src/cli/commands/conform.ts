@@ -6,8 +6,12 @@ import { InputError } from "../../scenario/input-error.js";
 import { EXIT } from "../errors.js";
 import { writeJsonStdout } from "./run.js";
 
+/** The comparison surfaces (src/conform/conform.ts SURFACES; repeated so the CLI loads no harness code before it runs). */
+const SURFACE_NAMES = ["leader", "txnMetadata", "txnCoordinator"] as const;
+
 export interface ConformArgs {
   release?: string[];
+  surface?: string[];
   sequences: number;
   seed: number;
   mutant?: string;
@@ -24,6 +28,11 @@ export function conformBuilder(y: Argv): Argv<ConformArgs> {
         .map((r) => r.release)
         .join(", ")})`,
     })
+    .option("surface", {
+      type: "string",
+      array: true,
+      describe: `comparison surface(s): ${SURFACE_NAMES.join(", ")} (default: all)`,
+    })
     .option("sequences", { type: "number", default: 2_000, describe: "generated operation sequences per release" })
     .option("seed", { type: "number", default: 0, describe: "fast-check seed of the generated sequences" })
     .option("mutant", { type: "string", describe: "judge a deliberately broken model (see eosfuzz mutants)" })
@@ -33,6 +42,9 @@ export function conformBuilder(y: Argv): Argv<ConformArgs> {
       if (!Number.isInteger(a.sequences) || a.sequences < 1 || a.sequences > 10_000_000)
         throw new InputError("--sequences", "", `expected an integer in [1, 10000000], found ${a.sequences}`);
       if (!Number.isInteger(a.seed)) throw new InputError("--seed", "", `expected an integer, found ${a.seed}`);
+      for (const s of (a.surface as string[] | undefined) ?? [])
+        if (!(SURFACE_NAMES as readonly string[]).includes(s))
+          throw new InputError("--surface", "", `found "${s}", expected one of ${SURFACE_NAMES.join(", ")}`);
       return true;
     }) as unknown as Argv<ConformArgs>;
 }
@@ -71,6 +83,7 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
       seed: args.seed,
       overrides: mutant?.overrides ?? {},
       stopOnFirst: args["stop-on-first"],
+      surfaces: args.surface as ("leader" | "txnMetadata" | "txnCoordinator")[] | undefined,
       now: () => Date.now(),
       onProgress: args.json
         ? undefined
@@ -95,16 +108,20 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
         release: r.release,
         kafkaVersion: r.kafkaVersion,
         profile: r.profile,
+        profileUsed: r.profileUsed,
         surfaces: r.surfaces.map((s) => ({
           surface: s.surface,
+          skipped: s.skipped,
           sequences: s.sequences,
           operations: s.operations,
           divergences: s.divergentSequences,
+          divergenceClasses: s.classes,
           elapsedMs: s.elapsedMs,
           firstDivergence: s.first
             ? {
                 step: s.first.divergence?.step,
                 difference: s.first.divergence?.difference,
+                setup: s.first.setup ?? null,
                 ops: s.first.ops,
                 model: s.first.model,
                 kafka: s.first.kafka,
@@ -117,16 +134,24 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
   } else {
     for (const r of results) {
       for (const s of r.surfaces) {
+        if (s.skipped) {
+          process.stdout.write(
+            chalk.dim(`Kafka ${r.kafkaVersion.padEnd(6)} ${s.surface.padEnd(14)} skipped: ${s.skipped}\n`),
+          );
+          continue;
+        }
         const verdict =
           s.divergentSequences === 0 ? chalk.green("agree") : chalk.red(`${s.divergentSequences} divergent sequences`);
         process.stdout.write(
-          `Kafka ${r.kafkaVersion.padEnd(6)} ${s.surface.padEnd(8)} model profile ${r.profile.padEnd(6)} ${s.sequences.toLocaleString("en-US")} sequences, ${s.operations.toLocaleString("en-US")} operations: ${verdict}  ${chalk.dim(`${(s.elapsedMs / 1000).toFixed(1)} s`)}\n`,
+          `Kafka ${r.kafkaVersion.padEnd(6)} ${s.surface.padEnd(14)} model profile ${r.profileUsed.padEnd(6)} ${s.sequences.toLocaleString("en-US")} sequences, ${s.operations.toLocaleString("en-US")} operations: ${verdict}  ${chalk.dim(`${(s.elapsedMs / 1000).toFixed(1)} s`)}\n`,
         );
+        for (const [kind, count] of Object.entries(s.classes))
+          process.stdout.write(chalk.dim(`  ${String(count).padStart(6)} x ${kind}\n`));
         for (const line of s.story) process.stdout.write(`  ${line}\n`);
         if (s.first)
           process.stdout.write(
             chalk.dim(
-              `  again: eosfuzz conform --release ${r.release} --sequences ${s.sequences} --seed ${args.seed}${mutant ? ` --mutant ${mutant.name}` : ""}\n`,
+              `  again: eosfuzz conform --release ${r.release} --surface ${s.surface} --sequences ${s.sequences} --seed ${args.seed}${mutant ? ` --mutant ${mutant.name}` : ""}\n`,
             ),
           );
       }

@@ -3,6 +3,7 @@ package eosfuzz.harness.v39;
 import eosfuzz.harness.Adapter;
 import eosfuzz.harness.Service;
 import eosfuzz.harness.leader.LeaderService;
+import eosfuzz.harness.coordinator.TxnMetadataService;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -17,6 +18,7 @@ public final class V39Adapter implements Adapter {
     public Map<String, Service> services() {
         Map<String, Service> services = new LinkedHashMap<>();
         services.put("leader", new LeaderService(V39LeaderLog::create));
+        services.put("txnMetadata", new TxnMetadataService(V39TxnMetadata::create));
         return services;
     }
 }

@@ -2,6 +2,8 @@ package eosfuzz.harness.v42;
 
 import eosfuzz.harness.Adapter;
 import eosfuzz.harness.Service;
+import eosfuzz.harness.coordinator.TxnCoordinatorService;
+import eosfuzz.harness.coordinator.TxnMetadataService;
 import eosfuzz.harness.leader.LeaderService;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,6 +19,8 @@ public final class V42Adapter implements Adapter {
     public Map<String, Service> services() {
         Map<String, Service> services = new LinkedHashMap<>();
         services.put("leader", new LeaderService(V42LeaderLog::create));
+        services.put("txnMetadata", new TxnMetadataService(V42TxnMetadata::create));
+        services.put("txnCoordinator", new TxnCoordinatorService(V42TxnCoordinator::create));
         return services;
     }
 }

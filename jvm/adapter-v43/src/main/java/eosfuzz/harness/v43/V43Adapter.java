@@ -3,6 +3,8 @@ package eosfuzz.harness.v43;
 import eosfuzz.harness.Adapter;
 import eosfuzz.harness.Service;
 import eosfuzz.harness.leader.LeaderService;
+import eosfuzz.harness.coordinator.TxnCoordinatorService;
+import eosfuzz.harness.coordinator.TxnMetadataService;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -17,6 +19,8 @@ public final class V43Adapter implements Adapter {
     public Map<String, Service> services() {
         Map<String, Service> services = new LinkedHashMap<>();
         services.put("leader", new LeaderService(V43LeaderLog::create));
+        services.put("txnMetadata", new TxnMetadataService(V43TxnMetadata::create));
+        services.put("txnCoordinator", new TxnCoordinatorService(V43TxnCoordinator::create));
         return services;
     }
 }

@@ -1,0 +1,79 @@
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compareTxnCoordinatorSequence } from "../../src/conform/coordinator/txn-coordinator-differential.js";
+import type { AbstractTxnCoordinatorSequence } from "../../src/conform/coordinator/txn-coordinator-arbitrary.js";
+import { compareTxnMetadataSequence } from "../../src/conform/coordinator/txn-metadata-differential.js";
+import { divergenceClass } from "../../src/conform/coordinator/sequence-campaign.js";
+import { findMutant } from "../../src/fuzz/mutants.js";
+import { KafkaHarness } from "../../src/harness/harness-process.js";
+import { harnessRelease, JVM_DIR } from "../../src/harness/kafka-releases.js";
+import { releaseProfile } from "../../src/kafka/release.js";
+
+/** The harness needs npm run harness:setup (Java and Maven); without it these tests are skipped. */
+const ready = existsSync(`${JVM_DIR}target/classpath/4.2.1.txt`);
+
+describe.skipIf(!ready)("txnCoordinator and txnMetadata surfaces against Kafka 4.2.1", () => {
+  let harness: KafkaHarness;
+  beforeAll(async () => {
+    harness = await KafkaHarness.start(harnessRelease("4.2.1") as NonNullable<ReturnType<typeof harnessRelease>>);
+  }, 30_000);
+  afterAll(async () => harness?.close());
+
+  /** A TV2 transaction committed, acknowledged, then its EndTxn retried one epoch behind (its answer was lost). */
+  const retried: AbstractTxnCoordinatorSequence = {
+    finalizedTransactionVersion: 2,
+    initial: null,
+    ops: [
+      { k: "init", withIds: false, epoch: "current", pid: "current", badTimeout: false },
+      { k: "add", epoch: "current", pid: "current", partitions: ["orders-0"], tv2: true, verifyOnly: false },
+      { k: "end", commit: true, epoch: "current", pid: "current", tv2: true },
+      { k: "describe" },
+      { k: "ack" },
+      { k: "end", commit: true, epoch: "behind", pid: "current", tv2: true },
+      { k: "describe" },
+    ],
+  };
+
+  it("the model's 4.2.1 coordinator answers a committed transaction and its retry as Kafka's does", async () => {
+    const c = await compareTxnCoordinatorSequence(harness, releaseProfile("4.2.1"), retried);
+    expect(c.kafka.map((r) => r.error)).toEqual(["NONE", "NONE", "NONE", "NONE", "NONE", "NONE", "NONE"]);
+    expect(c.kafka[2]?.markers).toHaveLength(1);
+    expect(c.divergence).toBeNull();
+  }, 20_000);
+
+  it("catches the planted mutant tv2-retry-not-recognised at the retried EndTxn", async () => {
+    const mutant = findMutant("tv2-retry-not-recognised");
+    expect(mutant).toBeDefined();
+    const c = await compareTxnCoordinatorSequence(harness, releaseProfile("4.2.1", mutant?.overrides), retried);
+    expect(c.divergence?.step).toBe(5);
+    expect(divergenceClass(c.divergence as NonNullable<typeof c.divergence>)).toBe("endTxn error");
+    expect(c.kafka[5]?.error).toBe("NONE");
+  }, 20_000);
+
+  it("finds the int16 overflow of a TV2 prepareAbortOrCommit at epoch 32767 that the model caps", async () => {
+    const c = await compareTxnMetadataSequence(harness, releaseProfile("4.2.1").flags, {
+      init: {
+        transactionalId: "txn",
+        producerId: 1000,
+        prevProducerId: -1,
+        nextProducerId: -1,
+        producerEpoch: 32767,
+        lastProducerEpoch: -1,
+        txnTimeoutMs: 60_000,
+        state: "ONGOING",
+        topicPartitions: ["orders-0"],
+        txnStartTimestamp: 0,
+        txnLastUpdateTimestamp: 0,
+        clientTransactionVersion: 2,
+      },
+      ops: [
+        { k: "add", partitions: ["orders-1"], tv: 2 },
+        { k: "finish" },
+        { k: "end", commit: false, tv: 2, nextProducerId: false, noPartitionAdded: false },
+      ],
+    });
+    expect(c.divergence?.step).toBe(2);
+    expect(c.kafka[2]?.exception).toBe("IllegalArgumentException");
+    expect(c.model[2]?.error).toBe("NONE");
+  }, 20_000);
+});
