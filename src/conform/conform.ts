@@ -61,17 +61,9 @@ export interface ConformOptions {
   now: () => number;
 }
 
-/**
- * Model profiles jvm/releases.json names that src/kafka/release.ts does not have yet, and the nearest
- * one judged meanwhile: 4.1.0 is 4.1 without KAFKA-19690 (a leader-side fix), 4.3 and 4.4 are 4.2.1
- * plus changes the model does not have yet (KAFKA-20090's recovery is already in its 4.2.1).
- */
-const INTERIM_PROFILES: Readonly<Record<string, ReleaseName>> = { "4.1.0": "4.1", "4.3": "4.2.1", "4.4": "4.2.1" };
-
+/** The model's release profile that claims to behave as a Kafka release (jvm/releases.json). */
 export function profileFor(release: HarnessRelease): ReleaseName {
   if (isReleaseName(release.profile)) return release.profile;
-  const interim = INTERIM_PROFILES[release.profile];
-  if (interim) return interim;
   throw new Error(`jvm/releases.json: Kafka ${release.release}'s profile ${release.profile} is not a model release`);
 }
 

@@ -87,11 +87,7 @@ describe("producer-state expiry (ProducerStateManager.removeExpiredProducers)", 
   let nowMs = 0;
   function logWith(overrides: Partial<ReleaseFlags> = {}): PartitionLog {
     const flags = { ...releaseProfile("3.x").flags, ...overrides };
-    return new PartitionLog(
-      "orders-0",
-      () => flags,
-      () => nowMs,
-    );
+    return new PartitionLog("orders-0", () => flags, { clock: () => nowMs });
   }
   function write(log: PartitionLog, seq: number, isTransactional = true) {
     const guard = isTransactional ? log.maybeStartTransactionVerification(PID, seq, 0, false) : 0;

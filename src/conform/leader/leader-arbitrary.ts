@@ -166,7 +166,8 @@ export function concretize(op: AbstractLeaderOp, leader: ModelLeader, config: Le
     case "become":
       return op.leader ? { op: "becomeLeader", leaderEpoch: leader.leaderEpoch + 1 } : { op: "becomeFollower" };
     case "restart":
-      return { op: "restart", clean: op.clean };
+      // The restarted broker's high watermark comes from its checkpoint: the model keeps its own.
+      return { op: "restart", clean: op.clean, highWatermark: log.highWatermark };
     case "hw": {
       const hw = log.highWatermark;
       return { op: "highWatermark", offset: hw + Math.ceil(((log.logEndOffset - hw) * op.quarter) / 4) };

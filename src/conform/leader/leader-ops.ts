@@ -54,7 +54,7 @@ export type LeaderOp = OpTiming &
     | { op: "becomeLeader"; leaderEpoch: number }
     | { op: "becomeFollower" }
     /** The broker restarts: Kafka closes the log and recovers it (clean: from its snapshot). */
-    | { op: "restart"; clean: boolean }
+    | { op: "restart"; clean: boolean; highWatermark?: number }
   );
 
 export interface LeaderConfig {

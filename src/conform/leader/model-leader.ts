@@ -31,11 +31,10 @@ export class ModelLeader {
     private readonly flags: Readonly<ReleaseFlags>,
     private readonly config: LeaderConfig,
   ) {
-    this.log = new PartitionLog(
-      PARTITION,
-      () => this.flags,
-      () => this.nowMs,
-    );
+    this.log = new PartitionLog(PARTITION, () => this.flags, {
+      clock: () => this.nowMs,
+      producerIdExpirationMs: config.producerIdExpirationMs,
+    });
   }
 
   apply(op: LeaderOp): LeaderResult {
@@ -110,7 +109,8 @@ export class ModelLeader {
         return none();
       case "restart":
         // The model's broker keeps its logs' producer state across a restart (kafka-broker.ts: "the
-        // logs stay"); what Kafka's recovery rebuilds is compared after it.
+        // logs stay") but loses the verification entries; what Kafka's recovery rebuilds is compared.
+        this.log.onBrokerStop(op.clean);
         return none();
     }
   }

@@ -177,6 +177,9 @@ class ReplicaObserver implements PartitionLogObserver {
         return { leaderOp: { op: "becomeLeader", leaderEpoch: op.leaderEpoch } as LeaderOp, answer: none() };
       case "becomeFollower":
         return { leaderOp: { op: "becomeFollower" } as LeaderOp, answer: none() };
+      case "restart":
+        this.lastGuards.clear();
+        return { leaderOp: { op: "restart", clean: op.clean, highWatermark: this.previous?.state.highWatermark ?? 0 }, answer: none() };
     }
   }
 }

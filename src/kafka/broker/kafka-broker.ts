@@ -101,10 +101,11 @@ export class KafkaBroker {
     this.release = release;
     this.image = image;
     // Batches carry timestamps only when producer state can expire (producer.id.expiration.ms set).
-    const clock = ctx.config.producerIdExpiration ? () => ctx.sim.nowMs : null;
+    const expiration = ctx.config.producerIdExpiration;
+    const timing = expiration ? { clock: () => ctx.sim.nowMs, producerIdExpirationMs: expiration.expirationMs } : {};
     for (const key of partitionConfigs.keys()) {
       const observer = ctx.logObservers?.forReplica(id, key, () => this.release.name) ?? null;
-      this.logs.set(key, new Log(key, () => this.release.flags, clock, observer));
+      this.logs.set(key, new Log(key, () => this.release.flags, { ...timing, observer }));
     }
     ctx.net.registerServer(id, (request) => this.handle(request));
   }
@@ -258,6 +259,8 @@ export class KafkaBroker {
     if (!process) return;
     process.stopped = true;
     process.replicas.stop();
+    // What lives in the broker's memory only goes with the process (the logs stay on disk).
+    for (const log of this.logs.values()) log.onBrokerStop(reason !== "crash");
     for (const f of process.fetchers.values()) f.stop();
     this.process = null;
     this.ctx.net.nodeDown(this.id, reason);

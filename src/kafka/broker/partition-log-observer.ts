@@ -34,7 +34,9 @@ export type LogOperation =
   | { kind: "highWatermark"; highWatermark: number }
   | { kind: "expire"; expirationMs: number; removed: readonly number[] }
   | { kind: "becomeLeader"; leaderEpoch: number }
-  | { kind: "becomeFollower" };
+  | { kind: "becomeFollower" }
+  /** The broker's process stopped (clean: a controlled shutdown); Kafka recovers the log when it restarts. */
+  | { kind: "restart"; clean: boolean };
 
 export interface PartitionLogObserver {
   /** Called after the operation, with the log as it left it; `nowMs` is the log's clock (null: none). */

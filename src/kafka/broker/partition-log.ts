@@ -128,6 +128,15 @@ export type MarkerAppendResult =
       reason: string;
     };
 
+/** What a replica's log is given besides its partition and its broker's flags. */
+export interface PartitionLogOptions {
+  /** The broker's clock: batches get timestamps and producer state can expire. */
+  clock?: () => number;
+  /** producer.id.expiration.ms (with a clock). */
+  producerIdExpirationMs?: number;
+  observer?: PartitionLogObserver | null;
+}
+
 /** Upper bound on batches in one partition log: a run that writes more is refused, not slowed. */
 export const MAX_LOG_BATCHES = 200_000;
 
@@ -147,15 +156,22 @@ export class PartitionLog {
   /** The epoch a leader stamps on what it appends (0 until a leader election says otherwise). */
   private appendEpoch = 0;
 
+  /** The broker's clock, for batch timestamps and producer-state expiry (absent: no timestamps). */
+  private readonly clock: (() => number) | null;
+  /** producer.id.expiration.ms (with a clock): a rebuilt producer state leaves out who expired. */
+  private readonly producerIdExpirationMs: number | null;
+  /** Hears every judging or changing call (trace validation); absent in fuzzing. */
+  private readonly observer: PartitionLogObserver | null;
+
   constructor(
     readonly partition: PartitionKey,
     /** The release flags of the broker holding this replica (they change with an upgrade). */
     readonly flags: () => Readonly<ReleaseFlags>,
-    /** The broker's clock, for batch timestamps and producer-state expiry (absent: no timestamps). */
-    private readonly clock: (() => number) | null = null,
-    /** Hears every judging or changing call (trace validation); absent in fuzzing. */
-    private readonly observer: PartitionLogObserver | null = null,
+    options: PartitionLogOptions = {},
   ) {
+    this.clock = options.clock ?? null;
+    this.producerIdExpirationMs = options.producerIdExpirationMs ?? null;
+    this.observer = options.observer ?? null;
     this.producerState = new ProducerStateManager(flags);
   }
 
@@ -359,18 +375,35 @@ export class PartitionLog {
 
   // ------------------------------------------------------------------ replication
 
-  /** This replica leads from now on at `leaderEpoch`: the epoch starts at the log end (Partition.makeLeader). */
+  /**
+   * This replica leads from now on at `leaderEpoch`: the epoch starts at the log end
+   * (Partition.makeLeader). The producer state, verification entries included, is left as it is:
+   * a broker that led before keeps the entries of its earlier leadership (Kafka's UnifiedLog does).
+   */
   becomeLeader(leaderEpoch: number): void {
     this.appendEpoch = leaderEpoch;
     this.leaderEpochCache.assign(leaderEpoch, this.logEndOffset);
-    this.producerState.clearVerificationStates();
     if (this.observer) this.observe({ kind: "becomeLeader", leaderEpoch });
   }
 
-  /** This replica follows from now on: verification entries were leader memory. */
+  /** This replica follows from now on (Partition.makeFollower): the producer state is left as it is. */
   becomeFollower(): void {
-    this.producerState.clearVerificationStates();
     if (this.observer) this.observe({ kind: "becomeFollower" });
+  }
+
+  /**
+   * The broker's process stops (`clean`: a controlled shutdown, else a crash): the log stays on
+   * disk, and what UnifiedLog keeps in memory only, the verification entries, goes with it. The
+   * producer state a restart recovers from the log is the state the log holds (the model keeps it).
+   */
+  onBrokerStop(clean: boolean): void {
+    this.producerState.clearVerificationStates();
+    this.rebuildProducerState();
+    // A recovered log tracks no completed transaction above the high watermark: that set is memory
+    // (neither in a producer snapshot nor rebuilt by the recovery), so such a transaction no longer
+    // holds the last stable offset (Kafka's UnifiedLog after a restart, clean or not).
+    this.producerState.forgetUnreplicatedTransactions();
+    if (this.observer) this.observe({ kind: "restart", clean });
   }
 
   /**
@@ -460,12 +493,22 @@ export class PartitionLog {
     this.logEndOffset = keep > 0 ? (this.batches[keep - 1] as LogBatch).lastOffset + 1 : 0;
     this.leaderEpochCache.truncateFromEnd(this.logEndOffset);
     this.highWatermark = Math.min(this.highWatermark, this.logEndOffset);
+    this.rebuildProducerState();
+    if (this.observer) this.observe({ kind: "truncate", offset });
+    return removed;
+  }
+
+  /**
+   * UnifiedLog.rebuildProducerState: the producer state and the aborted index replayed from the log;
+   * producers that have expired by now are left out (ProducerStateManager loads none that have).
+   */
+  private rebuildProducerState(): void {
     this.producerState.reset();
     this.abortedTxns.length = 0;
     for (const batch of this.batches) this.replayProducerState(batch);
     this.producerState.onHighWatermarkUpdated(this.highWatermark);
-    if (this.observer) this.observe({ kind: "truncate", offset });
-    return removed;
+    if (this.clock && this.producerIdExpirationMs !== null)
+      this.producerState.removeExpiredProducers(this.clock(), this.producerIdExpirationMs);
   }
 
   /** The follower's high watermark: the leader's, but never past its own log end. */

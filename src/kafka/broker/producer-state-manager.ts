@@ -383,6 +383,11 @@ export class ProducerStateManager {
     }
   }
 
+  /** Completed transactions above the high watermark are forgotten (a log recovered after a restart). */
+  forgetUnreplicatedTransactions(): void {
+    this.unreplicatedTxns = [];
+  }
+
   firstUnstableOffset(): number | null {
     let first: number | null = null;
     for (const offset of this.ongoingTxns.keys()) {

@@ -149,6 +149,9 @@ public final class LeaderService implements Service {
                 case "restart" -> {
                     log = log.reopen(op.getBool("clean"));
                     guards.clear();
+                    // The broker's ReplicaManager restores the high watermark from its checkpoint file
+                    // (Partition.createLogIfNotExists): the op says what the checkpoint held.
+                    if (op.has("highWatermark")) log.updateHighWatermark(op.getLong("highWatermark"));
                 }
                 default -> throw new HarnessException("leader: no op " + name);
             }
