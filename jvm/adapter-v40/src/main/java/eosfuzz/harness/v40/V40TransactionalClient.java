@@ -3,7 +3,9 @@ package eosfuzz.harness.v40;
 import eosfuzz.harness.ManualTime;
 import eosfuzz.harness.client.Internals;
 import eosfuzz.harness.client.ScriptedNetwork;
+import eosfuzz.harness.client.SenderLoop;
 import eosfuzz.harness.client.TransactionalClient;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.ApiVersions;
 import org.apache.kafka.clients.NodeApiVersions;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -75,6 +76,12 @@ final class V40TransactionalClient implements TransactionalClient {
     private static final Uuid DATA_TOPIC_ID = new Uuid(0x656f7366757a7aL, 1L);
     private static final Method RUN_ONCE;
     private static final Method POISON_ON_INVALID_TRANSITION;
+    /** The producer's I/O thread (KafkaProducer's is a KafkaThread; nothing asks its class before 4.1). */
+    private static final SenderLoop LOOP = new SenderLoop(body -> {
+        Thread t = new Thread(body, "eosfuzz-sender");
+        t.setDaemon(true);
+        return t;
+    });
 
     static {
         try {
@@ -198,23 +205,16 @@ final class V40TransactionalClient implements TransactionalClient {
 
     @Override
     public void runOnce() throws Exception {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread thread = new Thread(() -> {
+        LOOP.run(() -> {
             try {
+                // Sender.run asks for poisoning on its own thread first (a ThreadLocal of this manager).
                 POISON_ON_INVALID_TRANSITION.invoke(tm, true);
                 RUN_ONCE.invoke(sender);
-            } catch (java.lang.reflect.InvocationTargetException e) {
-                thrown.set(e.getCause());
-            } catch (Throwable t) {
-                thrown.set(t);
+            } catch (InvocationTargetException e) {
+                if (e.getCause() instanceof Exception cause) throw cause;
+                throw e;
             }
-        }, "eosfuzz-sender");
-        thread.setDaemon(true);
-        thread.start();
-        thread.join();
-        Throwable t = thrown.get();
-        if (t instanceof Exception e) throw e;
-        if (t instanceof Error e) throw e;
+        });
     }
 
     @Override

@@ -3,7 +3,9 @@ package eosfuzz.harness.v41;
 import eosfuzz.harness.ManualTime;
 import eosfuzz.harness.client.Internals;
 import eosfuzz.harness.client.ScriptedNetwork;
+import eosfuzz.harness.client.SenderLoop;
 import eosfuzz.harness.client.TransactionalClient;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.ApiVersions;
 import org.apache.kafka.clients.NodeApiVersions;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -75,6 +76,8 @@ final class V41TransactionalClient implements TransactionalClient {
     private static final Node NODE = new Node(0, "localhost", 9092);
     private static final Uuid DATA_TOPIC_ID = new Uuid(0x656f7366757a7aL, 1L);
     private static final Method RUN_ONCE;
+    /** The producer's I/O thread: a Sender.SenderThread, as KafkaProducer makes it. */
+    private static final SenderLoop LOOP = new SenderLoop(body -> new Sender.SenderThread("eosfuzz-sender", body, true));
 
     static {
         try {
@@ -196,21 +199,14 @@ final class V41TransactionalClient implements TransactionalClient {
 
     @Override
     public void runOnce() throws Exception {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Sender.SenderThread thread = new Sender.SenderThread("eosfuzz-sender", () -> {
+        LOOP.run(() -> {
             try {
                 RUN_ONCE.invoke(sender);
-            } catch (java.lang.reflect.InvocationTargetException e) {
-                thrown.set(e.getCause());
-            } catch (Throwable t) {
-                thrown.set(t);
+            } catch (InvocationTargetException e) {
+                if (e.getCause() instanceof Exception cause) throw cause;
+                throw e;
             }
-        }, true);
-        thread.start();
-        thread.join();
-        Throwable t = thrown.get();
-        if (t instanceof Exception e) throw e;
-        if (t instanceof Error e) throw e;
+        });
     }
 
     @Override

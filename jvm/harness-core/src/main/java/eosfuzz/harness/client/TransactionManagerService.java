@@ -164,6 +164,8 @@ public final class TransactionManagerService implements Service {
         /** Answer `target` with the error, let the Sender complete it, read the client back. */
         private Map<String, Object> strike(ScriptedNetwork.InFlight target, Object result, Future<?> record) throws Exception {
             Map<String, Object> out = new LinkedHashMap<>();
+            // The release's own code for the error, so that the caller can check it means the same error.
+            out.put("errorCode", error.equals(DISCONNECTED) ? null : (long) errorOf(error).code());
             out.put("sent", target != null);
             out.put("before", client.state());
             out.put("transactionV2", client.transactionV2Enabled());
