@@ -5,10 +5,14 @@
  * answered with that error (jvm/PROTOCOL.md, `transactionManager`).
  */
 
-/** A request of the producer; EndTxn twice, since a commit and an abort are classified apart. */
+/**
+ * A request of the producer; EndTxn twice, since a commit and an abort are classified apart, and
+ * InitProducerId twice: at initTransactions, and as KIP-360's epoch bump after an abort (TV0/1).
+ */
 export type ClientApi =
   | "FindCoordinator"
   | "InitProducerId"
+  | "InitProducerId(bump)"
   | "AddPartitionsToTxn"
   | "Produce"
   | "AddOffsetsToTxn"
@@ -19,6 +23,7 @@ export type ClientApi =
 export const CLIENT_APIS: readonly ClientApi[] = [
   "FindCoordinator",
   "InitProducerId",
+  "InitProducerId(bump)",
   "AddPartitionsToTxn",
   "Produce",
   "AddOffsetsToTxn",

@@ -4,11 +4,13 @@ import { CLIENT_ERRORS, type ClientAnswer, type ClientCase, type ClientClass, DI
 /** The `transactionManager` request of one cell (jvm/PROTOCOL.md). */
 export function clientRequest(c: ClientCase): Record<string, unknown> {
   const endTxn = c.api === "EndTxn(COMMIT)" || c.api === "EndTxn(ABORT)";
+  const bump = c.api === "InitProducerId(bump)";
   return {
     service: "transactionManager",
     transactionVersion: c.transactionVersion,
-    api: endTxn ? "EndTxn" : c.api,
+    api: endTxn ? "EndTxn" : bump ? "InitProducerId" : c.api,
     ...(endTxn ? { commit: c.api === "EndTxn(COMMIT)" } : {}),
+    ...(bump ? { bump: true } : {}),
     error: c.error,
   };
 }

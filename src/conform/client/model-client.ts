@@ -99,6 +99,18 @@ class ModelCase {
     tm.maybeUpdateTransactionV2Enabled(true);
     tm.beginTransaction();
     switch (this.c.api) {
+      case "InitProducerId(bump)": {
+        // KIP-360: an abortable produce error, then the abort; a TV0/1 client bumps its epoch with
+        // InitProducerId after the EndTxn (the harness answers the produce INVALID_PRODUCER_EPOCH too).
+        this.send();
+        const produce = this.until("Produce");
+        if (produce?.kind !== "produce") throw new Error("the model sent no produce request");
+        this.inFlight.splice(this.inFlight.indexOf(produce.batch), 1);
+        tm.handleFailedBatch(produce.batch, Errors.INVALID_PRODUCER_EPOCH, "Produce: INVALID_PRODUCER_EPOCH", false);
+        this.acc.complete(produce.batch);
+        tm.beginAbort(() => {});
+        return this.strike(this.until("InitProducerId"));
+      }
       case "AddPartitionsToTxn":
         this.send();
         return this.strike(this.until("AddPartitionsToTxn"));

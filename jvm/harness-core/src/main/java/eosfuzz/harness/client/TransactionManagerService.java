@@ -54,10 +54,12 @@ public final class TransactionManagerService implements Service {
         if (tv < 0 || tv > 2) throw new HarnessException("transactionVersion must be 0, 1 or 2, got " + tv);
         String api = request.getString("api");
         boolean commit = request.getBool("commit", true);
+        boolean bump = request.getBool("bump", false);
+        if (bump && !api.equals("InitProducerId")) throw new HarnessException("bump is an option of InitProducerId only");
         String error = request.getString("error");
         if (!error.equals(DISCONNECTED)) errorOf(error);
         try (TransactionalClient client = factory.create(new ManualTime(0), tv)) {
-            return new Case(client, api, commit, error).run();
+            return new Case(client, api, commit, bump, error).run();
         }
     }
 
@@ -75,22 +77,24 @@ public final class TransactionManagerService implements Service {
         private final ScriptedNetwork network;
         private final String api;
         private final boolean commit;
+        private final boolean bump;
         private final String error;
         private long nextOffset = 0;
         private short epoch = PRODUCER_EPOCH;
 
-        Case(TransactionalClient client, String api, boolean commit, String error) {
+        Case(TransactionalClient client, String api, boolean commit, boolean bump, String error) {
             this.client = client;
             this.network = client.network();
             this.api = api;
             this.commit = commit;
+            this.bump = bump;
             this.error = error;
         }
 
         Map<String, Object> run() throws Exception {
             Object init = client.initTransactions();
             if (api.equals("FindCoordinator")) return strike(until(ApiKeys.FIND_COORDINATOR), init, null);
-            if (api.equals("InitProducerId")) return strike(until(ApiKeys.INIT_PRODUCER_ID), init, null);
+            if (api.equals("InitProducerId") && !bump) return strike(until(ApiKeys.INIT_PRODUCER_ID), init, null);
             ScriptedNetwork.InFlight initPid = until(ApiKeys.INIT_PRODUCER_ID);
             succeed(initPid);
             client.runOnce();
@@ -98,6 +102,16 @@ public final class TransactionManagerService implements Service {
             client.initTransactionsDone(init);
             client.beginTransaction();
             switch (api) {
+                case "InitProducerId" -> {
+                    // KIP-360's epoch bump: an abortable produce error, then the abort; a TV0/1 client
+                    // bumps its epoch with InitProducerId once the EndTxn is done (TV2 leaves it to EndTxn).
+                    client.send(DATA_TOPIC, 0);
+                    ScriptedNetwork.InFlight produce = until(ApiKeys.PRODUCE);
+                    network.answer(produce, client.response(produce.request(), Errors.INVALID_PRODUCER_EPOCH, PRODUCER_ID, epoch, -1L));
+                    client.runOnce();
+                    Object abort = client.beginAbort();
+                    return strike(until(ApiKeys.INIT_PRODUCER_ID), abort, null);
+                }
                 case "AddPartitionsToTxn" -> {
                     Future<?> record = client.send(DATA_TOPIC, 0);
                     return strike(until(ApiKeys.ADD_PARTITIONS_TO_TXN), null, record);
