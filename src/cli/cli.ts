@@ -151,6 +151,10 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     examples: [
       ["eosfuzz conform --release 4.2.1 --sequences 10000", "10,000 generated sequences at Kafka 4.2.1's UnifiedLog"],
       ["eosfuzz conform --mutant tv2-marker-legacy-rule --release 4.2.1", "a broken model must diverge (exit 1)"],
+      [
+        "eosfuzz conform --surface client --release 4.2.1 --table",
+        "how Kafka 4.2.1's producer classifies each error of each transactional request, beside the model's",
+      ],
     ],
   },
   {

@@ -1,6 +1,8 @@
 import { isReleaseName, type ReleaseFlags, type ReleaseName, releaseProfile } from "../kafka/release.js";
 import type { HarnessRelease } from "../harness/kafka-releases.js";
 import { KafkaHarness } from "../harness/harness-process.js";
+import { clientDifferenceLines } from "./client/client-report.js";
+import { type ClientTable, runClientTable } from "./client/client-table.js";
 import { runSequenceCampaign, type StepDivergence } from "./coordinator/sequence-campaign.js";
 import { txnCoordinatorSurface } from "./coordinator/txn-coordinator-differential.js";
 import { txnCoordinatorDivergenceStory } from "./coordinator/txn-coordinator-story.js";
@@ -9,8 +11,13 @@ import { txnMetadataDivergenceStory } from "./coordinator/txn-metadata-story.js"
 import { runLeaderCampaign } from "./leader/leader-differential.js";
 import { leaderDivergenceStory } from "./leader/leader-story.js";
 
-export const SURFACES = ["leader", "txnMetadata", "txnCoordinator"] as const;
+export const SURFACES = ["leader", "txnMetadata", "txnCoordinator", "client"] as const;
 export type SurfaceName = (typeof SURFACES)[number];
+
+/** The harness service a surface asks (jvm/PROTOCOL.md): its own name, except the client's. */
+function serviceOf(surface: SurfaceName): string {
+  return surface === "client" ? "transactionManager" : surface;
+}
 
 /** The first divergence of a surface, shrunk: its concrete ops and both sides' answers. */
 export interface FirstDivergence {
@@ -25,6 +32,7 @@ export interface FirstDivergence {
 /** What one comparison surface found at one release. */
 export interface SurfaceConformance {
   surface: SurfaceName;
+  /** Generated sequences, or for the client surface the cells of its table (error x api x transaction version). */
   sequences: number;
   operations: number;
   divergentSequences: number;
@@ -33,6 +41,8 @@ export interface SurfaceConformance {
   /** The first divergence, shrunk, as a story of both answers (empty when none). */
   story: string[];
   first: FirstDivergence | null;
+  /** The client surface's whole table: Kafka's answer beside the model's in every cell. */
+  client?: ClientTable;
   /** Wall time of this surface at this release, milliseconds (a measurement, never an input). */
   elapsedMs: number;
   /** Why the surface was not compared at this release (its adapter has no such service yet), or null. */
@@ -79,7 +89,7 @@ export async function runConformance(options: ConformOptions): Promise<ReleaseCo
       const results: SurfaceConformance[] = [];
       for (const surface of surfaces) {
         const started = options.now();
-        if (!harness.services.includes(surface)) {
+        if (!harness.services.includes(serviceOf(surface))) {
           results.push({
             surface,
             sequences: 0,
@@ -89,7 +99,7 @@ export async function runConformance(options: ConformOptions): Promise<ReleaseCo
             story: [],
             first: null,
             elapsedMs: 0,
-            skipped: `jvm/adapter-${release.adapter} has no ${surface} service yet`,
+            skipped: `jvm/adapter-${release.adapter} has no ${serviceOf(surface)} service yet`,
           });
           continue;
         }
@@ -100,7 +110,27 @@ export async function runConformance(options: ConformOptions): Promise<ReleaseCo
           stopOnFirst: options.stopOnFirst,
           onProgress,
         };
-        if (surface === "leader") {
+        if (surface === "client") {
+          // The whole table, every cell: error x api x transaction version (no sequences to draw).
+          const table = await runClientTable({
+            harness,
+            flags: profile.flags,
+            profile: profileUsed,
+            onProgress: (done, total) => options.onProgress?.(release.release, surface, done, total),
+          });
+          results.push({
+            surface,
+            sequences: table.cells.length,
+            operations: table.cells.length,
+            divergentSequences: table.differing,
+            classes: {},
+            story: clientDifferenceLines([table]),
+            first: null,
+            client: table,
+            elapsedMs: options.now() - started,
+            skipped: null,
+          });
+        } else if (surface === "leader") {
           const r = await runLeaderCampaign({ harness, flags: profile.flags, ...common });
           results.push({
             surface,

@@ -7,7 +7,7 @@ import { EXIT } from "../errors.js";
 import { writeJsonStdout } from "./run.js";
 
 /** The comparison surfaces (src/conform/conform.ts SURFACES; repeated so the CLI loads no harness code before it runs). */
-const SURFACE_NAMES = ["leader", "txnMetadata", "txnCoordinator"] as const;
+const SURFACE_NAMES = ["leader", "txnMetadata", "txnCoordinator", "client"] as const;
 
 export interface ConformArgs {
   release?: string[];
@@ -17,6 +17,7 @@ export interface ConformArgs {
   mutant?: string;
   json: boolean;
   "stop-on-first": boolean;
+  table: boolean;
 }
 
 export function conformBuilder(y: Argv): Argv<ConformArgs> {
@@ -37,6 +38,11 @@ export function conformBuilder(y: Argv): Argv<ConformArgs> {
     .option("seed", { type: "number", default: 0, describe: "fast-check seed of the generated sequences" })
     .option("mutant", { type: "string", describe: "judge a deliberately broken model (see eosfuzz mutants)" })
     .option("stop-on-first", { type: "boolean", default: false, describe: "stop a release at its first divergence" })
+    .option("table", {
+      type: "boolean",
+      default: false,
+      describe: "client surface: print every cell of the table, Kafka's answer beside the model's",
+    })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
     .check((a) => {
       if (!Number.isInteger(a.sequences) || a.sequences < 1 || a.sequences > 10_000_000)
@@ -83,7 +89,7 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
       seed: args.seed,
       overrides: mutant?.overrides ?? {},
       stopOnFirst: args["stop-on-first"],
-      surfaces: args.surface as ("leader" | "txnMetadata" | "txnCoordinator")[] | undefined,
+      surfaces: args.surface as (typeof SURFACE_NAMES)[number][] | undefined,
       now: () => Date.now(),
       onProgress: args.json
         ? undefined
@@ -117,6 +123,18 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
           divergences: s.divergentSequences,
           divergenceClasses: s.classes,
           elapsedMs: s.elapsedMs,
+          ...(s.client
+            ? {
+                cells: s.client.cells.map((c) => ({
+                  ...c.case,
+                  kafka: c.kafka,
+                  model: c.model,
+                  differences: c.differences,
+                  represented: c.represented,
+                })),
+                differences: s.story,
+              }
+            : {}),
           firstDivergence: s.first
             ? {
                 step: s.first.divergence?.step,
@@ -132,6 +150,7 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
       })),
     });
   } else {
+    const { clientTableLines } = await import("../../conform/client/client-report.js");
     for (const r of results) {
       for (const s of r.surfaces) {
         if (s.skipped) {
@@ -141,10 +160,16 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
           continue;
         }
         const verdict =
-          s.divergentSequences === 0 ? chalk.green("agree") : chalk.red(`${s.divergentSequences} divergent sequences`);
+          s.divergentSequences === 0
+            ? chalk.green("agree")
+            : chalk.red(`${s.divergentSequences} divergent ${s.client ? "cells" : "sequences"}`);
+        const size = s.client
+          ? `${s.sequences.toLocaleString("en-US")} cells (error x api x transaction version)`
+          : `${s.sequences.toLocaleString("en-US")} sequences, ${s.operations.toLocaleString("en-US")} operations`;
         process.stdout.write(
-          `Kafka ${r.kafkaVersion.padEnd(6)} ${s.surface.padEnd(14)} model profile ${r.profileUsed.padEnd(6)} ${s.sequences.toLocaleString("en-US")} sequences, ${s.operations.toLocaleString("en-US")} operations: ${verdict}  ${chalk.dim(`${(s.elapsedMs / 1000).toFixed(1)} s`)}\n`,
+          `Kafka ${r.kafkaVersion.padEnd(6)} ${s.surface.padEnd(14)} model profile ${r.profileUsed.padEnd(6)} ${size}: ${verdict}  ${chalk.dim(`${(s.elapsedMs / 1000).toFixed(1)} s`)}\n`,
         );
+        if (s.client && args.table) for (const line of clientTableLines(s.client)) process.stdout.write(`  ${line}\n`);
         for (const [kind, count] of Object.entries(s.classes))
           process.stdout.write(chalk.dim(`  ${String(count).padStart(6)} x ${kind}\n`));
         for (const line of s.story) process.stdout.write(`  ${line}\n`);

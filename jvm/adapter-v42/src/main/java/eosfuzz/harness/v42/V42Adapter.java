@@ -21,6 +21,7 @@ public final class V42Adapter implements Adapter {
         services.put("leader", new LeaderService(V42LeaderLog::create));
         services.put("txnMetadata", new TxnMetadataService(V42TxnMetadata::create));
         services.put("txnCoordinator", new TxnCoordinatorService(V42TxnCoordinator::create));
+        services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V42TransactionalClient::create));
         return services;
     }
 }

@@ -21,6 +21,7 @@ public final class V43Adapter implements Adapter {
         services.put("leader", new LeaderService(V43LeaderLog::create));
         services.put("txnMetadata", new TxnMetadataService(V43TxnMetadata::create));
         services.put("txnCoordinator", new TxnCoordinatorService(V43TxnCoordinator::create));
+        services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V43TransactionalClient::create));
         return services;
     }
 }

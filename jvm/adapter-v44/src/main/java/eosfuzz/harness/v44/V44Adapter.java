@@ -21,6 +21,7 @@ public final class V44Adapter implements Adapter {
         services.put("leader", new LeaderService(V44LeaderLog::create));
         services.put("txnMetadata", new TxnMetadataService(V44TxnMetadata::create));
         services.put("txnCoordinator", new TxnCoordinatorService(V44TxnCoordinator::create));
+        services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V44TransactionalClient::create));
         return services;
     }
 }
