@@ -48,6 +48,25 @@ export interface ReleaseFlags {
    * (INVALID_TXN_STATE), and the epoch after it.
    */
   staleEpochRefusedBeforeGuard: boolean;
+  /**
+   * KAFKA-18202 (PR #19902, 4.1.0): ProducerAppendInfo.checkSequence refuses a batch whose first
+   * sequence is not 0 when a TV2 verification entry exists and the producer has no retained batch
+   * (OUT_OF_ORDER_SEQUENCE_NUMBER). Off: such a batch is taken at any sequence.
+   */
+  tv2FirstSequenceMustBeZero: boolean;
+  /**
+   * KIP-890 part 2 at the leader (4.0): a verification entry remembers whether its produce came from a
+   * client that bumps the epoch (VerificationStateEntry.supportsEpochBump), which decides whether a
+   * marker at its epoch keeps it. Off (3.x): there is no such field, and every transactional append
+   * clears the entry.
+   */
+  verificationEntryKnowsEpochBump: boolean;
+  /**
+   * KIP-890 part 2 at the leader (4.0): hasOngoingTransaction(producerId, epoch) needs the open
+   * transaction's epoch to be the batch's. Off (3.x): any open transaction of the producer id counts,
+   * so a batch of a newer epoch skips verification while an older transaction is open.
+   */
+  ongoingTransactionMatchesEpoch: boolean;
   /** Duplicate produce batches (same epoch and sequence range as a retained batch) are not re-appended. */
   produceDuplicateDetection: boolean;
   /** Produce sequence numbers are validated (OUT_OF_ORDER_SEQUENCE_NUMBER on a gap or a repeat). */
@@ -302,6 +321,9 @@ const kafka3x: ReleaseFlags = {
   transactionPartitionVerification: true,
   rejectStaleEpochBeforeVerification: false,
   staleEpochRefusedBeforeGuard: false,
+  verificationEntryKnowsEpochBump: false,
+  tv2FirstSequenceMustBeZero: false,
+  ongoingTransactionMatchesEpoch: false,
   produceDuplicateDetection: true,
   produceSequenceCheck: true,
   advanceLsoOnCompletion: true,
@@ -365,10 +387,23 @@ const kafka40: ReleaseFlags = {
   epochBumpOnEndTxn: true,
   singleEpochBumpOnCoordinatorAbort: true,
   tlogDropsPidLinkFields: true,
+  verificationEntryKnowsEpochBump: true,
+  ongoingTransactionMatchesEpoch: true,
+  staleEpochRefusedBeforeGuard: true,
 };
 
-/** 4.1.0: as 4.0 plus KAFKA-18042 (a stale produce epoch is rejected before verification, PR #19844). */
-const kafka410: ReleaseFlags = { ...kafka40, rejectStaleEpochBeforeVerification: true };
+/**
+ * 4.1.0: as 4.0 plus KAFKA-18042 (a stale produce epoch is rejected before verification, PR #19844)
+ * and KAFKA-18202 (a TV2 producer with no state must start at sequence 0, PR #19902),
+ * but without KAFKA-19690, which reached the 4.0 line in 4.0.2 (4b0ba42483) and the 4.1 line only in
+ * 4.1.1 (a10c1f3ea1): checked against 4.1.0's and 4.0.2's classes.
+ */
+const kafka410: ReleaseFlags = {
+  ...kafka40,
+  rejectStaleEpochBeforeVerification: true,
+  tv2FirstSequenceMustBeZero: true,
+  staleEpochRefusedBeforeGuard: false,
+};
 
 /**
  * 4.1 (4.1.1 and later, checked against 4.1.2's classes): 4.1.0 plus KAFKA-19690 (#20618: the stale

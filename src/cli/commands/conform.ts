@@ -3,6 +3,7 @@ import type { Argv } from "yargs";
 import { findMutant, MUTANTS } from "../../fuzz/mutants.js";
 import { harnessRelease, harnessReleases, HarnessUnavailable } from "../../harness/kafka-releases.js";
 import { InputError } from "../../scenario/input-error.js";
+import { resolveScenario } from "../../scenario/loader.js";
 import { EXIT } from "../errors.js";
 import { writeJsonStdout } from "./run.js";
 
@@ -18,6 +19,9 @@ export interface ConformArgs {
   json: boolean;
   "stop-on-first": boolean;
   table: boolean;
+  scenario?: string;
+  seeds?: number;
+  "seed-start": number;
 }
 
 export function conformBuilder(y: Argv): Argv<ConformArgs> {
@@ -43,8 +47,21 @@ export function conformBuilder(y: Argv): Argv<ConformArgs> {
       default: false,
       describe: "client surface: print every cell of the table, Kafka's answer beside the model's",
     })
+    .option("scenario", {
+      type: "string",
+      describe:
+        "trace validation: run the scenario's seeds and replay every decision of every replica's log on Kafka's UnifiedLog of the broker's release",
+    })
+    .option("seeds", { type: "number", describe: "trace validation: how many seeds (default: the scenario's)" })
+    .option("seed-start", { type: "number", default: 0, describe: "trace validation: the first seed" })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
     .check((a) => {
+      if (a.seeds !== undefined && (!Number.isInteger(a.seeds) || a.seeds < 1 || a.seeds > 1_000_000))
+        throw new InputError("--seeds", "", `expected an integer in [1, 1000000], found ${a.seeds}`);
+      if (!Number.isInteger(a["seed-start"]) || (a["seed-start"] as number) < 0)
+        throw new InputError("--seed-start", "", `expected an integer >= 0, found ${a["seed-start"]}`);
+      if (a.seeds !== undefined && a.scenario === undefined)
+        throw new InputError("--seeds", "", "needs --scenario (trace validation)");
       if (!Number.isInteger(a.sequences) || a.sequences < 1 || a.sequences > 10_000_000)
         throw new InputError("--sequences", "", `expected an integer in [1, 10000000], found ${a.sequences}`);
       if (!Number.isInteger(a.seed)) throw new InputError("--seed", "", `expected an integer, found ${a.seed}`);
@@ -60,6 +77,7 @@ export function conformBuilder(y: Argv): Argv<ConformArgs> {
  * everywhere, 1 on a divergence, 2 for bad input or a harness that cannot start.
  */
 export async function conformCommand(args: ConformArgs): Promise<number> {
+  if (args.scenario !== undefined) return traceCommand(args, args.scenario);
   const releases = (args.release ?? harnessReleases().map((r) => r.release)).map((name) => {
     const r = harnessRelease(name);
     if (!r)
@@ -185,6 +203,89 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
       divergent
         ? chalk.red("Kafka's classes and the model disagree (exit 1)\n")
         : chalk.green(`Kafka's classes and the model agree on every release checked (${results.length})\n`),
+    );
+  }
+  return divergent ? EXIT.unexpected : EXIT.ok;
+}
+
+/** `eosfuzz conform --scenario NAME`: trace validation of a scenario's seeds. */
+async function traceCommand(args: ConformArgs, scenario: string): Promise<number> {
+  const loaded = resolveScenario(scenario);
+  const mutant = args.mutant === undefined ? undefined : findMutant(args.mutant);
+  if (args.mutant !== undefined && !mutant)
+    throw new InputError(
+      "--mutant",
+      "",
+      `found "${args.mutant}", expected one of ${MUTANTS.map((m) => m.name).join(", ")}`,
+    );
+  const seeds = args.seeds ?? loaded.scenario.seeds;
+  const { validateTraces } = await import("../../conform/trace/trace-validation.js");
+  const { traceDivergenceStory } = await import("../../conform/trace/trace-story.js");
+  const started = Date.now();
+  let results: Awaited<ReturnType<typeof validateTraces>>;
+  try {
+    results = await validateTraces({
+      loaded,
+      seedStart: args["seed-start"],
+      seeds,
+      overrides: mutant?.overrides ?? {},
+      stopOnFirst: args["stop-on-first"],
+      onProgress: args.json
+        ? undefined
+        : (done, total) => {
+            if (process.stderr.isTTY) process.stderr.write(`\r  ${loaded.scenario.name}: seed ${done}/${total}`);
+          },
+    });
+  } catch (e) {
+    if (e instanceof HarnessUnavailable) throw new InputError("eosfuzz conform", "", e.message);
+    throw e;
+  }
+  if (process.stderr.isTTY && !args.json) process.stderr.write("\r\x1b[K");
+  const divergent = results.some((r) => r.divergentSegments > 0);
+  const replay = (seed: number) =>
+    `eosfuzz conform --scenario ${scenario} --seed-start ${seed} --seeds 1${mutant ? ` --mutant ${mutant.name}` : ""}`;
+  if (args.json) {
+    writeJsonStdout({
+      schemaVersion: 1,
+      scenario: loaded.scenario.name,
+      seedStart: args["seed-start"],
+      seeds,
+      mutant: mutant?.name ?? null,
+      agree: !divergent,
+      wallMs: Date.now() - started,
+      releases: results.map((r) => ({
+        release: r.release,
+        kafkaVersion: r.kafkaVersion,
+        profile: r.profile,
+        replicaSegments: r.segments,
+        operations: r.operations,
+        divergences: r.divergentSegments,
+        firstDivergence: r.first
+          ? { ...r.first, replay: replay(r.first.seed), story: traceDivergenceStory(r.first) }
+          : null,
+      })),
+    });
+  } else {
+    process.stdout.write(
+      `trace validation of ${loaded.scenario.name}, seeds ${args["seed-start"]}..${args["seed-start"] + seeds - 1}\n`,
+    );
+    for (const r of results) {
+      const verdict =
+        r.divergentSegments === 0 ? chalk.green("agree") : chalk.red(`${r.divergentSegments} divergent replica traces`);
+      process.stdout.write(
+        `Kafka ${r.kafkaVersion.padEnd(6)} model profile ${r.profile.padEnd(6)} ${r.segments.toLocaleString("en-US")} replica traces, ${r.operations.toLocaleString("en-US")} operations: ${verdict}\n`,
+      );
+      if (r.first) {
+        for (const line of traceDivergenceStory(r.first)) process.stdout.write(`  ${line}\n`);
+        process.stdout.write(chalk.dim(`  again: ${replay(r.first.seed)}\n`));
+      }
+    }
+    process.stdout.write(
+      divergent
+        ? chalk.red("Kafka's classes and the model disagree (exit 1)\n")
+        : chalk.green(
+            `every decision of every replica's log agrees with Kafka's classes (${results.length} releases)\n`,
+          ),
     );
   }
   return divergent ? EXIT.unexpected : EXIT.ok;

@@ -220,7 +220,7 @@ export function leaderStateOf(log: PartitionLog, producerIds: ReadonlySet<number
     logEndOffset: log.logEndOffset,
     highWatermark: log.highWatermark,
     lastStableOffset: log.lastStableOffset(),
-    firstUnstableOffset: log.firstUnstableOffset(),
+    firstUnstableOffset: log.producerStateFirstUnstableOffset(),
     abortedTxns: log.abortedTxns.map((a) => ({ ...a })),
     producers,
     verification,

@@ -38,10 +38,27 @@ export interface ReplicaSegment {
  */
 export class TraceRecorder implements LogObserverFactory {
   readonly segments: ReplicaSegment[] = [];
+  private readonly observers: ReplicaObserver[] = [];
 
   forReplica(broker: string, partition: PartitionKey, release: () => string): PartitionLogObserver {
-    return new ReplicaObserver(broker, partition, release, this.segments);
+    const observer = new ReplicaObserver(broker, partition, release, this.segments);
+    this.observers.push(observer);
+    return observer;
   }
+
+  /** The run is over: a restart that no later operation followed goes into its segment. */
+  finish(): void {
+    for (const o of this.observers) o.finish();
+  }
+}
+
+/** A broker stop, held until the replica's next operation says on which release the broker came back. */
+interface PendingRestart {
+  op: Extract<LogOperation, { kind: "restart" }>;
+  model: LeaderResult;
+  /** The log's batches when the broker stopped (a restart's recovery reads them). */
+  batches: readonly LogBatch[];
+  atMs: number | null;
 }
 
 class ReplicaObserver implements PartitionLogObserver {
@@ -54,8 +71,9 @@ class ReplicaObserver implements PartitionLogObserver {
   private readonly lastGuards = new Map<number, number>();
   /** The epoch the replica appends at as a leader (its last becomeLeader). */
   private leaderEpoch = 0;
-  /** The model's answer to this replica's previous op (its state: what a release change must rebuild). */
+  /** The model's answer to this replica's previous op. */
   private previous: LeaderResult | null = null;
+  private pendingRestart: PendingRestart | null = null;
 
   constructor(
     private readonly broker: string,
@@ -65,9 +83,17 @@ class ReplicaObserver implements PartitionLogObserver {
   ) {}
 
   onOperation(op: LogOperation, log: PartitionLog, nowMs: number | null): void {
-    const profile = this.release();
-    if (this.segment === null || this.segment.profile !== profile) this.startSegment(profile, op, log);
     for (const pid of producerIdsOf(op)) this.producerIds.add(pid);
+    if (op.kind === "restart") {
+      // The broker stopped; it is recovered when it starts again, on the release it starts with.
+      this.flushRestart(this.segment?.profile ?? this.release());
+      const model: LeaderResult = { ...none(), state: leaderStateOf(log, this.producerIds) };
+      this.pendingRestart = { op, model, batches: [...log.batches], atMs: nowMs };
+      this.previous = model;
+      return;
+    }
+    this.flushRestart(this.release());
+    if (this.segment === null) this.startSegment(this.release(), []);
     const segment = this.segment as ReplicaSegment;
     const at = nowMs === null ? {} : { atMs: nowMs };
     const { leaderOp, answer } = this.translate(op, segment.steps.length, nowMs);
@@ -76,27 +102,40 @@ class ReplicaObserver implements PartitionLogObserver {
     this.previous = model;
   }
 
+  finish(): void {
+    this.flushRestart(this.segment?.profile ?? this.release());
+  }
+
   /**
-   * A new segment on `profile`. After a release change the log is rebuilt on the new release from
-   * the batches it held before this op, as the restarted broker's recovery reads them, and the
-   * state after that replay is compared with the model's state before the op.
+   * A held restart goes into the segment of the release the broker restarted on: the same segment,
+   * or, after an upgrade, a new one that first writes the log's batches as they were when the broker
+   * stopped (not compared) and then recovers it there, compared with the model's state after its
+   * restart.
    */
-  private startSegment(profile: string, op: LogOperation, log: PartitionLog): void {
-    const previous = this.previous;
+  private flushRestart(profile: string): void {
+    const pending = this.pendingRestart;
+    if (pending === null) return;
+    this.pendingRestart = null;
+    if (this.segment === null || this.segment.profile !== profile) this.startSegment(profile, pending.batches);
+    const segment = this.segment as ReplicaSegment;
+    const at = pending.atMs === null ? {} : { atMs: pending.atMs };
+    segment.steps.push({
+      op: { op: "restart", clean: pending.op.clean, highWatermark: pending.model.state.highWatermark, ...at },
+      model: pending.model,
+      compare: true,
+    });
+    this.lastGuards.clear();
+  }
+
+  /** A new segment on `profile`, its log first given `batches` as a follower appends them (not compared). */
+  private startSegment(profile: string, batches: readonly LogBatch[]): void {
     this.segment = { broker: this.broker, partition: this.partition, profile, steps: [] };
     this.segments.push(this.segment);
     this.guardOps.clear();
     this.lastGuards.clear();
-    if (previous === null) return;
-    const appended =
-      op.kind === "data" || op.kind === "marker" || op.kind === "follower" || op.kind === "coordinatorRecord";
-    const before = appended && log.batches.length > 0 ? log.batches.slice(0, -1) : log.batches;
-    for (const batch of before) this.segment.steps.push({ op: followerOp(batch), model: previous, compare: false });
-    const hw = previous.state.highWatermark;
-    const last = this.segment.steps.at(-1);
-    if (hw > 0 || last === undefined)
-      this.segment.steps.push({ op: { op: "highWatermark", offset: hw }, model: previous, compare: true });
-    else last.compare = true;
+    const filler = this.previous;
+    if (filler === null) return;
+    for (const batch of batches) this.segment.steps.push({ op: followerOp(batch), model: filler, compare: false });
   }
 
   private translate(
@@ -178,8 +217,7 @@ class ReplicaObserver implements PartitionLogObserver {
       case "becomeFollower":
         return { leaderOp: { op: "becomeFollower" } as LeaderOp, answer: none() };
       case "restart":
-        this.lastGuards.clear();
-        return { leaderOp: { op: "restart", clean: op.clean, highWatermark: this.previous?.state.highWatermark ?? 0 }, answer: none() };
+        return { leaderOp: { op: "restart", clean: op.clean }, answer: none() };
     }
   }
 }

@@ -63,6 +63,7 @@ export async function validateTraces(options: TraceValidationOptions): Promise<T
       const seed = options.seedStart + i;
       const recorder = new TraceRecorder();
       runSeed(config, { seed }, { logObservers: recorder });
+      recorder.finish();
       const pending: Promise<void>[] = [];
       for (const segment of recorder.segments) {
         if (segment.steps.length === 0) continue;

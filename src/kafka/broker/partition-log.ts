@@ -152,6 +152,20 @@ export class PartitionLog {
   highWatermark = 0;
   readonly producerState: ProducerStateManager;
   readonly abortedTxns: AbortedTxn[] = [];
+  /**
+   * The offsets of the producer-state snapshots on disk (ascending): Kafka takes one where a
+   * truncation or a restart's recovery rebuilt the state, and at a clean shutdown. A later rebuild
+   * loads the latest one at or below its offset (dropping producers expired by then) and replays the
+   * batches after it.
+   */
+  private readonly snapshotOffsets: number[] = [];
+  /**
+   * UnifiedLog's cached first unstable offset (firstUnstableOffsetMetadata), which the last stable
+   * offset reads: refreshed from the producer state after an append, a high-watermark move, an
+   * expiry and a restart, but not by a truncation that leaves the high watermark below the new log
+   * end (UnifiedLog.truncateTo), so the last stable offset can lag the producer state until then.
+   */
+  private firstUnstableCache: number | null = null;
   readonly leaderEpochCache = new LeaderEpochCache();
   /** The epoch a leader stamps on what it appends (0 until a leader election says otherwise). */
   private appendEpoch = 0;
@@ -265,6 +279,7 @@ export class PartitionLog {
     if (facts.timestamp !== undefined) batch.maxTimestamp = facts.timestamp;
     this.pushBatch(batch);
     this.producerState.appendDataBatch(facts, origin);
+    this.refreshFirstUnstableOffset();
     return { kind: "appended", batch };
   }
 
@@ -319,6 +334,7 @@ export class PartitionLog {
       batch.maxTimestamp,
     );
     if (completed) this.completeTxn(completed);
+    this.refreshFirstUnstableOffset();
     return {
       kind: "appended",
       batch,
@@ -362,6 +378,7 @@ export class PartitionLog {
       ...content,
     };
     this.pushBatch(batch);
+    this.refreshFirstUnstableOffset();
     if (this.observer) this.observe({ kind: "coordinatorRecord", batch });
     return batch;
   }
@@ -398,11 +415,13 @@ export class PartitionLog {
    */
   onBrokerStop(clean: boolean): void {
     this.producerState.clearVerificationStates();
-    this.rebuildProducerState();
-    // A recovered log tracks no completed transaction above the high watermark: that set is memory
-    // (neither in a producer snapshot nor rebuilt by the recovery), so such a transaction no longer
-    // holds the last stable offset (Kafka's UnifiedLog after a restart, clean or not).
-    this.producerState.forgetUnreplicatedTransactions();
+    // A clean shutdown writes a snapshot at the log end; after a crash the recovery (LogLoader, with a
+    // producer state of its own) replays the segments, rebuilding their transaction index, and writes
+    // one there. Either way the restarted log loads that snapshot: producers expired by then are left
+    // out, and no completed transaction above the high watermark is tracked (a snapshot holds none).
+    this.takeSnapshot(this.logEndOffset);
+    this.rebuildProducerState({ rebuildAbortedIndex: !clean });
+    this.refreshFirstUnstableOffset();
     if (this.observer) this.observe({ kind: "restart", clean });
   }
 
@@ -425,6 +444,7 @@ export class PartitionLog {
     this.checkReplayedBatch(batch);
     this.pushBatch(batch);
     const completed = this.replayProducerState(batch);
+    this.refreshFirstUnstableOffset();
     if (this.observer) this.observe({ kind: "follower", batch });
     return completed;
   }
@@ -492,23 +512,55 @@ export class PartitionLog {
     const removed = this.batches.splice(keep);
     this.logEndOffset = keep > 0 ? (this.batches[keep - 1] as LogBatch).lastOffset + 1 : 0;
     this.leaderEpochCache.truncateFromEnd(this.logEndOffset);
-    this.highWatermark = Math.min(this.highWatermark, this.logEndOffset);
-    this.rebuildProducerState();
+    // The transaction index is truncated with its segment, not rebuilt.
+    const keptAborted = this.abortedTxns.filter((a) => a.lastOffset < this.logEndOffset);
+    this.abortedTxns.splice(0, this.abortedTxns.length, ...keptAborted);
+    // ProducerStateManager.truncateAndReload drops the snapshots above the new log end.
+    while ((this.snapshotOffsets.at(-1) ?? -1) > this.logEndOffset) this.snapshotOffsets.pop();
+    this.rebuildProducerState({ rebuildAbortedIndex: false });
+    this.takeSnapshot(this.logEndOffset);
+    // UnifiedLog.truncateTo moves the high watermark (and so drops completed transactions below it)
+    // only when it is at or past the new log end: otherwise they stay until its next move.
+    if (this.highWatermark >= this.logEndOffset) {
+      this.highWatermark = this.logEndOffset;
+      this.producerState.onHighWatermarkUpdated(this.highWatermark);
+      this.refreshFirstUnstableOffset();
+    }
     if (this.observer) this.observe({ kind: "truncate", offset });
     return removed;
   }
 
+  private takeSnapshot(offset: number): void {
+    if (this.snapshotOffsets.at(-1) === offset) return;
+    this.snapshotOffsets.push(offset);
+    this.snapshotOffsets.sort((a, b) => a - b);
+  }
+
   /**
-   * UnifiedLog.rebuildProducerState: the producer state and the aborted index replayed from the log;
-   * producers that have expired by now are left out (ProducerStateManager loads none that have).
+   * UnifiedLog.rebuildProducerState: the producer state as its latest snapshot at or below the log
+   * end held it (ProducerStateManager.truncateAndReload: producers expired by now are not loaded, and
+   * a snapshot holds no completed transaction), then the batches after the snapshot replayed (origin
+   * REPLICATION). Without a snapshot everything is replayed and nothing is dropped for expiry.
    */
-  private rebuildProducerState(): void {
+  private rebuildProducerState(options: { rebuildAbortedIndex: boolean }): void {
+    const snapshot = [...this.snapshotOffsets].reverse().find((o) => o <= this.logEndOffset) ?? null;
+    const aborted = options.rebuildAbortedIndex ? [] : [...this.abortedTxns];
     this.producerState.reset();
     this.abortedTxns.length = 0;
-    for (const batch of this.batches) this.replayProducerState(batch);
-    this.producerState.onHighWatermarkUpdated(this.highWatermark);
-    if (this.clock && this.producerIdExpirationMs !== null)
-      this.producerState.removeExpiredProducers(this.clock(), this.producerIdExpirationMs);
+    let i = 0;
+    if (snapshot !== null) {
+      // The snapshot's state, which Kafka loads from the file: the replay standing for it must not
+      // touch what a load leaves alone (the verification entries, which are memory).
+      const verification = this.producerState.saveVerificationStates();
+      for (; i < this.batches.length && (this.batches[i] as LogBatch).baseOffset < snapshot; i++)
+        this.replayProducerState(this.batches[i] as LogBatch);
+      this.producerState.restoreVerificationStates(verification);
+      this.producerState.forgetUnreplicatedTransactions();
+      if (this.clock && this.producerIdExpirationMs !== null)
+        this.producerState.dropExpiredProducers(this.clock(), this.producerIdExpirationMs);
+    }
+    for (; i < this.batches.length; i++) this.replayProducerState(this.batches[i] as LogBatch);
+    if (!options.rebuildAbortedIndex) this.abortedTxns.splice(0, this.abortedTxns.length, ...aborted);
   }
 
   /** The follower's high watermark: the leader's, but never past its own log end. */
@@ -517,6 +569,7 @@ export class PartitionLog {
     if (hw <= this.highWatermark) return false;
     this.highWatermark = hw;
     this.producerState.onHighWatermarkUpdated(hw);
+    this.refreshFirstUnstableOffset();
     if (this.observer) this.observe({ kind: "highWatermark", highWatermark: hw });
     return true;
   }
@@ -544,17 +597,30 @@ export class PartitionLog {
     if (hw <= this.highWatermark) return;
     this.highWatermark = Math.min(hw, this.logEndOffset);
     this.producerState.onHighWatermarkUpdated(this.highWatermark);
+    this.refreshFirstUnstableOffset();
     if (this.observer) this.observe({ kind: "highWatermark", highWatermark: this.highWatermark });
   }
 
+  /** UnifiedLog.firstUnstableOffset: the cached value the last stable offset reads (see firstUnstableCache). */
   firstUnstableOffset(): number | null {
+    return this.firstUnstableCache;
+  }
+
+  /** ProducerStateManager.firstUnstableOffset: the producer state's own answer, always current. */
+  producerStateFirstUnstableOffset(): number | null {
     return this.producerState.firstUnstableOffset();
+  }
+
+  /** UnifiedLog.maybeIncrementFirstUnstableOffset. */
+  private refreshFirstUnstableOffset(): void {
+    this.firstUnstableCache = this.producerState.firstUnstableOffset();
   }
 
   /** The periodic producer-expiration check of this replica (leader or follower); the ids removed. */
   removeExpiredProducers(expirationMs: number): number[] {
     if (!this.clock) return [];
     const removed = this.producerState.removeExpiredProducers(this.clock(), expirationMs);
+    this.refreshFirstUnstableOffset();
     if (this.observer) this.observe({ kind: "expire", expirationMs, removed });
     return removed;
   }

@@ -85,7 +85,8 @@ export class ProducerStateManager {
   /** hasOngoingTransaction(pid, epoch): the newest code requires the stored epoch to match. */
   hasOngoingTransaction(producerId: number, epoch: number): boolean {
     const e = this.producers.get(producerId);
-    return !!e && e.currentTxnFirstOffset !== null && e.producerEpoch === epoch;
+    if (!e || e.currentTxnFirstOffset === null) return false;
+    return !this.flags().ongoingTransactionMatchesEpoch || e.producerEpoch === epoch;
   }
 
   /**
@@ -113,7 +114,14 @@ export class ProducerStateManager {
     if (this.hasOngoingTransaction(producerId, epoch)) return 0;
     let v = this.verificationStates.get(producerId);
     if (!v) {
-      v = { guard: this.nextGuard++, timestamp: nowMs, lowestSequence: sequence, epoch, supportsEpochBump };
+      const knowsBump = this.flags().verificationEntryKnowsEpochBump;
+      v = {
+        guard: this.nextGuard++,
+        timestamp: nowMs,
+        lowestSequence: sequence,
+        epoch,
+        supportsEpochBump: knowsBump && supportsEpochBump,
+      };
       this.verificationStates.set(producerId, v);
     } else if (epoch > v.epoch || (epoch === v.epoch && sequence < v.lowestSequence)) {
       // VerificationStateEntry.maybeUpdateLowestSequenceAndEpoch: the epoch and the lowest sequence
@@ -124,9 +132,19 @@ export class ProducerStateManager {
     return v.guard;
   }
 
-  /** A new leader starts with no verification entries: they were its predecessor's memory. */
+  /** The broker's process stopped: the verification entries were memory. */
   clearVerificationStates(): void {
     this.verificationStates.clear();
+  }
+
+  /** A copy of the verification entries, to put back with restoreVerificationStates. */
+  saveVerificationStates(): Map<number, VerificationStateEntry> {
+    return new Map([...this.verificationStates].map(([pid, v]) => [pid, { ...v }]));
+  }
+
+  restoreVerificationStates(saved: ReadonlyMap<number, VerificationStateEntry>): void {
+    this.verificationStates.clear();
+    for (const [pid, v] of saved) this.verificationStates.set(pid, v);
   }
 
   // ------------------------------------------------------------------ data batches
@@ -187,7 +205,7 @@ export class ProducerStateManager {
     // ProducerAppendInfo.checkSequence, in its order: a TV2-verified producer with no retained
     // batch must start at 0; then no batch may come after the lowest sequence its verification saw
     // (KIP-890 part 1: an earlier batch of the same transaction is still on its way).
-    if (verification?.supportsEpochBump && !hasBatches && first !== 0) {
+    if (this.flags().tv2FirstSequenceMustBeZero && verification?.supportsEpochBump && !hasBatches && first !== 0) {
       return `first sequence ${first} with no producer state must be 0 (TV2 verification)`;
     }
     if (verification && first > verification.lowestSequence) {
@@ -227,18 +245,25 @@ export class ProducerStateManager {
 
   /**
    * ProducerStateManager.removeExpiredProducers: producers idle for at least `expirationMs` since
-   * their last timestamp, with no open transaction, are forgotten. Returns the ids removed.
+   * their last timestamp, with no open transaction, are forgotten, and so are verification entries
+   * made that long ago. Returns the producer ids removed.
    */
   removeExpiredProducers(nowMs: number, expirationMs: number): number[] {
+    const removed = this.dropExpiredProducers(nowMs, expirationMs);
+    // Verification entries expire by their own creation time (ProducerStateManager.removeExpiredProducers).
+    const staleEntries: number[] = [];
+    for (const [pid, v] of this.verificationStates) if (nowMs - v.timestamp >= expirationMs) staleEntries.push(pid);
+    for (const pid of staleEntries) this.verificationStates.delete(pid);
+    return removed;
+  }
+
+  /** The expired producers only (isProducerExpired), as a snapshot load leaves them out. Returns their ids. */
+  dropExpiredProducers(nowMs: number, expirationMs: number): number[] {
     const removed: number[] = [];
     for (const [pid, e] of this.producers) {
       if (e.currentTxnFirstOffset === null && nowMs - e.lastTimestamp >= expirationMs) removed.push(pid);
     }
     for (const pid of removed) this.producers.delete(pid);
-    // Verification entries expire by their own creation time (ProducerStateManager.removeExpiredProducers).
-    const staleEntries: number[] = [];
-    for (const [pid, v] of this.verificationStates) if (nowMs - v.timestamp >= expirationMs) staleEntries.push(pid);
-    for (const pid of staleEntries) this.verificationStates.delete(pid);
     return removed;
   }
 

@@ -81,8 +81,9 @@ final class V40LeaderLog implements LeaderLog {
 
     @Override
     public LeaderLog reopen(boolean clean) throws Exception {
+        java.util.Set<String> before = dir.producerSnapshots();
         log.close();
-        if (!clean) dir.dropProducerSnapshots();
+        if (!clean) dir.dropProducerSnapshotsExcept(before);
         return open(dir, time, producerIdExpirationMs, maxTransactionTimeoutMs, clean);
     }
 

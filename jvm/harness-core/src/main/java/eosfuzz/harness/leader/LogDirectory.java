@@ -20,8 +20,12 @@ public final class LogDirectory implements AutoCloseable {
         this.parent = parent;
     }
 
+    /** Memory-backed when the machine has one (/dev/shm): a sequence's appends never wait for a disk. */
+    private static final Path BASE = Files.isDirectory(Path.of("/dev/shm")) && Files.isWritable(Path.of("/dev/shm"))
+            ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+
     public static LogDirectory create() throws IOException {
-        return new LogDirectory(Files.createTempDirectory("eosfuzz-leader"));
+        return new LogDirectory(Files.createTempDirectory(BASE, "eosfuzz-leader"));
     }
 
     /** The log's own directory, partition eosfuzz-0 (created by UnifiedLog). */
@@ -29,14 +33,19 @@ public final class LogDirectory implements AutoCloseable {
         return parent.resolve("eosfuzz-0").toFile();
     }
 
+    /** The names of the log's producer-state snapshot files (`*.snapshot`). */
+    public java.util.Set<String> producerSnapshots() {
+        String[] names = partition().list((d, name) -> name.endsWith(".snapshot"));
+        return names == null ? java.util.Set.of() : java.util.Set.of(names);
+    }
+
     /**
-     * Deletes the log's producer-state snapshots (`*.snapshot`): a log opened after it rebuilds its
-     * producer state from its segments alone, as recovery after a crash past the last snapshot does.
+     * Deletes the producer-state snapshots not in `kept`: what a clean close wrote and a crash never
+     * would have. The snapshots taken before (at truncations and recoveries) are on disk either way.
      */
-    public void dropProducerSnapshots() throws IOException {
-        File[] files = partition().listFiles((d, name) -> name.endsWith(".snapshot"));
-        if (files == null) return;
-        for (File f : files) Files.delete(f.toPath());
+    public void dropProducerSnapshotsExcept(java.util.Set<String> kept) throws IOException {
+        for (String name : producerSnapshots())
+            if (!kept.contains(name)) Files.delete(partition().toPath().resolve(name));
     }
 
     /** Deletes the directory and everything the log wrote in it (deepest first). */
