@@ -258,6 +258,7 @@ async function traceCommand(args: ConformArgs, scenario: string): Promise<number
         kafkaVersion: r.kafkaVersion,
         profile: r.profile,
         replicaSegments: r.segments,
+        skippedOverridden: r.skippedOverridden,
         operations: r.operations,
         divergences: r.divergentSegments,
         firstDivergence: r.first
@@ -271,10 +272,20 @@ async function traceCommand(args: ConformArgs, scenario: string): Promise<number
     );
     for (const r of results) {
       const verdict =
-        r.divergentSegments === 0 ? chalk.green("agree") : chalk.red(`${r.divergentSegments} divergent replica traces`);
+        r.segments === 0
+          ? chalk.dim("nothing judged")
+          : r.divergentSegments === 0
+            ? chalk.green("agree")
+            : chalk.red(`${r.divergentSegments} divergent replica traces`);
       process.stdout.write(
         `Kafka ${r.kafkaVersion.padEnd(6)} model profile ${r.profile.padEnd(6)} ${r.segments.toLocaleString("en-US")} replica traces, ${r.operations.toLocaleString("en-US")} operations: ${verdict}\n`,
       );
+      if (r.skippedOverridden > 0)
+        process.stdout.write(
+          chalk.dim(
+            `  ${r.skippedOverridden} replica traces of brokers with flag overrides not judged: they run no release\n`,
+          ),
+        );
       if (r.first) {
         for (const line of traceDivergenceStory(r.first)) process.stdout.write(`  ${line}\n`);
         process.stdout.write(chalk.dim(`  again: ${replay(r.first.seed)}\n`));
