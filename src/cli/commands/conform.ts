@@ -22,6 +22,7 @@ export interface ConformArgs {
   scenario?: string;
   seeds?: number;
   "seed-start": number;
+  boundaries: boolean;
 }
 
 export function conformBuilder(y: Argv): Argv<ConformArgs> {
@@ -53,6 +54,12 @@ export function conformBuilder(y: Argv): Argv<ConformArgs> {
         "trace validation: run the scenario's seeds and replay every decision of every replica's log on Kafka's UnifiedLog of the broker's release",
     })
     .option("seeds", { type: "number", describe: "trace validation: how many seeds (default: the scenario's)" })
+    .option("boundaries", {
+      type: "boolean",
+      default: false,
+      describe:
+        "for every flag that changes between neighbouring releases, switch it in each side's profile: Kafka's classes of that side must see it",
+    })
     .option("seed-start", { type: "number", default: 0, describe: "trace validation: the first seed" })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
     .check((a) => {
@@ -78,6 +85,7 @@ export function conformBuilder(y: Argv): Argv<ConformArgs> {
  */
 export async function conformCommand(args: ConformArgs): Promise<number> {
   if (args.scenario !== undefined) return traceCommand(args, args.scenario);
+  if (args.boundaries) return boundariesCommand(args);
   const releases = (args.release ?? harnessReleases().map((r) => r.release)).map((name) => {
     const r = harnessRelease(name);
     if (!r)
@@ -300,4 +308,52 @@ async function traceCommand(args: ConformArgs, scenario: string): Promise<number
     );
   }
   return divergent ? EXIT.unexpected : EXIT.ok;
+}
+
+/** `eosfuzz conform --boundaries`: each release boundary's flags, switched on either side, judged by Kafka's classes. */
+async function boundariesCommand(args: ConformArgs): Promise<number> {
+  const { checkReleaseBoundaries } = await import("../../conform/release-boundaries.js");
+  const started = Date.now();
+  let outcome: Awaited<ReturnType<typeof checkReleaseBoundaries>>;
+  try {
+    outcome = await checkReleaseBoundaries({
+      sequences: args.sequences,
+      seed: args.seed,
+      now: () => Date.now(),
+      onProgress: args.json
+        ? undefined
+        : (line) => {
+            if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K  ${line}`);
+          },
+    });
+  } catch (e) {
+    if (e instanceof HarnessUnavailable) throw new InputError("eosfuzz conform", "", e.message);
+    throw e;
+  }
+  if (process.stderr.isTTY && !args.json) process.stderr.write("\r\x1b[K");
+  const { checks, baselines } = outcome;
+  const profilesDiverge = baselines.some((b) => b.unusable.length > 0);
+  if (args.json) {
+    writeJsonStdout({
+      schemaVersion: 1,
+      seed: args.seed,
+      sequences: args.sequences,
+      wallMs: Date.now() - started,
+      baselines,
+      checks,
+    });
+  } else {
+    for (const b of baselines)
+      process.stdout.write(
+        `Kafka ${b.release.padEnd(6)} its own profile agrees on ${b.agreeing.join(", ") || "nothing"}${b.unusable.length > 0 ? chalk.red(`; not on ${b.unusable.join(", ")} (no switch judged there)`) : ""}\n`,
+      );
+    for (const c of checks) {
+      const side = (x: (typeof c)["atBefore"]) =>
+        x.divergedOn ? chalk.green(`seen by ${x.divergedOn}`) : chalk.yellow("not seen by any surface");
+      process.stdout.write(
+        `${c.boundary.padEnd(16)} ${c.flag.padEnd(38)} at ${c.atBefore.release} switched to ${String(c.atBefore.switchedTo)}: ${side(c.atBefore)}; at ${c.atAfter.release} switched to ${String(c.atAfter.switchedTo)}: ${side(c.atAfter)}\n`,
+      );
+    }
+  }
+  return profilesDiverge ? EXIT.unexpected : EXIT.ok;
 }
