@@ -179,7 +179,10 @@ class ReplicaObserver implements PartitionLogObserver {
         return { leaderOp: { op: "becomeFollower" } as LeaderOp, answer: none() };
       case "restart":
         this.lastGuards.clear();
-        return { leaderOp: { op: "restart", clean: op.clean, highWatermark: this.previous?.state.highWatermark ?? 0 }, answer: none() };
+        return {
+          leaderOp: { op: "restart", clean: op.clean, highWatermark: this.previous?.state.highWatermark ?? 0 },
+          answer: none(),
+        };
     }
   }
 }
