@@ -75,7 +75,10 @@ export class ModelTxnCoordinator {
       removeExpiredTransactionalIdsIntervalMs: NEVER_MS,
       finalizedTransactionVersion: config.finalizedTransactionVersion as TransactionVersion,
       txnLogLoadDelayMs: 0,
-      txnLogAppendRetryBackoffMs: 0,
+      // Kafka's harness retries a failed completion write when it next calls generateRequests
+      // (retryLogAppends), once per op: the model's retry timer never fires, so it retries on the send
+      // thread's next pass only, as Kafka's does.
+      txnLogAppendRetryBackoffMs: NEVER_MS,
       addPartitionsToTxnRetryBackoffMs: 20,
       addPartitionsToTxnRetryBackoffMaxMs: 100,
       replicaFetchWaitMaxMs: 500,
