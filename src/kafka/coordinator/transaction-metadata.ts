@@ -345,6 +345,10 @@ export class TransactionMetadata {
         last = this.producerEpoch;
         epoch = toShort(this.producerEpoch + 1);
       }
+    } else if (clientTv >= 2) {
+      // The mutant no-epoch-bump-at-endtxn (a TV2 end that does not bump): the transit still records the
+      // epoch as the last one, so it completes as Kafka's TV2 check (lastProducerEpoch == epoch) wants.
+      last = this.producerEpoch;
     }
     return this.prepareTransitionTo(target, {
       producerEpoch: epoch,
