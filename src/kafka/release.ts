@@ -165,11 +165,36 @@ export interface ReleaseFlags {
    */
   tcCompletionWriteNotExclusive: boolean;
   /**
-   * Model fidelity for KAFKA-19367: a TV2 bump of an epoch already at Short.MAX_VALUE fails as Kafka's
-   * int16 overflow does (IllegalArgumentException there, IllegalStateException here); off: the model
-   * caps the epoch at the maximum.
+   * Model fidelity: a TV2 bump of an epoch already at Short.MAX_VALUE overflows as Kafka's int16 does in
+   * every release (TransactionMetadata.prepareAbortOrCommit; prepareTransitionTo then throws
+   * IllegalArgumentException, which KafkaApis answers UNKNOWN_SERVER_ERROR); KAFKA-20090's abort at
+   * the maximum (maxEpochRecovery) keeps the epoch instead. Off: a model variant that caps the epoch.
    */
   epochOverflowThrows: boolean;
+  /**
+   * TransactionMetadata.scala of 3.9 and 4.0: completeTransitionTo copies per target state only the
+   * fields that transition may change (Empty keeps its old start timestamp; PrepareX and CompleteX of
+   * TV0/1 keep the ids). 4.1 (TxnTransitMetadata in Java) copies the whole transit.
+   */
+  tcCompleteCopiesPerState: boolean;
+  /** 4.0's Scala transits carry nextProducerId -1 unless they set one; 4.1 on keep the metadata's. */
+  tcTransitDropsNextProducerId: boolean;
+  /**
+   * 4.2's Java TransactionMetadata (KAFKA-18884): the PrepareEpochFence transit keeps lastProducerEpoch;
+   * the Scala class (3.9-4.1) writes -1 there.
+   */
+  tcFenceKeepsLastProducerEpoch: boolean;
+  /**
+   * 4.2's prepareInitProducerIdTransit catches prepareIncrementProducerEpoch's exception at an exhausted
+   * epoch and answers it through the callback (UNKNOWN_SERVER_ERROR); before (3.9-4.1) the
+   * IllegalStateException leaves handleInitProducerId and KafkaApis answers it the same way.
+   */
+  tcInitCatchesEpochExhaustion: boolean;
+  /**
+   * KIP-890 part 2 (4.0): AddPartitionsToTxn checks the pending state first (CONCURRENT_TRANSACTIONS),
+   * then the producer id and epoch; 3.9 checks the id and epoch first.
+   */
+  tcAddPartitionsPendingFirst: boolean;
   /**
    * Bug switch, KAFKA-18660 (PRs #18730, #18758, 4.0 pre-release): at epoch overflow the TV2 EndTxn
    * response carries the old producer id and the exhausted epoch instead of the rotated ones.
@@ -347,7 +372,12 @@ const kafka3x: ReleaseFlags = {
   verificationWithoutGuard: false,
   tcMarkerCompletionWakeupMayBeLost: false,
   tcCompletionWriteNotExclusive: false,
-  epochOverflowThrows: false,
+  epochOverflowThrows: true,
+  tcCompleteCopiesPerState: true,
+  tcTransitDropsNextProducerId: true,
+  tcFenceKeepsLastProducerEpoch: false,
+  tcInitCatchesEpochExhaustion: false,
+  tcAddPartitionsPendingFirst: false,
   tv2OverflowResponseUsesOldPidEpoch: false,
   txnOffsetCommitGenerationCheck: true,
   groupCoordinatorPassesTransactionVersion: true,
@@ -390,19 +420,23 @@ const kafka40: ReleaseFlags = {
   verificationEntryKnowsEpochBump: true,
   ongoingTransactionMatchesEpoch: true,
   staleEpochRefusedBeforeGuard: true,
+  tcAddPartitionsPendingFirst: true,
 };
 
 /**
  * 4.1.0: as 4.0 plus KAFKA-18042 (a stale produce epoch is rejected before verification, PR #19844)
- * and KAFKA-18202 (a TV2 producer with no state must start at sequence 0, PR #19902),
- * but without KAFKA-19690, which reached the 4.0 line in 4.0.2 (4b0ba42483) and the 4.1 line only in
- * 4.1.1 (a10c1f3ea1): checked against 4.1.0's and 4.0.2's classes.
+ * and KAFKA-18202 (a TV2 producer with no state must start at sequence 0, PR #19902), but without
+ * KAFKA-19690, which reached the 4.0 line in 4.0.2 (4b0ba42483) and the 4.1 line only in 4.1.1
+ * (a10c1f3ea1); and TxnTransitMetadata in Java: completeTransitionTo copies the whole transit,
+ * transits keep nextProducerId. Checked against 4.1.0's and 4.0.2's classes.
  */
 const kafka410: ReleaseFlags = {
   ...kafka40,
   rejectStaleEpochBeforeVerification: true,
   tv2FirstSequenceMustBeZero: true,
   staleEpochRefusedBeforeGuard: false,
+  tcCompleteCopiesPerState: false,
+  tcTransitDropsNextProducerId: false,
 };
 
 /**
@@ -422,6 +456,8 @@ const kafka420: ReleaseFlags = {
   fillMarkerTransactionVersion: true,
   strictMarkerEpochForTv2: true,
   equalEpochNoOpenTxnTolerance: true,
+  tcFenceKeepsLastProducerEpoch: true,
+  tcInitCatchesEpochExhaustion: true,
 };
 
 /**
@@ -440,10 +476,16 @@ const kafka43: ReleaseFlags = {
   maxEpochRecovery: true,
   equalEpochToleranceAtMaxEpoch: true,
   tlogDropsPidLinkFields: false,
+  // KAFKA-20785 is in 4.3.2's TransactionCoordinator (a TV2 COMMIT retry in CompleteAbort is answered
+  // PRODUCER_FENCED; the txnCoordinator surface found it), though not on the 4.3 branch this was read from.
+  commitRetryInCompleteAbortFenced: true,
 };
 
-/** 4.4 (checked against 4.4.0's classes): as 4.3 where the transaction protocol is concerned. */
-const kafka44: ReleaseFlags = { ...kafka43 };
+/**
+ * 4.4 (checked against 4.4.0's classes): as 4.3 where the transaction protocol is concerned, but
+ * without KAFKA-20785 (4.4.0's coordinator answers the CompleteAbort COMMIT retry INVALID_TXN_STATE).
+ */
+const kafka44: ReleaseFlags = { ...kafka43, commitRetryInCompleteAbortFenced: false };
 
 export const RELEASES = {
   "3.x": kafka3x,

@@ -77,6 +77,11 @@ export interface KafkaEvents {
    * (TransactionMetadata.prepareIncrementProducerEpoch throws): answered UNKNOWN_SERVER_ERROR.
    */
   "txn.init-epochs-exhausted": { txnId: string; epoch: number; expected: number };
+  /**
+   * Kafka's coordinator let an exception out (`api` the request, or the timeout task): the int16 epoch
+   * overflow of a TV2 end at Short.MAX_VALUE, a fence there before KAFKA-20090. Answered UNKNOWN_SERVER_ERROR.
+   */
+  "txn.handler-exception": { api: string; exception: string; message: string };
   /** AddPartitionsToTxn written: `partitions` joined by commas; the transaction is Ongoing. */
   "txn.add-partitions": { txnId: string; partitions: string; epoch: number; txn: string | null };
   /** PrepareCommit / PrepareAbort written, at the epoch the markers will carry; `by` who decided. */

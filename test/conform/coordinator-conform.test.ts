@@ -50,30 +50,43 @@ describe.skipIf(!ready)("txnCoordinator and txnMetadata surfaces against Kafka 4
     expect(c.kafka[5]?.error).toBe("NONE");
   }, 20_000);
 
-  it("finds the int16 overflow of a TV2 prepareAbortOrCommit at epoch 32767 that the model caps", async () => {
-    const c = await compareTxnMetadataSequence(harness, releaseProfile("4.2.1").flags, {
-      init: {
-        transactionalId: "txn",
-        producerId: 1000,
-        prevProducerId: -1,
-        nextProducerId: -1,
-        producerEpoch: 32767,
-        lastProducerEpoch: -1,
-        txnTimeoutMs: 60_000,
-        state: "ONGOING",
-        topicPartitions: ["orders-0"],
-        txnStartTimestamp: 0,
-        txnLastUpdateTimestamp: 0,
-        clientTransactionVersion: 2,
-      },
-      ops: [
-        { k: "add", partitions: ["orders-1"], tv: 2 },
-        { k: "finish" },
-        { k: "end", commit: false, tv: 2, nextProducerId: false, noPartitionAdded: false },
-      ],
-    });
-    expect(c.divergence?.step).toBe(2);
+  /** A TV2 transaction at epoch 32767 (4.2.1: no KAFKA-20090) ended: Kafka's int16 bump overflows. */
+  const atMaxEpoch: Parameters<typeof compareTxnMetadataSequence>[2] = {
+    init: {
+      transactionalId: "txn",
+      producerId: 1000,
+      prevProducerId: -1,
+      nextProducerId: -1,
+      producerEpoch: 32767,
+      lastProducerEpoch: -1,
+      txnTimeoutMs: 60_000,
+      state: "ONGOING",
+      topicPartitions: ["orders-0"],
+      txnStartTimestamp: 0,
+      txnLastUpdateTimestamp: 0,
+      clientTransactionVersion: 2,
+    },
+    ops: [
+      { k: "add", partitions: ["orders-1"], tv: 2 },
+      { k: "finish" },
+      { k: "end", commit: false, tv: 2, nextProducerId: false, noPartitionAdded: false },
+    ],
+  };
+
+  it("the model's 4.2.1 TransactionMetadata overflows at epoch 32767 as Kafka's does", async () => {
+    const c = await compareTxnMetadataSequence(harness, releaseProfile("4.2.1").flags, atMaxEpoch);
     expect(c.kafka[2]?.exception).toBe("IllegalArgumentException");
+    expect(c.model[2]?.error).toBe("UNKNOWN_SERVER_ERROR");
+    expect(c.divergence).toBeNull();
+  }, 20_000);
+
+  it("catches the capping variant (epochOverflowThrows off) at the overflowing end", async () => {
+    const c = await compareTxnMetadataSequence(
+      harness,
+      releaseProfile("4.2.1", { epochOverflowThrows: false }).flags,
+      atMaxEpoch,
+    );
+    expect(c.divergence?.step).toBe(2);
     expect(c.model[2]?.error).toBe("NONE");
   }, 20_000);
 });

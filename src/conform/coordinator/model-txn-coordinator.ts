@@ -1,7 +1,7 @@
 import type { BrokerConfig, ClusterContext } from "../../kafka/cluster-context.js";
 import { Errors, errorCode, errorName, IllegalStateException } from "../../kafka/common/errors.js";
 import { ProducerIdManager, TransactionCoordinator } from "../../kafka/coordinator/transaction-coordinator.js";
-import { TransactionMetadata } from "../../kafka/coordinator/transaction-metadata.js";
+import { KafkaThrownException, TransactionMetadata } from "../../kafka/coordinator/transaction-metadata.js";
 import type { TransactionVersion } from "../../kafka/common/types.js";
 import { NO_GHOST } from "../../kafka/ghost.js";
 import { type KafkaRequest, type KafkaResponse, labelOf } from "../../kafka/protocol.js";
@@ -75,7 +75,10 @@ export class ModelTxnCoordinator {
       removeExpiredTransactionalIdsIntervalMs: NEVER_MS,
       finalizedTransactionVersion: config.finalizedTransactionVersion as TransactionVersion,
       txnLogLoadDelayMs: 0,
-      txnLogAppendRetryBackoffMs: 0,
+      // Kafka's harness retries a failed completion write when it next calls generateRequests
+      // (retryLogAppends), once per op: the model's retry timer never fires, so it retries on the send
+      // thread's next pass only, as Kafka's does.
+      txnLogAppendRetryBackoffMs: NEVER_MS,
       addPartitionsToTxnRetryBackoffMs: 20,
       addPartitionsToTxnRetryBackoffMaxMs: 100,
       replicaFetchWaitMaxMs: 500,
@@ -124,7 +127,7 @@ export class ModelTxnCoordinator {
     m.topicPartitions = new Set(init.topicPartitions);
     m.txnStartTimestamp = init.txnStartTimestamp;
     m.clientTransactionVersion = init.clientTransactionVersion as TransactionVersion;
-    this.tc.state.putIfAbsent(m);
+    this.tc.adopt(m);
   }
 
   /** The leader answers ApiVersions at once (its own release's maximum) and holds WriteTxnMarkers. */
@@ -161,10 +164,10 @@ export class ModelTxnCoordinator {
     try {
       this.step(op, result);
     } catch (e) {
-      // Kafka's handler lets an IllegalStateException out and KafkaApis answers UNKNOWN_SERVER_ERROR.
-      if (!(e instanceof IllegalStateException)) throw e;
+      // Kafka's handler lets an exception out and KafkaApis answers UNKNOWN_SERVER_ERROR.
+      if (!(e instanceof IllegalStateException || e instanceof KafkaThrownException)) throw e;
       result.error = errorName(Errors.UNKNOWN_SERVER_ERROR);
-      result.exception = "IllegalStateException";
+      result.exception = e instanceof KafkaThrownException ? e.kafkaClass : "IllegalStateException";
       result.message = e.message;
     }
     this.settle();

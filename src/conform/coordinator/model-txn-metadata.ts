@@ -1,8 +1,10 @@
 import { Errors, errorName, IllegalStateException } from "../../kafka/common/errors.js";
 import type { TransactionVersion } from "../../kafka/common/types.js";
 import {
+  KafkaThrownException,
   ProducerFencedError,
   TransactionMetadata,
+  txnMetadataRules,
   type TxnTransitMetadata,
 } from "../../kafka/coordinator/transaction-metadata.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
@@ -16,12 +18,10 @@ import type {
 } from "./txn-metadata-ops.js";
 
 /**
- * The model's TransactionMetadata driven by the txnMetadata surface's ops. The model splits the work
- * between its metadata and its coordinator differently from Kafka, so two ops are translations:
- * prepareAbortOrCommit bumps the epoch when the op's client version is TV2 (Kafka's metadata decides
- * that from supportsEpochBump; the model's coordinator passes it as a flag), and the model's
- * prepareFenceProducerEpoch moves the epoch in place and returns it, not a transit: its transit here
- * is the metadata it left with the fence state (what Kafka's transit would carry).
+ * The model's TransactionMetadata driven by the txnMetadata surface's ops, with its release's rules
+ * (txnMetadataRules). One op is a translation: prepareAbortOrCommit bumps the epoch when the op's
+ * client version is TV2 (Kafka's metadata decides that from supportsEpochBump; the model's
+ * coordinator passes it as a flag, which its mutant no-epoch-bump-at-endtxn turns off).
  */
 export class ModelTxnMetadata {
   readonly metadata: TransactionMetadata;
@@ -45,6 +45,7 @@ export class ModelTxnMetadata {
     m.topicPartitions = new Set(init.topicPartitions);
     m.txnStartTimestamp = init.txnStartTimestamp;
     m.clientTransactionVersion = init.clientTransactionVersion as TransactionVersion;
+    m.rules = txnMetadataRules(flags);
     this.metadata = m;
   }
 
@@ -62,9 +63,9 @@ export class ModelTxnMetadata {
       if (e instanceof ProducerFencedError) {
         error = errorName(Errors.PRODUCER_FENCED);
         exception = "ProducerFencedException";
-      } else if (e instanceof IllegalStateException) {
+      } else if (e instanceof IllegalStateException || e instanceof KafkaThrownException) {
         error = errorName(Errors.UNKNOWN_SERVER_ERROR);
-        exception = "IllegalStateException";
+        exception = e instanceof KafkaThrownException ? e.kafkaClass : "IllegalStateException";
       } else throw e;
       message = (e as Error).message;
     }
@@ -105,12 +106,10 @@ export class ModelTxnMetadata {
             op.noPartitionAdded,
           ),
         );
-      case "prepareFenceProducerEpoch": {
-        m.prepareFenceProducerEpoch(true, this.flags.maxEpochRecovery);
-        return {
-          transit: { ...transitOf(m.toRecord()), prevProducerId: m.producerId, txnState: "PREPARE_EPOCH_FENCE" },
-        };
-      }
+      case "prepareFenceProducerEpoch":
+        return this.keep(
+          m.prepareFenceProducerEpoch({ ignoreFailedFence: this.flags.tcFenceBumpsEpochOnEveryFailedWrite }),
+        );
       case "prepareComplete":
         return this.keep(m.prepareComplete(op.updateTimestamp));
       case "prepareDead":

@@ -22,8 +22,10 @@ import type { ReleaseProfile } from "../release.js";
 import { TransactionMarkerChannelManager } from "./transaction-marker-channel-manager.js";
 import {
   EpochsExhaustedException,
+  KafkaThrownException,
   ProducerFencedError,
   TransactionMetadata,
+  txnMetadataRules,
   type TxnTransitMetadata,
 } from "./transaction-metadata.js";
 import { isPrepare } from "./transaction-state.js";
@@ -106,11 +108,33 @@ export class TransactionCoordinator {
     return this.release.flags;
   }
 
-  /** The coordinator's requests, routed here by the broker (KafkaApis). */
+  /**
+   * The coordinator's requests, routed here by the broker (KafkaApis). An exception Kafka's handler
+   * lets out (KafkaThrownException) is answered UNKNOWN_SERVER_ERROR, as KafkaApis' handleError does.
+   */
   handle(request: Inbound): void {
     const body = request.body;
     if (body.api === "InitProducerId" || body.api === "AddPartitionsToTxn" || body.api === "EndTxn")
       this.noteRequest(body.transactionalId);
+    try {
+      this.dispatch(request);
+    } catch (e) {
+      if (!(e instanceof KafkaThrownException)) throw e;
+      this.ctx.sim.emit(this.id, "txn.handler-exception", {
+        api: body.api,
+        exception: e.kafkaClass,
+        message: e.message,
+      });
+      const error = Errors.UNKNOWN_SERVER_ERROR;
+      if (body.api === "InitProducerId" || body.api === "EndTxn")
+        request.respond({ api: body.api, errorCode: error, producerId: -1, producerEpoch: -1 });
+      else if (body.api === "AddPartitionsToTxn")
+        request.respond({ api: "AddPartitionsToTxn", errorCode: error, results: [] });
+    }
+  }
+
+  private dispatch(request: Inbound): void {
+    const body = request.body;
     switch (body.api) {
       case "InitProducerId":
         return this.handleInitProducerId(body, (errorCode, producerId, producerEpoch) =>
@@ -145,6 +169,8 @@ export class TransactionCoordinator {
       const loaded = this.state.completeLoading(partition, coordinatorEpoch, this.flags.tlogDropsPidLinkFields);
       if (!this.state.isServing(partition, coordinatorEpoch)) return;
       this.ctx.sim.emit(this.id, "coordinator.loaded", { partition, ce: coordinatorEpoch, txns: loaded.length });
+      const rules = txnMetadataRules(this.flags);
+      for (const { metadata } of loaded) metadata.rules = rules;
       for (const { metadata, record } of loaded) {
         if (!isPrepare(metadata.state)) continue;
         this.reportLoadedDecision(metadata, record, partition, coordinatorEpoch);
@@ -204,17 +230,7 @@ export class TransactionCoordinator {
       return respond(Errors.INVALID_TRANSACTION_TIMEOUT, -1, -1);
     const lookup = this.state.lookup(req.transactionalId);
     if (lookup.kind === "error") return respond(lookup.errorCode, -1, -1);
-    const metadata =
-      lookup.metadata ??
-      this.state.putIfAbsent(
-        new TransactionMetadata(
-          req.transactionalId,
-          this.producerIds.generateProducerId(),
-          NO_PRODUCER_EPOCH,
-          req.transactionTimeoutMs,
-          this.ctx.sim.nowMs,
-        ),
-      );
+    const metadata = lookup.metadata ?? this.state.putIfAbsent(this.newMetadata(req));
     if (metadata.pendingState !== null) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
     const expectedEpoch = req.producerId !== NO_PRODUCER_ID ? req.producerEpoch : null;
     if (expectedEpoch !== null) {
@@ -230,17 +246,8 @@ export class TransactionCoordinator {
       case "PrepareAbort":
         return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
       case "Ongoing":
-        // Fence the ongoing transaction: abort it at a bumped epoch; the client must retry. The
-        // epoch moves now (in memory, before the abort is written): the oracle hears of it here.
-        this.ctx.ghost.producerEpochAssigned({
-          transactionalId: req.transactionalId,
-          producerId: metadata.producerId,
-          producerEpoch: metadata.producerEpoch + 1,
-          requestedBy: req.ghostClient ?? null,
-          coordinator: this.id,
-          atMs: now,
-        });
-        return this.abortOngoing(metadata, (errorCode) =>
+        // Fence the ongoing transaction: abort it at a bumped epoch; the client must retry.
+        return this.abortOngoing(metadata, req.ghostClient ?? null, (errorCode) =>
           respond(errorCode === Errors.NONE ? Errors.CONCURRENT_TRANSACTIONS : errorCode, -1, -1),
         );
       case "Empty":
@@ -270,6 +277,9 @@ export class TransactionCoordinator {
                 epoch: metadata.producerEpoch,
                 expected: expectedEpoch ?? -1,
               });
+              // Before 4.2 the exception is not caught there: it leaves the handler (KafkaApis answers the same).
+              if (!this.flags.tcInitCatchesEpochExhaustion)
+                throw new KafkaThrownException("IllegalStateException", e.message);
               return respond(Errors.UNKNOWN_SERVER_ERROR, -1, -1);
             }
             throw e;
@@ -299,6 +309,24 @@ export class TransactionCoordinator {
     }
   }
 
+  private newMetadata(req: InitProducerIdRequest): TransactionMetadata {
+    const m = new TransactionMetadata(
+      req.transactionalId,
+      this.producerIds.generateProducerId(),
+      NO_PRODUCER_EPOCH,
+      req.transactionTimeoutMs,
+      this.ctx.sim.nowMs,
+    );
+    m.rules = txnMetadataRules(this.flags);
+    return m;
+  }
+
+  /** A TransactionMetadata put in the cache from outside (a test's starting state) follows this release. */
+  adopt(metadata: TransactionMetadata): TransactionMetadata {
+    metadata.rules = txnMetadataRules(this.flags);
+    return this.state.putIfAbsent(metadata);
+  }
+
   // ------------------------------------------------------------ AddPartitionsToTxn
 
   handleAddPartitionsToTxn(
@@ -326,10 +354,11 @@ export class TransactionCoordinator {
         })),
       );
     }
-    if (metadata.pendingState !== null) return all(Errors.CONCURRENT_TRANSACTIONS);
+    const pendingFirst = this.flags.tcAddPartitionsPendingFirst;
+    if (pendingFirst && metadata.pendingState !== null) return all(Errors.CONCURRENT_TRANSACTIONS);
     if (metadata.producerId !== req.producerId) return all(Errors.INVALID_PRODUCER_ID_MAPPING);
     if (metadata.producerEpoch !== req.producerEpoch) return all(Errors.PRODUCER_FENCED);
-    if (isPrepare(metadata.state)) return all(Errors.CONCURRENT_TRANSACTIONS);
+    if (metadata.pendingState !== null || isPrepare(metadata.state)) return all(Errors.CONCURRENT_TRANSACTIONS);
     if (metadata.state === "Ongoing" && req.partitions.every((p) => metadata.topicPartitions.has(p))) {
       metadata.creditGhost(req.ghostTxn);
       return all(Errors.NONE);
@@ -400,20 +429,17 @@ export class TransactionCoordinator {
     const commit = params.result === "COMMIT";
     switch (metadata.state) {
       case "Ongoing": {
-        if (fence) this.clearFence(metadata, params.producerEpoch);
+        if (fence) this.clearFence(metadata, params.producerEpoch, false);
         if (params.isFromClient) metadata.creditGhost(params.requestGhostTxn);
         const target = commit ? "PrepareCommit" : "PrepareAbort";
         const transit = metadata.prepareAbortOrCommit(target, 0, false, NO_PRODUCER_ID, this.ctx.sim.nowMs, false);
         return this.writePrepare(params, metadata, coordinatorEpoch, transit, fence, false, respond);
       }
+      // endTransactionWithTV1 answers every TV0/1 EndTxn with no producer id and epoch (-1/-1).
       case "CompleteCommit":
-        return commit
-          ? respond(Errors.NONE, metadata.producerId, metadata.producerEpoch)
-          : respond(Errors.INVALID_TXN_STATE, -1, -1);
+        return respond(commit ? Errors.NONE : Errors.INVALID_TXN_STATE, -1, -1);
       case "CompleteAbort":
-        return commit
-          ? respond(Errors.INVALID_TXN_STATE, -1, -1)
-          : respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
+        return respond(commit ? Errors.INVALID_TXN_STATE : Errors.NONE, -1, -1);
       case "PrepareCommit":
         return respond(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE, -1, -1);
       case "PrepareAbort":
@@ -438,35 +464,33 @@ export class TransactionCoordinator {
     const retryOnOverflow =
       recognise && !fence && metadata.prevProducerId === params.producerId && e === MAX_PRODUCER_EPOCH - 1 && m === 0;
     const isRetry = retryOnEpochBump || retryOnOverflow;
+    // Kafka's order: a pending state first ("so that the pending transition can complete before the
+    // next checks": a producer may already use the rotated id that is only pending), then the producer
+    // id, then the epoch. KAFKA-18464's bug switch checks the id and the epoch before the pending state.
+    const epochFirst = this.flags.tv2EndTxnEpochCheckBeforePending;
+    const pending = metadata.pendingState !== null && !fence;
+    if (!epochFirst && pending) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
     if (metadata.producerId !== params.producerId && !retryOnOverflow)
       return respond(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
-    // KAFKA-18464: the epoch is checked after the pending state (the bug switch checks it first).
-    const epochFirst = this.flags.tv2EndTxnEpochCheckBeforePending;
-    const epochValid = () => this.tv2EpochValid(metadata, params, fence, retryOnEpochBump, retryOnOverflow);
-    if (epochFirst && !epochValid()) return respond(Errors.PRODUCER_FENCED, -1, -1);
-    if (metadata.pendingState !== null && !fence) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
-    if (!epochFirst && !epochValid()) return respond(Errors.PRODUCER_FENCED, -1, -1);
+    if (!this.tv2EpochValid(metadata, params, fence, retryOnEpochBump, retryOnOverflow))
+      return respond(Errors.PRODUCER_FENCED, -1, -1);
+    if (epochFirst && pending) return respond(Errors.CONCURRENT_TRANSACTIONS, -1, -1);
     const action = this.tv2Action(metadata.state, params.result, isRetry);
     if (action.kind === "error") return respond(action.errorCode, -1, -1);
     if (action.kind === "none") return respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
-    if (fence) this.clearFence(metadata, params.producerEpoch);
+    if (fence) this.clearFence(metadata, params.producerEpoch, true);
     if (params.isFromClient) metadata.creditGhost(params.requestGhostTxn);
     const bump = this.flags.epochBumpOnEndTxn;
-    const exhaustedBump =
-      bump && isEpochExhausted(metadata.producerEpoch) && (params.isFromClient || this.flags.maxEpochRecovery);
+    // A TV2 end bumps the epoch, so an exhausted one rotates the producer id; before KAFKA-20090 not in
+    // the fence's abort (TransactionCoordinator: `!isEpochFence && isProducerEpochExhausted`).
+    const exhaustedBump = bump && isEpochExhausted(metadata.producerEpoch) && (!fence || this.flags.maxEpochRecovery);
     const nextProducerId = exhaustedBump ? this.producerIds.generateProducerId() : NO_PRODUCER_ID;
-    const noBumpAtMax =
-      this.flags.maxEpochRecovery && metadata.producerEpoch === MAX_PRODUCER_EPOCH && action.target === "PrepareAbort";
-    // Kafka's int16 epoch overflows here (IllegalArgumentException, KAFKA-19367); the model caps it
-    // at Short.MAX_VALUE unless epochOverflowThrows asks for Kafka's failure.
-    if (bump && !noBumpAtMax && metadata.producerEpoch === MAX_PRODUCER_EPOCH && this.flags.epochOverflowThrows)
-      throw new IllegalStateException(
-        `${metadata.transactionalId}: producer epoch ${MAX_PRODUCER_EPOCH} + 1 overflows`,
-      );
+    // At Short.MAX_VALUE Kafka's int16 bump overflows (IllegalArgumentException out of the handler),
+    // but for KAFKA-20090's abort there: TransactionMetadata.prepareAbortOrCommit decides (its rules).
     const transit = metadata.prepareAbortOrCommit(
       action.target,
       2,
-      bump && !noBumpAtMax,
+      bump,
       nextProducerId,
       this.ctx.sim.nowMs,
       action.emptyAbort,
@@ -530,9 +554,14 @@ export class TransactionCoordinator {
     }
   }
 
-  /** The fence's pending PrepareEpochFence makes way for PrepareAbort at the fenced epoch. */
-  private clearFence(metadata: TransactionMetadata, fencedEpoch: number): void {
+  /**
+   * The fence's pending PrepareEpochFence makes way for PrepareAbort. TV0/1 (and TV2 before
+   * KAFKA-19367, which bumped twice) set the fenced epoch in memory now; TV2 leaves the epoch to
+   * prepareAbortOrCommit's bump.
+   */
+  private clearFence(metadata: TransactionMetadata, fencedEpoch: number, tv2: boolean): void {
     metadata.pendingState = null;
+    if (tv2 && this.flags.singleEpochBumpOnCoordinatorAbort) return;
     metadata.producerEpoch = fencedEpoch;
     metadata.lastProducerEpoch = NO_PRODUCER_EPOCH;
   }
@@ -590,7 +619,9 @@ export class TransactionCoordinator {
       const complete = metadata.prepareComplete(this.ctx.sim.nowMs);
       // KAFKA-18660's bug switch: at overflow the response names the old producer id and epoch.
       const oldIds = tv2 && this.flags.tv2OverflowResponseUsesOldPidEpoch && complete.producerId !== transit.producerId;
-      if (oldIds) respond(Errors.NONE, transit.producerId, transit.producerEpoch);
+      if (!tv2)
+        respond(Errors.NONE, NO_PRODUCER_ID, NO_PRODUCER_EPOCH); // endTransactionWithTV1: -1/-1
+      else if (oldIds) respond(Errors.NONE, transit.producerId, transit.producerEpoch);
       else respond(Errors.NONE, complete.producerId, complete.producerEpoch);
       this.markers.addTxnMarkersToSend(coordinatorEpoch, result, metadata, complete);
     });
@@ -621,22 +652,36 @@ export class TransactionCoordinator {
 
   // ------------------------------------------------------------ coordinator-initiated aborts
 
-  /** Fence an Ongoing transaction and abort it (InitProducerId during Ongoing, or a timeout). */
-  private abortOngoing(metadata: TransactionMetadata, onDone: (errorCode: number) => void): void {
+  /**
+   * Fence an Ongoing transaction and abort it (InitProducerId during Ongoing, or a timeout): the
+   * PrepareEpochFence transit's epoch is the one the abort carries. Kafka's exceptions (a fence at
+   * Short.MAX_VALUE before KAFKA-20090) leave here as they leave Kafka's coordinator.
+   */
+  private abortOngoing(
+    metadata: TransactionMetadata,
+    requestedBy: string | null,
+    onDone: (errorCode: number) => void,
+  ): void {
     // TransactionCoordinator: "Since this is not from client, use server TV" (the broker's image now).
     const serverTv = this.host.finalizedTransactionVersion();
     const tv2 = serverTv >= 2 && this.flags.supportsTransactionVersion2;
-    const bumpInFence = !(tv2 && this.flags.singleEpochBumpOnCoordinatorAbort);
-    const fencedEpoch = metadata.prepareFenceProducerEpoch(
-      bumpInFence,
-      this.flags.maxEpochRecovery,
-      this.flags.tcFenceBumpsEpochOnEveryFailedWrite,
-    );
+    const fence = metadata.prepareFenceProducerEpoch({
+      ignoreFailedFence: this.flags.tcFenceBumpsEpochOnEveryFailedWrite,
+    });
+    // The epoch moves now (in memory, before the abort is written): the oracle hears of it here.
+    this.ctx.ghost.producerEpochAssigned({
+      transactionalId: metadata.transactionalId,
+      producerId: metadata.producerId,
+      producerEpoch: fence.producerEpoch,
+      requestedBy,
+      coordinator: this.id,
+      atMs: this.ctx.sim.nowMs,
+    });
     this.endTransaction(
       {
         transactionalId: metadata.transactionalId,
-        producerId: metadata.producerId,
-        producerEpoch: fencedEpoch,
+        producerId: fence.producerId,
+        producerEpoch: fence.producerEpoch,
         result: "ABORT",
         isFromClient: false,
         clientTransactionVersion: tv2 ? 2 : 0,
@@ -658,7 +703,17 @@ export class TransactionCoordinator {
         this.timeoutTimerSet = false;
         return;
       }
-      this.abortTimedOutTransactions();
+      try {
+        this.abortTimedOutTransactions();
+      } catch (e) {
+        // Kafka's scheduler logs the task's exception and runs it again next interval.
+        if (!(e instanceof KafkaThrownException)) throw e;
+        this.ctx.sim.emit(this.id, "txn.handler-exception", {
+          api: "abortTimedOutTransactions",
+          exception: e.kafkaClass,
+          message: e.message,
+        });
+      }
       this.ctx.sim.schedule(this.ctx.config.abortTimedOutTransactionCleanupIntervalMs, tick);
     };
     this.ctx.sim.schedule(this.ctx.config.abortTimedOutTransactionCleanupIntervalMs, tick);
@@ -714,16 +769,8 @@ export class TransactionCoordinator {
         continue;
       }
       // The fence moves the epoch now, in memory: a request of the producer can be refused for it
-      // before the abort is written, so the oracle hears of it here (asked by no producer).
-      this.ctx.ghost.producerEpochAssigned({
-        transactionalId: metadata.transactionalId,
-        producerId: metadata.producerId,
-        producerEpoch: metadata.producerEpoch + 1,
-        requestedBy: null,
-        coordinator: this.id,
-        atMs: now,
-      });
-      this.abortOngoing(metadata, (errorCode) => {
+      // before the abort is written, so the oracle hears of it (asked by no producer) in abortOngoing.
+      this.abortOngoing(metadata, null, (errorCode) => {
         if (errorCode !== Errors.NONE)
           this.ctx.sim.emit(this.id, "txn.timeout-abort-cancelled", {
             txnId: metadata.transactionalId,

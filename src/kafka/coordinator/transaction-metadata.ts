@@ -8,7 +8,14 @@ import {
   type TransactionVersion,
 } from "../common/types.js";
 import { ghostTxnNumber } from "../ghost.js";
-import { isComplete, type TransactionStateName, VALID_PREVIOUS_STATES } from "./transaction-state.js";
+import type { ReleaseFlags } from "../release.js";
+import {
+  isComplete,
+  isPrepare,
+  PREPARE_ABORT_BEFORE_KIP_890,
+  type TransactionStateName,
+  VALID_PREVIOUS_STATES,
+} from "./transaction-state.js";
 
 /** The target of one state change: what will be written to the log and then copied in. */
 export interface TxnTransitMetadata {
@@ -40,6 +47,76 @@ export interface TxnTransitMetadata {
  */
 export class EpochsExhaustedException extends IllegalStateException {}
 
+/**
+ * An exception Kafka's coordinator lets out of its request handler (or its timeout task), which
+ * KafkaApis answers UNKNOWN_SERVER_ERROR: the int16 epoch overflow of a TV2 end at Short.MAX_VALUE
+ * (IllegalArgumentException, "Illegal new producer epoch"), a fence at Short.MAX_VALUE before
+ * KAFKA-20090 (IllegalStateException). `kafkaClass` is the class Kafka throws. Unlike a plain
+ * IllegalStateException of the model (a broken invariant), the model answers it as Kafka does.
+ */
+export class KafkaThrownException extends Error {
+  override readonly name = "KafkaThrownException";
+  constructor(
+    readonly kafkaClass: "IllegalArgumentException" | "IllegalStateException",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What TransactionMetadata does differently from one release to the next (TransactionMetadata.scala
+ * of 3.9 and 4.0, the Scala class over Java transits of 4.1, the Java class of 4.2 on). Defaults: 4.2's.
+ */
+export interface TxnMetadataRules {
+  /** KIP-890 part 2 (4.0 on): PrepareAbort may follow Empty and CompleteX (a TV2 abort of nothing). */
+  emptyAbortTransitions: boolean;
+  /**
+   * completeTransitionTo copies the whole transit (4.1 on). 3.9 and 4.0's Scala class copies per
+   * target state only what that transition may change: Empty takes the ids, epochs and timeout (the
+   * start timestamp stays), Ongoing the start and the partitions, PrepareX nothing but (4.0, TV2) the
+   * epochs, nextProducerId and start, CompleteX the start and empty partitions (4.0, TV2: the ids too).
+   */
+  completeCopiesWholeTransit: boolean;
+  /** A transit that sets no nextProducerId keeps the metadata's (4.1 on); 4.0's Scala transits carry -1. */
+  transitKeepsNextProducerId: boolean;
+  /** The fence's transit keeps lastProducerEpoch (4.2's Java class); the Scala class (3.9-4.1) writes -1. */
+  fenceKeepsLastProducerEpoch: boolean;
+  /**
+   * KAFKA-20090 (4.3.0): a fence at Short.MAX_VALUE keeps the epoch (before: IllegalStateException), and
+   * a TV2 PrepareAbort at it keeps the epoch (lastProducerEpoch then is that epoch) instead of overflowing.
+   */
+  maxEpochRecovery: boolean;
+  /** Model variant (epochOverflowThrows off): a TV2 bump of Short.MAX_VALUE stays there instead of overflowing. */
+  capEpochAtMax: boolean;
+}
+
+export const DEFAULT_TXN_METADATA_RULES: Readonly<TxnMetadataRules> = Object.freeze({
+  emptyAbortTransitions: true,
+  completeCopiesWholeTransit: true,
+  transitKeepsNextProducerId: true,
+  fenceKeepsLastProducerEpoch: true,
+  maxEpochRecovery: false,
+  capEpochAtMax: false,
+});
+
+/** The TransactionMetadata rules of a release's flags. */
+export function txnMetadataRules(flags: Readonly<ReleaseFlags>): Readonly<TxnMetadataRules> {
+  return {
+    emptyAbortTransitions: flags.supportsTransactionVersion2,
+    completeCopiesWholeTransit: !flags.tcCompleteCopiesPerState,
+    transitKeepsNextProducerId: !flags.tcTransitDropsNextProducerId,
+    fenceKeepsLastProducerEpoch: flags.tcFenceKeepsLastProducerEpoch,
+    maxEpochRecovery: flags.maxEpochRecovery,
+    capEpochAtMax: !flags.epochOverflowThrows,
+  };
+}
+
+/** Java's (short) cast: an int16 epoch + 1 wraps from 32767 to -32768. */
+function toShort(n: number): number {
+  return ((n + 0x8000) & 0xffff) - 0x8000;
+}
+
 /** Epoch rule failure that Kafka reports as an error code rather than an exception. */
 export class ProducerFencedError extends Error {
   override readonly name = "ProducerFencedError";
@@ -67,6 +144,8 @@ export class TransactionMetadata {
   /** When a client or leader request for this id was last handled (held the metadata lock; not persisted). */
   lastRequestAtMs = -1;
   ghostTxn: string | null = null;
+  /** The release's rules (set by whoever builds the metadata for a release; 4.2's by default). */
+  rules: Readonly<TxnMetadataRules> = DEFAULT_TXN_METADATA_RULES;
 
   constructor(
     readonly transactionalId: string,
@@ -81,18 +160,20 @@ export class TransactionMetadata {
     this.txnLastUpdateTimestamp = nowMs;
   }
 
-  /** Build the transit to `target`, checking the state machine; sets pendingState. */
+  /**
+   * Build the transit to `target`, checking as Kafka's prepareTransitionTo does, in its order: a
+   * pending state (IllegalStateException), a negative producer id or (but for Dead) epoch
+   * (IllegalArgumentException, which Kafka lets out to KafkaApis: UNKNOWN_SERVER_ERROR), then the
+   * state machine (IllegalStateException); sets pendingState.
+   */
   prepareTransitionTo(target: TransactionStateName, changes: Partial<TxnTransitMetadata>): TxnTransitMetadata {
     if (this.pendingState !== null) {
       throw new IllegalStateException(`${this.transactionalId}: ${target} while ${this.pendingState} is pending`);
     }
-    if (!VALID_PREVIOUS_STATES[target].has(this.state)) {
-      throw new IllegalStateException(`${this.transactionalId}: invalid transition ${this.state} -> ${target}`);
-    }
     const transit: TxnTransitMetadata = {
       producerId: this.producerId,
       prevProducerId: this.producerId,
-      nextProducerId: this.nextProducerId,
+      nextProducerId: this.rules.transitKeepsNextProducerId ? this.nextProducerId : NO_PRODUCER_ID,
       producerEpoch: this.producerEpoch,
       lastProducerEpoch: this.lastProducerEpoch,
       txnTimeoutMs: this.txnTimeoutMs,
@@ -104,13 +185,20 @@ export class TransactionMetadata {
       ghostTxn: this.ghostTxn,
       ...changes,
     };
-    if (target !== "Dead" && (transit.producerId < 0 || transit.producerEpoch < 0)) {
-      throw new IllegalStateException(
-        `${this.transactionalId}: ${target} with producerId ${transit.producerId} epoch ${transit.producerEpoch}`,
-      );
+    if (transit.producerId < 0)
+      throw new KafkaThrownException("IllegalArgumentException", `Illegal new producer id ${transit.producerId}`);
+    if (target !== "Dead" && transit.producerEpoch < 0)
+      throw new KafkaThrownException("IllegalArgumentException", `Illegal new producer epoch ${transit.producerEpoch}`);
+    if (!this.validPreviousStates(target).has(this.state)) {
+      throw new IllegalStateException(`${this.transactionalId}: invalid transition ${this.state} -> ${target}`);
     }
     this.pendingState = target;
     return transit;
+  }
+
+  private validPreviousStates(target: TransactionStateName): ReadonlySet<TransactionStateName> {
+    if (target === "PrepareAbort" && !this.rules.emptyAbortTransitions) return PREPARE_ABORT_BEFORE_KIP_890;
+    return VALID_PREVIOUS_STATES[target];
   }
 
   /**
@@ -206,20 +294,27 @@ export class TransactionMetadata {
   }
 
   /**
-   * Coordinator-initiated abort (timeout, InitProducerId during Ongoing): mark PrepareEpochFence as
-   * pending and compute the epoch the abort will carry. Returns that epoch.
+   * Coordinator-initiated abort (timeout, InitProducerId during Ongoing): the PrepareEpochFence transit,
+   * at the epoch the abort will carry; the metadata's epoch is not moved here (the coordinator's TV0/1
+   * end does that when it clears the fence). Only from Ongoing with nothing pending. At Short.MAX_VALUE
+   * Kafka throws before KAFKA-20090 and keeps the epoch after it. KAFKA-9666: after a failed fence
+   * write the next fence reuses the bumped epoch (hasFailedEpochFence); `ignoreFailedFence` is the
+   * bug switch that bumps again on every attempt.
    */
-  prepareFenceProducerEpoch(bumpHere: boolean, maxEpochRecovery: boolean, ignoreFailedFence = false): number {
-    if (this.producerEpoch === MAX_PRODUCER_EPOCH && !maxEpochRecovery) {
-      throw new IllegalStateException(`${this.transactionalId}: cannot fence producer at epoch ${MAX_PRODUCER_EPOCH}`);
+  prepareFenceProducerEpoch(options: { ignoreFailedFence?: boolean } = {}): TxnTransitMetadata {
+    const atMax = this.producerEpoch === MAX_PRODUCER_EPOCH;
+    if (atMax && !this.rules.maxEpochRecovery) {
+      throw new KafkaThrownException(
+        "IllegalStateException",
+        `${this.transactionalId}: cannot fence producer with epoch equal to Short.MaxValue since this would overflow`,
+      );
     }
-    // KAFKA-9666: after a failed fence write the next fence reuses the bumped epoch (hasFailedEpochFence);
-    // `ignoreFailedFence` is the bug switch that bumps again on every attempt.
-    const reuse = this.hasFailedEpochFence && !ignoreFailedFence;
-    const bump = bumpHere && !reuse && this.producerEpoch < MAX_PRODUCER_EPOCH;
-    if (bump) this.producerEpoch += 1;
-    this.pendingState = "PrepareEpochFence";
-    return this.producerEpoch;
+    const reuse = this.hasFailedEpochFence && !options.ignoreFailedFence;
+    const epoch = reuse || atMax ? this.producerEpoch : this.producerEpoch + 1;
+    return this.prepareTransitionTo("PrepareEpochFence", {
+      producerEpoch: epoch,
+      lastProducerEpoch: this.rules.fenceKeepsLastProducerEpoch ? this.lastProducerEpoch : NO_PRODUCER_EPOCH,
+    });
   }
 
   /**
@@ -238,9 +333,22 @@ export class TransactionMetadata {
   ): TxnTransitMetadata {
     let epoch = this.producerEpoch;
     let last = this.lastProducerEpoch;
-    if (bumpEpoch && epoch < MAX_PRODUCER_EPOCH) {
-      last = epoch;
-      epoch += 1;
+    if (bumpEpoch) {
+      const atMax = this.producerEpoch === MAX_PRODUCER_EPOCH;
+      if (atMax && this.rules.maxEpochRecovery && target === "PrepareAbort") {
+        // KAFKA-20090: an abort at Short.MAX_VALUE keeps the epoch (and records it as the last one).
+        last = this.producerEpoch;
+      } else if (atMax && this.rules.capEpochAtMax) {
+        // Model variant (epochOverflowThrows off): the epoch stays at the maximum.
+      } else {
+        // Kafka's int16 bump: at Short.MAX_VALUE it overflows and prepareTransitionTo refuses it.
+        last = this.producerEpoch;
+        epoch = toShort(this.producerEpoch + 1);
+      }
+    } else if (clientTv >= 2) {
+      // The mutant no-epoch-bump-at-endtxn (a TV2 end that does not bump): the transit still records the
+      // epoch as the last one, so it completes as Kafka's TV2 check (lastProducerEpoch == epoch) wants.
+      last = this.producerEpoch;
     }
     return this.prepareTransitionTo(target, {
       producerEpoch: epoch,
@@ -263,7 +371,8 @@ export class TransactionMetadata {
   prepareComplete(nowMs: number): TxnTransitMetadata {
     this.hasFailedEpochFence = false;
     const target = this.state === "PrepareCommit" ? "CompleteCommit" : "CompleteAbort";
-    const rotate = this.nextProducerId !== NO_PRODUCER_ID;
+    // Only a TV2 transaction rotates to its pre-allocated id (TV0/1 never bump, so never overflow).
+    const rotate = this.clientTransactionVersion >= 2 && this.nextProducerId !== NO_PRODUCER_ID;
     return this.prepareTransitionTo(target, {
       producerId: rotate ? this.nextProducerId : this.producerId,
       prevProducerId: this.producerId,
@@ -298,6 +407,14 @@ export class TransactionMetadata {
     const problem = this.transitionProblem(transit);
     if (problem)
       throw new IllegalStateException(`${this.transactionalId}: ${this.state} -> ${transit.txnState}: ${problem}`);
+    if (this.rules.completeCopiesWholeTransit) this.copyWholeTransit(transit);
+    else this.copyAsScalaClass(transit);
+    this.ghostTxn = transit.ghostTxn;
+    this.state = transit.txnState;
+    this.pendingState = null;
+  }
+
+  private copyWholeTransit(transit: TxnTransitMetadata): void {
     this.producerId = transit.producerId;
     this.prevProducerId = transit.prevProducerId;
     this.nextProducerId = transit.nextProducerId;
@@ -308,48 +425,101 @@ export class TransactionMetadata {
     this.txnStartTimestamp = transit.txnStartTimestamp;
     this.txnLastUpdateTimestamp = transit.txnLastUpdateTimestamp;
     this.clientTransactionVersion = transit.clientTransactionVersion;
-    this.ghostTxn = transit.ghostTxn;
-    this.state = transit.txnState;
-    this.pendingState = null;
   }
 
+  /** 3.9 and 4.0's completeTransitionTo: each target state takes only its own fields (TxnMetadataRules). */
+  private copyAsScalaClass(t: TxnTransitMetadata): void {
+    const tv2 = t.clientTransactionVersion >= 2;
+    switch (t.txnState) {
+      case "Empty":
+        this.txnTimeoutMs = t.txnTimeoutMs;
+        this.producerEpoch = t.producerEpoch;
+        this.lastProducerEpoch = t.lastProducerEpoch;
+        this.producerId = t.producerId;
+        this.prevProducerId = t.prevProducerId;
+        break;
+      case "Ongoing":
+        this.txnStartTimestamp = t.txnStartTimestamp;
+        for (const p of t.topicPartitions) this.topicPartitions.add(p);
+        break;
+      case "PrepareCommit":
+      case "PrepareAbort":
+        if (tv2) {
+          this.producerEpoch = t.producerEpoch;
+          this.lastProducerEpoch = t.lastProducerEpoch;
+          this.nextProducerId = t.nextProducerId;
+          this.txnStartTimestamp = t.txnStartTimestamp;
+        }
+        break;
+      case "CompleteCommit":
+      case "CompleteAbort":
+        this.txnStartTimestamp = t.txnStartTimestamp;
+        this.topicPartitions = new Set();
+        if (tv2) {
+          this.producerEpoch = t.producerEpoch;
+          this.lastProducerEpoch = t.lastProducerEpoch;
+          this.prevProducerId = t.prevProducerId;
+          this.producerId = t.producerId;
+          this.nextProducerId = t.nextProducerId;
+        }
+        break;
+      default:
+        break;
+    }
+    this.clientTransactionVersion = t.clientTransactionVersion;
+    this.txnLastUpdateTimestamp = t.txnLastUpdateTimestamp;
+  }
+
+  /** Kafka's validProducerEpoch: a TV2 rotation keeps lastProducerEpoch, a TV2 PrepareX bumped from the current epoch. */
+  private validProducerEpoch(t: TxnTransitMetadata): boolean {
+    const tv2 = t.clientTransactionVersion >= 2;
+    if (tv2 && isComplete(t.txnState) && t.producerEpoch === 0)
+      return t.lastProducerEpoch === this.lastProducerEpoch && t.prevProducerId === this.producerId;
+    if (tv2 && isPrepare(t.txnState))
+      return t.lastProducerEpoch === this.producerEpoch && t.producerId === this.producerId;
+    return t.producerEpoch === this.producerEpoch && t.producerId === this.producerId;
+  }
+
+  /** Kafka's completeTransitionTo checks, per target state. */
   private transitionProblem(t: TxnTransitMetadata): string | null {
     switch (t.txnState) {
       case "Empty": {
-        const ok =
-          (t.producerId === this.producerId &&
-            (t.producerEpoch === this.producerEpoch || t.producerEpoch === this.producerEpoch + 1)) ||
-          (t.producerId !== this.producerId && t.producerEpoch === 0);
-        if (!ok) return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
+        const bump =
+          t.producerEpoch === toShort(this.producerEpoch + 1) ||
+          (t.producerEpoch === 0 && t.producerId !== this.producerId);
+        if (t.producerEpoch !== this.producerEpoch && !bump) return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
         if (t.topicPartitions.length > 0 || t.txnStartTimestamp !== -1)
           return "Empty must have no partitions and no start";
         return null;
       }
       case "Ongoing": {
-        if (t.producerId !== this.producerId || t.producerEpoch !== this.producerEpoch) return "pid/epoch changed";
+        if (!this.validProducerEpoch(t)) return "pid/epoch changed";
         for (const p of this.topicPartitions) if (!t.topicPartitions.includes(p)) return `partition ${p} removed`;
         if (t.txnTimeoutMs !== this.txnTimeoutMs) return "timeout changed";
         return null;
       }
       case "PrepareCommit":
       case "PrepareAbort": {
-        if (t.producerId !== this.producerId) return "pid changed";
-        const bumped = t.producerEpoch === this.producerEpoch + 1 && t.lastProducerEpoch === this.producerEpoch;
-        if (!bumped && t.producerEpoch !== this.producerEpoch)
-          return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
-        if (t.topicPartitions.length !== this.topicPartitions.size) return "partition set changed";
+        if (!this.validProducerEpoch(t)) return `pid/epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
+        const same =
+          t.topicPartitions.length === this.topicPartitions.size &&
+          t.topicPartitions.every((p) => this.topicPartitions.has(p));
+        if (!same) return "partition set changed";
+        if (t.txnTimeoutMs !== this.txnTimeoutMs) return "timeout changed";
+        // KIP-890: a TV2 abort of nothing starts when it is asked for; any other end keeps the start.
+        const emptyAbort =
+          this.rules.emptyAbortTransitions &&
+          t.txnState === "PrepareAbort" &&
+          t.clientTransactionVersion >= 2 &&
+          (this.state === "Empty" || isComplete(this.state));
+        if (t.txnStartTimestamp !== this.txnStartTimestamp && !emptyAbort) return "start timestamp changed";
         return null;
       }
       case "CompleteCommit":
       case "CompleteAbort": {
-        const rotated = t.producerId !== this.producerId;
-        if (rotated) {
-          if (t.prevProducerId !== this.producerId || t.producerEpoch !== 0)
-            return "rotation must start at epoch 0 from the current pid";
-          if (t.lastProducerEpoch !== this.lastProducerEpoch) return "rotation must keep lastProducerEpoch";
-        } else if (t.producerEpoch !== this.producerEpoch) {
-          return `epoch ${this.producerEpoch} -> ${t.producerEpoch}`;
-        }
+        if (!this.validProducerEpoch(t))
+          return `pid/epoch ${this.producerId}/${this.producerEpoch} -> ${t.producerId}/${t.producerEpoch}`;
+        if (t.txnTimeoutMs !== this.txnTimeoutMs) return "timeout changed";
         if (t.txnStartTimestamp === -1) return "complete without start timestamp";
         return null;
       }

@@ -29,6 +29,9 @@ export const VALID_PREVIOUS_STATES: Readonly<Record<TransactionStateName, Readon
   PrepareEpochFence: S("Ongoing"),
 };
 
+/** 3.9's PrepareAbort, before KIP-890 part 2's empty aborts: only from Ongoing or a fence. */
+export const PREPARE_ABORT_BEFORE_KIP_890: ReadonlySet<TransactionStateName> = S("Ongoing", "PrepareEpochFence");
+
 export function isPrepare(state: TransactionStateName): state is "PrepareCommit" | "PrepareAbort" {
   return state === "PrepareCommit" || state === "PrepareAbort";
 }

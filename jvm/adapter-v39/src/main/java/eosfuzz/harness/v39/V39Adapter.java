@@ -19,6 +19,7 @@ public final class V39Adapter implements Adapter {
         Map<String, Service> services = new LinkedHashMap<>();
         services.put("leader", new LeaderService(V39LeaderLog::create));
         services.put("txnMetadata", new TxnMetadataService(V39TxnMetadata::create));
+        services.put("txnCoordinator", new eosfuzz.harness.coordinator.TxnCoordinatorService(V39TxnCoordinator::create));
         services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V39TransactionalClient::create));
         return services;
     }

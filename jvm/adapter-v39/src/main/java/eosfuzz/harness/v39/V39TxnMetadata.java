@@ -30,9 +30,14 @@ final class V39TxnMetadata implements TxnMetadataMachine {
     }
 
     static TxnMetadataMachine create(TxnInit i) {
-        return new V39TxnMetadata(new TransactionMetadata(i.transactionalId(), i.producerId(), i.prevProducerId(),
+        return new V39TxnMetadata(build(i));
+    }
+
+    /** The TransactionMetadata `i` describes (the txnCoordinator service starts from one too). */
+    static TransactionMetadata build(TxnInit i) {
+        return new TransactionMetadata(i.transactionalId(), i.producerId(), i.prevProducerId(),
                 i.producerEpoch(), i.lastProducerEpoch(), i.txnTimeoutMs(), state(i.state()),
-                CollectionConverters.asScala(TxnNames.partitions(i.topicPartitions())), i.txnStartTimestamp(), i.txnLastUpdateTimestamp()));
+                CollectionConverters.asScala(TxnNames.partitions(i.topicPartitions())), i.txnStartTimestamp(), i.txnLastUpdateTimestamp());
     }
 
     private static TransactionState state(String enumName) {

@@ -19,6 +19,7 @@ public final class V40Adapter implements Adapter {
         Map<String, Service> services = new LinkedHashMap<>();
         services.put("leader", new LeaderService(V40LeaderLog::create));
         services.put("txnMetadata", new TxnMetadataService(V40TxnMetadata::create));
+        services.put("txnCoordinator", new eosfuzz.harness.coordinator.TxnCoordinatorService(V40TxnCoordinator::create));
         services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V40TransactionalClient::create));
         return services;
     }

@@ -30,10 +30,15 @@ final class V40TxnMetadata implements TxnMetadataMachine {
     }
 
     static TxnMetadataMachine create(TxnInit i) {
-        return new V40TxnMetadata(new TransactionMetadata(i.transactionalId(), i.producerId(), i.prevProducerId(), i.nextProducerId(),
+        return new V40TxnMetadata(build(i));
+    }
+
+    /** The TransactionMetadata `i` describes (the txnCoordinator service starts from one too). */
+    static TransactionMetadata build(TxnInit i) {
+        return new TransactionMetadata(i.transactionalId(), i.producerId(), i.prevProducerId(), i.nextProducerId(),
                 i.producerEpoch(), i.lastProducerEpoch(), i.txnTimeoutMs(), state(i.state()),
                 CollectionConverters.asScala(TxnNames.partitions(i.topicPartitions())), i.txnStartTimestamp(), i.txnLastUpdateTimestamp(),
-                TransactionVersion.fromFeatureLevel(i.clientTransactionVersion())));
+                TransactionVersion.fromFeatureLevel(i.clientTransactionVersion()));
     }
 
     private static TransactionState state(String enumName) {

@@ -19,6 +19,7 @@ public final class V41Adapter implements Adapter {
         Map<String, Service> services = new LinkedHashMap<>();
         services.put("leader", new LeaderService(V41LeaderLog::create));
         services.put("txnMetadata", new TxnMetadataService(V41TxnMetadata::create));
+        services.put("txnCoordinator", new eosfuzz.harness.coordinator.TxnCoordinatorService(V41TxnCoordinator::create));
         services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V41TransactionalClient::create));
         return services;
     }

@@ -29,10 +29,15 @@ final class V41TxnMetadata implements TxnMetadataMachine {
     }
 
     static TxnMetadataMachine create(TxnInit i) {
-        return new V41TxnMetadata(new TransactionMetadata(i.transactionalId(), i.producerId(), i.prevProducerId(), i.nextProducerId(),
+        return new V41TxnMetadata(build(i));
+    }
+
+    /** The TransactionMetadata `i` describes (the txnCoordinator service starts from one too). */
+    static TransactionMetadata build(TxnInit i) {
+        return new TransactionMetadata(i.transactionalId(), i.producerId(), i.prevProducerId(), i.nextProducerId(),
                 i.producerEpoch(), i.lastProducerEpoch(), i.txnTimeoutMs(), TransactionState.valueOf(i.state()),
                 CollectionConverters.asScala(TxnNames.partitions(i.topicPartitions())), i.txnStartTimestamp(), i.txnLastUpdateTimestamp(),
-                TransactionVersion.fromFeatureLevel(i.clientTransactionVersion())));
+                TransactionVersion.fromFeatureLevel(i.clientTransactionVersion()));
     }
 
     private TxnView keep(TxnTransitMetadata t) {

@@ -104,7 +104,15 @@ final class V44TxnCoordinator implements TxnCoordinatorDriver {
         return new V44TxnCoordinator(coordinator, stateManager, markers, time);
     }
 
-    static KafkaConfig kafkaConfig() {
+    /** Built once: KafkaConfig.fromProps parses the whole config definition, the costliest step of a fresh coordinator. */
+    private static KafkaConfig kafkaConfig;
+
+    static synchronized KafkaConfig kafkaConfig() {
+        if (kafkaConfig == null) kafkaConfig = buildKafkaConfig();
+        return kafkaConfig;
+    }
+
+    private static KafkaConfig buildKafkaConfig() {
         Properties p = new Properties();
         p.put("process.roles", "broker");
         p.put("node.id", String.valueOf(BROKER_ID));
