@@ -748,6 +748,14 @@ export class KafkaBroker {
     if (!flags.transactionPartitionVerification || flags.txnOffsetCommitUnverified)
       return this.writeTxnOffsets(process, request, body, key, 0, false);
     const log = this.logs.get(key) as PartitionLog;
+    // UnifiedLog.maybeStartTransactionVerification refuses a stale epoch first (KAFKA-18042), on the
+    // group coordinator's path too (CoordinatorPartitionWriter -> ReplicaManager); the error goes back
+    // as it is (CoordinatorOperationExceptionHelper maps only coordinator-side errors).
+    const stale = log.staleEpochBeforeVerification(body.producerId, body.producerEpoch);
+    if (stale !== null) {
+      this.emitTxnOffsetCommit(key, body, Errors.INVALID_PRODUCER_EPOCH);
+      return request.respond({ api: "TxnOffsetCommit", errorCode: Errors.INVALID_PRODUCER_EPOCH });
+    }
     const supportsEpochBump = body.version >= 5;
     const guard = log.maybeStartTransactionVerification(body.producerId, -1, body.producerEpoch, supportsEpochBump);
     if (guard === 0) return this.writeTxnOffsets(process, request, body, key, 0, false);
