@@ -28,6 +28,8 @@ export interface Range {
 export interface ProducerSpec {
   count: number;
   transactionVersion: TransactionVersion;
+  /** The producers' client release: its flags (with the global overrides) are the producer's behaviour. */
+  release: ReleaseName;
   transactions: number;
   recordsPerTxn: Range;
   partitionsPerTxn: Range;

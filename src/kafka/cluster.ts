@@ -13,6 +13,7 @@ import {
   ReadCommittedConsumer,
   readPartition,
 } from "./client/read-committed-consumer.js";
+import { producerBehaviour } from "./client/producer-behaviour.js";
 import { TransactionalProducer, type WorkloadConfig, workloadStreamName } from "./client/transactional-producer.js";
 import type { ClusterContext } from "./cluster-context.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
@@ -361,15 +362,8 @@ export class Cluster {
         () => producer?.state === "closed",
         (server) => producer?.onConnection(server),
       ),
-      {
-        invalidProducerEpochOnProduceAbortable: this.spec.globalOverrides.produceInvalidEpochAbortable ?? true,
-        adoptEndTxnEpoch: this.spec.globalOverrides.adoptEndTxnEpoch ?? true,
-        abortWithoutFlush: this.spec.globalOverrides.appAbortsWithoutFlush ?? false,
-        commitIgnoresSyncSendErrors: this.spec.globalOverrides.commitIgnoresSyncSendErrors ?? false,
-        tv2EndTxnForEmptyTxn: this.spec.globalOverrides.tv2EndTxnForEmptyTxn ?? false,
-        drainDropsTxnFlagInAbortableError: this.spec.globalOverrides.drainDropsTxnFlagInAbortableError ?? false,
-        ...(this.spec.globalOverrides.produceOutOfOrderSequenceFatal ? { outOfOrderSequenceFatal: true } : {}),
-      },
+      // The client's own release, with the global overrides (a mutant's): never a broker's profile.
+      producerBehaviour(releaseProfile(p.release, this.spec.globalOverrides).flags),
     );
     return producer;
   }

@@ -328,6 +328,25 @@ export interface ReleaseFlags {
    * read_committed consumers see and the abort leaves in place). Off: they fail unsent.
    */
   drainDropsTxnFlagInAbortableError: boolean;
+  /**
+   * KAFKA-18019 (PR #17822, 4.0.0): INVALID_PRODUCER_ID_MAPPING is fatal to the transactional
+   * producer on AddPartitionsToTxn, AddOffsetsToTxn, EndTxn and a produce
+   * (TransactionManager.maybeTransitionToErrorState). Off (3.x): abortable, with a client-side
+   * epoch bump where the client must trigger it (abortableErrorIfPossible).
+   */
+  invalidProducerIdMappingFatal: boolean;
+  /**
+   * KAFKA-19250 (PR #19656, 4.1.0): TRANSACTION_ABORTABLE answering EndTxn(ABORT) is fatal
+   * (EndTxnHandler: KafkaException "Failed to abort transaction"), since aborting again could not
+   * end it. Off: it fails abortTransaction and the state stays ABORTING_TRANSACTION.
+   */
+  endTxnAbortAbortableErrorFatal: boolean;
+  /**
+   * KAFKA-20444 (KIP-1319, PR #22239, 4.4.0): GROUP_ID_NOT_FOUND and STALE_MEMBER_EPOCH answering
+   * TxnOffsetCommit (v6+) are abortable, a CommitFailedException as ILLEGAL_GENERATION. Off: fatal
+   * (TxnOffsetCommitHandler's unexpected error).
+   */
+  txnOffsetCommitMemberEpochErrorsAbortable: boolean;
 }
 
 export type FlagName = keyof ReleaseFlags;
@@ -401,6 +420,9 @@ const kafka3x: ReleaseFlags = {
   commitIgnoresSyncSendErrors: false,
   tv2EndTxnForEmptyTxn: false,
   drainDropsTxnFlagInAbortableError: false,
+  invalidProducerIdMappingFatal: false,
+  endTxnAbortAbortableErrorFatal: false,
+  txnOffsetCommitMemberEpochErrorsAbortable: false,
 };
 
 /**
@@ -409,6 +431,7 @@ const kafka3x: ReleaseFlags = {
  * KAFKA-19367 (single bump on coordinator-initiated TV2 aborts, PR #19910 and follow-up #19976,
  * cherry-picked to 4.0 in June 2025). 4.0.0 is this with singleEpochBumpOnCoordinatorAbort off. The
  * TV2 transaction-log record drops PreviousProducerId/NextProducerId (KAFKA-20310, fixed in 4.3.0).
+ * Its client makes INVALID_PRODUCER_ID_MAPPING fatal (KAFKA-18019, PR #17822).
  */
 const kafka40: ReleaseFlags = {
   ...kafka3x,
@@ -421,14 +444,16 @@ const kafka40: ReleaseFlags = {
   ongoingTransactionMatchesEpoch: true,
   staleEpochRefusedBeforeGuard: true,
   tcAddPartitionsPendingFirst: true,
+  invalidProducerIdMappingFatal: true,
 };
 
 /**
  * 4.1.0: as 4.0 plus KAFKA-18042 (a stale produce epoch is rejected before verification, PR #19844)
  * and KAFKA-18202 (a TV2 producer with no state must start at sequence 0, PR #19902), but without
  * KAFKA-19690, which reached the 4.0 line in 4.0.2 (4b0ba42483) and the 4.1 line only in 4.1.1
- * (a10c1f3ea1); and TxnTransitMetadata in Java: completeTransitionTo copies the whole transit,
- * transits keep nextProducerId. Checked against 4.1.0's and 4.0.2's classes.
+ * (a10c1f3ea1); TxnTransitMetadata in Java: completeTransitionTo copies the whole transit,
+ * transits keep nextProducerId; and in the client KAFKA-19250 (an abort answered
+ * TRANSACTION_ABORTABLE is fatal, PR #19656). Checked against 4.1.0's and 4.0.2's classes.
  */
 const kafka410: ReleaseFlags = {
   ...kafka40,
@@ -437,6 +462,7 @@ const kafka410: ReleaseFlags = {
   staleEpochRefusedBeforeGuard: false,
   tcCompleteCopiesPerState: false,
   tcTransitDropsNextProducerId: false,
+  endTxnAbortAbortableErrorFatal: true,
 };
 
 /**
@@ -482,10 +508,15 @@ const kafka43: ReleaseFlags = {
 };
 
 /**
- * 4.4 (checked against 4.4.0's classes): as 4.3 where the transaction protocol is concerned, but
- * without KAFKA-20785 (4.4.0's coordinator answers the CompleteAbort COMMIT retry INVALID_TXN_STATE).
+ * 4.4 (checked against 4.4.0's classes): as 4.3, but without KAFKA-20785 (4.4.0's coordinator answers
+ * the CompleteAbort COMMIT retry INVALID_TXN_STATE), and with the client's KIP-1319 (KAFKA-20444:
+ * TxnOffsetCommit's GROUP_ID_NOT_FOUND and STALE_MEMBER_EPOCH are abortable).
  */
-const kafka44: ReleaseFlags = { ...kafka43, commitRetryInCompleteAbortFenced: false };
+const kafka44: ReleaseFlags = {
+  ...kafka43,
+  commitRetryInCompleteAbortFenced: false,
+  txnOffsetCommitMemberEpochErrorsAbortable: true,
+};
 
 export const RELEASES = {
   "3.x": kafka3x,
@@ -500,6 +531,14 @@ export const RELEASES = {
 
 export type ReleaseName = keyof typeof RELEASES;
 export const RELEASE_NAMES = Object.keys(RELEASES) as ReleaseName[];
+
+/**
+ * The client release of producers whose scenario names none: the newest release for a client that
+ * knows TV2 (a 4.0+ KafkaProducer, `transactionVersion` 2), else 3.x (clients before 4.0 never use TV2).
+ */
+export function defaultClientRelease(transactionVersion: number): ReleaseName {
+  return transactionVersion >= 2 ? (RELEASE_NAMES[RELEASE_NAMES.length - 1] as ReleaseName) : "3.x";
+}
 
 export function isReleaseName(name: string): name is ReleaseName {
   return Object.hasOwn(RELEASES, name);

@@ -136,17 +136,7 @@ function failedCallViolation(e: ProducerFatal, own: ProducerEpochAssigned | null
   const steps = historySteps(e, own, decisions);
   const call = e.failedCall as string;
   const error = errorName(e.errorCode);
-  const last = decisions[decisions.length - 1];
-  const why: string[] = [];
-  if (
-    e.errorCode === Errors.INVALID_PRODUCER_ID_MAPPING &&
-    last &&
-    last.producerId === e.producerId &&
-    last.producerEpoch === MAX_PRODUCER_EPOCH
-  )
-    why.push(
-      `${last.coordinator}'s last decision for ${e.transactionalId} was at epoch ${MAX_PRODUCER_EPOCH}, the last one of producerId ${e.producerId}: completing it moves ${e.transactionalId} to a new producer id at epoch 0 (KIP-890), which the EndTxn response must name; the producer still works with producerId ${e.producerId}, epoch ${e.producerEpoch}, which the coordinator no longer maps to ${e.transactionalId}`,
-    );
+  const why = exhaustedProducerIdText(e, decisions);
   steps.push(
     step(
       e.atMs,
@@ -163,6 +153,26 @@ function failedCallViolation(e: ProducerFatal, own: ProducerEpochAssigned | null
     atMs: e.atMs,
     ...(e.ghostTxn !== null ? { transaction: e.ghostTxn } : {}),
   };
+}
+
+/**
+ * INVALID_PRODUCER_ID_MAPPING after the coordinator's last decision at the exhausted epoch of the
+ * producer's id: why the coordinator no longer maps that id (KIP-890's rotation). Empty otherwise.
+ * A 3.x client meets it as an abortable error (its abortTransaction fails), a 4.0+ one as a fatal
+ * error (KAFKA-18019).
+ */
+function exhaustedProducerIdText(e: ProducerFatal, decisions: TxnDecision[]): string[] {
+  const last = decisions[decisions.length - 1];
+  if (
+    e.errorCode !== Errors.INVALID_PRODUCER_ID_MAPPING ||
+    !last ||
+    last.producerId !== e.producerId ||
+    last.producerEpoch !== MAX_PRODUCER_EPOCH
+  )
+    return [];
+  return [
+    `${last.coordinator}'s last decision for ${e.transactionalId} was at epoch ${MAX_PRODUCER_EPOCH}, the last one of producerId ${e.producerId}: completing it moves ${e.transactionalId} to a new producer id at epoch 0 (KIP-890), which the EndTxn response must name; the producer still works with producerId ${e.producerId}, epoch ${e.producerEpoch}, which the coordinator no longer maps to ${e.transactionalId}`,
+  ];
 }
 
 /** The latest decision, when its CompleteCommit/CompleteAbort was not written by `atMs`. */
@@ -194,6 +204,7 @@ function fatalErrorViolation(
             `${pending.coordinator} had not yet written ${complete} for ${pending.ghostTxn} (its ${pending.result === "COMMIT" ? "PrepareCommit" : "PrepareAbort"} at epoch ${pending.producerEpoch} was still pending): a request arriving then should wait (CONCURRENT_TRANSACTIONS, which the client retries)`,
           ]
         : []),
+      ...exhaustedProducerIdText(e, decisions),
       ...(empty
         ? [
             `${e.ghostTxn} added no partition: the EndTxn ended a transaction without records, which the coordinator (in Empty, CompleteCommit or CompleteAbort) refuses to commit; a client ends such a transaction without EndTxn (KAFKA-18401)`,

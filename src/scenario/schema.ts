@@ -117,6 +117,12 @@ const tv = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 const workload = z.strictObject({
   producers: z.int().min(1).max(LIMITS.producers).default(2),
   transactionVersion: tv.default(2),
+  /**
+   * The release of the producers' client (KafkaProducer), which may differ from the brokers': its
+   * flags decide how the producer classifies errors. Absent: the newest release for a TV2 client
+   * (transactionVersion 2), 3.x for an older one (0 or 1), which never uses TV2.
+   */
+  release: release.optional(),
   transactions: z.int().min(1).max(LIMITS.transactionsPerProducer).default(8),
   recordsPerTxn: range(LIMITS.recordsPerTxn).default([2, 4]),
   partitionsPerTxn: range(LIMITS.partitionsPerTopic * LIMITS.topics).default([1, 2]),

@@ -63,6 +63,18 @@ export function semanticProblems(s: Scenario, given: Record<string, unknown> = {
       message: `expected at most ${totalPartitions} partitions (the cluster's total), found ${s.workload.partitionsPerTxn[0]}`,
     });
   }
+  // A client release knows TV2 from 4.0 on; the model's producer knows it exactly when transactionVersion is 2.
+  const clientRelease = s.workload.release;
+  if (
+    clientRelease !== undefined &&
+    RELEASES[clientRelease].supportsTransactionVersion2 !== (s.workload.transactionVersion === 2)
+  )
+    problems.push({
+      path: ["workload", "release"],
+      message: RELEASES[clientRelease].supportsTransactionVersion2
+        ? `expected workload.transactionVersion 2 for a ${clientRelease} client: a 4.0+ KafkaProducer knows TV2 (cluster.transactionVersion decides whether it uses it)`
+        : `expected a 4.0+ release for a TV2 client (workload.transactionVersion 2), found ${clientRelease}`,
+    });
   // 4.0+ producers (TV2) on a cluster that finalizes TV2 only later run TV1 until then.
   const finalizedLater = s.faults.featureUpdates.some((u) => u.transactionVersion >= 2);
   if (s.workload.transactionVersion === 2 && s.cluster.transactionVersion < 2 && !finalizedLater) {

@@ -1,6 +1,6 @@
 import type { LinkFaults, NetworkModel } from "../sim/network.js";
 import type { ClusterSpec, ConsumerOffsetsSpec, ProcessorRestartSpec, Range } from "../kafka/cluster-spec.js";
-import type { ReleaseFlags } from "../kafka/release.js";
+import { defaultClientRelease, type ReleaseFlags } from "../kafka/release.js";
 import type { Scenario } from "./schema.js";
 
 /** Probabilities are written as decimals in scenarios and used as parts per million in the model. */
@@ -119,6 +119,7 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       // A scripted scenario brings its own producers (script.producers); the fuzzed workload is off.
       count: s.script ? 0 : w.producers,
       transactionVersion: w.transactionVersion,
+      release: w.release ?? defaultClientRelease(w.transactionVersion),
       transactions: w.transactions,
       recordsPerTxn: range(w.recordsPerTxn),
       partitionsPerTxn: range(w.partitionsPerTxn),

@@ -11,14 +11,16 @@ import { modelClientAnswer } from "../../src/conform/client/model-client.js";
 import { modelFlags } from "../../src/conform/leader/leader-differential.js";
 import { KafkaHarness } from "../../src/harness/harness-process.js";
 import { type HarnessRelease, harnessClasspath, harnessRelease } from "../../src/harness/kafka-releases.js";
+import type { ReleaseFlags } from "../../src/kafka/release.js";
 
 /**
- * The client surface at two releases around KAFKA-REAL's client change: 4.0.2, and 4.2.1 where the
- * producer's handling of two answers had changed (it changed in 4.1.0: EndTxnHandler makes an
- * abortable error of an abort fatal, maybeTransitionToErrorState wraps INVALID_TXN_STATE in a
- * TransactionAbortableException). Only the cells the claims need, so that it takes seconds.
+ * The client surface at the releases where the producer's error handling changed: 3.9.1, 4.0.2
+ * (KAFKA-18019: INVALID_PRODUCER_ID_MAPPING fatal), 4.1.0 (KAFKA-19250: an abort answered
+ * TRANSACTION_ABORTABLE fatal) and 4.4.0 (KIP-1319: TxnOffsetCommit's GROUP_ID_NOT_FOUND and
+ * STALE_MEMBER_EPOCH abortable). The cells are the errors whose handling differs somewhere, so that
+ * it takes seconds; `eosfuzz conform --surface client` runs the whole table at every release.
  */
-const RELEASES = ["4.0.2", "4.2.1"] as const;
+const RELEASES = ["3.9.1", "4.0.2", "4.1.0", "4.4.0"] as const;
 
 function available(): boolean {
   try {
@@ -41,20 +43,60 @@ const PRODUCE_ERRORS = [
   "PRODUCER_FENCED",
   "OUT_OF_ORDER_SEQUENCE_NUMBER",
   "UNKNOWN_PRODUCER_ID",
+  "CLUSTER_AUTHORIZATION_FAILED",
+  "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
+  "UNSUPPORTED_VERSION",
+  "DUPLICATE_SEQUENCE_NUMBER",
+  "INVALID_PRODUCER_ID_MAPPING",
 ];
 const COORDINATOR_ERRORS = [
   "NONE",
   "NOT_COORDINATOR",
   "CONCURRENT_TRANSACTIONS",
+  "NETWORK_EXCEPTION",
+  "DISCONNECTED",
   "INVALID_TXN_STATE",
   "PRODUCER_FENCED",
   "TRANSACTION_ABORTABLE",
   "INVALID_PRODUCER_ID_MAPPING",
+  "UNKNOWN_PRODUCER_ID",
+  "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
+  "CLUSTER_AUTHORIZATION_FAILED",
+  "GROUP_AUTHORIZATION_FAILED",
+  "UNKNOWN_SERVER_ERROR",
+];
+const GROUP_ERRORS = [
+  "NONE",
+  "NOT_COORDINATOR",
+  "REQUEST_TIMED_OUT",
+  "COORDINATOR_LOAD_IN_PROGRESS",
+  "NOT_ENOUGH_REPLICAS",
+  "CONCURRENT_TRANSACTIONS",
+  "NETWORK_EXCEPTION",
+  "DISCONNECTED",
+  "UNKNOWN_MEMBER_ID",
+  "ILLEGAL_GENERATION",
+  "GROUP_AUTHORIZATION_FAILED",
+  "GROUP_ID_NOT_FOUND",
+  "STALE_MEMBER_EPOCH",
+  "PRODUCER_FENCED",
+  "UNKNOWN_SERVER_ERROR",
 ];
 const CELLS: ClientCase[] = [
   ...clientCases(["Produce"], PRODUCE_ERRORS),
-  ...clientCases(["AddPartitionsToTxn", "EndTxn(COMMIT)", "EndTxn(ABORT)"], COORDINATOR_ERRORS),
-  ...clientCases(["TxnOffsetCommit"], ["UNKNOWN_MEMBER_ID", "COORDINATOR_LOAD_IN_PROGRESS"]),
+  ...clientCases(
+    [
+      "FindCoordinator",
+      "InitProducerId",
+      "InitProducerId(bump)",
+      "AddPartitionsToTxn",
+      "AddOffsetsToTxn",
+      "EndTxn(COMMIT)",
+      "EndTxn(ABORT)",
+    ],
+    COORDINATOR_ERRORS,
+  ),
+  ...clientCases(["TxnOffsetCommit"], GROUP_ERRORS),
 ];
 
 describe.skipIf(!harnessReady)("eosfuzz conform, client surface (Kafka's producer classes against the model)", () => {
@@ -87,7 +129,33 @@ describe.skipIf(!harnessReady)("eosfuzz conform, client surface (Kafka's produce
     return found;
   }
 
-  it("Kafka 4.0.2: an abortable error answered to an abort fails the abort and leaves the state alone; 4.2.1 makes it fatal", () => {
+  /** The compared fields where the model with `overrides` answers a cell otherwise than Kafka did. */
+  function withModel(release: string, overrides: Partial<ReleaseFlags>, c: ClientCell): string[] {
+    const flags = modelFlags(harnessRelease(release) as HarnessRelease, overrides);
+    return answerDifferences(modelClientAnswer(flags, c.case), c.kafka).map((d) => d.path);
+  }
+
+  it("the model's producer answers every cell as Kafka's, at every release", () => {
+    for (const release of RELEASES) {
+      const table = tables.get(release) as ClientTable;
+      expect(table.cells).toHaveLength(CELLS.length);
+      expect(clientDifferenceLines([table]), `Kafka ${release}`).toEqual([]);
+      expect(table.differing).toBe(0);
+    }
+  });
+
+  it("Kafka: INVALID_PRODUCER_ID_MAPPING is abortable (with a TV1 epoch bump) in 3.9.1, fatal from 4.0.2 (KAFKA-18019)", () => {
+    for (const api of ["AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn(COMMIT)", "Produce"] as const) {
+      expect(cell("3.9.1", api, "INVALID_PRODUCER_ID_MAPPING", 1).kafka, `${api} 3.9.1`).toMatchObject({
+        class: "abortable",
+        epochBumpRequired: true,
+      });
+      for (const release of ["4.0.2", "4.1.0", "4.4.0"])
+        expect(cell(release, api, "INVALID_PRODUCER_ID_MAPPING", 1).kafka.class, `${api} ${release}`).toBe("fatal");
+    }
+  });
+
+  it("Kafka: an abort answered TRANSACTION_ABORTABLE fails the abort in 4.0.2, is fatal from 4.1.0 (KAFKA-19250)", () => {
     for (const tv of [1, 2] as const) {
       const before = cell("4.0.2", "EndTxn(ABORT)", "TRANSACTION_ABORTABLE", tv).kafka;
       expect([before.class, before.state, before.detail?.result]).toEqual([
@@ -95,7 +163,7 @@ describe.skipIf(!harnessReady)("eosfuzz conform, client surface (Kafka's produce
         "ABORTING_TRANSACTION",
         "TransactionAbortableException",
       ]);
-      const after = cell("4.2.1", "EndTxn(ABORT)", "TRANSACTION_ABORTABLE", tv).kafka;
+      const after = cell("4.1.0", "EndTxn(ABORT)", "TRANSACTION_ABORTABLE", tv).kafka;
       expect([after.class, after.state, after.lastError]).toEqual([
         "fatal",
         "FATAL_ERROR",
@@ -104,98 +172,68 @@ describe.skipIf(!harnessReady)("eosfuzz conform, client surface (Kafka's produce
     }
   });
 
-  it("Kafka: INVALID_TXN_STATE on a produce is abortable at both releases; from 4.1 the error kept is a TransactionAbortableException", () => {
-    for (const tv of [1, 2] as const) {
-      const before = cell("4.0.2", "Produce", "INVALID_TXN_STATE", tv).kafka;
-      expect([before.class, before.lastError]).toEqual(["abortable", "InvalidTxnStateException"]);
-      const after = cell("4.2.1", "Produce", "INVALID_TXN_STATE", tv).kafka;
-      expect([after.class, after.lastError]).toEqual([
-        "abortable",
-        "TransactionAbortableException (cause InvalidTxnStateException)",
-      ]);
+  it("Kafka: TxnOffsetCommit retries retriable errors, GROUP_AUTHORIZATION_FAILED is abortable, GROUP_ID_NOT_FOUND abortable only from 4.4.0 (KIP-1319)", () => {
+    for (const release of RELEASES) {
+      expect(cell(release, "TxnOffsetCommit", "NOT_ENOUGH_REPLICAS", 2).kafka).toMatchObject({
+        class: "retry",
+        coordinatorLookup: null,
+      });
+      expect(cell(release, "TxnOffsetCommit", "GROUP_AUTHORIZATION_FAILED", 2).kafka.class).toBe("abortable");
     }
+    expect(cell("4.1.0", "TxnOffsetCommit", "GROUP_ID_NOT_FOUND", 2).kafka.class).toBe("fatal");
+    expect(cell("4.4.0", "TxnOffsetCommit", "GROUP_ID_NOT_FOUND", 2).kafka.class).toBe("abortable");
   });
 
-  it("Kafka: a TV1 abortable produce error asks for a client epoch bump; TV2 leaves the bump to EndTxn", () => {
+  it("Kafka: a dropped connection looks the coordinator up again, NETWORK_EXCEPTION answered does not; a coordinator's abortable error asks no TV1 epoch bump", () => {
     for (const release of RELEASES) {
+      expect(cell(release, "EndTxn(COMMIT)", "DISCONNECTED", 1).kafka).toMatchObject({
+        class: "retry",
+        coordinatorLookup: "TRANSACTION",
+      });
+      expect(cell(release, "EndTxn(COMMIT)", "NETWORK_EXCEPTION", 1).kafka).toMatchObject({
+        class: "retry",
+        coordinatorLookup: null,
+      });
+      expect(cell(release, "AddPartitionsToTxn", "TRANSACTION_ABORTABLE", 1).kafka).toMatchObject({
+        class: "abortable",
+        epochBumpRequired: false,
+      });
+      expect(cell(release, "AddPartitionsToTxn", "UNKNOWN_PRODUCER_ID", 1).kafka).toMatchObject({
+        class: "abortable",
+        epochBumpRequired: true,
+      });
       expect(cell(release, "Produce", "INVALID_PRODUCER_EPOCH", 1).kafka).toMatchObject({
         class: "abortable",
         epochBumpRequired: true,
       });
-      expect(cell(release, "Produce", "INVALID_PRODUCER_EPOCH", 2).kafka).toMatchObject({
-        class: "abortable",
-        epochBumpRequired: false,
-      });
-      expect(cell(release, "Produce", "PRODUCER_FENCED", 2).kafka.class).toBe("fatal");
-      expect(cell(release, "Produce", "NOT_ENOUGH_REPLICAS", 2).kafka).toMatchObject({
-        class: "retry",
-        requeued: true,
-      });
     }
   });
 
-  it("Kafka: coordinator errors: NOT_COORDINATOR looks the coordinator up again, CONCURRENT_TRANSACTIONS just retries, a TV2 client sends no AddPartitionsToTxn", () => {
-    for (const release of RELEASES) {
-      expect(cell(release, "EndTxn(COMMIT)", "NOT_COORDINATOR", 2).kafka).toMatchObject({
-        class: "retry",
-        coordinatorLookup: "TRANSACTION",
-      });
-      expect(cell(release, "AddPartitionsToTxn", "CONCURRENT_TRANSACTIONS", 1).kafka).toMatchObject({
-        class: "retry",
-        coordinatorLookup: null,
-      });
-      expect(cell(release, "AddPartitionsToTxn", "NONE", 2).kafka.sent).toBe(false);
-      expect(cell(release, "EndTxn(COMMIT)", "INVALID_TXN_STATE", 2).kafka.class).toBe("fatal");
-      expect(cell(release, "TxnOffsetCommit", "COORDINATOR_LOAD_IN_PROGRESS", 2).kafka.class).toBe("retry");
-    }
-  });
-
-  it("the model agrees with Kafka where both release the same answer, and the table names its known differences", () => {
-    for (const release of RELEASES) {
-      for (const [api, error] of [
-        ["Produce", "INVALID_PRODUCER_EPOCH"],
-        ["Produce", "NOT_ENOUGH_REPLICAS"],
-        ["Produce", "PRODUCER_FENCED"],
-        ["EndTxn(COMMIT)", "NOT_COORDINATOR"],
-        ["EndTxn(COMMIT)", "INVALID_TXN_STATE"],
-        ["AddPartitionsToTxn", "CONCURRENT_TRANSACTIONS"],
-      ] as const)
-        for (const tv of [1, 2] as const)
-          expect(cell(release, api, error, tv).differences, `${api} ${error} TV${tv}`).toEqual([]);
-    }
-    // The model follows 4.0's abort: the 4.1 change is a difference at 4.2.1 only.
-    expect(cell("4.0.2", "EndTxn(ABORT)", "TRANSACTION_ABORTABLE", 2).differences).toEqual([]);
-    expect(cell("4.2.1", "EndTxn(ABORT)", "TRANSACTION_ABORTABLE", 2).differences.map((d) => d.path)).toEqual([
-      "state",
-      "class",
-    ]);
-    // Kafka's coordinator handlers do not ask for a client epoch bump on TRANSACTION_ABORTABLE; the model does (TV1).
-    expect(cell("4.2.1", "AddPartitionsToTxn", "TRANSACTION_ABORTABLE", 1).differences).toEqual([
-      { path: "epochBumpRequired", model: true, kafka: false },
-    ]);
-    const lines = clientDifferenceLines([...tables.values()]);
-    expect(lines).toContain(
-      "EndTxn(ABORT) TRANSACTION_ABORTABLE, TV1 TV2 at 4.2.1: Kafka fatal FATAL_ERROR [KafkaException (cause TransactionAbortableException)]; model failed ABORTING_TRANSACTION (state: Kafka FATAL_ERROR, model ABORTING_TRANSACTION; class: Kafka fatal, model failed)",
-    );
-  });
-
-  it("a planted model mistake is caught: with KIP-588 off (produce-epoch-error-fatal) INVALID_PRODUCER_EPOCH on a produce differs, at both releases", () => {
-    for (const name of RELEASES) {
-      const release = harnessRelease(name) as HarnessRelease;
-      const broken = modelFlags(release, { produceInvalidEpochAbortable: false });
+  it("a planted model mistake is caught: KIP-588 off (produce-epoch-error-fatal) makes INVALID_PRODUCER_EPOCH on a produce fatal", () => {
+    for (const release of RELEASES)
       for (const tv of [1, 2] as const) {
-        const c = cell(name, "Produce", "INVALID_PRODUCER_EPOCH", tv);
-        const differences = answerDifferences(modelClientAnswer(broken, c.case), c.kafka);
-        expect(differences.map((d) => d.path)).toContain("class");
-        expect(differences.find((d) => d.path === "class")).toEqual({
-          path: "class",
-          model: "fatal",
-          kafka: "abortable",
-        });
+        const c = cell(release, "Produce", "INVALID_PRODUCER_EPOCH", tv);
+        expect(c.differences).toEqual([]);
+        expect(withModel(release, { produceInvalidEpochAbortable: false }, c), `${release} TV${tv}`).toContain("class");
       }
-      // The same cells of the profile as released agree (the check above is the mistake's, not the table's).
-      for (const tv of [1, 2] as const)
-        expect(cell(name, "Produce", "INVALID_PRODUCER_EPOCH", tv).differences).toEqual([]);
+  });
+
+  it("each client flag is needed: switched off at the release that has it, the cells of its change differ", () => {
+    const planted: [string, Partial<ReleaseFlags>, ClientApi, string][] = [
+      ["4.0.2", { invalidProducerIdMappingFatal: false }, "AddPartitionsToTxn", "INVALID_PRODUCER_ID_MAPPING"],
+      ["4.0.2", { invalidProducerIdMappingFatal: false }, "Produce", "INVALID_PRODUCER_ID_MAPPING"],
+      ["4.1.0", { endTxnAbortAbortableErrorFatal: false }, "EndTxn(ABORT)", "TRANSACTION_ABORTABLE"],
+      ["4.4.0", { txnOffsetCommitMemberEpochErrorsAbortable: false }, "TxnOffsetCommit", "STALE_MEMBER_EPOCH"],
+      // And on where the release does not have it.
+      ["3.9.1", { invalidProducerIdMappingFatal: true }, "EndTxn(COMMIT)", "INVALID_PRODUCER_ID_MAPPING"],
+      ["4.0.2", { endTxnAbortAbortableErrorFatal: true }, "EndTxn(ABORT)", "TRANSACTION_ABORTABLE"],
+    ];
+    for (const [release, overrides, api, error] of planted) {
+      const c = cell(release, api, error, 1);
+      expect(c.differences).toEqual([]);
+      expect(withModel(release, overrides, c), `${release} ${JSON.stringify(overrides)} ${api} ${error}`).toContain(
+        "class",
+      );
     }
   });
 });

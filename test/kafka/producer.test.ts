@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PRODUCER_DEFAULTS, TIME_SCALE } from "../../src/kafka/client/producer-config.js";
+import { ApiVersions } from "../../src/kafka/client/api-versions.js";
 import { type ProducerBatch, RecordAccumulator } from "../../src/kafka/client/record-accumulator.js";
 import {
   type ProducerBehaviour,
@@ -19,20 +20,36 @@ const BEHAVIOUR: ProducerBehaviour = {
   abortWithoutFlush: false,
 };
 
+/**
+ * A TransactionManager of a client of `tv` (2: a 4.0+ client) whose ApiVersions heard a cluster
+ * that finalizes the same transaction.version.
+ */
 function manager(tv: TransactionVersion, behaviour: ProducerBehaviour = BEHAVIOUR) {
   const heard: string[] = [];
-  const tm = new TransactionManager("txn-0", tv, behaviour, {
-    fatal: (api, code) => heard.push(`fatal ${api} ${code}`),
-    abortable: (reason) => heard.push(`abortable ${reason}`),
-  });
+  const apiVersions = new ApiVersions();
+  apiVersions.update({ transactionVersion: tv, epoch: 0 });
+  const tm = new TransactionManager(
+    "txn-0",
+    tv,
+    behaviour,
+    {
+      fatal: (api, code) => heard.push(`fatal ${api} ${code}`),
+      abortable: (reason) => heard.push(`abortable ${reason}`),
+    },
+    apiVersions,
+  );
   return { tm, heard };
 }
 
-/** A TransactionManager in IN_TRANSACTION at producer id 1000, epoch `epoch`. */
+/**
+ * A TransactionManager in IN_TRANSACTION at producer id 1000, epoch `epoch`. As KafkaProducer's
+ * initTransactions, it reads the finalized features once the InitProducerId is answered.
+ */
 function inTransaction(tv: TransactionVersion, epoch = 3) {
   const m = manager(tv);
   let ready = false;
   m.tm.initializeTransactions(() => {
+    m.tm.maybeUpdateTransactionV2Enabled(true);
     ready = true;
   });
   expect(m.tm.nextRequest(false, 0)?.request).toEqual({ api: "InitProducerId", bump: false });
@@ -45,7 +62,7 @@ function inTransaction(tv: TransactionVersion, epoch = 3) {
 /** As inTransaction, with bug switches of the client on. */
 function inTransactionWith(tv: TransactionVersion, switches: Partial<ProducerBehaviour>) {
   const m = manager(tv, { ...BEHAVIOUR, ...switches });
-  m.tm.initializeTransactions(() => {});
+  m.tm.initializeTransactions(() => m.tm.maybeUpdateTransactionV2Enabled(true));
   m.tm.nextRequest(false, 0);
   m.tm.handleInitProducerIdResponse(Errors.NONE, 1000, 3);
   m.tm.beginTransaction();
@@ -108,11 +125,11 @@ describe("TransactionManager error classes (maybeTransitionToErrorState, handleF
 
   it("TransactionManager.maybeTransitionToErrorState: a TV0/1 abortable error asks for a client epoch bump (KIP-360); TV2 leaves it to EndTxn (KIP-890)", () => {
     const tv1 = inTransaction(1);
-    tv1.tm.transitionToAbortableError("x");
-    expect(tv1.tm.epochBumpRequired).toBe(true);
+    tv1.tm.maybeTransitionToErrorState("Produce", Errors.NOT_ENOUGH_REPLICAS, "x");
+    expect([tv1.tm.state, tv1.tm.epochBumpRequired]).toEqual(["ABORTABLE_ERROR", true]);
     const tv2 = inTransaction(2);
-    tv2.tm.transitionToAbortableError("x");
-    expect(tv2.tm.epochBumpRequired).toBe(false);
+    tv2.tm.maybeTransitionToErrorState("Produce", Errors.NOT_ENOUGH_REPLICAS, "x");
+    expect([tv2.tm.state, tv2.tm.epochBumpRequired]).toEqual(["ABORTABLE_ERROR", false]);
   });
 
   it("TransactionManager.maybeTransitionToErrorState: no client bump for an error while committing (isCompleting)", () => {
@@ -120,9 +137,45 @@ describe("TransactionManager error classes (maybeTransitionToErrorState, handleF
     m.tm.maybeAddPartition(P0);
     m.tm.handleAddPartitionsResponse([P0], Errors.NONE);
     m.tm.beginCommit(() => {});
-    m.tm.transitionToAbortableError("x");
+    m.tm.maybeTransitionToErrorState("Produce", Errors.NOT_ENOUGH_REPLICAS, "x");
     expect(m.tm.state).toBe("ABORTABLE_ERROR");
     expect(m.tm.epochBumpRequired).toBe(false);
+  });
+
+  it("TransactionManager.TxnRequestHandler.abortableError asks for no client epoch bump: a TV1 abort after a coordinator's TRANSACTION_ABORTABLE sends no InitProducerId", () => {
+    const m = inTransaction(1);
+    m.tm.maybeAddPartition(P0);
+    expect(m.tm.nextRequest(false, 0)?.request).toEqual({ api: "AddPartitionsToTxn", partitions: [P0] });
+    m.tm.handleAddPartitionsResponse([P0], Errors.TRANSACTION_ABORTABLE);
+    expect([m.tm.state, m.tm.epochBumpRequired]).toEqual(["ABORTABLE_ERROR", false]);
+    m.tm.beginAbort(() => {});
+    // Nothing was added: the abort ends without EndTxn, and without an epoch bump.
+    expect(m.tm.nextRequest(false, 0)).toBeNull();
+    expect(m.tm.state).toBe("READY");
+    // UNKNOWN_PRODUCER_ID is abortableErrorIfPossible: that one asks for the bump.
+    const u = inTransaction(1);
+    u.tm.maybeAddPartition(P0);
+    u.tm.nextRequest(false, 0);
+    u.tm.handleAddPartitionsResponse([P0], UNKNOWN_PRODUCER_ID);
+    expect([u.tm.state, u.tm.epochBumpRequired]).toEqual(["ABORTABLE_ERROR", true]);
+  });
+
+  it("TransactionManager.maybeTransitionToErrorState: missing authorizations, UNSUPPORTED_VERSION and (KAFKA-18019, 4.0) INVALID_PRODUCER_ID_MAPPING are fatal on a produce", () => {
+    for (const code of [
+      Errors.CLUSTER_AUTHORIZATION_FAILED,
+      Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+      Errors.UNSUPPORTED_VERSION,
+    ]) {
+      const m = inTransaction(2);
+      m.tm.maybeTransitionToErrorState("Produce", code, "x");
+      expect(m.tm.state, String(code)).toBe("FATAL_ERROR");
+    }
+    const before = inTransactionWith(1, { invalidProducerIdMappingFatal: false });
+    before.tm.maybeTransitionToErrorState("Produce", Errors.INVALID_PRODUCER_ID_MAPPING, "x");
+    expect([before.tm.state, before.tm.epochBumpRequired]).toEqual(["ABORTABLE_ERROR", true]);
+    const after = inTransactionWith(2, { invalidProducerIdMappingFatal: true });
+    after.tm.maybeTransitionToErrorState("Produce", Errors.INVALID_PRODUCER_ID_MAPPING, "x");
+    expect(after.tm.state).toBe("FATAL_ERROR");
   });
 });
 
@@ -132,7 +185,11 @@ describe("TransactionManager coordinator requests (TxnRequestHandler.handleRespo
     m.tm.maybeAddPartition(P0);
     expect(m.tm.nextRequest(false, 0)?.request).toEqual({ api: "AddPartitionsToTxn", partitions: [P0] });
     m.tm.handleAddPartitionsResponse([P0], Errors.NONE);
-    m.tm.transitionToAbortableError("Produce to orders-0: delivery.timeout.ms expired");
+    m.tm.maybeTransitionToErrorState(
+      "Produce",
+      Errors.REQUEST_TIMED_OUT,
+      "Produce to orders-0: delivery.timeout.ms expired",
+    );
     let aborted = false;
     m.tm.beginAbort(() => {
       aborted = true;
@@ -188,15 +245,39 @@ describe("TransactionManager coordinator requests (TxnRequestHandler.handleRespo
   it("TransactionManager.EndTxnHandler: retriable errors are retried (NOT_COORDINATOR after a coordinator lookup); INVALID_TXN_STATE and PRODUCER_FENCED are fatal", () => {
     expect(inTransaction(2).tm.handleEndTxnResponse(Errors.CONCURRENT_TRANSACTIONS, -1, -1)).toBe("retry");
     expect(inTransaction(2).tm.handleEndTxnResponse(Errors.NOT_COORDINATOR, -1, -1)).toBe("lookup-and-retry");
-    expect(inTransaction(2).tm.handleEndTxnResponse(Errors.NETWORK_EXCEPTION, -1, -1)).toBe("lookup-and-retry");
+    // NETWORK_EXCEPTION answered as an error code is only retried; a dropped connection looks the coordinator up.
+    expect(inTransaction(2).tm.handleEndTxnResponse(Errors.NETWORK_EXCEPTION, -1, -1)).toBe("retry");
+    expect(inTransaction(2).tm.handleDisconnect()).toBe("lookup-and-retry");
     for (const code of [Errors.INVALID_TXN_STATE, Errors.PRODUCER_FENCED, Errors.INVALID_PRODUCER_EPOCH]) {
       const m = inTransaction(2);
       m.tm.handleEndTxnResponse(code, -1, -1);
       expect(m.tm.state, String(code)).toBe("FATAL_ERROR");
     }
-    const m = inTransaction(1);
+    // INVALID_PRODUCER_ID_MAPPING: abortable with a client bump before KAFKA-18019 (3.x), fatal since (4.0).
+    const m = inTransactionWith(1, { invalidProducerIdMappingFatal: false });
     m.tm.handleEndTxnResponse(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
     expect([m.tm.state, m.tm.epochBumpRequired]).toEqual(["ABORTABLE_ERROR", true]);
+    const f = inTransactionWith(2, { invalidProducerIdMappingFatal: true });
+    f.tm.handleEndTxnResponse(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
+    expect(f.tm.state).toBe("FATAL_ERROR");
+  });
+
+  it("TransactionManager.EndTxnHandler: TRANSACTION_ABORTABLE answering an abort fails the abort before KAFKA-19250, is fatal since (4.1.0)", () => {
+    const before = inTransactionWith(2, { endTxnAbortAbortableErrorFatal: false });
+    before.tm.beginAbort(() => {});
+    before.tm.handleEndTxnResponse(Errors.TRANSACTION_ABORTABLE, -1, -1);
+    expect(before.tm.state).toBe("ABORTING_TRANSACTION");
+    expect(before.tm.abortFailure).toMatchObject({ api: "EndTxn", errorCode: Errors.TRANSACTION_ABORTABLE });
+    const after = inTransactionWith(2, { endTxnAbortAbortableErrorFatal: true });
+    after.tm.beginAbort(() => {});
+    after.tm.handleEndTxnResponse(Errors.TRANSACTION_ABORTABLE, -1, -1);
+    expect(after.tm.state).toBe("FATAL_ERROR");
+    expect(after.heard).toEqual([`fatal EndTxn ${Errors.TRANSACTION_ABORTABLE}`]);
+    // A commit's TRANSACTION_ABORTABLE stays abortable.
+    const commit = inTransactionWith(2, { endTxnAbortAbortableErrorFatal: true });
+    commit.tm.beginCommit(() => {});
+    commit.tm.handleEndTxnResponse(Errors.TRANSACTION_ABORTABLE, -1, -1);
+    expect(commit.tm.state).toBe("ABORTABLE_ERROR");
   });
 
   it("TransactionManager.EndTxnHandler: an abortable error during the abort fails the abort (abortableError: result.fail), the state stays ABORTING_TRANSACTION", () => {
@@ -206,9 +287,9 @@ describe("TransactionManager coordinator requests (TxnRequestHandler.handleRespo
       done = true;
     });
     expect(m.tm.abortFailure).toBeNull();
-    m.tm.handleEndTxnResponse(Errors.INVALID_PRODUCER_ID_MAPPING, -1, -1);
+    m.tm.handleEndTxnResponse(UNKNOWN_PRODUCER_ID, -1, -1);
     expect([m.tm.state, done]).toEqual(["ABORTING_TRANSACTION", false]);
-    expect(m.tm.abortFailure).toMatchObject({ api: "EndTxn", errorCode: Errors.INVALID_PRODUCER_ID_MAPPING });
+    expect(m.tm.abortFailure).toMatchObject({ api: "EndTxn", errorCode: UNKNOWN_PRODUCER_ID });
     // A commit's abortable error is not an abort failure: the application aborts next.
     const c = inTransaction(2);
     c.tm.beginCommit(() => {});

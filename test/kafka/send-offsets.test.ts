@@ -1,24 +1,36 @@
 import { describe, expect, it } from "vitest";
-import { type ConsumerGroupMetadata, TransactionManager } from "../../src/kafka/client/transaction-manager.js";
+import { ApiVersions } from "../../src/kafka/client/api-versions.js";
+import {
+  type ConsumerGroupMetadata,
+  type ProducerBehaviour,
+  TransactionManager,
+} from "../../src/kafka/client/transaction-manager.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import type { TransactionVersion } from "../../src/kafka/common/types.js";
 
 const GROUP: ConsumerGroupMetadata = { groupId: "processors", generationId: 4, memberId: "m-1", groupInstanceId: null };
 const OFFSETS = [{ partition: "input-0", offset: 12 }];
 
-/** A TransactionManager in IN_TRANSACTION at producer id 1000, epoch 3, with what it told the application. */
-function inTransaction(tv: TransactionVersion) {
+/**
+ * A TransactionManager in IN_TRANSACTION at producer id 1000, epoch 3, with what it told the
+ * application: a client of `tv` on a cluster that finalizes it, which reads the finalized features
+ * once initTransactions completes (KafkaProducer.initTransactions).
+ */
+function inTransaction(tv: TransactionVersion, switches: Partial<ProducerBehaviour> = {}) {
   const heard: string[] = [];
+  const apiVersions = new ApiVersions();
+  apiVersions.update({ transactionVersion: tv, epoch: 0 });
   const tm = new TransactionManager(
     "proc-0",
     tv,
-    { invalidProducerEpochOnProduceAbortable: true, adoptEndTxnEpoch: true, abortWithoutFlush: false },
+    { invalidProducerEpochOnProduceAbortable: true, adoptEndTxnEpoch: true, abortWithoutFlush: false, ...switches },
     {
       fatal: (api, code) => heard.push(`fatal ${api} ${code}`),
       abortable: (reason) => heard.push(`abortable ${reason}`),
     },
+    apiVersions,
   );
-  tm.initializeTransactions(() => {});
+  tm.initializeTransactions(() => tm.maybeUpdateTransactionV2Enabled(true));
   tm.nextRequest(false, 0);
   tm.handleInitProducerIdResponse(Errors.NONE, 1000, 3);
   tm.beginTransaction();
@@ -71,9 +83,41 @@ describe("sendOffsetsToTransaction (TransactionManager, KIP-98 / KIP-447 / KIP-8
     const { tm, heard } = inTransaction(2);
     expect(tm.handleTxnOffsetCommitResponse(Errors.NOT_COORDINATOR)).toBe("lookup-and-retry");
     expect(tm.handleTxnOffsetCommitResponse(Errors.COORDINATOR_NOT_AVAILABLE)).toBe("lookup-and-retry");
+    expect(tm.handleTxnOffsetCommitResponse(Errors.REQUEST_TIMED_OUT)).toBe("lookup-and-retry");
     expect(tm.handleTxnOffsetCommitResponse(Errors.COORDINATOR_LOAD_IN_PROGRESS)).toBe("retry");
     expect(tm.handleTxnOffsetCommitResponse(Errors.INVALID_PRODUCER_EPOCH)).toBe("done");
     expect(heard).toEqual([`fatal TxnOffsetCommit ${Errors.PRODUCER_FENCED}`]);
+  });
+
+  it("TxnOffsetCommitHandler: every other retriable error is sent again to the same coordinator, NETWORK_EXCEPTION answered included", () => {
+    for (const error of [
+      Errors.NOT_LEADER_OR_FOLLOWER,
+      Errors.NOT_ENOUGH_REPLICAS,
+      Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+      Errors.CONCURRENT_TRANSACTIONS,
+      Errors.KAFKA_STORAGE_ERROR,
+      Errors.FENCED_LEADER_EPOCH,
+      Errors.UNKNOWN_LEADER_EPOCH,
+      Errors.NETWORK_EXCEPTION,
+    ]) {
+      const { tm, heard } = inTransaction(2);
+      expect(tm.handleTxnOffsetCommitResponse(error), String(error)).toBe("retry");
+      expect([tm.state, heard]).toEqual(["IN_TRANSACTION", []]);
+    }
+  });
+
+  it("TxnOffsetCommitHandler: GROUP_AUTHORIZATION_FAILED is abortable; GROUP_ID_NOT_FOUND and STALE_MEMBER_EPOCH are fatal before KIP-1319 (4.4), abortable since", () => {
+    const auth = inTransaction(2);
+    auth.tm.handleTxnOffsetCommitResponse(Errors.GROUP_AUTHORIZATION_FAILED);
+    expect(auth.tm.state).toBe("ABORTABLE_ERROR");
+    for (const error of [Errors.GROUP_ID_NOT_FOUND, Errors.STALE_MEMBER_EPOCH]) {
+      const before = inTransaction(2);
+      before.tm.handleTxnOffsetCommitResponse(error);
+      expect(before.tm.state, String(error)).toBe("FATAL_ERROR");
+      const after = inTransaction(2, { txnOffsetCommitMemberEpochErrorsAbortable: true });
+      after.tm.handleTxnOffsetCommitResponse(error);
+      expect(after.tm.state, String(error)).toBe("ABORTABLE_ERROR");
+    }
   });
 
   it("AddOffsetsToTxnHandler: a fenced producer is fatal, CONCURRENT_TRANSACTIONS retried", () => {
@@ -87,5 +131,24 @@ describe("sendOffsetsToTransaction (TransactionManager, KIP-98 / KIP-447 / KIP-8
     expect(tm.handleAddOffsetsResponse(add, Errors.CONCURRENT_TRANSACTIONS)).toBe("retry");
     expect(tm.handleAddOffsetsResponse(add, Errors.PRODUCER_FENCED)).toBe("done");
     expect(heard).toEqual([`fatal AddOffsetsToTxn ${Errors.PRODUCER_FENCED}`]);
+  });
+
+  it("AddOffsetsToTxnHandler: INVALID_TXN_STATE and an unexpected error are fatal; GROUP_AUTHORIZATION_FAILED and TRANSACTION_ABORTABLE abortable, without a client epoch bump", () => {
+    for (const [error, state] of [
+      [Errors.INVALID_TXN_STATE, "FATAL_ERROR"],
+      [Errors.UNKNOWN_SERVER_ERROR, "FATAL_ERROR"],
+      [Errors.GROUP_AUTHORIZATION_FAILED, "ABORTABLE_ERROR"],
+      [Errors.TRANSACTION_ABORTABLE, "ABORTABLE_ERROR"],
+    ] as const) {
+      const { tm } = inTransaction(1);
+      tm.sendOffsetsToTransaction(OFFSETS, GROUP);
+      const add = tm.nextRequest(false, 0)?.request as {
+        api: "AddOffsetsToTxn";
+        offsets: typeof OFFSETS;
+        group: typeof GROUP;
+      };
+      tm.handleAddOffsetsResponse(add, error);
+      expect([tm.state, tm.epochBumpRequired], String(error)).toEqual([state, false]);
+    }
   });
 });

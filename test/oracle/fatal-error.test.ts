@@ -95,6 +95,11 @@ describe("fatal-error: a producer that nothing fenced must not end in FATAL_ERRO
     // Fenced: the same failed abort is deserved.
     const fenced = { epochAssignments: [init("p0", 32760, 10), init("p0#2", 32761, 60)], decisionLog: [last] };
     expect(checkFatalError(fenced, e)).toBeNull();
+    // A 4.0+ client takes the same answer as fatal at once (KAFKA-18019): the same why.
+    const { failedCall: _, ...atOnce } = e;
+    const fatalNow = checkFatalError({ epochAssignments: [init("p0", 32760, 10)], decisionLog: [last] }, atOnce);
+    expect(fatalNow?.summary).toMatch(/p0 got a fatal INVALID_PRODUCER_ID_MAPPING on EndTxn at epoch 32767/);
+    expect(fatalNow?.explanation.join("\n")).toMatch(/epoch 32767, the last one of producerId 1000/);
   });
 
   it("under KAFKA-20785's contract, a producer fenced by a coordinator abort must get PRODUCER_FENCED, not INVALID_TXN_STATE", () => {

@@ -156,7 +156,6 @@ export async function conformCommand(args: ConformArgs): Promise<number> {
                   kafka: c.kafka,
                   model: c.model,
                   differences: c.differences,
-                  represented: c.represented,
                 })),
                 differences: s.story,
               }

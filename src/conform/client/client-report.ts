@@ -30,7 +30,7 @@ export function clientTableLines(table: ClientTable): string[] {
     const mark = cell.model === null ? "?" : cell.differences.length > 0 ? "≠" : "=";
     const model = cell.model ? answerText(cell.model) : "-";
     lines.push(
-      `${mark} ${caseLabel(cell.case).padEnd(56)} Kafka ${kafkaText(cell.kafka).padEnd(64)} model ${model}${cell.represented ? "" : " (not represented)"}${cell.differences.length > 0 ? `  differ: ${cell.differences.map((d) => d.path).join(", ")}` : ""}`,
+      `${mark} ${caseLabel(cell.case).padEnd(56)} Kafka ${kafkaText(cell.kafka).padEnd(64)} model ${model}${cell.differences.length > 0 ? `  differ: ${cell.differences.map((d) => d.path).join(", ")}` : ""}`,
     );
   }
   return lines;
@@ -47,7 +47,7 @@ export function clientDifferenceLines(tables: readonly ClientTable[]): string[] 
   for (const table of tables) {
     for (const cell of table.cells) {
       if (cell.differences.length === 0 || cell.model === null) continue;
-      const text = `Kafka ${kafkaText(cell.kafka)}; model ${answerText(cell.model)}${cell.represented ? "" : " (not represented: the model's TransactionManager has no handler for it)"} (${differenceText(cell)})`;
+      const text = `Kafka ${kafkaText(cell.kafka)}; model ${answerText(cell.model)} (${differenceText(cell)})`;
       const key = `${cell.case.api}\u0000${text}`;
       let group = byAnswers.get(key);
       if (!group) {

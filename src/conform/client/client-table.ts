@@ -3,7 +3,7 @@ import type { ReleaseFlags } from "../../kafka/release.js";
 import type { FieldDifference } from "../compare.js";
 import { type ClientAnswer, type ClientCase, clientCases, COMPARED_FIELDS } from "./client-cases.js";
 import { kafkaClientAnswer } from "./kafka-client.js";
-import { modelClientAnswer, modelRepresents } from "./model-client.js";
+import { modelClientAnswer } from "./model-client.js";
 
 /** One cell of the table: Kafka's answer beside the model's, and every compared field where they differ. */
 export interface ClientCell {
@@ -12,8 +12,6 @@ export interface ClientCell {
   /** Null when the release has no model profile to judge. */
   model: ClientAnswer | null;
   differences: FieldDifference[];
-  /** False where the model has no code of its own for this request (its answer is read from code, see modelRepresents). */
-  represented: boolean;
 }
 
 /** The whole table of one release. */
@@ -61,7 +59,6 @@ export async function runClientTable(options: ClientTableOptions): Promise<Clien
         kafka,
         model,
         differences: model ? answerDifferences(model, kafka) : [],
-        represented: modelRepresents(c),
       });
     });
     options.onProgress?.(cells.length, cases.length);

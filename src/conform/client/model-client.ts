@@ -1,11 +1,7 @@
 import { ApiVersions } from "../../kafka/client/api-versions.js";
+import { producerBehaviour } from "../../kafka/client/producer-behaviour.js";
 import { type ProducerBatch, RecordAccumulator } from "../../kafka/client/record-accumulator.js";
-import {
-  type ProducerBehaviour,
-  TransactionManager,
-  type TxnRequest,
-  type TxnResponseAction,
-} from "../../kafka/client/transaction-manager.js";
+import { TransactionManager, type TxnRequest, type TxnResponseAction } from "../../kafka/client/transaction-manager.js";
 import { Errors } from "../../kafka/common/errors.js";
 import type { PartitionKey } from "../../kafka/common/types.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
@@ -21,19 +17,6 @@ const GROUP = { groupId: "eosfuzz-group", generationId: 3, memberId: "eosfuzz-me
 /** Sender loops without progress before the client counts as idle (the harness's bound, too). */
 const MAX_LOOPS = 256;
 
-/** The model's producer switches of a release profile (what Cluster hands every TransactionalProducer). */
-export function producerBehaviour(flags: Readonly<ReleaseFlags>): ProducerBehaviour {
-  return {
-    invalidProducerEpochOnProduceAbortable: flags.produceInvalidEpochAbortable,
-    adoptEndTxnEpoch: flags.adoptEndTxnEpoch,
-    abortWithoutFlush: flags.appAbortsWithoutFlush,
-    commitIgnoresSyncSendErrors: flags.commitIgnoresSyncSendErrors,
-    tv2EndTxnForEmptyTxn: flags.tv2EndTxnForEmptyTxn,
-    drainDropsTxnFlagInAbortableError: flags.drainDropsTxnFlagInAbortableError,
-    outOfOrderSequenceFatal: flags.produceOutOfOrderSequenceFatal,
-  };
-}
-
 /** A request the model's Sender would have on the wire: a coordinator request or a produce batch. */
 type InFlight = { kind: "txn"; request: TxnRequest } | { kind: "produce"; batch: ProducerBatch };
 
@@ -42,26 +25,20 @@ type InFlight = { kind: "txn"; request: TxnRequest } | { kind: "produce"; batch:
  * Kafka's (the same application calls, every earlier request answered with success), with the
  * Sender's part played here as src/kafka/client/sender.ts plays it: a coordinator answer goes to the
  * manager's handler, whose action says whether the request is sent again (after a coordinator
- * lookup); a produce answer is retried when canRetry allows it, else handed to handleFailedBatch; a
- * dropped connection is NETWORK_EXCEPTION (Sender.handleTxnResponse, Sender.sendProduce).
- *
- * The model's FindCoordinator is no request of its TransactionManager: ClientMetadata sends it and
- * retries every error after retry.backoff.ms, whatever the error (ClientMetadata.onFindCoordinator).
- * That row is answered from that reading, and marked as not represented.
+ * lookup), a dropped connection to handleDisconnect (Sender.handleTxnResponse); a FindCoordinator
+ * answer to handleFindCoordinatorResponse (the judge the Sender hands ClientMetadata); a produce
+ * answer completes the batch (DUPLICATE_SEQUENCE_NUMBER too), is retried when canRetry allows it,
+ * or is handed to handleFailedBatch, a dropped connection being NETWORK_EXCEPTION (Sender.completeBatch).
  */
 export function modelClientAnswer(flags: Readonly<ReleaseFlags>, c: ClientCase): ClientAnswer {
   return new ModelCase(flags, c).run();
 }
 
-/** False where the model's answer is read from its code rather than run (its TransactionManager has no such handler). */
-export function modelRepresents(c: ClientCase): boolean {
-  return c.api !== "FindCoordinator";
-}
-
 class ModelCase {
   private readonly tm: TransactionManager;
   private readonly acc = new RecordAccumulator(16, 0);
-  private readonly code: number;
+  /** The cell's error code; null for a dropped connection. */
+  private readonly code: number | null;
   private readonly inFlight: ProducerBatch[] = [];
   private epoch = PRODUCER_EPOCH;
   private initialized = false;
@@ -70,8 +47,7 @@ class ModelCase {
     flags: Readonly<ReleaseFlags>,
     private readonly c: ClientCase,
   ) {
-    // A dropped connection reaches the model's handlers as NETWORK_EXCEPTION (its Sender's mapping).
-    this.code = c.error === DISCONNECTED ? Errors.NETWORK_EXCEPTION : (CLIENT_ERRORS[c.error] as number);
+    this.code = c.error === DISCONNECTED ? null : (CLIENT_ERRORS[c.error] as number);
     const apiVersions = new ApiVersions();
     apiVersions.update({ transactionVersion: c.transactionVersion, epoch: 0 });
     // A release whose brokers know no TV2 is a release whose client does not either (3.x).
@@ -229,29 +205,37 @@ class ModelCase {
       const batch = r.batch;
       this.inFlight.splice(this.inFlight.indexOf(batch), 1);
       // Sender.completeBatch: success, a retry the manager allows, or a failure it judges.
-      if (this.code === Errors.NONE) {
+      // A dropped connection fails the produce with NETWORK_EXCEPTION (Sender.handleProduceResponse).
+      const code = this.code ?? Errors.NETWORK_EXCEPTION;
+      if (code === Errors.NONE || code === Errors.DUPLICATE_SEQUENCE_NUMBER) {
         tm.handleCompletedBatch(batch);
         this.acc.complete(batch);
         return this.read(true, before, transactionV2, false, null);
       }
-      if (tm.canRetry(this.code, batch)) {
+      if (tm.canRetry(code, batch)) {
         this.acc.reenqueue(batch, 0);
         return this.read(true, before, transactionV2, true, null);
       }
-      tm.handleFailedBatch(batch, this.code, `Produce: ${this.c.error}`, false);
+      tm.handleFailedBatch(batch, code, `Produce: ${this.c.error}`, false);
       this.acc.complete(batch);
       return this.read(true, before, transactionV2, false, null);
     }
-    const action = this.answer(r.request, this.code);
+    const action = this.code === null ? tm.handleDisconnect() : this.answer(r.request, this.code);
     const lookup =
       action === "lookup-and-retry" ? (r.request.api === "TxnOffsetCommit" ? "GROUP" : "TRANSACTION") : null;
     return this.read(true, before, transactionV2, action !== "done", lookup);
   }
 
-  /** The model's FindCoordinator: ClientMetadata retries any error, and the manager does not hear of it. */
+  /**
+   * initTransactions' lookup of the transaction coordinator: ClientMetadata asks again after a
+   * dropped connection, and hands every error to the manager's FindCoordinatorHandler.
+   */
   private findCoordinator(): ClientAnswer {
     const { tm } = this;
-    return this.read(true, tm.state, tm.isTransactionV2Enabled, this.code !== Errors.NONE, null);
+    const before = tm.state;
+    const transactionV2 = tm.isTransactionV2Enabled;
+    const action = this.code === null ? "retry" : tm.handleFindCoordinatorResponse("TRANSACTION", this.code);
+    return this.read(true, before, transactionV2, action !== "done", null);
   }
 
   private read(

@@ -106,23 +106,42 @@ export class ClientMetadata {
   }
 
   /**
-   * The coordinator of `transactionalId`: cached, else FindCoordinator to some broker (retried after
-   * retry.backoff.ms on COORDINATOR_NOT_AVAILABLE or a failure). `then(null)` only when closed.
+   * The coordinator of `transactionalId`: cached, else FindCoordinator to some broker, asked again
+   * after retry.backoff.ms on a failure or an error `retryOn` retries (every error when absent: the
+   * consumers' lookups). `then(null)` when closed, or when `retryOn` refused an error.
    */
-  findCoordinator(transactionalId: string, then: (node: string | null) => void): void {
-    this.findCoordinatorOf(transactionalId, { api: "FindCoordinator", key: transactionalId }, then);
+  findCoordinator(
+    transactionalId: string,
+    then: (node: string | null) => void,
+    retryOn: CoordinatorErrorJudge = retryAll,
+  ): void {
+    this.findCoordinatorOf(transactionalId, { api: "FindCoordinator", key: transactionalId }, then, retryOn);
   }
 
   /** The group coordinator of `groupId` (FindCoordinator with key type GROUP), cached apart from transactional ids. */
-  findGroupCoordinator(groupId: string, then: (node: string | null) => void): void {
-    this.findCoordinatorOf(groupCacheKey(groupId), { api: "FindCoordinator", key: groupId, keyType: "GROUP" }, then);
+  findGroupCoordinator(
+    groupId: string,
+    then: (node: string | null) => void,
+    retryOn: CoordinatorErrorJudge = retryAll,
+  ): void {
+    this.findCoordinatorOf(
+      groupCacheKey(groupId),
+      { api: "FindCoordinator", key: groupId, keyType: "GROUP" },
+      then,
+      retryOn,
+    );
   }
 
   markGroupCoordinatorUnknown(groupId: string): void {
     this.coordinators.delete(groupCacheKey(groupId));
   }
 
-  private findCoordinatorOf(transactionalId: string, request: KafkaRequest, then: (node: string | null) => void): void {
+  private findCoordinatorOf(
+    transactionalId: string,
+    request: KafkaRequest,
+    then: (node: string | null) => void,
+    retryOn: CoordinatorErrorJudge,
+  ): void {
     const known = this.coordinators.get(transactionalId);
     if (known !== undefined) return then(known);
     const waiting = this.lookups.get(transactionalId);
@@ -132,20 +151,30 @@ export class ClientMetadata {
       return;
     }
     this.lookups.set(transactionalId, [then]);
-    this.sendFindCoordinator(transactionalId, request, 0);
+    this.sendFindCoordinator(transactionalId, request, 0, retryOn);
   }
 
-  private sendFindCoordinator(transactionalId: string, request: KafkaRequest, delayMs: number): void {
+  private sendFindCoordinator(
+    transactionalId: string,
+    request: KafkaRequest,
+    delayMs: number,
+    retryOn: CoordinatorErrorJudge,
+  ): void {
     this.ctx.sim.schedule(delayMs, () => {
       if (this.closed()) return this.finishLookup(transactionalId, null);
       const broker = this.anyBroker();
       this.ctx.net.request(this.connections.to(broker), request, this.config.requestTimeoutMs, (r) =>
-        this.onFindCoordinator(transactionalId, request, r),
+        this.onFindCoordinator(transactionalId, request, r, retryOn),
       );
     });
   }
 
-  private onFindCoordinator(transactionalId: string, request: KafkaRequest, r: RpcResult<KafkaResponse>): void {
+  private onFindCoordinator(
+    transactionalId: string,
+    request: KafkaRequest,
+    r: RpcResult<KafkaResponse>,
+    retryOn: CoordinatorErrorJudge,
+  ): void {
     if (
       r.kind === "response" &&
       r.body.api === "FindCoordinator" &&
@@ -155,7 +184,11 @@ export class ClientMetadata {
       this.coordinators.set(transactionalId, r.body.nodeId);
       return this.finishLookup(transactionalId, r.body.nodeId);
     }
-    this.sendFindCoordinator(transactionalId, request, this.config.retryBackoffMs);
+    // A disconnect is asked again (FindCoordinator needs no coordinator); an error as the caller says.
+    const errorCode = r.kind === "response" && r.body.api === "FindCoordinator" ? r.body.errorCode : null;
+    if (errorCode !== null && errorCode !== Errors.NONE && !retryOn(errorCode))
+      return this.finishLookup(transactionalId, null);
+    this.sendFindCoordinator(transactionalId, request, this.config.retryBackoffMs, retryOn);
   }
 
   private finishLookup(transactionalId: string, node: string | null): void {
@@ -163,6 +196,13 @@ export class ClientMetadata {
     this.lookups.delete(transactionalId);
     for (const w of waiters) w(node);
   }
+}
+
+/** Whether a FindCoordinator error is asked again (true) or ends the lookup. */
+export type CoordinatorErrorJudge = (errorCode: number) => boolean;
+
+function retryAll(): boolean {
+  return true;
 }
 
 /** A group's entry in the coordinator cache (a transactional.id could be spelled like a group id). */

@@ -159,16 +159,30 @@ export class Sender {
     }
   }
 
-  /** To the transactional.id's coordinator, or the group's for TxnOffsetCommit (FindCoordinator first when it is not known). */
+  /**
+   * To the transactional.id's coordinator, or the group's for TxnOffsetCommit (FindCoordinator first
+   * when it is not known). The lookup's answers go to the transaction manager
+   * (FindCoordinatorHandler): an error it does not retry ends the lookup, and the request waits for
+   * the next run (dropped there if the manager is now in an error state, as
+   * maybeTerminateRequestWithError drops it).
+   */
   private sendTxnRequest(request: TxnRequest): void {
     this.txnRequestInFlight = true;
     const body = this.txnRequestBody(request);
+    const judge = (keyType: "TRANSACTION" | "GROUP") => (errorCode: number) =>
+      this.tm.handleFindCoordinatorResponse(keyType, errorCode) !== "done";
     const find = (then: (node: string | null) => void) =>
       request.api === "TxnOffsetCommit"
-        ? this.metadata.findGroupCoordinator(request.group.groupId, then)
-        : this.metadata.findCoordinator(this.config.transactionalId, then);
+        ? this.metadata.findGroupCoordinator(request.group.groupId, then, judge("GROUP"))
+        : this.metadata.findCoordinator(this.config.transactionalId, then, judge("TRANSACTION"));
     find((node) => {
-      if (node === null || this.closed) return;
+      if (this.closed) return;
+      if (node === null) {
+        this.txnRequestInFlight = false;
+        if (!this.tm.hasAbortableError && !this.tm.hasFatalError)
+          this.tm.retry(request, this.nowMs + this.config.retryBackoffMs);
+        return this.wakeup();
+      }
       this.ctx.net.request(this.connections.to(node), body, this.config.requestTimeoutMs, (r) =>
         this.onTxnResponse(request, r),
       );
@@ -188,30 +202,33 @@ export class Sender {
     this.wakeup();
   }
 
+  /** TxnRequestHandler.onComplete: a disconnect (or timeout) is handled alike for every request; an answer by its handler. */
   private handleTxnResponse(request: TxnRequest, r: RpcResult<KafkaResponse>): TxnResponseAction {
-    const body = r.kind === "response" ? r.body : null;
-    if (request.api === "InitProducerId") {
-      if (body?.api !== "InitProducerId") return this.tm.handleInitProducerIdResponse(Errors.NETWORK_EXCEPTION, -1, -1);
-      return this.tm.handleInitProducerIdResponse(body.errorCode, body.producerId, body.producerEpoch);
+    if (r.kind !== "response" || r.body.api !== request.api) return this.tm.handleDisconnect();
+    const body = r.body;
+    switch (body.api) {
+      case "InitProducerId":
+        return this.tm.handleInitProducerIdResponse(body.errorCode, body.producerId, body.producerEpoch);
+      case "AddPartitionsToTxn": {
+        const partitionError = body.results.find((x) => x.errorCode !== Errors.NONE)?.errorCode ?? Errors.NONE;
+        const errorCode = body.errorCode !== Errors.NONE ? body.errorCode : partitionError;
+        return this.tm.handleAddPartitionsResponse(
+          (request as Extract<TxnRequest, { api: "AddPartitionsToTxn" }>).partitions,
+          errorCode,
+        );
+      }
+      case "AddOffsetsToTxn":
+        return this.tm.handleAddOffsetsResponse(
+          request as Extract<TxnRequest, { api: "AddOffsetsToTxn" }>,
+          body.errorCode,
+        );
+      case "TxnOffsetCommit":
+        return this.tm.handleTxnOffsetCommitResponse(body.errorCode);
+      case "EndTxn":
+        return this.tm.handleEndTxnResponse(body.errorCode, body.producerId, body.producerEpoch);
+      default:
+        return this.tm.handleDisconnect();
     }
-    if (request.api === "AddPartitionsToTxn") {
-      if (body?.api !== "AddPartitionsToTxn")
-        return this.tm.handleAddPartitionsResponse(request.partitions, Errors.NETWORK_EXCEPTION);
-      const partitionError = body.results.find((x) => x.errorCode !== Errors.NONE)?.errorCode ?? Errors.NONE;
-      const errorCode = body.errorCode !== Errors.NONE ? body.errorCode : partitionError;
-      return this.tm.handleAddPartitionsResponse(request.partitions, errorCode);
-    }
-    if (request.api === "AddOffsetsToTxn")
-      return this.tm.handleAddOffsetsResponse(
-        request,
-        body?.api === "AddOffsetsToTxn" ? body.errorCode : Errors.NETWORK_EXCEPTION,
-      );
-    if (request.api === "TxnOffsetCommit")
-      return this.tm.handleTxnOffsetCommitResponse(
-        body?.api === "TxnOffsetCommit" ? body.errorCode : Errors.NETWORK_EXCEPTION,
-      );
-    if (body?.api !== "EndTxn") return this.tm.handleEndTxnResponse(Errors.NETWORK_EXCEPTION, -1, -1);
-    return this.tm.handleEndTxnResponse(body.errorCode, body.producerId, body.producerEpoch);
   }
 
   // ------------------------------------------------------------------ produce
@@ -289,6 +306,12 @@ export class Sender {
    */
   private completeBatch(batch: ProducerBatch, errorCode: number): void {
     if (errorCode === Errors.NONE) {
+      this.tm.handleCompletedBatch(batch);
+      return this.finishBatch(batch);
+    }
+    // Not retriable: the leader has the batch's sequences already, but no longer the batch's offset.
+    // Kafka's Sender completes the batch as a success, without an offset.
+    if (errorCode === Errors.DUPLICATE_SEQUENCE_NUMBER) {
       this.tm.handleCompletedBatch(batch);
       return this.finishBatch(batch);
     }

@@ -80,10 +80,25 @@ export const RETRIABLE = new Set<number>([
   Errors.UNKNOWN_LEADER_EPOCH,
 ]);
 
-/** UNKNOWN_PRODUCER_ID (59): the leader lost the producer's state. Not in the coordinator's error list. */
-export const UNKNOWN_PRODUCER_ID = 59;
+/**
+ * Errors maybeTransitionToErrorState makes fatal in every modelled release: their exceptions are
+ * ClusterAuthorizationException, TransactionalIdAuthorizationException, ProducerFencedException and
+ * UnsupportedVersionException (INVALID_PRODUCER_ID_MAPPING joins them in 4.0, KAFKA-18019).
+ */
+const FATAL_SEND_ERRORS = new Set<number>([
+  Errors.CLUSTER_AUTHORIZATION_FAILED,
+  Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+  Errors.PRODUCER_FENCED,
+  Errors.UNSUPPORTED_VERSION,
+]);
 
-/** Switches that break the client on purpose (mutants); every release has them on. */
+/** UNKNOWN_PRODUCER_ID (59): the leader lost the producer's state. Not in the coordinator's error list. */
+export const UNKNOWN_PRODUCER_ID = Errors.UNKNOWN_PRODUCER_ID;
+
+/**
+ * The producer's behaviour switches: what differs between client releases, and switches that break
+ * the client on purpose (mutants). Read from the client's release profile (producerBehaviour).
+ */
 export interface ProducerBehaviour {
   /** KIP-588: INVALID_PRODUCER_EPOCH on a produce is abortable (off: fatal, as before Kafka 2.7). */
   invalidProducerEpochOnProduceAbortable: boolean;
@@ -99,6 +114,21 @@ export interface ProducerBehaviour {
   drainDropsTxnFlagInAbortableError?: boolean;
   /** KAFKA-5793's client half: OUT_OF_ORDER_SEQUENCE_NUMBER on a produce is fatal (0.11 to 2.4); off: abortable. */
   outOfOrderSequenceFatal?: boolean;
+  /**
+   * KAFKA-18019 (4.0): INVALID_PRODUCER_ID_MAPPING is fatal on AddPartitionsToTxn, AddOffsetsToTxn,
+   * EndTxn and a produce; off (3.x): abortable, with a client epoch bump (abortableErrorIfPossible).
+   */
+  invalidProducerIdMappingFatal?: boolean;
+  /**
+   * KAFKA-19250 (4.1.0): TRANSACTION_ABORTABLE answering EndTxn(ABORT) is fatal ("Failed to abort
+   * transaction"); off: it fails the abort and the state stays ABORTING_TRANSACTION.
+   */
+  endTxnAbortAbortableErrorFatal?: boolean;
+  /**
+   * KAFKA-20444 (KIP-1319, 4.4): GROUP_ID_NOT_FOUND and STALE_MEMBER_EPOCH answering TxnOffsetCommit
+   * are abortable (CommitFailedException, as ILLEGAL_GENERATION); off: fatal (an unexpected error).
+   */
+  txnOffsetCommitMemberEpochErrorsAbortable?: boolean;
 }
 
 /** What the application hears from the transaction manager. */
@@ -163,7 +193,9 @@ export class TransactionManager {
     private readonly listener: TransactionManagerListener,
     private readonly apiVersions: ApiVersions | null = null,
   ) {
-    this.tv2Enabled = clientVersion >= 2;
+    // Off until initTransactions completes and KafkaProducer reads the finalized features
+    // (maybeUpdateTransactionV2Enabled(true)): FindCoordinator and InitProducerId go out without TV2.
+    this.tv2Enabled = false;
   }
 
   get isTransactionV2Enabled(): boolean {
@@ -190,7 +222,8 @@ export class TransactionManager {
     this.latestFinalizedFeaturesEpoch = known.maxFinalizedFeaturesEpoch;
     const was = this.tv2Enabled;
     this.tv2Enabled = (known.finalizedTransactionVersion ?? 0) >= 2;
-    if (was !== this.tv2Enabled) this.listener.transactionVersion?.(this.transactionVersion);
+    // At initialization the client learns its first version (isTransactionV2Enabled starts off): no move.
+    if (!onInitialization && was !== this.tv2Enabled) this.listener.transactionVersion?.(this.transactionVersion);
     if (!onInitialization && !was && this.tv2Enabled) this.epochBumpRequired = true;
   }
 
@@ -324,11 +357,9 @@ export class TransactionManager {
 
   // ------------------------------------------------------------------ errors
 
-  /** maybeTransitionToErrorState: PRODUCER_FENCED is fatal; any other error ends the transaction (abortable). */
+  /** transitionToAbortableError: the transaction can only be aborted now (nothing changes while an abort is under way). */
   transitionToAbortableError(reason: string): void {
-    // Already aborting: the abort in progress is what the error asks for.
     if (this.state === "ABORTING_TRANSACTION" || this.hasFatalError) return;
-    if (this.needToTriggerEpochBumpFromClient && !this.isCompleting) this.epochBumpRequired = true;
     this.transitionTo("ABORTABLE_ERROR", reason);
     this.listener.abortable(reason);
   }
@@ -341,10 +372,44 @@ export class TransactionManager {
     this.listener.fatal(api, errorCode, reason);
   }
 
-  /** abortableErrorIfPossible: recovering needs an epoch bump, which every modelled coordinator (Kafka 2.5+) can do. */
-  private abortableErrorIfPossible(reason: string): void {
-    if (this.needToTriggerEpochBumpFromClient) this.epochBumpRequired = true;
+  /**
+   * maybeTransitionToErrorState: an error of a produce, or of send() itself. A missing
+   * authorization, a fenced producer, an unsupported version and, since KAFKA-18019 (4.0), an
+   * unknown producer id mapping are fatal; any other error is abortable, and a TV0/1 client then
+   * bumps its epoch after the abort, unless the error came while the transaction was completing.
+   */
+  maybeTransitionToErrorState(api: string, errorCode: number, reason: string): void {
+    const fatal =
+      FATAL_SEND_ERRORS.has(errorCode) ||
+      (errorCode === Errors.INVALID_PRODUCER_ID_MAPPING && this.invalidProducerIdMappingFatal);
+    if (fatal) return this.transitionToFatalError(api, errorCode, reason);
+    if (this.needToTriggerEpochBumpFromClient && !this.isCompleting) this.epochBumpRequired = true;
     this.transitionToAbortableError(reason);
+  }
+
+  /**
+   * TxnRequestHandler.abortableError: the request's result fails and the state moves to
+   * ABORTABLE_ERROR. It asks for no epoch bump: only abortableErrorIfPossible and
+   * maybeTransitionToErrorState do. An EndTxn's failure during an abort fails the abort itself,
+   * while the state stays ABORTING_TRANSACTION (abortFailure).
+   */
+  private abortableError(api: string, errorCode: number, reason: string): void {
+    if (api === "EndTxn" && this.state === "ABORTING_TRANSACTION") this.abortFailure = { api, errorCode, reason };
+    this.transitionToAbortableError(reason);
+  }
+
+  /**
+   * abortableErrorIfPossible: recovering needs an epoch bump, which every modelled coordinator
+   * (Kafka 2.5+) can do: a TV0/1 client asks for it (clientSideEpochBumpRequired), TV2's EndTxn bumps.
+   */
+  private abortableErrorIfPossible(api: string, errorCode: number, reason: string): void {
+    if (this.needToTriggerEpochBumpFromClient) this.epochBumpRequired = true;
+    this.abortableError(api, errorCode, reason);
+  }
+
+  /** INVALID_PRODUCER_ID_MAPPING from the coordinator: fatal since KAFKA-18019 (4.0), abortable before. */
+  private get invalidProducerIdMappingFatal(): boolean {
+    return this.behaviour.invalidProducerIdMappingFatal === true;
   }
 
   // ------------------------------------------------------------------ coordinator requests
@@ -404,16 +469,45 @@ export class TransactionManager {
     this.enqueue(request, priority, retryAtMs);
   }
 
-  /** A coordinator error every handler treats alike: look the coordinator up again, or just retry. */
-  private commonRetry(errorCode: number): TxnResponseAction | null {
+  /**
+   * TxnRequestHandler.onComplete, `response.wasDisconnected()`: the connection closed (or the
+   * request timed out, which closes it) before an answer. Every request of a transactional producer
+   * needs a coordinator, so it is looked up again and the request sent again. An error code in an
+   * answer, NETWORK_EXCEPTION included, goes to the request's handler instead.
+   */
+  handleDisconnect(): TxnResponseAction {
+    return "lookup-and-retry";
+  }
+
+  /** The transaction coordinator moved or is not there: look it up again (every handler but TxnOffsetCommit's). */
+  private static coordinatorRetry(errorCode: number): TxnResponseAction | null {
     if (errorCode === Errors.NOT_COORDINATOR || errorCode === Errors.COORDINATOR_NOT_AVAILABLE)
       return "lookup-and-retry";
-    if (errorCode === Errors.NETWORK_EXCEPTION) return "lookup-and-retry";
     if (RETRIABLE.has(errorCode)) return "retry";
     return null;
   }
 
-  /** InitProducerIdHandler.handleResponse. */
+  /**
+   * FindCoordinatorHandler.handleResponse (the answer of a lookup of `keyType`): a retriable error
+   * asks again; a missing authorization for the transactional id is fatal, for the group abortable;
+   * TRANSACTION_ABORTABLE is abortable; anything else is fatal. A disconnect just asks again.
+   */
+  handleFindCoordinatorResponse(keyType: "TRANSACTION" | "GROUP", errorCode: number): TxnResponseAction {
+    if (errorCode === Errors.NONE) return "done";
+    if (RETRIABLE.has(errorCode)) return "retry";
+    const reason = `FindCoordinator(${keyType}): ${errorName(errorCode)}`;
+    if (errorCode === Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+      this.transitionToFatalError("FindCoordinator", errorCode, reason);
+    else if (errorCode === Errors.GROUP_AUTHORIZATION_FAILED || errorCode === Errors.TRANSACTION_ABORTABLE)
+      this.abortableError("FindCoordinator", errorCode, reason);
+    else this.transitionToFatalError("FindCoordinator", errorCode, reason);
+    return "done";
+  }
+
+  /**
+   * InitProducerIdHandler.handleResponse. A missing authorization is abortable here (the application
+   * may retry initTransactions); a fenced producer fatal; anything unexpected fatal.
+   */
   handleInitProducerIdResponse(errorCode: number, producerId: number, producerEpoch: number): TxnResponseAction {
     if (errorCode === Errors.NONE) {
       this.producerId = producerId;
@@ -424,17 +518,23 @@ export class TransactionManager {
       this.finishResult();
       return "done";
     }
-    const again = this.commonRetry(errorCode);
+    const again = TransactionManager.coordinatorRetry(errorCode);
     if (again) return again;
-    if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError("InitProducerId", Errors.PRODUCER_FENCED, `InitProducerId: ${errorName(errorCode)}`);
-    else if (errorCode === Errors.TRANSACTION_ABORTABLE)
-      this.transitionToAbortableError(`InitProducerId: ${errorName(errorCode)}`);
-    else this.transitionToFatalError("InitProducerId", errorCode, `InitProducerId: ${errorName(errorCode)}`);
+    const reason = `InitProducerId: ${errorName(errorCode)}`;
+    if (errorCode === Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED || errorCode === Errors.CLUSTER_AUTHORIZATION_FAILED)
+      this.abortableError("InitProducerId", errorCode, reason);
+    else if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
+      this.transitionToFatalError("InitProducerId", Errors.PRODUCER_FENCED, reason);
+    else if (errorCode === Errors.TRANSACTION_ABORTABLE) this.abortableError("InitProducerId", errorCode, reason);
+    else this.transitionToFatalError("InitProducerId", errorCode, reason);
     return "done";
   }
 
-  /** AddPartitionsToTxnHandler.handleResponse (the first error of the response decides). */
+  /**
+   * AddPartitionsToTxnHandler.handleResponse (the first error of the response decides): fatal for a
+   * fenced producer, a missing transactional-id authorization, INVALID_TXN_STATE and (4.0+)
+   * INVALID_PRODUCER_ID_MAPPING; UNKNOWN_PRODUCER_ID needs an epoch bump; anything else abortable.
+   */
   handleAddPartitionsResponse(partitions: readonly PartitionKey[], errorCode: number): TxnResponseAction {
     if (errorCode === Errors.NONE) {
       for (const p of partitions) {
@@ -444,21 +544,32 @@ export class TransactionManager {
       this.transactionStarted = true;
       return "done";
     }
-    const again = this.commonRetry(errorCode);
+    const again = TransactionManager.coordinatorRetry(errorCode);
     if (again) return again;
     for (const p of partitions) this.pendingPartitionsInTransaction.delete(p);
-    const reason = `AddPartitionsToTxn: ${errorName(errorCode)}`;
+    const api = "AddPartitionsToTxn";
+    const reason = `${api}: ${errorName(errorCode)}`;
     if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError("AddPartitionsToTxn", Errors.PRODUCER_FENCED, reason);
-    else if (errorCode === Errors.INVALID_TXN_STATE)
-      this.transitionToFatalError("AddPartitionsToTxn", errorCode, reason);
+      this.transitionToFatalError(api, Errors.PRODUCER_FENCED, reason);
+    else if (
+      errorCode === Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
+      errorCode === Errors.INVALID_TXN_STATE ||
+      (errorCode === Errors.INVALID_PRODUCER_ID_MAPPING && this.invalidProducerIdMappingFatal)
+    )
+      this.transitionToFatalError(api, errorCode, reason);
     else if (errorCode === UNKNOWN_PRODUCER_ID || errorCode === Errors.INVALID_PRODUCER_ID_MAPPING)
-      this.abortableErrorIfPossible(reason);
-    else this.transitionToAbortableError(reason);
+      this.abortableErrorIfPossible(api, errorCode, reason);
+    // TOPIC_AUTHORIZATION_FAILED, OPERATION_NOT_ATTEMPTED, TRANSACTION_ABORTABLE and any other error.
+    else this.abortableError(api, errorCode, reason);
     return "done";
   }
 
-  /** AddOffsetsToTxnHandler.handleResponse: on success the TxnOffsetCommit follows; errors as AddPartitionsToTxn's. */
+  /**
+   * AddOffsetsToTxnHandler.handleResponse: on success the TxnOffsetCommit follows. UNKNOWN_PRODUCER_ID
+   * needs an epoch bump; a fenced producer, a missing transactional-id authorization,
+   * INVALID_TXN_STATE and (4.0+) INVALID_PRODUCER_ID_MAPPING are fatal; a missing group
+   * authorization and TRANSACTION_ABORTABLE abortable; anything else is fatal.
+   */
   handleAddOffsetsResponse(
     request: Extract<TxnRequest, { api: "AddOffsetsToTxn" }>,
     errorCode: number,
@@ -471,50 +582,65 @@ export class TransactionManager {
       );
       return "done";
     }
-    const again = this.commonRetry(errorCode);
+    const again = TransactionManager.coordinatorRetry(errorCode);
     if (again) return again;
-    const reason = `AddOffsetsToTxn: ${errorName(errorCode)}`;
-    if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError("AddOffsetsToTxn", Errors.PRODUCER_FENCED, reason);
-    else if (errorCode === UNKNOWN_PRODUCER_ID || errorCode === Errors.INVALID_PRODUCER_ID_MAPPING)
-      this.abortableErrorIfPossible(reason);
-    else this.transitionToAbortableError(reason);
+    const api = "AddOffsetsToTxn";
+    const reason = `${api}: ${errorName(errorCode)}`;
+    const mappingFatal = this.invalidProducerIdMappingFatal;
+    if (errorCode === UNKNOWN_PRODUCER_ID || (errorCode === Errors.INVALID_PRODUCER_ID_MAPPING && !mappingFatal))
+      this.abortableErrorIfPossible(api, errorCode, reason);
+    else if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
+      this.transitionToFatalError(api, Errors.PRODUCER_FENCED, reason);
+    else if (errorCode === Errors.GROUP_AUTHORIZATION_FAILED || errorCode === Errors.TRANSACTION_ABORTABLE)
+      this.abortableError(api, errorCode, reason);
+    // TRANSACTIONAL_ID_AUTHORIZATION_FAILED, INVALID_TXN_STATE, INVALID_PRODUCER_ID_MAPPING (4.0+), anything else.
+    else this.transitionToFatalError(api, errorCode, reason);
     return "done";
   }
 
   /**
-   * TxnOffsetCommitHandler.handleResponse, in its order: coordinator moved or timed out -> look the
-   * group coordinator up again; loading -> retry; a fenced instance, a stale member or generation
-   * (KIP-447's CommitFailedException) -> abortable; a fenced producer -> fatal; anything else fatal.
+   * TxnOffsetCommitHandler.handleResponse, in its order: the group coordinator moved, is not there
+   * or timed out -> look it up again; any other retriable error -> send again to the same one; a
+   * missing group authorization, a fenced instance, TRANSACTION_ABORTABLE, a stale member or
+   * generation (KIP-447's CommitFailedException; with KIP-1319, 4.4, GROUP_ID_NOT_FOUND and
+   * STALE_MEMBER_EPOCH too) -> abortable; a fenced producer -> fatal; anything else fatal.
    */
   handleTxnOffsetCommitResponse(errorCode: number): TxnResponseAction {
     if (errorCode === Errors.NONE) return "done";
     if (
       errorCode === Errors.COORDINATOR_NOT_AVAILABLE ||
       errorCode === Errors.NOT_COORDINATOR ||
-      errorCode === Errors.REQUEST_TIMED_OUT ||
-      errorCode === Errors.NETWORK_EXCEPTION
+      errorCode === Errors.REQUEST_TIMED_OUT
     )
       return "lookup-and-retry";
-    if (errorCode === Errors.COORDINATOR_LOAD_IN_PROGRESS || errorCode === Errors.UNKNOWN_TOPIC_OR_PARTITION)
-      return "retry";
-    const reason = `TxnOffsetCommit: ${errorName(errorCode)}`;
+    if (RETRIABLE.has(errorCode)) return "retry";
+    const api = "TxnOffsetCommit";
+    const reason = `${api}: ${errorName(errorCode)}`;
+    const memberEpochError =
+      (errorCode === Errors.GROUP_ID_NOT_FOUND || errorCode === Errors.STALE_MEMBER_EPOCH) &&
+      this.behaviour.txnOffsetCommitMemberEpochErrorsAbortable === true;
     if (
+      errorCode === Errors.GROUP_AUTHORIZATION_FAILED ||
       errorCode === Errors.FENCED_INSTANCE_ID ||
       errorCode === Errors.TRANSACTION_ABORTABLE ||
       errorCode === Errors.UNKNOWN_MEMBER_ID ||
-      errorCode === Errors.ILLEGAL_GENERATION
+      errorCode === Errors.ILLEGAL_GENERATION ||
+      memberEpochError
     )
-      this.transitionToAbortableError(reason);
+      this.abortableError(api, errorCode, reason);
     else if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError("TxnOffsetCommit", Errors.PRODUCER_FENCED, reason);
-    else this.transitionToFatalError("TxnOffsetCommit", errorCode, reason);
+      this.transitionToFatalError(api, Errors.PRODUCER_FENCED, reason);
+    else this.transitionToFatalError(api, errorCode, reason);
     return "done";
   }
 
   /**
    * EndTxnHandler.handleResponse. A TV2 coordinator answers with the epoch it bumped to (KIP-890):
-   * the client takes it and starts its sequences again at 0 for the next transaction.
+   * the client takes it and starts its sequences again at 0 for the next transaction. Errors: a
+   * fenced producer, a missing transactional-id authorization, INVALID_TXN_STATE and (4.0+)
+   * INVALID_PRODUCER_ID_MAPPING are fatal; UNKNOWN_PRODUCER_ID needs an epoch bump;
+   * TRANSACTION_ABORTABLE is abortable, except on an abort since KAFKA-19250 (4.1.0), where it is
+   * fatal ("Failed to abort transaction": an abort cannot end in another abort); anything else fatal.
    */
   handleEndTxnResponse(errorCode: number, producerId: number, producerEpoch: number): TxnResponseAction {
     if (errorCode === Errors.NONE) {
@@ -527,22 +653,25 @@ export class TransactionManager {
       this.completeTransaction();
       return "done";
     }
-    const again = this.commonRetry(errorCode);
+    const again = TransactionManager.coordinatorRetry(errorCode);
     if (again) return again;
-    const reason = `EndTxn: ${errorName(errorCode)}`;
-    const abortable =
-      errorCode === UNKNOWN_PRODUCER_ID ||
-      errorCode === Errors.INVALID_PRODUCER_ID_MAPPING ||
-      errorCode === Errors.TRANSACTION_ABORTABLE;
-    // An abortable error fails the abort under way (its result), and the state stays ABORTING_TRANSACTION.
-    if (abortable && this.state === "ABORTING_TRANSACTION") this.abortFailure = { api: "EndTxn", errorCode, reason };
+    const api = "EndTxn";
+    const reason = `${api}: ${errorName(errorCode)}`;
+    const isAbort = this.state === "ABORTING_TRANSACTION";
     if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError("EndTxn", Errors.PRODUCER_FENCED, reason);
-    else if (errorCode === Errors.INVALID_TXN_STATE) this.transitionToFatalError("EndTxn", errorCode, reason);
+      this.transitionToFatalError(api, Errors.PRODUCER_FENCED, reason);
+    else if (
+      errorCode === Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
+      errorCode === Errors.INVALID_TXN_STATE ||
+      (errorCode === Errors.INVALID_PRODUCER_ID_MAPPING && this.invalidProducerIdMappingFatal)
+    )
+      this.transitionToFatalError(api, errorCode, reason);
     else if (errorCode === UNKNOWN_PRODUCER_ID || errorCode === Errors.INVALID_PRODUCER_ID_MAPPING)
-      this.abortableErrorIfPossible(reason);
-    else if (errorCode === Errors.TRANSACTION_ABORTABLE) this.transitionToAbortableError(reason);
-    else this.transitionToFatalError("EndTxn", errorCode, reason);
+      this.abortableErrorIfPossible(api, errorCode, reason);
+    else if (isAbort && errorCode === Errors.TRANSACTION_ABORTABLE && this.behaviour.endTxnAbortAbortableErrorFatal)
+      this.transitionToFatalError(api, errorCode, `${reason} (Failed to abort transaction)`);
+    else if (errorCode === Errors.TRANSACTION_ABORTABLE) this.abortableError(api, errorCode, reason);
+    else this.transitionToFatalError(api, errorCode, reason);
     return "done";
   }
 
@@ -628,8 +757,8 @@ export class TransactionManager {
   }
 
   /**
-   * handleFailedBatch: the error decides the state (PRODUCER_FENCED fatal; INVALID_PRODUCER_EPOCH
-   * abortable since KIP-588; everything else abortable). A batch whose fate at the leader is unknown
+   * handleFailedBatch: the error decides the state (maybeTransitionToErrorState; INVALID_PRODUCER_EPOCH
+   * abortable since KIP-588). A batch whose fate at the leader is unknown
    * (it expired after being sent) leaves a gap the leader may or may not have: a TV0/1 client must
    * bump its epoch before it writes again (maybeResolveSequences); a batch the leader refused frees
    * its sequences for the batches after it (adjustSequencesDueToFailedBatch); UNKNOWN_PRODUCER_ID
@@ -637,12 +766,11 @@ export class TransactionManager {
    */
   handleFailedBatch(batch: ProducerBatch, errorCode: number, reason: string, unknownFate: boolean): void {
     if (unknownFate && this.needToTriggerEpochBumpFromClient) this.epochBumpRequired = true;
-    if (errorCode === Errors.PRODUCER_FENCED) this.transitionToFatalError("Produce", errorCode, reason);
-    else if (errorCode === Errors.INVALID_PRODUCER_EPOCH && !this.behaviour.invalidProducerEpochOnProduceAbortable)
+    if (errorCode === Errors.INVALID_PRODUCER_EPOCH && !this.behaviour.invalidProducerEpochOnProduceAbortable)
       this.transitionToFatalError("Produce", errorCode, reason);
     else if (errorCode === Errors.OUT_OF_ORDER_SEQUENCE_NUMBER && this.behaviour.outOfOrderSequenceFatal)
       this.transitionToFatalError("Produce", errorCode, reason);
-    else this.transitionToAbortableError(reason);
+    else this.maybeTransitionToErrorState("Produce", errorCode, reason);
     this.removeInFlightBatch(batch);
     if (batch.producerId !== this.producerId || batch.producerEpoch !== this.producerEpoch) return;
     if (errorCode === UNKNOWN_PRODUCER_ID) this.partitions.delete(batch.partition);

@@ -1,5 +1,5 @@
 import type { Timer } from "../../sim/simulation.js";
-import { errorName } from "../common/errors.js";
+import { Errors, errorName } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
 import type { KafkaEvents } from "../trace-events.js";
@@ -324,7 +324,8 @@ export class TransactionalProducer {
       error,
       atMs: this.ctx.sim.nowMs,
     });
-    if (!this.behaviour.commitIgnoresSyncSendErrors) tm.transitionToAbortableError(`send of ${r.value}: ${error}`);
+    if (!this.behaviour.commitIgnoresSyncSendErrors)
+      tm.maybeTransitionToErrorState("Produce", Errors.MESSAGE_TOO_LARGE, `send of ${r.value}: ${error}`);
   }
 
   /**
