@@ -25,7 +25,7 @@ export const weirdValue: fc.Arbitrary<Json> = fc.oneof(
   fc.constantFrom(
     "",
     " ",
-    "4.3",
+    "4.5",
     "4.2.1",
     "3.x",
     "broker-99",
