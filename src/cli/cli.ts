@@ -14,6 +14,7 @@ export const COMMANDS = [
   "mutants",
   "bugs",
   "conform",
+  "confirm",
   "scenarios",
   "validate",
   "init",
@@ -151,6 +152,27 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     examples: [
       ["eosfuzz conform --release 4.2.1 --sequences 10000", "10,000 generated sequences at Kafka 4.2.1's UnifiedLog"],
       ["eosfuzz conform --mutant tv2-marker-legacy-rule --release 4.2.1", "a broken model must diverge (exit 1)"],
+    ],
+  },
+  {
+    name: "confirm",
+    usage: "confirm [file]",
+    describe:
+      "play a counterexample on a real mixed-release Kafka cluster with the same faults and judge it with the same oracle (needs Java 17+; npm run harness:setup)",
+    load: async () => {
+      const m = await import("./commands/confirm.js");
+      return { builder: m.confirmBuilder, handler: m.confirmCommand };
+    },
+    examples: [
+      [
+        "eosfuzz confirm seeds/kip-1228-gap.tape-ffa839c199845d42.json",
+        "the shrunk KIP-1228 gap on Kafka 4.1.2 and 4.2.1 brokers",
+      ],
+      [
+        "eosfuzz confirm seeds/kip-1228-gap.tape-ffa839c199845d42.json --all-brokers 4.2.1",
+        "the same plan with every broker on 4.2.1: the late copy is rejected",
+      ],
+      ["eosfuzz confirm --scenario tv1-legacy --seed 7 --json", "a scenario's seed, shrunk first; one JSON object"],
     ],
   },
   {

@@ -76,3 +76,11 @@ export function metadataVersionFor(releases: readonly string[]): string {
   if (!mv) throw new HarnessUnavailable(`no metadata.version known for Kafka ${oldest}`);
   return mv;
 }
+
+/**
+ * The model's release profile that claims to behave as a Kafka release (jvm/releases.json), or
+ * null when the model has none (the newer lines the harness judges, 4.3 and 4.4).
+ */
+export function modelProfileOf(release: string): string | null {
+  return harnessReleases().find((r) => r.release === release)?.profile ?? null;
+}
