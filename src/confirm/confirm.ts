@@ -17,6 +17,8 @@ export interface ConfirmOptions extends PlanOptions {
   /** Further attempts after an inconclusive one (at most 2). */
   retries?: number;
   log?: (line: string) => void;
+  /** What plays the plan (a real cluster; tests give recorded runs). */
+  runner?: (plan: ConfirmPlan, options: { dir: string; log: (line: string) => void }) => Promise<RealRun>;
 }
 
 export interface ConfirmAttempt {
@@ -55,7 +57,7 @@ export async function confirm(run: ModelRun, options: ConfirmOptions): Promise<C
     const dir = join(options.outDir, `attempt-${attempt}`);
     mkdirSync(dir, { recursive: true });
     if (attempt > 1) log(`attempt ${attempt} of ${1 + retries}: attempt ${attempt - 1} was inconclusive`);
-    const real = await runPlan(plan, { dir, log });
+    const real = await (options.runner ?? runPlan)(plan, { dir, log });
     // Everything the verdict is built from, kept with the node logs: it can be judged again without a cluster.
     writeFileSync(join(dir, "real-run.json"), `${JSON.stringify({ plan, run: real }, null, 1)}\n`);
     const judgement = judgeRealRun(plan, real);

@@ -69,6 +69,17 @@ describe("eosfuzz confirm on real clusters", () => {
     expect(json.violations).toEqual([]);
   }, 600_000);
 
+  it("on the newest release (every broker on 4.4.0) the gap is closed: the late copy rejected, clean", async () => {
+    const { code, json } = await confirm([GAP, "--all-brokers", "4.4.0"]);
+    expect(json.verdict).toBe("confirmed");
+    expect(code).toBe(0);
+    expect(json.brokers.map((b) => b.kafkaVersion)).toEqual(["4.4.0", "4.4.0", "4.4.0"]);
+    expect(json.faults).toMatchObject([
+      { fired: 1, released: { errors: [{ partition: "orders-0", error: "INVALID_PRODUCER_EPOCH" }] } },
+    ]);
+    expect(json.violations).toEqual([]);
+  }, 600_000);
+
   it("tv1-legacy's stale marker: confirmed on a TV1 cluster (4.1.2, transaction.version 1)", async () => {
     const { code, json } = await confirm([TV1, "--all-brokers", "4.1.2", "--transaction-version", "1"]);
     expect(json.verdict).toBe("confirmed");

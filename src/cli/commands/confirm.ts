@@ -6,6 +6,7 @@ import type { Argv } from "yargs";
 import { harnessReleases, HarnessUnavailable } from "../../harness/kafka-releases.js";
 import { InputError } from "../../scenario/input-error.js";
 import { loadScenario } from "../../scenario/loader.js";
+import { killAllNow } from "../../confirm/process/child-registry.js";
 import { EXIT } from "../errors.js";
 import { writeJsonStdout } from "./run.js";
 
@@ -120,6 +121,9 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
   } catch (e) {
     if (e instanceof HarnessUnavailable) throw new InputError("eosfuzz confirm", "", e.message);
     throw e;
+  } finally {
+    // Whatever happened, no JVM of this run outlives the command (nor keeps eosfuzz waiting for it).
+    killAllNow();
   }
   const { plan, final } = result;
   const run = final.run;

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { kafkaClasspath } from "../cluster/kafka-jars.js";
+import { compareReleases, kafkaClasspath } from "../cluster/kafka-jars.js";
 import { runGuarded } from "../process/child-registry.js";
 
 /** One batch of a partition's raw log as Kafka's DumpLogSegments prints it, with its records. */
@@ -174,7 +174,8 @@ export async function dumpLogSegments(
     "-Dlog4j2.level=OFF",
     "-cp",
     kafkaClasspath(release),
-    "kafka.tools.DumpLogSegments",
+    // 4.3 moved the tool from the broker's Scala (kafka_2.13) to kafka-tools' Java.
+    compareReleases(release, "4.3.0") >= 0 ? "org.apache.kafka.tools.DumpLogSegments" : "kafka.tools.DumpLogSegments",
     "--deep-iteration",
     "--print-data-log",
     ...(options.transactionLog ? ["--transaction-log-decoder"] : []),

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The driver process (jvm/DRIVER.md): real Kafka clients of one release behind a JSON line protocol.
@@ -48,7 +49,14 @@ public final class Main {
             final Object requestId = id;
             laneFor(lane).submit(() -> write(protocolOut, answer(requestId, request, ops)));
         }
-        // End of stdin: eosfuzz is gone or done. Nothing may outlive it.
+        // End of stdin: eosfuzz is gone or done. The requests under way may answer (a few seconds),
+        // then every client closes and the process ends, whatever threads Kafka's clients still hold.
+        synchronized (Main.class) {
+            for (ExecutorService lane : lanes.values()) lane.shutdown();
+        }
+        long until = System.currentTimeMillis() + 5_000;
+        for (ExecutorService lane : lanes.values())
+            lane.awaitTermination(Math.max(1, until - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
         Runtime.getRuntime().halt(clients.closeAll() ? 0 : 1);
     }
 

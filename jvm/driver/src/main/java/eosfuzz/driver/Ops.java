@@ -2,6 +2,7 @@ package eosfuzz.driver;
 
 import eosfuzz.harness.Fields;
 import eosfuzz.harness.HarnessException;
+import eosfuzz.harness.KafkaVersion;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,7 +23,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.utils.AppInfoParser;
 
 /**
  * The operations of the line protocol (jvm/DRIVER.md). Each returns the reply's fields; a Kafka
@@ -44,7 +44,7 @@ final class Ops {
         String op = f.getString("op");
         try {
             switch (op) {
-                case "hello": return Map.of("kafkaVersion", AppInfoParser.getVersion());
+                case "hello": return Map.of("kafkaVersion", KafkaVersion.get());
                 case "describeCluster": return describeCluster(f);
                 case "createTopic": return createTopic(f);
                 case "describeTopic": return describeTopic(f);
