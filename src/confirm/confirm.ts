@@ -5,7 +5,7 @@ import { isReleaseName, type ReleaseName } from "../kafka/release.js";
 import { kafkaReleaseFor, modelProfileOf } from "./cluster/kafka-jars.js";
 import { judgeRealRun, type RealMarker } from "./history/real-history.js";
 import { derivePlan, type PlanOptions } from "./plan/derive-plan.js";
-import { type ModelRun, withCluster } from "./plan/model-run.js";
+import { type ModelRun, simulatorCost, withCluster } from "./plan/model-run.js";
 import type { ConfirmPlan, ModelOutcome } from "./plan/plan.js";
 import type { RealRun } from "./run/real-run.js";
 import { runPlan } from "./run/run-plan.js";
@@ -38,6 +38,8 @@ export interface ConfirmResult {
   attempts: ConfirmAttempt[];
   final: ConfirmAttempt;
   wallMs: number;
+  /** The same schedule in the simulator: wall ms per run, and the virtual time it covers. */
+  simulator: { msPerRun: number; virtualMs: number };
 }
 
 /**
@@ -73,12 +75,14 @@ export async function confirm(run: ModelRun, options: ConfirmOptions): Promise<C
     });
     if (verdict.verdict !== "inconclusive") break;
   }
+  const wallMs = Date.now() - started;
   return {
     plan,
     model,
     attempts,
     final: attempts[attempts.length - 1] as ConfirmAttempt,
-    wallMs: Date.now() - started,
+    wallMs,
+    simulator: simulatorCost(run),
   };
 }
 

@@ -185,6 +185,7 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
       retried: result.attempts.length - 1,
       wallMs: result.wallMs,
       clusterStartMs: run.clusterStartMs,
+      simulator: result.simulator,
       dir: outDir,
     });
   } else {

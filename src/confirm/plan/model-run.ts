@@ -107,3 +107,17 @@ export function withCluster(
   ];
   return runModel(scenario, run.tape, `${run.source}, ${what.join(", ")}`);
 }
+
+/**
+ * What one run of this tape costs the simulator: milliseconds of wall time per run (the mean of
+ * `runs`, after as many to warm the JIT), and the virtual time it covers. The figure beside a real
+ * run's wall time is the simulator's speed-up over real Kafka, measured in the same process.
+ */
+export function simulatorCost(run: ModelRun, runs = 20): { msPerRun: number; virtualMs: number } {
+  const config = runConfigFor(run.scenario);
+  let virtualMs = 0;
+  for (let i = 0; i < runs; i++) virtualMs = runSeed(config, { tape: run.tape }).stats.virtualTimeMs;
+  const started = performance.now();
+  for (let i = 0; i < runs; i++) runSeed(config, { tape: run.tape });
+  return { msPerRun: (performance.now() - started) / runs, virtualMs };
+}
