@@ -277,8 +277,9 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
       return built.epilog(EPILOG);
     };
     parser.command(c.usage, c.describe, builder, async (args) => {
-      // run stops gracefully on a signal (it writes its partial report); the others stop at once, 130.
-      if (c.name !== "run") stopAtOnce();
+      // run stops gracefully on a signal (it writes its partial report); confirm exits 130 through the
+      // exit hook that kills its Kafka JVMs; the others stop at once, 130.
+      if (c.name !== "run" && c.name !== "confirm") stopAtOnce();
       exitWith(await handler(args as never));
     });
   }

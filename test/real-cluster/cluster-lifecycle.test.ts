@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { ClusterStartError, RealCluster } from "../../src/confirm/cluster/real-cluster.js";
 import { DriverProcess } from "../../src/confirm/driver/driver-process.js";
+import { startEosfuzz } from "../cli/cli-helpers.js";
 
 // Real clusters (npm run confirm:check): a mixed 4.1.2/4.2.1 KRaft cluster starts, and neither a
 // SIGINT of the process that runs it nor a failed start leaves a JVM or a bound port behind.
@@ -111,5 +112,21 @@ describe("a real cluster", () => {
     } finally {
       busy.close();
     }
+  }, 150_000);
+});
+
+describe("eosfuzz confirm interrupted", () => {
+  it("by SIGINT while its cluster starts exits 130 and leaves no JVM", async () => {
+    const out = mkdtempSync(join(tmpdir(), "eosfuzz-confirm-sigint-"));
+    dirs.push(out);
+    const { child, done } = startEosfuzz(["confirm", "seeds/kip-1228-gap.tape-ffa839c199845d42.json", "--out", out]);
+    // Once the nodes' JVMs run kafka.Kafka (each with its server.properties under the out directory).
+    const nodes = () => jvmsOf(`^java .*kafka\\.Kafka ${out}`);
+    for (let i = 0; i < 1200 && nodes().length < 4; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(nodes().length).toBe(4);
+    child.kill("SIGINT");
+    const finished = await done;
+    expect(finished.code).toBe(130);
+    expect(jvmsOf(out)).toEqual([]);
   }, 150_000);
 });

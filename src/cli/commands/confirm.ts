@@ -8,6 +8,7 @@ import { InputError } from "../../scenario/input-error.js";
 import { loadScenario } from "../../scenario/loader.js";
 import { killAllNow } from "../../confirm/process/child-registry.js";
 import { EXIT } from "../errors.js";
+import { EXIT_INTERRUPTED, stopGracefully } from "../interrupt.js";
 import { writeJsonStdout } from "./run.js";
 
 export interface ConfirmArgs {
@@ -96,6 +97,9 @@ const VERDICT_COLOUR = { confirmed: chalk.green, "not-reproduced": chalk.red, in
  * does not or the run is inconclusive (the JSON says which), 2 for bad input or no Java/jars.
  */
 export async function confirmCommand(args: ConfirmArgs): Promise<number> {
+  // A signal ends the command with 130 through process.exit, so the exit hook kills every JVM it
+  // started (the signal's default action would skip it, leaving the watcher shells to do it).
+  stopGracefully(() => process.exit(EXIT_INTERRUPTED));
   const { modelRunOfSeed, modelRunOfSeedFile } = await import("../../confirm/plan/model-run.js");
   const { confirm } = await import("../../confirm/confirm.js");
   const { describeStep } = await import("../../confirm/plan/plan.js");
