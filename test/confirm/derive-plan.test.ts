@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { derivePlan } from "../../src/confirm/plan/derive-plan.js";
-import { modelRunOfSeedFile } from "../../src/confirm/plan/model-run.js";
+import { modelRunOfSeed, modelRunOfSeedFile } from "../../src/confirm/plan/model-run.js";
+import { loadScenario } from "../../src/scenario/loader.js";
 import { describeStep } from "../../src/confirm/plan/plan.js";
 
 // A shrunk counterexample becomes a plan: the cluster of its releases, the client steps in the
@@ -39,8 +40,34 @@ describe("the plan of a counterexample", () => {
       at("the proxy releases the copy hold-1 holds"),
     );
     expect(at("the proxy releases the copy hold-1 holds")).toBeLessThan(at("p1 commits p1.t2"));
+    // The copy the coordinator re-sent lands before p1.t2 writes, as in the model.
+    expect(at("p1 commits p1.t1")).toBeLessThan(at("p1.t1's COMMIT marker has landed at orders-0"));
+    expect(at("p1.t1's COMMIT marker has landed at orders-0")).toBeLessThan(
+      at("p1 sends p1.t2/0 to orders-0 and waits for the ack"),
+    );
     expect(plan.modelViolations.map((v) => v.kind)).toEqual(["stale-marker"]);
     expect(plan.unsupported).toEqual([]);
+  });
+
+  it("never waits for a transaction's markers before its commit or abort is called (the model's markers may land before the EndTxn answer)", () => {
+    const runs = [
+      ...[
+        GAP,
+        "seeds/tv1-legacy.tape-55d01f75709b9a32.json",
+        "seeds/admin-abort-stale-epoch.tape-a447d1b5158212ba.json",
+      ].map((f) => [f, modelRunOfSeedFile(f)] as const),
+      // Ten transactions, whose markers at orders-2 land before the producer hears of its commit.
+      ["admin-abort-stale-epoch seed 17", modelRunOfSeed(loadScenario("admin-abort-stale-epoch"), 17, 0)] as const,
+    ];
+    for (const [file, run] of runs) {
+      const steps = derivePlan(run).steps;
+      steps.forEach((s, i) => {
+        if (s.kind !== "await-marker" && s.kind !== "await-complete") return;
+        const end = steps.findIndex((x) => (x.kind === "commit" || x.kind === "abort") && x.txn === s.txn);
+        expect(end, `${file}: ${describeStep(s)}`).toBeGreaterThanOrEqual(0);
+        expect(end, `${file}: ${describeStep(s)}`).toBeLessThan(i);
+      });
+    }
   });
 
   it("--all-brokers runs every broker, the controller and the clients on that release", () => {

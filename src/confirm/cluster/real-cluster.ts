@@ -355,8 +355,13 @@ function nodeFiles(
   };
 }
 
+/** Two at a time; a failure is thrown once its pair is done (no JVM of the pair is left running). */
 async function inPairs<T>(items: readonly T[], run: (item: T) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += 2) await Promise.all(items.slice(i, i + 2).map(run));
+  for (let i = 0; i < items.length; i += 2) {
+    const settled = await Promise.allSettled(items.slice(i, i + 2).map(run));
+    const failed = settled.find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -22,6 +22,9 @@ export interface PlanOptions {
 export const DEFAULT_BROKER_REQUEST_TIMEOUT_MS = 2_000;
 
 type Fields = Record<string, unknown>;
+
+/** The model numbers an admin's markers from 2,000,000,000 (client/admin-client.ts). */
+const ADMIN_MARKER_IDS = 2_000_000_000;
 const str = (f: Fields, k: string): string => String(f[k]);
 const num = (f: Fields, k: string): number => Number(f[k]);
 
@@ -74,6 +77,8 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
   const ends = new Map<string, { commit: boolean; index: number }>();
   const lastSendKey = new Map<string, number>();
   const outcomes = new Set<string>();
+  const completed = new Set<string>();
+  const landed = new Set<string>();
   for (const e of trace) {
     const f = e.fields;
     if (e.kind === "producer.begin")
@@ -102,7 +107,41 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
         });
       });
     } else if (e.kind === "producer.end") ends.set(str(f, "txn"), { commit: f.commit === true, index: e.index });
-    else if (e.kind === "producer.outcome") {
+    else if (
+      e.kind === "marker.append" &&
+      num(f, "marker") < ADMIN_MARKER_IDS &&
+      f.txn !== null &&
+      !landed.has(`${str(f, "txn")}|${str(f, "partition")}`)
+    ) {
+      // The first copy of a coordinator's marker that a leader applied: later steps wait for it.
+      const txn = str(f, "txn");
+      const who = identifyRecord(`${txn}/0`);
+      landed.add(`${txn}|${str(f, "partition")}`);
+      if (who)
+        steps.push({
+          key: e.index,
+          kind: "await-marker",
+          producer: who.instance,
+          txn,
+          partition: str(f, "partition"),
+          epoch: num(f, "epoch"),
+          result: str(f, "result") === "ABORT" ? "ABORT" : "COMMIT",
+          model: { kind: "ok", detail: `at offset ${num(f, "offset")}` },
+        });
+    } else if (e.kind === "txn.complete" && f.txn !== null && f.txn !== undefined && !completed.has(str(f, "txn"))) {
+      const txn = str(f, "txn");
+      const who = identifyRecord(`${txn}/0`);
+      completed.add(txn);
+      if (who)
+        steps.push({
+          key: e.index,
+          kind: "await-complete",
+          producer: who.instance,
+          txn,
+          result: str(f, "state") === "CompleteAbort" ? "ABORT" : "COMMIT",
+          model: { kind: "ok", detail: `${str(f, "state")} at ${e.timeMs} ms` },
+        });
+    } else if (e.kind === "producer.outcome") {
       const txn = str(f, "txn");
       const end = ends.get(txn);
       outcomes.add(txn);
@@ -132,6 +171,13 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
   notReplayed.push(...unreplayedFaults(trace, faults));
   unsupported.push(...unsupportedEvents(trace, spec.brokers.length));
 
+  // A wait for a transaction's markers comes after its commit or abort is called, even where the
+  // model's markers landed before the producer heard the answer (the EndTxn response is later).
+  const endKeys = new Map<string, number>();
+  for (const st of steps) if (st.kind === "commit" || st.kind === "abort") endKeys.set(st.txn, st.key);
+  for (const st of steps)
+    if (st.kind === "await-marker" || st.kind === "await-complete")
+      st.key = Math.max(st.key, (endKeys.get(st.txn) ?? Number.NEGATIVE_INFINITY) + 0.01);
   steps.sort((a, b) => a.key - b.key);
   const rf = spec.transactionState.partitions[0]?.replicas.length ?? 1;
   return {

@@ -68,6 +68,24 @@ export type PlanStep = { key: number; model: ModelOutcome } & (
   | { kind: "send"; producer: string; txn: string; partition: string; value: string }
   | { kind: "commit"; producer: string; txn: string }
   | { kind: "abort"; producer: string; txn: string }
+  /**
+   * Wait until the coordinator wrote CompleteCommit or CompleteAbort for `txn`: every marker of it
+   * landed. A marker is no client's step, so without this a later step could overtake it on the
+   * real cluster where the model had it land first (an admin abort, a next transaction's write).
+   */
+  | { kind: "await-complete"; producer: string; txn: string; result: "COMMIT" | "ABORT" }
+  /**
+   * Wait until the coordinator's marker for `txn` landed at `partition`: the leader shows no
+   * transaction of the producer open there, at `epoch` or later (the marker's epoch).
+   */
+  | {
+      kind: "await-marker";
+      producer: string;
+      txn: string;
+      partition: string;
+      epoch: number;
+      result: "COMMIT" | "ABORT";
+    }
   | { kind: "arm"; fault: string }
   | { kind: "release"; fault: string }
   | {
@@ -114,6 +132,10 @@ export function describeStep(s: PlanStep): string {
       return `${s.producer} commits ${s.txn}`;
     case "abort":
       return `${s.producer} aborts ${s.txn}`;
+    case "await-complete":
+      return `${s.txn}'s markers have all landed (${s.result === "COMMIT" ? "CompleteCommit" : "CompleteAbort"})`;
+    case "await-marker":
+      return `${s.txn}'s ${s.result} marker has landed at ${s.partition}`;
     case "arm":
       return `the proxy arms ${s.fault}`;
     case "release":

@@ -322,6 +322,50 @@ async function playStep(
       const r = await d.request({ op: step.kind, producer: step.producer });
       return { real: outcomeOf(r, step.kind === "commit" ? "committed" : "aborted"), reply: r };
     }
+    case "await-complete": {
+      const want = step.result === "COMMIT" ? "CompleteCommit" : "CompleteAbort";
+      const until = Date.now() + 30_000;
+      let last = "";
+      while (Date.now() < until) {
+        const r = await d.request({
+          op: "describeTransaction",
+          bootstrap: bs,
+          transactionalId: ctx.setup.transactionalIds.get(step.producer),
+        });
+        last = r.error === "NONE" ? String(r.state) : r.error;
+        if (last === want) return { real: { kind: "ok", detail: want }, reply: r };
+        await sleep(20);
+      }
+      return { real: { kind: "unknown", detail: `still ${last} after 30 s` }, reply: { state: last } };
+    }
+    case "await-marker": {
+      const dash = step.partition.lastIndexOf("-");
+      const pid = ctx.producerIds.get(step.producer);
+      const until = Date.now() + 30_000;
+      let last = "";
+      while (Date.now() < until) {
+        const r = await d.request({
+          op: "describeProducers",
+          bootstrap: bs,
+          topic: step.partition.slice(0, dash),
+          partition: Number(step.partition.slice(dash + 1)),
+        });
+        const mine = (
+          (r.producers as
+            | { producerId: number; producerEpoch: number; currentTransactionStartOffset: number | null }[]
+            | undefined) ?? []
+        ).find((p) => p.producerId === pid);
+        last = mine
+          ? `epoch ${mine.producerEpoch}, open at ${mine.currentTransactionStartOffset}`
+          : r.error === "NONE"
+            ? "not there"
+            : r.error;
+        if (mine && mine.currentTransactionStartOffset === null && mine.producerEpoch >= step.epoch)
+          return { real: { kind: "ok", detail: `epoch ${mine.producerEpoch}, nothing open` }, reply: r };
+        await sleep(20);
+      }
+      return { real: { kind: "unknown", detail: `after 30 s: ${last}` }, reply: {} };
+    }
     case "arm": {
       const f = ctx.plan.faults.find((x) => x.id === step.fault);
       if (!f) throw new Error(`the plan has no fault ${step.fault}`);
