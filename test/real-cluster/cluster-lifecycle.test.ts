@@ -29,8 +29,11 @@ function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect(port, "127.0.0.1");
     s.once("connect", () => {
+      // A connect to a free port of the ephemeral range can meet itself (TCP simultaneous open,
+      // source port = destination port): that is no listener.
+      const self = s.localPort === port;
       s.destroy();
-      resolve(true);
+      resolve(!self);
     });
     s.once("error", () => resolve(false));
   });
