@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Tests that start real Kafka clusters run with npm run confirm:check (vitest.real.config.ts).
+    exclude: ["**/node_modules/**", "test/real-cluster/**"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",

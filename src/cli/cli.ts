@@ -14,6 +14,7 @@ export const COMMANDS = [
   "mutants",
   "bugs",
   "conform",
+  "confirm",
   "scenarios",
   "validate",
   "init",
@@ -158,6 +159,27 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     ],
   },
   {
+    name: "confirm",
+    usage: "confirm [file]",
+    describe:
+      "play a counterexample on a real mixed-release Kafka cluster with the same faults and judge it with the same oracle (needs Java 17+; npm run harness:setup)",
+    load: async () => {
+      const m = await import("./commands/confirm.js");
+      return { builder: m.confirmBuilder, handler: m.confirmCommand };
+    },
+    examples: [
+      [
+        "eosfuzz confirm seeds/kip-1228-gap.tape-ffa839c199845d42.json",
+        "the shrunk KIP-1228 gap on Kafka 4.1.2 and 4.2.1 brokers",
+      ],
+      [
+        "eosfuzz confirm seeds/kip-1228-gap.tape-ffa839c199845d42.json --all-brokers 4.2.1",
+        "the same plan with every broker on 4.2.1: the late copy is rejected",
+      ],
+      ["eosfuzz confirm --scenario tv1-legacy --seed 7 --json", "a scenario's seed, shrunk first; one JSON object"],
+    ],
+  },
+  {
     name: "scenarios",
     usage: "scenarios",
     describe: "list the built-in scenarios, one line each",
@@ -259,8 +281,9 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
       return built.epilog(EPILOG);
     };
     parser.command(c.usage, c.describe, builder, async (args) => {
-      // run stops gracefully on a signal (it writes its partial report); the others stop at once, 130.
-      if (c.name !== "run") stopAtOnce();
+      // run stops gracefully on a signal (it writes its partial report); confirm exits 130 through the
+      // exit hook that kills its Kafka JVMs; the others stop at once, 130.
+      if (c.name !== "run" && c.name !== "confirm") stopAtOnce();
       exitWith(await handler(args as never));
     });
   }

@@ -145,6 +145,9 @@ const stopBeforeWork: Partial<Record<(typeof COMMANDS)[number], CommandHandler>>
   // is checked by their own tests).
   init: () => 0,
   validate: () => 0,
+  // conform and confirm start JVMs (the harness, real clusters); their own tests run them.
+  conform: () => 0,
+  confirm: () => 0,
 };
 
 describe(`fuzzed command lines (${FUZZ_RUNS.toLocaleString("en-US")}): accepted, or one clean line and exit 2`, () => {
@@ -197,7 +200,7 @@ describe(`fuzzed command lines (${FUZZ_RUNS.toLocaleString("en-US")}): accepted,
       }
     };
     expect(await message([])).toBe(
-      "command line: expected a command (run, merge, replay, shrink, regress, report, mutants, bugs, scenarios, validate, init, completion), found none",
+      "command line: expected a command (run, merge, replay, shrink, regress, report, mutants, bugs, conform, confirm, scenarios, validate, init, completion), found none",
     );
     expect(await message(["rnu"])).toMatch(/^rnu: expected a command .*found an unknown one \(did you mean run\?\)$/);
     expect(await message(["run", "--sedes", "3"])).toBe(

@@ -4,10 +4,10 @@ import java.io.InputStream;
 import java.util.Properties;
 
 /** The version of the kafka-clients jar on the classpath (its kafka/kafka-version.properties, as AppInfoParser reads it). */
-final class KafkaVersion {
+public final class KafkaVersion {
     private KafkaVersion() {}
 
-    static String get() {
+    public static String get() {
         try (InputStream in = KafkaVersion.class.getResourceAsStream("/kafka/kafka-version.properties")) {
             if (in == null) return "unknown";
             Properties p = new Properties();

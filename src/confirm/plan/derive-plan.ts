@@ -1,0 +1,357 @@
+import { runConfigFor } from "../../fuzz/campaign.js";
+import { errorName } from "../../kafka/common/errors.js";
+import { transactionStatePartitionFor } from "../../kafka/coordinator/transaction-partitioning.js";
+import { identifyRecord } from "../../oracle/client/client-view.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { compareReleases, kafkaReleaseFor, modelProfileOf } from "../cluster/kafka-jars.js";
+import type { ModelRun } from "./model-run.js";
+import type { ConfirmPlan, PlanBroker, PlannedFault, PlanStep } from "./plan.js";
+
+export interface PlanOptions {
+  /** Run every broker on this Kafka release instead of the scenario's (the model's prediction is re-run too). */
+  allBrokers?: string | null;
+  /** The clients' Kafka release (default: the newest broker's). */
+  clientRelease?: string | null;
+  /** transaction.version to finalize (default: the scenario's). */
+  transactionVersion?: number | null;
+  /** Broker request.timeout.ms (the model's is too short for JVMs on two cores). */
+  brokerRequestTimeoutMs?: number;
+}
+
+/** Default broker request.timeout.ms: the coordinator re-sends an unanswered marker after 2 s. */
+export const DEFAULT_BROKER_REQUEST_TIMEOUT_MS = 2_000;
+
+type Fields = Record<string, unknown>;
+
+/** The model numbers an admin's markers from 2,000,000,000 (client/admin-client.ts). */
+const ADMIN_MARKER_IDS = 2_000_000_000;
+const str = (f: Fields, k: string): string => String(f[k]);
+const num = (f: Fields, k: string): number => Number(f[k]);
+
+/**
+ * Turn the model's run of a counterexample into a plan (see ConfirmPlan). Steps come from the trace:
+ * initTransactions (producer.initialized), begin (producer.begin), one send per record of every
+ * batch a leader appended (produce.append, with the values the leader's log got), commit or abort
+ * where the producer learnt the outcome (producer.outcome), and Admin.abortTransaction where its
+ * marker reached the leader. Every marker copy that reached its leader after the coordinator had
+ * re-sent it becomes a hold: armed before its transaction ends, released where the model
+ * delivered it.
+ */
+export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPlan {
+  const spec = runConfigFor(run.scenario).spec;
+  const brokers: PlanBroker[] = spec.brokers.map((b, i) => ({
+    name: b.id,
+    nodeId: i,
+    profile: options.allBrokers ? (modelProfileOf(options.allBrokers) ?? options.allBrokers) : b.release,
+    release: options.allBrokers ?? kafkaReleaseFor(b.release),
+  }));
+  const nodeId = new Map(brokers.map((b) => [b.name, b.nodeId]));
+  const releases = brokers.map((b) => b.release).sort(compareReleases);
+  const trace = run.trace;
+  const steps: PlanStep[] = [];
+  const faults: PlannedFault[] = [];
+  const notReplayed: string[] = [];
+  const unsupported: string[] = [];
+
+  // Producers: the instance that initialized with a producer id, and the transactional.id the coordinator gave it.
+  const producerOfPid = new Map<number, string>();
+  const txnIdOfPid = new Map<number, string>();
+  for (const e of trace) {
+    if (e.kind === "txn.init") txnIdOfPid.set(num(e.fields, "pid"), str(e.fields, "txnId"));
+    if (e.kind === "producer.initialized") {
+      const pid = num(e.fields, "pid");
+      if ([...producerOfPid.values()].includes(e.node))
+        unsupported.push(`t=${e.timeMs}ms ${e.node} initialized again (a producer restart)`);
+      producerOfPid.set(pid, e.node);
+      steps.push({ key: e.index, kind: "init", producer: e.node, model: { kind: "ok", detail: `producerId ${pid}` } });
+    }
+  }
+  const producers = [...producerOfPid].map(([pid, name]) => {
+    const transactionalId = txnIdOfPid.get(pid) ?? `txn-${name}`;
+    const p = transactionStatePartitionFor(transactionalId, spec.transactionState.partitions.length);
+    return { name, transactionalId, coordinator: spec.transactionState.partitions[p]?.replicas[0] ?? "broker-0" };
+  });
+
+  // Client steps.
+  const appended = new Map(run.appends.map((a) => [`${a.broker}|${a.partition}|${a.baseOffset}`, a.values]));
+  const ends = new Map<string, { commit: boolean; index: number }>();
+  const lastSendKey = new Map<string, number>();
+  const outcomes = new Set<string>();
+  const completed = new Set<string>();
+  const landed = new Set<string>();
+  for (const e of trace) {
+    const f = e.fields;
+    if (e.kind === "producer.begin")
+      steps.push({
+        key: e.index,
+        kind: "begin",
+        producer: e.node,
+        txn: str(f, "txn"),
+        model: { kind: "ok", detail: "" },
+      });
+    else if (e.kind === "produce.append") {
+      const values = appended.get(`${e.node}|${str(f, "partition")}|${num(f, "offset")}`) ?? [];
+      values.forEach((value, i) => {
+        const who = identifyRecord(value);
+        if (!who) return;
+        const key = e.index + (i + 1) / 1000;
+        lastSendKey.set(who.ghostTxn, key);
+        steps.push({
+          key,
+          kind: "send",
+          producer: who.instance,
+          txn: who.ghostTxn,
+          partition: str(f, "partition"),
+          value,
+          model: { kind: "ok", detail: `appended at ${str(f, "partition")} offset ${num(f, "offset") + i}` },
+        });
+      });
+    } else if (e.kind === "producer.end") ends.set(str(f, "txn"), { commit: f.commit === true, index: e.index });
+    else if (
+      e.kind === "marker.append" &&
+      num(f, "marker") < ADMIN_MARKER_IDS &&
+      f.txn !== null &&
+      !landed.has(`${str(f, "txn")}|${str(f, "partition")}`)
+    ) {
+      // The first copy of a coordinator's marker that a leader applied: later steps wait for it.
+      const txn = str(f, "txn");
+      const who = identifyRecord(`${txn}/0`);
+      landed.add(`${txn}|${str(f, "partition")}`);
+      if (who)
+        steps.push({
+          key: e.index,
+          kind: "await-marker",
+          producer: who.instance,
+          txn,
+          partition: str(f, "partition"),
+          epoch: num(f, "epoch"),
+          result: str(f, "result") === "ABORT" ? "ABORT" : "COMMIT",
+          model: { kind: "ok", detail: `at offset ${num(f, "offset")}` },
+        });
+    } else if (e.kind === "txn.complete" && f.txn !== null && f.txn !== undefined && !completed.has(str(f, "txn"))) {
+      const txn = str(f, "txn");
+      const who = identifyRecord(`${txn}/0`);
+      completed.add(txn);
+      if (who)
+        steps.push({
+          key: e.index,
+          kind: "await-complete",
+          producer: who.instance,
+          txn,
+          result: str(f, "state") === "CompleteAbort" ? "ABORT" : "COMMIT",
+          model: { kind: "ok", detail: `${str(f, "state")} at ${e.timeMs} ms` },
+        });
+    } else if (e.kind === "producer.outcome") {
+      const txn = str(f, "txn");
+      const end = ends.get(txn);
+      outcomes.add(txn);
+      steps.push({
+        key: e.index,
+        kind: end?.commit === false ? "abort" : "commit",
+        producer: e.node,
+        txn,
+        model: { kind: "ok", detail: `${str(f, "outcome")} (producer epoch ${num(f, "epoch")} after)` },
+      });
+    }
+  }
+  for (const [txn, end] of ends) {
+    if (outcomes.has(txn)) continue;
+    const who = identifyRecord(`${txn}/0`);
+    steps.push({
+      key: Math.max(end.index, lastSendKey.get(txn) ?? 0) + 0.5,
+      kind: end.commit ? "commit" : "abort",
+      producer: who?.instance ?? txn,
+      txn,
+      model: { kind: "unknown", detail: "the producer never learnt the outcome" },
+    });
+  }
+
+  planLateMarkerCopies(trace, { producerOfPid, ends, steps, faults });
+  planAdminAborts(trace, producerOfPid, steps);
+  notReplayed.push(...unreplayedFaults(trace, faults));
+  unsupported.push(...unsupportedEvents(trace, spec.brokers.length));
+
+  // A wait for a transaction's markers comes after its commit or abort is called, even where the
+  // model's markers landed before the producer heard the answer (the EndTxn response is later).
+  const endKeys = new Map<string, number>();
+  for (const st of steps) if (st.kind === "commit" || st.kind === "abort") endKeys.set(st.txn, st.key);
+  for (const st of steps)
+    if (st.kind === "await-marker" || st.kind === "await-complete")
+      st.key = Math.max(st.key, (endKeys.get(st.txn) ?? Number.NEGATIVE_INFINITY) + 0.01);
+  steps.sort((a, b) => a.key - b.key);
+  const rf = spec.transactionState.partitions[0]?.replicas.length ?? 1;
+  return {
+    scenario: run.scenario.scenario.name,
+    source: run.source,
+    brokers,
+    controllerRelease: releases[0] as string,
+    clientRelease: options.clientRelease ?? (releases[releases.length - 1] as string),
+    transactionVersion: options.transactionVersion ?? run.scenario.scenario.cluster.transactionVersion,
+    transactionState: {
+      partitions: spec.transactionState.partitions.length,
+      replicationFactor: rf,
+      minInsyncReplicas: Math.min(spec.transactionState.minInsyncReplicas, rf),
+    },
+    brokerRequestTimeoutMs: options.brokerRequestTimeoutMs ?? DEFAULT_BROKER_REQUEST_TIMEOUT_MS,
+    topics: spec.topics.map((t) => ({
+      name: t.name,
+      assignment: t.partitions.map((p) => p.replicas.map((r) => nodeId.get(r) ?? 0)),
+      minInsyncReplicas: t.minInsyncReplicas,
+    })),
+    producers,
+    steps,
+    faults,
+    notReplayed,
+    unsupported,
+    modelViolations: run.violations,
+  };
+}
+
+/**
+ * A marker copy is late when its coordinator re-sent the same marker to the same leader before the
+ * copy got there (its request timed out or its connection closed). Each becomes a hold.
+ */
+function planLateMarkerCopies(
+  trace: readonly TraceEvent[],
+  ctx: {
+    producerOfPid: Map<number, string>;
+    ends: Map<string, { commit: boolean; index: number }>;
+    steps: PlanStep[];
+    faults: PlannedFault[];
+  },
+): void {
+  const sends = trace.filter((e) => e.kind === "markers.send");
+  const deliveredAt = new Map<string, number>();
+  for (const e of trace)
+    if (e.kind === "net.deliver" && e.fields.msg === "WriteTxnMarkers") {
+      const k = `${e.node}|${num(e.fields, "corr")}`;
+      if (!deliveredAt.has(k)) deliveredAt.set(k, e.index);
+    }
+  for (const s of sends) {
+    const f = s.fields;
+    const dest = str(f, "broker");
+    const deliver = deliveredAt.get(`${dest}|${num(f, "corr")}`);
+    if (deliver === undefined) continue;
+    const marker = num(f, "marker");
+    const resend = num(f, "resend");
+    const overtaken = sends.some(
+      (o) =>
+        num(o.fields, "marker") === marker &&
+        str(o.fields, "broker") === dest &&
+        num(o.fields, "resend") > resend &&
+        o.index < deliver,
+    );
+    if (!overtaken) continue;
+    const producer = ctx.producerOfPid.get(num(f, "pid"));
+    if (producer === undefined) continue;
+    const txn = str(f, "txn");
+    const applied = trace.find(
+      (e) =>
+        e.index >= deliver &&
+        e.node === dest &&
+        (e.kind === "marker.append" || e.kind === "marker.rejected" || e.kind === "marker.idempotent") &&
+        num(e.fields, "marker") === marker &&
+        num(e.fields, "resend") === resend,
+    );
+    const id = `hold-${ctx.faults.length + 1}`;
+    const result = str(f, "result") === "ABORT" ? "ABORT" : "COMMIT";
+    ctx.faults.push({
+      id,
+      kind: "hold",
+      broker: dest,
+      coordinator: s.node,
+      producer,
+      result,
+      nth: resend + 1,
+      txn,
+      story: `t=${s.timeMs}ms ${s.node} sent marker #${marker} copy ${resend + 1} (${result} for ${txn}, epoch ${num(f, "epoch")}, WriteTxnMarkers v${num(f, "v")}) to ${dest}; it arrived at t=${trace[deliver]?.timeMs}ms, after the coordinator had re-sent it`,
+    });
+    const end = ctx.ends.get(txn);
+    const armKey = end !== undefined && end.index < s.index ? end.index - 0.5 : s.index - 0.5;
+    ctx.steps.push({ key: armKey, kind: "arm", fault: id, model: { kind: "ok", detail: "" } });
+    ctx.steps.push({
+      key: deliver,
+      kind: "release",
+      fault: id,
+      model:
+        applied === undefined
+          ? { kind: "unknown", detail: "the model's leader never judged it" }
+          : applied.kind === "marker.rejected"
+            ? {
+                kind: "error",
+                error: errorName(num(applied.fields, "error")),
+                detail: `rejected at ${str(applied.fields, "partition")}`,
+              }
+            : applied.kind === "marker.idempotent"
+              ? { kind: "ok", detail: `taken as an idempotent retry at ${str(applied.fields, "partition")}` }
+              : {
+                  kind: "ok",
+                  detail: `appended at ${str(applied.fields, "partition")} offset ${num(applied.fields, "offset")}${num(applied.fields, "closedFrom") >= 0 ? `, closing offsets ${num(applied.fields, "closedFrom")}..${num(applied.fields, "offset")}` : ", nothing open"}`,
+                },
+    });
+  }
+}
+
+/** Admin.abortTransaction (the operator's first attempt): where its marker reached the leader. */
+function planAdminAborts(trace: readonly TraceEvent[], producerOfPid: Map<number, string>, steps: PlanStep[]): void {
+  for (const e of trace) {
+    if (e.kind !== "admin.abort-transaction" || num(e.fields, "attempt") !== 1) continue;
+    const f = e.fields;
+    const partition = str(f, "partition");
+    const pid = num(f, "pid");
+    const judged = trace.find(
+      (j) =>
+        j.index > e.index &&
+        j.node === str(f, "broker") &&
+        (j.kind === "marker.append" || j.kind === "marker.rejected") &&
+        str(j.fields, "partition") === partition &&
+        num(j.fields, "pid") === pid,
+    );
+    steps.push({
+      key: judged?.index ?? e.index,
+      kind: "admin-abort",
+      partition,
+      producer: producerOfPid.get(pid) ?? `producer ${pid}`,
+      producerEpoch: num(f, "epoch"),
+      coordinatorEpoch: num(f, "ce"),
+      txn: f.txn === null ? null : str(f, "txn"),
+      model:
+        judged === undefined
+          ? { kind: "unknown", detail: "" }
+          : judged.kind === "marker.rejected"
+            ? { kind: "error", error: errorName(num(judged.fields, "error")), detail: "" }
+            : { kind: "ok", detail: `ABORT appended at offset ${num(judged.fields, "offset")}` },
+    });
+  }
+}
+
+/** Faults of the model that the plan does not replay because they changed no message's fate. */
+function unreplayedFaults(trace: readonly TraceEvent[], faults: readonly PlannedFault[]): string[] {
+  const counts = new Map<string, number>();
+  for (const e of trace)
+    if (e.kind === "net.slow" || e.kind === "net.drop" || e.kind === "net.duplicate" || e.kind === "net.overtake")
+      counts.set(e.kind, (counts.get(e.kind) ?? 0) + 1);
+  const out: string[] = [];
+  for (const [kind, n] of counts)
+    out.push(
+      `${n} ${kind} event${n > 1 ? "s" : ""} of the model's network (real loopback has its own timing; ${faults.length} of them made a late marker copy, planned as a hold)`,
+    );
+  return out;
+}
+
+/** Cluster events the plan does not replay: leadership moves, broker stops, upgrades, feature updates. */
+function unsupportedEvents(trace: readonly TraceEvent[], brokers: number): string[] {
+  const out: string[] = [];
+  let starts = 0;
+  for (const e of trace) {
+    if (e.kind === "broker.start" && ++starts > brokers) out.push(`t=${e.timeMs}ms ${e.node} restarted`);
+    if (e.kind === "broker.stop" || e.kind === "broker.upgrade" || e.kind === "broker.controlled-shutdown")
+      out.push(`t=${e.timeMs}ms ${e.kind} of ${e.node}`);
+    if (e.kind === "replica.leader" && e.timeMs > 0)
+      out.push(
+        `t=${e.timeMs}ms ${e.node} became leader of ${str(e.fields, "partition")} (epoch ${num(e.fields, "leaderEpoch")})`,
+      );
+    if (e.kind.startsWith("feature.")) out.push(`t=${e.timeMs}ms ${e.kind}`);
+  }
+  return out;
+}
