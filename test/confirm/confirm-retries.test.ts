@@ -18,7 +18,7 @@ function unfired(): RealRun {
   return run;
 }
 
-const model = modelRunOfSeedFile("seeds/kip-1228-gap.tape-ffa839c199845d42.json");
+const model = modelRunOfSeedFile("test/real-cluster/fixtures/kip-1228-gap-4.1-coordinator.tape.json");
 const outDir = () => mkdtempSync(join(tmpdir(), "eosfuzz-confirm-retries-"));
 
 describe("confirm's retries", () => {

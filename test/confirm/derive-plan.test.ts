@@ -7,7 +7,7 @@ import { describeStep } from "../../src/confirm/plan/plan.js";
 // A shrunk counterexample becomes a plan: the cluster of its releases, the client steps in the
 // model's order, and a hold for every marker copy the coordinator had re-sent before it arrived.
 
-const GAP = "seeds/kip-1228-gap.tape-ffa839c199845d42.json";
+const GAP = "test/real-cluster/fixtures/kip-1228-gap-4.1-coordinator.tape.json";
 
 describe("the plan of a counterexample", () => {
   it("kip-1228-gap: a 4.1.2 coordinator's first COMMIT copy to the 4.2.1 leader is held until p1.t2 wrote there", () => {

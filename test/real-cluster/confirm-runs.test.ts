@@ -7,7 +7,7 @@ import { startEosfuzz } from "../cli/cli-helpers.js";
 // The runs eosfuzz confirm must show (issue 28), each on a real cluster: the CLI as a user runs it,
 // its --json judged. Each must fit in 3 minutes of wall time on two cores, cluster start included.
 
-const GAP = "seeds/kip-1228-gap.tape-ffa839c199845d42.json";
+const GAP = "test/real-cluster/fixtures/kip-1228-gap-4.1-coordinator.tape.json";
 const TV1 = "seeds/tv1-legacy.tape-55d01f75709b9a32.json";
 const ADMIN = "seeds/admin-abort-stale-epoch.tape-a447d1b5158212ba.json";
 const BUDGET_MS = 180_000;
