@@ -169,11 +169,11 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
     },
     examples: [
       [
-        "eosfuzz confirm seeds/kip-1228-gap.tape-ffa839c199845d42.json",
+        "eosfuzz confirm seeds/kip-1228-gap.tape-608bd50dfa1025d1.json",
         "the shrunk KIP-1228 gap on Kafka 4.1.2 and 4.2.1 brokers",
       ],
       [
-        "eosfuzz confirm seeds/kip-1228-gap.tape-ffa839c199845d42.json --all-brokers 4.2.1",
+        "eosfuzz confirm seeds/kip-1228-gap.tape-608bd50dfa1025d1.json --all-brokers 4.2.1",
         "the same plan with every broker on 4.2.1: the late copy is rejected",
       ],
       ["eosfuzz confirm --scenario tv1-legacy --seed 7 --json", "a scenario's seed, shrunk first; one JSON object"],

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { eosfuzz, ROOT } from "./cli-helpers.js";
 
-const GAP_SEED = join(ROOT, "seeds/kip-1228-gap.seed-15.json");
+const GAP_SEED = join(ROOT, "seeds/kip-1228-gap.seed-6.json");
 
 describe("eosfuzz shrink", () => {
   it("shrinks a saved failure, prints before/after and the story, and saves a seed file that replays", () => {

@@ -22,7 +22,7 @@ class CountingExecutor implements RunExecutor {
 
 describe("--stop-on-first", () => {
   it("stops a campaign whose first seeds fail after a few runs, not after whole batches", async () => {
-    // kip-1228-gap's seed 15 is its first stale-marker (seeds 0-14 find nothing the expectation wants).
+    // kip-1228-gap's seed 6 is its first stale-marker (seeds 0-5 find nothing the expectation wants).
     const executor = new CountingExecutor();
     const r = await runSearch(
       resolveScenario("kip-1228-gap"),
@@ -30,10 +30,10 @@ describe("--stop-on-first", () => {
       executor,
       () => 0,
     );
-    expect(r.seedsRun).toBe(16);
-    expect(r.violations.some((v) => v.seed === 15 && v.kind === "stale-marker")).toBe(true);
-    // One seed at a time in this thread: exactly the 16 runs tallied (batches of 1, 2, 4, 8 two in
+    expect(r.seedsRun).toBe(7);
+    expect(r.violations.some((v) => v.seed === 6 && v.kind === "stale-marker")).toBe(true);
+    // One seed at a time in this thread: exactly the 7 runs tallied (batches of 1, 2, 4 two in
     // flight would be more, full batches of 50 would be 100).
-    expect(executor.runs).toBe(16);
+    expect(executor.runs).toBe(7);
   });
 });

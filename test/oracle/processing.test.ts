@@ -173,11 +173,11 @@ describe("eos-processor-gap: the group's offsets partition led by a 4.1 broker",
 describe("stale markers at offsets partitions on 4.2.1", () => {
   // CoordinatorRuntime.scheduleTransactionCompletion(..., transactionVersion): without it the offsets
   // partition's producer-state check falls back to the legacy rule even on a 4.2.1 leader.
-  it("eos-processor is clean; with the TransactionVersion dropped on the group coordinator's path, seed 7 shows stale-marker at __consumer_offsets-0", () => {
+  it("eos-processor is clean; with the TransactionVersion dropped on the group coordinator's path, seed 2 shows stale-marker at __consumer_offsets-0", () => {
     const loaded = resolveScenario("eos-processor");
-    expect(runSeed(runConfigFor(loaded), { seed: 7 }).violations).toEqual([]);
+    expect(runSeed(runConfigFor(loaded), { seed: 2 }).violations).toEqual([]);
     const mutant = findMutant("group-coordinator-drops-transaction-version");
-    const broken = runSeed(runConfigFor(loaded, mutant?.overrides ?? {}), { seed: 7 });
+    const broken = runSeed(runConfigFor(loaded, mutant?.overrides ?? {}), { seed: 2 });
     const stale = broken.violations.find((v) => v.kind === "stale-marker");
     expect(stale).toMatchObject({ partition: "__consumer_offsets-0", brokerRelease: "4.2.1" });
   });
