@@ -43,7 +43,9 @@ describe("liveness: why a transaction hangs", () => {
     expect(text).toMatch(/broker-2 applied marker #\d+ copy 2 at orders-2/);
     expect(text).toMatch(/rejected marker #\d+ copy 4 at orders-2 with INVALID_PRODUCER_EPOCH/);
     expect(text).toMatch(/no transaction was open there/);
-    expect(text).toMatch(/a leader with KAFKA-19999 \(4\.2\.0 and later\) appends it as a duplicate that closes nothing/);
+    expect(text).toMatch(
+      /a leader with KAFKA-19999 \(4\.2\.0 and later\) appends it as a duplicate that closes nothing/,
+    );
     expect(text).toMatch(/broker-2 stopped sending markers for p1\.t5 on INVALID_PRODUCER_EPOCH/);
     expect(text).not.toMatch(/never understood/);
   });

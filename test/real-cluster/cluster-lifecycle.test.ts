@@ -122,7 +122,12 @@ describe("eosfuzz confirm interrupted", () => {
   it("by SIGINT while its cluster starts exits 130 and leaves no JVM", async () => {
     const out = mkdtempSync(join(tmpdir(), "eosfuzz-confirm-sigint-"));
     dirs.push(out);
-    const { child, done } = startEosfuzz(["confirm", "test/real-cluster/fixtures/kip-1228-gap-4.1-coordinator.tape.json", "--out", out]);
+    const { child, done } = startEosfuzz([
+      "confirm",
+      "test/real-cluster/fixtures/kip-1228-gap-4.1-coordinator.tape.json",
+      "--out",
+      out,
+    ]);
     // Once the nodes' JVMs run kafka.Kafka (each with its server.properties under the out directory).
     const nodes = () => jvmsOf(`^java .*kafka\\.Kafka ${out}`);
     for (let i = 0; i < 1200 && nodes().length < 4; i++) await new Promise((r) => setTimeout(r, 100));

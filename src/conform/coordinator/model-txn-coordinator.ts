@@ -62,7 +62,7 @@ export class ModelTxnCoordinator {
 
   constructor(
     profile: ReleaseProfile,
-    private readonly config: TxnCoordinatorConfig,
+    config: TxnCoordinatorConfig,
   ) {
     const choices = ChoiceSource.seeded(1);
     const net = new Network<KafkaRequest, KafkaResponse>(this.sim, choices, () => INSTANT, labelOf);

@@ -278,7 +278,7 @@ export class PartitionLog {
     if (this.appendEpoch !== 0) batch.partitionLeaderEpoch = this.appendEpoch;
     if (facts.timestamp !== undefined) batch.maxTimestamp = facts.timestamp;
     this.pushBatch(batch);
-    this.producerState.appendDataBatch(facts, origin);
+    this.producerState.appendDataBatch(facts);
     this.refreshFirstUnstableOffset();
     return { kind: "appended", batch };
   }
@@ -466,7 +466,7 @@ export class PartitionLog {
       if (completed) this.completeTxn(completed);
       return completed;
     }
-    this.producerState.appendDataBatch(factsOfLogBatch(batch), "REPLICATION");
+    this.producerState.appendDataBatch(factsOfLogBatch(batch));
     return null;
   }
 

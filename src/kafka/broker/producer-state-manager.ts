@@ -271,7 +271,7 @@ export class ProducerStateManager {
    * ProducerAppendInfo.appendDataBatch after the checks passed (or unchecked, for a follower): the
    * entry takes the epoch and the batch, and a transactional batch opens the producer's transaction.
    */
-  appendDataBatch(batch: DataBatchFacts, origin: AppendOrigin): void {
+  appendDataBatch(batch: DataBatchFacts): void {
     const e = this.entry(batch.producerId);
     e.setEpoch(batch.producerEpoch);
     if (batch.timestamp !== undefined) e.lastTimestamp = Math.max(e.lastTimestamp, batch.timestamp);
@@ -355,7 +355,7 @@ export class ProducerStateManager {
     coordinatorEpoch: number,
     result: TransactionResult,
     offset: number,
-    origin: AppendOrigin,
+    _origin: AppendOrigin,
     timestamp?: number,
   ): CompletedTxn | null {
     const entry = this.entry(producerId);
