@@ -2,7 +2,7 @@ import { type AdminLookups, KafkaAdminClient, TransactionAbortOperator } from ".
 import type { ChoiceSource, Stream } from "../sim/choice-tape.js";
 import { type LinkFaults, Network } from "../sim/network.js";
 import type { Simulation, StopReason } from "../sim/simulation.js";
-import { KafkaBroker } from "./broker/kafka-broker.js";
+import { KafkaBroker } from "./server/kafka-broker.js";
 import type { PartitionConfig } from "./broker/partition.js";
 import type { LogBatch, PartitionLog } from "./broker/partition-log.js";
 import { ClientMetadata, type KnownLeader } from "./client/client-metadata.js";
