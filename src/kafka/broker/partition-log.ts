@@ -6,7 +6,6 @@ import {
   TransactionCoordinatorFencedException,
 } from "../common/errors.js";
 import type { PartitionKey, TransactionResult } from "../common/types.js";
-import type { TxnTransitMetadata } from "../coordinator/transaction-metadata.js";
 import type { ReleaseFlags } from "../release.js";
 import { LeaderEpochCache } from "./leader-epoch-cache.js";
 import type { LogOperation, PartitionLogObserver } from "./partition-log-observer.js";
@@ -64,10 +63,14 @@ export interface OffsetCommitRecord {
   readonly memberId: string;
 }
 
-/** One record of __transaction_state (TransactionLog's key and value). */
+/**
+ * One record of __transaction_state (TransactionLog's key and value). The log keeps the value as the
+ * coordinator wrote it and reads nothing in it, as Kafka's log keeps the record's bytes; the
+ * coordinator reads it back (TransactionLog.readTxnRecordValue), so the log knows no coordinator type.
+ */
 export interface TxnLogRecord {
   readonly transactionalId: string;
-  readonly value: TxnTransitMetadata;
+  readonly value: unknown;
 }
 
 /** TransactionIndex entry (only aborted transactions are indexed). */

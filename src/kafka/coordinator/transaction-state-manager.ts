@@ -1,4 +1,4 @@
-import type { LogBatch } from "../broker/partition-log.js";
+import type { LogBatch, TxnLogRecord } from "../broker/partition-log.js";
 import { Errors, IllegalStateException } from "../common/errors.js";
 import { TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
 import { transactionStatePartitionFor } from "./transaction-partitioning.js";
@@ -111,13 +111,14 @@ export class TransactionStateManager {
     if (!o || o.coordinatorEpoch !== coordinatorEpoch || !o.loading) return [];
     const latest = new Map<string, TxnTransitMetadata>();
     for (const batch of this.log.read(partition)) {
-      const r = batch.txnRecord;
-      if (!r) continue;
+      if (!batch.txnRecord) continue;
+      const { transactionalId } = batch.txnRecord;
+      const value = readTxnRecordValue(batch.txnRecord);
       // A tombstone (an expired id, written as its Dead transit) removes the id: loadTransactionMetadata.
-      if (r.value.txnState === "Dead") latest.delete(r.transactionalId);
-      else latest.set(r.transactionalId, r.value);
-      if (r.value.txnState === "Dead") this.expired.add(r.transactionalId);
-      else this.expired.delete(r.transactionalId);
+      if (value.txnState === "Dead") latest.delete(transactionalId);
+      else latest.set(transactionalId, value);
+      if (value.txnState === "Dead") this.expired.add(transactionalId);
+      else this.expired.delete(transactionalId);
     }
     const loaded: { metadata: TransactionMetadata; record: TxnTransitMetadata }[] = [];
     for (const [transactionalId, record] of latest) {
@@ -269,4 +270,15 @@ export function coordinatorErrorFor(appendError: number): number {
     default:
       return Errors.UNKNOWN_SERVER_ERROR;
   }
+}
+
+/**
+ * TransactionLog.readTxnRecordValue: the transit a __transaction_state record holds. The log keeps
+ * what was written, and only transits are (server/transaction-state-log.ts, the cluster's seeding).
+ */
+function readTxnRecordValue(record: TxnLogRecord): TxnTransitMetadata {
+  const value = record.value as TxnTransitMetadata | null;
+  if (typeof value !== "object" || value === null || typeof value.txnState !== "string")
+    throw new IllegalStateException(`__transaction_state record of ${record.transactionalId} holds no transit`);
+  return value;
 }
