@@ -23,6 +23,25 @@ export interface TransactionLogAccess {
   read(partition: number): readonly LogBatch[];
 }
 
+/** One pass of removeExpiredTransactionalIds. */
+export interface TransactionalIdExpiration {
+  readonly nowMs: number;
+  /** transactional.id.expiration.ms */
+  readonly expirationMs: number;
+  /** The tombstone write's timeout. */
+  readonly timeoutMs: number;
+  /** KAFKA-7519's bug switch: a failed tombstone write leaves the id pending Dead. */
+  readonly failureLeavesPending: boolean;
+}
+
+/** A tombstone written for an expired id: which entry, at which coordinator epoch. */
+interface Tombstone {
+  readonly partition: number;
+  readonly coordinatorEpoch: number;
+  readonly metadata: TransactionMetadata;
+  readonly transit: TxnTransitMetadata;
+}
+
 /**
  * TransactionStateManager: which __transaction_state partitions this broker's coordinator owns (at
  * which coordinator epoch, loading or not), the metadata cache of their transactional.ids, and
@@ -159,12 +178,10 @@ export class TransactionStateManager {
    * the ids it expires.
    */
   removeExpiredTransactionalIds(
-    nowMs: number,
-    expirationMs: number,
-    timeoutMs: number,
-    failureLeavesPending: boolean,
+    expiration: TransactionalIdExpiration,
     onDone: (transactionalId: string, errorCode: number) => void,
   ): string[] {
+    const { nowMs, expirationMs, timeoutMs } = expiration;
     const expired: string[] = [];
     for (const { partition, coordinatorEpoch } of this.servedPartitions()) {
       for (const metadata of [...this.cache.values()]) {
@@ -173,7 +190,7 @@ export class TransactionStateManager {
         const transit = metadata.prepareDead();
         expired.push(metadata.transactionalId);
         this.log.append(partition, metadata.transactionalId, transit, timeoutMs, (errorCode) => {
-          this.removeFromCache(partition, coordinatorEpoch, metadata, transit, errorCode, failureLeavesPending);
+          this.removeFromCache({ partition, coordinatorEpoch, metadata, transit }, errorCode, expiration);
           onDone(metadata.transactionalId, errorCode);
         });
       }
@@ -187,13 +204,11 @@ export class TransactionStateManager {
    * expired epoch; otherwise its pending state is cleared (KAFKA-7519: the bug switch leaves it set).
    */
   private removeFromCache(
-    partition: number,
-    coordinatorEpoch: number,
-    metadata: TransactionMetadata,
-    transit: TxnTransitMetadata,
+    tombstone: Tombstone,
     errorCode: number,
-    failureLeavesPending: boolean,
+    options: Pick<TransactionalIdExpiration, "failureLeavesPending">,
   ): void {
+    const { partition, coordinatorEpoch, metadata, transit } = tombstone;
     const owned = this.owned.get(partition);
     // Simplified: an entry a reload replaced meanwhile is left alone (Kafka looks the id up again).
     if (!owned || this.cache.get(metadata.transactionalId) !== metadata) return;
@@ -205,7 +220,7 @@ export class TransactionStateManager {
     if (removable) {
       this.cache.delete(metadata.transactionalId);
       this.expired.add(metadata.transactionalId);
-    } else if (!failureLeavesPending) metadata.pendingState = null;
+    } else if (!options.failureLeavesPending) metadata.pendingState = null;
   }
 
   /**

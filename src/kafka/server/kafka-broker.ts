@@ -22,6 +22,17 @@ import { transactionStateLog } from "./transaction-state-log.js";
 
 export type { BrokerShared } from "./broker-process.js";
 
+/** What a broker is made of besides the cluster's handles and its id. */
+export interface KafkaBrokerOptions {
+  /** The release it starts on. */
+  readonly release: ReleaseProfile;
+  /** The partitions it holds a replica of, with their settings. */
+  readonly partitionConfigs: ReadonlyMap<PartitionKey, PartitionConfig>;
+  /** The controller's image when the broker is made. */
+  readonly image: MetadataImage;
+  readonly shared: BrokerShared;
+}
+
 /**
  * A Kafka broker: KafkaApis over its ReplicaManager (the partitions it holds a replica of, leader or
  * follower), its transaction coordinator (for the __transaction_state partitions it leads), its
@@ -37,16 +48,19 @@ export class KafkaBroker {
   /** The running process's request handlers (null while stopped). */
   private apis: KafkaApis | null = null;
 
+  private readonly partitionConfigs: ReadonlyMap<PartitionKey, PartitionConfig>;
+  private readonly shared: BrokerShared;
+
   constructor(
     private readonly ctx: ClusterContext,
     readonly id: string,
-    release: ReleaseProfile,
-    private readonly partitionConfigs: ReadonlyMap<PartitionKey, PartitionConfig>,
-    image: MetadataImage,
-    private readonly shared: BrokerShared,
+    options: KafkaBrokerOptions,
   ) {
-    this.release = release;
-    this.image = image;
+    const { partitionConfigs } = options;
+    this.release = options.release;
+    this.image = options.image;
+    this.partitionConfigs = partitionConfigs;
+    this.shared = options.shared;
     // Batches carry timestamps only when producer state can expire (producer.id.expiration.ms set).
     const expiration = ctx.config.producerIdExpiration;
     const timing = expiration ? { clock: () => ctx.sim.nowMs, producerIdExpirationMs: expiration.expirationMs } : {};
@@ -148,29 +162,25 @@ export class KafkaBroker {
     // The components ask whether their own process stopped (it is made below, before they run).
     const isStopped = () => process.stopped;
     const config = this.ctx.config;
-    const replicas = new ReplicaManager(
-      this.ctx.sim,
-      this.id,
-      this.logs,
-      this.partitionConfigs,
-      () => this.image,
-      this.shared.controller,
-      { replicaLagTimeMaxMs: config.replicaLagTimeMaxMs },
-    );
-    const coordinator = new TransactionCoordinator(
-      this.ctx,
-      this.id,
-      this.release,
-      {
+    const replicas = new ReplicaManager(this.ctx.sim, this.id, {
+      logs: this.logs,
+      configs: this.partitionConfigs,
+      image: () => this.image,
+      controller: this.shared.controller,
+      config: { replicaLagTimeMaxMs: config.replicaLagTimeMaxMs },
+    });
+    const coordinator = new TransactionCoordinator(this.ctx, this.id, {
+      release: this.release,
+      host: {
         log: transactionStateLog(base, replicas),
         leaderOf: (p) => this.leaderOf(p),
         stopped: isStopped,
         finalizedTransactionVersion: () => this.image.features.transactionVersion,
       },
-      this.shared.transactionStatePartitions,
-      this.shared.producerIds,
-      this.shared.markerIds,
-    );
+      partitionCount: this.shared.transactionStatePartitions,
+      producerIds: this.shared.producerIds,
+      markerIds: this.shared.markerIds,
+    });
     const verifier = new AddPartitionsToTxnManager(
       this.ctx,
       this.id,
@@ -300,15 +310,13 @@ export class KafkaBroker {
     for (const [leader, partitions] of followed) {
       let fetcher = process.fetchers.get(leader);
       if (!fetcher) {
-        fetcher = new ReplicaFetcher(
-          this.ctx.sim,
-          this.ctx.net,
-          this.id,
+        fetcher = new ReplicaFetcher(this.ctx.sim, this.ctx.net, {
+          brokerId: this.id,
           leader,
-          this.replicationConfig(),
-          (partition, batches, hw) => process.replicas.appendAsFollower(partition, batches, hw),
-          (partition, offset, removed) => this.shared.onTruncate(this.id, partition.key, offset, removed),
-        );
+          config: this.replicationConfig(),
+          append: (partition, batches, hw) => process.replicas.appendAsFollower(partition, batches, hw),
+          onTruncate: (partition, offset, removed) => this.shared.onTruncate(this.id, partition.key, offset, removed),
+        });
         process.fetchers.set(leader, fetcher);
       }
       for (const p of partitions) fetcher.add(p, p.leaderEpoch);

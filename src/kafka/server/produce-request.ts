@@ -1,4 +1,5 @@
 import { produceErrorForVerification } from "../broker/add-partitions-to-txn-manager.js";
+import { SENTINEL_GUARD } from "../broker/producer-state-entry.js";
 import { Errors } from "../common/errors.js";
 import type { KafkaResponse, ProduceRequest } from "../protocol.js";
 import type { BrokerProcess, Inbound } from "./broker-process.js";
@@ -36,12 +37,12 @@ export function handleProduceRequest(process: BrokerProcess, request: Inbound, b
       body.producerEpoch,
       supportsEpochBump,
     );
-    if (guard !== 0) {
+    if (guard !== SENTINEL_GUARD) {
       verifyProduce(process, request, body, guard, supportsEpochBump);
       return;
     }
   }
-  appendProduce(process, request, body, 0);
+  appendProduce(process, request, body, SENTINEL_GUARD);
 }
 
 /**

@@ -1,7 +1,8 @@
 import { produceErrorForVerification } from "../broker/add-partitions-to-txn-manager.js";
 import type { PartitionLog } from "../broker/partition-log.js";
+import { SENTINEL_GUARD } from "../broker/producer-state-entry.js";
 import { Errors } from "../common/errors.js";
-import type { PartitionKey } from "../common/types.js";
+import { NO_SEQUENCE, type PartitionKey } from "../common/types.js";
 import { consumerOffsetsPartitionKey } from "../coordinator/group/group-partitioning.js";
 import type { GroupCoordinatorShard } from "../coordinator/group/group-coordinator-shard.js";
 import type { GroupRequest } from "../group-protocol.js";
@@ -27,7 +28,7 @@ export function handleTxnOffsetCommitRequest(
   const flags = process.release.flags;
   // KAFKA-15449's bug switch (3.6): the group coordinator's path skipped the verification.
   if (!flags.transactionPartitionVerification || flags.txnOffsetCommitUnverified)
-    return writeTxnOffsets(process, request, body, { key, guard: 0, validatedBefore: false });
+    return writeTxnOffsets(process, request, body, { key, guard: SENTINEL_GUARD, validatedBefore: false });
   const log = process.logs.get(key) as PartitionLog;
   // UnifiedLog.maybeStartTransactionVerification refuses a stale epoch first (KAFKA-18042), on the
   // group coordinator's path too (CoordinatorPartitionWriter -> ReplicaManager); the error goes back
@@ -38,8 +39,13 @@ export function handleTxnOffsetCommitRequest(
     return request.respond({ api: "TxnOffsetCommit", errorCode: Errors.INVALID_PRODUCER_EPOCH });
   }
   const supportsEpochBump = body.version >= 5;
-  const guard = log.maybeStartTransactionVerification(body.producerId, -1, body.producerEpoch, supportsEpochBump);
-  if (guard === 0) return writeTxnOffsets(process, request, body, { key, guard: 0, validatedBefore: false });
+  const guard = log.maybeStartTransactionVerification(
+    body.producerId,
+    NO_SEQUENCE,
+    body.producerEpoch,
+    supportsEpochBump,
+  );
+  if (guard === SENTINEL_GUARD) return writeTxnOffsets(process, request, body, { key, guard, validatedBefore: false });
   // KAFKA-15784's bug switch: GroupCoordinator.doTxnCommitOffsets validated under the group lock
   // before ReplicaManager.appendRecords started the asynchronous verification.
   const validatedBefore = flags.txnOffsetValidateBeforeVerify;
@@ -81,7 +87,7 @@ export function handleTxnOffsetCommitRequest(
 interface TxnOffsetsWrite {
   /** The group's __consumer_offsets partition. */
   readonly key: PartitionKey;
-  /** The verification guard (0: no verification). */
+  /** The verification guard (SENTINEL_GUARD: no verification). */
   readonly guard: number;
   /** The shard validated the request at its arrival (txnOffsetValidateBeforeVerify) and writes unvalidated. */
   readonly validatedBefore: boolean;
@@ -134,11 +140,14 @@ function emitTxnOffsetCommit(
   });
 }
 
+/** The Produce version whose mapping of a verification error a TxnOffsetCommit's follows (TRANSACTION_ABORTABLE stays). */
+const TXN_OFFSET_COMMIT_AS_PRODUCE_VERSION = 11;
+
 /**
  * A TxnOffsetCommit's verification answer as the group coordinator returns it: a fence stays a fence,
  * the transient ones become COORDINATOR_NOT_AVAILABLE (retriable for the producer); simplified.
  */
 function txnOffsetCommitErrorForVerification(errorCode: number): number {
-  const asProduce = produceErrorForVerification(errorCode, 11);
+  const asProduce = produceErrorForVerification(errorCode, TXN_OFFSET_COMMIT_AS_PRODUCE_VERSION);
   return asProduce === Errors.NOT_ENOUGH_REPLICAS ? Errors.COORDINATOR_NOT_AVAILABLE : asProduce;
 }
