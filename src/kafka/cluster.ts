@@ -2,7 +2,7 @@ import { type AdminLookups, KafkaAdminClient, TransactionAbortOperator } from ".
 import type { ChoiceSource, Stream } from "../sim/choice-tape.js";
 import { type LinkFaults, Network } from "../sim/network.js";
 import type { Simulation, StopReason } from "../sim/simulation.js";
-import { KafkaBroker } from "./broker/kafka-broker.js";
+import { type BrokerShared, KafkaBroker } from "./server/kafka-broker.js";
 import type { PartitionConfig } from "./broker/partition.js";
 import type { LogBatch, PartitionLog } from "./broker/partition-log.js";
 import { ClientMetadata, type KnownLeader } from "./client/client-metadata.js";
@@ -31,6 +31,7 @@ import type { TransactionStateName } from "./coordinator/transaction-state.js";
 import type { LogObserverFactory } from "./broker/partition-log-observer.js";
 import type { GhostObserver } from "./ghost.js";
 import type { MetadataImage, PartitionRegistration } from "./metadata/metadata-image.js";
+import type { AlterPartitionItem } from "./broker/replica-manager.js";
 import { type LeaderChange, type PartitionAssignment, QuorumController } from "./metadata/quorum-controller.js";
 import { Nemesis } from "./nemesis.js";
 import { ProcessorGroup } from "./processor-group.js";
@@ -174,8 +175,8 @@ export class Cluster {
     const markerIds = new IdSequence(1);
     for (const b of spec.brokers) {
       const mine = new Map([...configs].filter(([key]) => this.replicasOf(key).includes(b.id)));
-      const broker = new KafkaBroker(this.ctx, b.id, this.profileOf(b), mine, this.controller.image, {
-        controller: { alterPartition: (...args) => this.alterPartition(...args) },
+      const shared: BrokerShared = {
+        controller: { alterPartition: (item, onResult) => this.alterPartition(item, onResult) },
         producerIds,
         markerIds,
         transactionStatePartitions: spec.transactionState.partitions.length,
@@ -186,6 +187,12 @@ export class Cluster {
         },
         txnLogOutage: (index) => (this.txnLogOutageUntil.get(index) ?? -1) > sim.nowMs,
         ...this.groupCoordinatorSettings(),
+      };
+      const broker = new KafkaBroker(this.ctx, b.id, {
+        release: this.profileOf(b),
+        partitionConfigs: mine,
+        image: this.controller.image,
+        shared,
       });
       this.brokers.set(b.id, broker);
     }
@@ -309,15 +316,13 @@ export class Cluster {
     onConnect: ((server: string) => void) | null = null,
   ): ClientMetadata {
     const p = this.spec.producers;
-    return new ClientMetadata(
-      this.ctx,
-      client,
-      this.spec.brokers.map((b) => b.id),
-      this.bootstrapLeaders(),
-      { retryBackoffMs: p.retryBackoffMs, requestTimeoutMs: p.requestTimeoutMs },
+    return new ClientMetadata(this.ctx, client, {
+      brokers: this.spec.brokers.map((b) => b.id),
+      bootstrap: this.bootstrapLeaders(),
+      config: { retryBackoffMs: p.retryBackoffMs, requestTimeoutMs: p.requestTimeoutMs },
       closed,
       onConnect,
-    );
+    });
   }
 
   /** A transactional producer of the workload; `offsetsFor` makes it commit input offsets too (a processor). */
@@ -379,20 +384,20 @@ export class Cluster {
     const c = this.spec.consumers;
     const flags = { ...this.spec.globalOverrides };
     let consumer: ReadCommittedConsumer | null = null;
-    consumer = new ReadCommittedConsumer(
-      this.ctx,
-      name,
-      this.partitions,
-      this.clientMetadata(name, () => consumer?.isStopped ?? false),
-      {
+    consumer = new ReadCommittedConsumer(this.ctx, name, {
+      partitions: this.partitions,
+      metadata: this.clientMetadata(name, () => consumer?.isStopped ?? false),
+      config: {
         fetchMaxWaitMs: c.fetchMaxWaitMs,
         requestTimeoutMs: c.requestTimeoutMs,
         retryBackoffMs: c.retryBackoffMs,
         maxBatchesPerPartition: CONSUMER_MAX_BATCHES,
       },
-      flags.consumerFiltersAborted ?? true,
-      flags.consumerStopsAtLso === false,
-    );
+      mode: {
+        filterAborted: flags.consumerFiltersAborted ?? true,
+        readUncommittedBound: flags.consumerStopsAtLso === false,
+      },
+    });
     return consumer;
   }
 
@@ -473,13 +478,10 @@ export class Cluster {
 
   /** AlterPartition from a leader: to the controller and back, each way after a drawn delay. */
   private alterPartition(
-    broker: string,
-    partition: PartitionKey,
-    leaderEpoch: number,
-    partitionEpoch: number,
-    newIsr: readonly string[],
+    item: AlterPartitionItem,
     onResult: (errorCode: number, registration: PartitionRegistration) => void,
   ): void {
+    const { broker, partition, leaderEpoch, partitionEpoch, newIsr } = item;
     const { min, max } = this.spec.broker.controllerRpcDelayMs;
     this.sim.schedule(this.controllerStream.between(min, max), () => {
       const result = this.controller.alterPartition(partition, broker, leaderEpoch, partitionEpoch, newIsr);

@@ -50,12 +50,10 @@ export class ProcessorGroup {
     const output = c.spec.topics.find((t) => t.name === this.spec.outputTopic);
     if (!output) throw new Error(`processors write ${this.spec.outputTopic}, which is not a topic of the cluster`);
     const p = c.spec.producers;
-    const processor = new Processor(
-      c.ctx,
-      name,
+    const processor = new Processor(c.ctx, name, {
       transactionalId,
-      c.clientMetadataFor(`${name}-consumer`),
-      {
+      metadata: c.clientMetadataFor(`${name}-consumer`),
+      settings: {
         groupId: this.spec.groupId,
         outputPartitions: output.partitions.map((_, i) => partitionKey(output.name, i)),
         maxRecordsPerTxn: this.spec.maxRecordsPerTxn,
@@ -66,8 +64,8 @@ export class ProcessorGroup {
         requireStable: c.spec.globalOverrides.offsetFetchRequireStable ?? true,
         seekToCommittedOnAbort: c.spec.globalOverrides.processorSeeksToCommittedOnAbort ?? true,
       },
-      this.journal,
-    );
+      journal: this.journal,
+    });
     const coordinator = new ConsumerCoordinator(
       c.ctx,
       {

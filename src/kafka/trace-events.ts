@@ -14,7 +14,7 @@ import type { ReleaseName } from "./release.js";
  * a Kafka error code.
  */
 export interface KafkaEvents {
-  // ---------------------------------------------------------------- broker (kafka-broker.ts)
+  // ---------------------------------------------------------------- broker (server/)
 
   /** Rolling upgrade: the broker restarts on another release. */
   "broker.upgrade": { from: ReleaseName; to: ReleaseName };

@@ -27,9 +27,17 @@ interface Exception {
   why: string;
 }
 
+/** Folders inside one layer, top to bottom: a folder may import the folders after it, never one before. */
+interface FolderOrder {
+  /** Relative to src/, each ending in /. */
+  order: string[];
+  why: string;
+}
+
 interface Rules {
   layers: Layer[];
   exceptions: Exception[];
+  folders: FolderOrder[];
 }
 
 interface SourceFile {
@@ -107,6 +115,26 @@ function layerViolations(files: readonly SourceFile[], rules: Rules): string[] {
   return out;
 }
 
+/** Every import of `files` from a folder of an order to a folder before it, one line each. */
+function folderViolations(files: readonly SourceFile[], orders: readonly FolderOrder[]): string[] {
+  const out: string[] = [];
+  for (const { order } of orders) {
+    const indexOf = (path: string) => order.findIndex((folder) => path.startsWith(folder));
+    for (const file of files) {
+      const from = indexOf(file.path);
+      if (from < 0) continue;
+      for (const spec of importsOf(file)) {
+        const target = resolve(file.path, spec);
+        const to = target === null ? -1 : indexOf(target);
+        if (to < 0 || to >= from) continue;
+        const above = order.slice(0, from).join(" or ");
+        out.push(`src/${file.path} imports "${spec}" (${order[to]}): ${order[from]} may not import ${above}`);
+      }
+    }
+  }
+  return out;
+}
+
 /** Words of Kafka's protocol; the kernel in src/sim knows none (its comments may, to say why). */
 const KAFKA_WORDS = /kafka|broker|coordinator|producer|consumer|topic|txn|transaction|marker/i;
 
@@ -132,6 +160,22 @@ function report(lines: string[], rules: Rules): string {
 describe("the layers of src/", () => {
   it("are kept: no file imports a layer above its own", () => {
     expect(report(layerViolations(sourceFiles(), rules), rules)).toBe("");
+  });
+
+  it("order the folders inside a layer: kafka/server over kafka/coordinator over kafka/broker", () => {
+    expect(folderViolations(sourceFiles(), rules.folders)).toEqual([]);
+  });
+
+  it("catch a planted breach of a folder order", () => {
+    const planted: SourceFile[] = [
+      { path: "kafka/broker/log.ts", text: `import type { X } from "../coordinator/transaction-metadata.js";` },
+      { path: "kafka/coordinator/c.ts", text: `import { KafkaBroker } from "../server/kafka-broker.js";` },
+      { path: "kafka/server/s.ts", text: `import { PartitionLog } from "../broker/partition-log.js";` },
+    ];
+    expect(folderViolations(planted, rules.folders)).toEqual([
+      `src/kafka/broker/log.ts imports "../coordinator/transaction-metadata.js" (kafka/coordinator/): kafka/broker/ may not import kafka/server/ or kafka/coordinator/`,
+      `src/kafka/coordinator/c.ts imports "../server/kafka-broker.js" (kafka/server/): kafka/coordinator/ may not import kafka/server/`,
+    ]);
   });
 
   it("keep src/sim free of Kafka: no Kafka word in its code", () => {
@@ -176,5 +220,9 @@ describe("the layers of src/", () => {
     expect(new Set(names).size).toBe(names.length);
     for (const l of rules.layers) expect(l.what.length).toBeGreaterThan(10);
     for (const e of rules.exceptions) expect(e.why.length).toBeGreaterThan(10);
+    for (const f of rules.folders) {
+      expect(f.why.length).toBeGreaterThan(10);
+      for (const folder of f.order) expect(folder.endsWith("/") && layerIndex(rules, folder) >= 0).toBe(true);
+    }
   });
 });

@@ -62,11 +62,9 @@ export function coordinatorHarness(
   };
   const profile = releaseProfile(release, overrides);
   const log = new PartitionLog("__transaction_state-0", () => profile.flags);
-  const tc = new TransactionCoordinator(
-    ctx,
-    "tc",
-    profile,
-    {
+  const tc = new TransactionCoordinator(ctx, "tc", {
+    release: profile,
+    host: {
       log: {
         append: (_partition, transactionalId, value, _timeoutMs, onDone) => {
           // A refused append (e.g. NOT_ENOUGH_REPLICAS under min.insync.replicas) writes nothing.
@@ -80,9 +78,9 @@ export function coordinatorHarness(
       stopped: () => false,
       finalizedTransactionVersion: () => finalizedTransactionVersion,
     },
-    1,
-    new ProducerIdManager(2000),
-  );
+    partitionCount: 1,
+    producerIds: new ProducerIdManager(2000),
+  });
   tc.onElection(0, 1);
   sim.run({ maxEvents: 1000, maxTimeMs: 10 });
 

@@ -33,7 +33,13 @@ describe("TransactionMetadata state machine", () => {
     const m = new TransactionMetadata("t", 1, 3, 1000, 0);
     m.state = "Ongoing";
     m.txnStartTimestamp = 0;
-    const transit = m.prepareAbortOrCommit("PrepareCommit", 2, true, -1, 10, false);
+    const transit = m.prepareAbortOrCommit("PrepareCommit", {
+      clientTransactionVersion: 2,
+      bumpEpoch: true,
+      nextProducerId: -1,
+      updateTimestamp: 10,
+      noPartitionAdded: false,
+    });
     expect([transit.producerEpoch, transit.lastProducerEpoch]).toEqual([4, 3]);
     m.completeTransitionTo(transit);
     expect(m.state).toBe("PrepareCommit");

@@ -330,9 +330,10 @@ describe("ConsumerCoordinator (classic membership: join, sync, heartbeats, rejoi
     const heard: string[] = [];
     let owned: readonly string[] = [];
     let generation = -1;
-    const metadata = new ClientMetadata(cluster.ctx, name, ["broker-0", "broker-1", "broker-2"], new Map(), {
-      retryBackoffMs: 20,
-      requestTimeoutMs: 200,
+    const metadata = new ClientMetadata(cluster.ctx, name, {
+      brokers: ["broker-0", "broker-1", "broker-2"],
+      bootstrap: new Map(),
+      config: { retryBackoffMs: 20, requestTimeoutMs: 200 },
     });
     const coordinator = new ConsumerCoordinator(
       cluster.ctx,

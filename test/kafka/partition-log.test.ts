@@ -284,9 +284,10 @@ describe("last stable offset, aborted index and read_committed", () => {
     expect(filterReadCommitted("orders-0", read.batches, read.abortedTransactions).map((r) => r.value)).toEqual([
       "committed-1",
     ]);
-    expect(filterReadCommitted("orders-0", read.batches, read.abortedTransactions, false).map((r) => r.value)).toEqual([
-      "aborted-1",
-      "committed-1",
-    ]);
+    expect(
+      filterReadCommitted("orders-0", read.batches, read.abortedTransactions, { filterAborted: false }).map(
+        (r) => r.value,
+      ),
+    ).toEqual(["aborted-1", "committed-1"]);
   });
 });

@@ -49,7 +49,7 @@ function inTransaction(tv: TransactionVersion, epoch = 3) {
   const m = manager(tv);
   let ready = false;
   m.tm.initializeTransactions(() => {
-    m.tm.maybeUpdateTransactionV2Enabled(true);
+    m.tm.maybeUpdateTransactionV2Enabled({ onInitialization: true });
     ready = true;
   });
   expect(m.tm.nextRequest(false, 0)?.request).toEqual({ api: "InitProducerId", bump: false });
@@ -62,7 +62,7 @@ function inTransaction(tv: TransactionVersion, epoch = 3) {
 /** As inTransaction, with bug switches of the client on. */
 function inTransactionWith(tv: TransactionVersion, switches: Partial<ProducerBehaviour>) {
   const m = manager(tv, { ...BEHAVIOUR, ...switches });
-  m.tm.initializeTransactions(() => m.tm.maybeUpdateTransactionV2Enabled(true));
+  m.tm.initializeTransactions(() => m.tm.maybeUpdateTransactionV2Enabled({ onInitialization: true }));
   m.tm.nextRequest(false, 0);
   m.tm.handleInitProducerIdResponse(Errors.NONE, 1000, 3);
   m.tm.beginTransaction();

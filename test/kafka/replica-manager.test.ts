@@ -43,7 +43,7 @@ function leaderOf(reg: PartitionRegistration, minInsyncReplicas = 2) {
   };
   const altered: string[][] = [];
   const controller: AlterPartitionChannel = {
-    alterPartition(_broker, _partition, leaderEpoch, partitionEpoch, newIsr, onResult) {
+    alterPartition({ leaderEpoch, partitionEpoch, newIsr }, onResult) {
       altered.push([...newIsr]);
       sim.schedule(1, () =>
         onResult(Errors.NONE, { ...reg, isr: newIsr, leaderEpoch, partitionEpoch: partitionEpoch + 1 }),
@@ -51,8 +51,12 @@ function leaderOf(reg: PartitionRegistration, minInsyncReplicas = 2) {
     },
   };
   const config: PartitionConfig = { minInsyncReplicas, replicaLagTimeMaxMs: 100 };
-  const rm = new ReplicaManager(sim, "b0", new Map([[KEY, log]]), new Map([[KEY, config]]), () => image, controller, {
-    replicaLagTimeMaxMs: 100,
+  const rm = new ReplicaManager(sim, "b0", {
+    logs: new Map([[KEY, log]]),
+    configs: new Map([[KEY, config]]),
+    image: () => image,
+    controller,
+    config: { replicaLagTimeMaxMs: 100 },
   });
   rm.applyDelta([{ before: null, after: reg }]);
   const append = (seq: number, onDone: (errorCode: number) => void) => {

@@ -30,7 +30,7 @@ function inTransaction(tv: TransactionVersion, switches: Partial<ProducerBehavio
     },
     apiVersions,
   );
-  tm.initializeTransactions(() => tm.maybeUpdateTransactionV2Enabled(true));
+  tm.initializeTransactions(() => tm.maybeUpdateTransactionV2Enabled({ onInitialization: true }));
   tm.nextRequest(false, 0);
   tm.handleInitProducerIdResponse(Errors.NONE, 1000, 3);
   tm.beginTransaction();

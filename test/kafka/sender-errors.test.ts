@@ -95,31 +95,24 @@ function producer(script: Partial<Record<KafkaRequest["api"], Answer[]>>) {
     },
     apiVersions,
   );
-  const metadata = new ClientMetadata(
-    ctx,
-    "p0",
-    ["broker-0"],
-    new Map([[P0, { leader: "broker-0", leaderEpoch: 0 }]]),
-    {
-      retryBackoffMs: 20,
-      requestTimeoutMs: 300,
-    },
-  );
+  const metadata = new ClientMetadata(ctx, "p0", {
+    brokers: ["broker-0"],
+    bootstrap: new Map([[P0, { leader: "broker-0", leaderEpoch: 0 }]]),
+    config: { retryBackoffMs: 20, requestTimeoutMs: 300 },
+  });
   const accumulator = new RecordAccumulator(16, 0);
-  const sender = new Sender(
-    ctx,
-    config,
+  const sender = new Sender(ctx, config, {
     accumulator,
     tm,
     metadata,
-    () => "p0.t1",
-    () => {},
+    currentGhost: () => "p0.t1",
+    onBatchDone: () => {},
     apiVersions,
-  );
+  });
   const run = () => sim.run({ maxEvents: 10_000, maxTimeMs: sim.nowMs + 2_000 });
   /** initTransactions, beginTransaction, one send, commitTransaction; true once the commit is done. */
   const commitOne = (): boolean => {
-    tm.initializeTransactions(() => tm.maybeUpdateTransactionV2Enabled(true));
+    tm.initializeTransactions(() => tm.maybeUpdateTransactionV2Enabled({ onInitialization: true }));
     sender.wakeup();
     run();
     if (tm.state !== "READY") return false;

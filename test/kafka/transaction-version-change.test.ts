@@ -32,7 +32,7 @@ function initialized(clientVersion: TransactionVersion, finalized: TransactionVe
     },
     apiVersions,
   );
-  tm.initializeTransactions(() => tm.maybeUpdateTransactionV2Enabled(true));
+  tm.initializeTransactions(() => tm.maybeUpdateTransactionV2Enabled({ onInitialization: true }));
   expect(tm.nextRequest(false, 0)?.request).toEqual({ api: "InitProducerId", bump: false });
   tm.handleInitProducerIdResponse(Errors.NONE, 1000, 3);
   tm.beginTransaction();

@@ -148,7 +148,10 @@ export class ClientWorld {
   /** Consumer c0 reads `partition` from offset 0 now, as read_committed (or past the LSO). */
   poll(partition: string, opts: { pastLso?: boolean } = {}): void {
     const seen = new Set(this.polls.filter((o) => o.partition === partition).map((o) => o.offset));
-    for (const r of readPartition(this.log(partition), true, opts.pastLso ?? false).records) {
+    for (const r of readPartition(this.log(partition), {
+      filterAborted: true,
+      readUncommittedBound: opts.pastLso ?? false,
+    }).records) {
       if (!seen.has(r.offset)) this.polls.push({ ...r, atMs: this.nowMs });
     }
   }

@@ -72,7 +72,7 @@ class ModelCase {
     this.succeed(init);
     if (!this.initialized) throw new Error("the model's initTransactions did not complete");
     // TransactionalProducer.initTransactions, once the result is done.
-    tm.maybeUpdateTransactionV2Enabled(true);
+    tm.maybeUpdateTransactionV2Enabled({ onInitialization: true });
     tm.beginTransaction();
     switch (this.c.api) {
       case "InitProducerId(bump)": {

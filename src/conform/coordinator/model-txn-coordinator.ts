@@ -91,11 +91,9 @@ export class ModelTxnCoordinator {
     };
     const ctx: ClusterContext = { sim: this.sim, net, choices, ghost: NO_GHOST, config: brokerConfig };
     net.registerServer(LEADER, (request) => this.onLeaderRequest(request, profile.flags.maxWriteTxnMarkersVersion));
-    this.tc = new TransactionCoordinator(
-      ctx,
-      "coordinator",
-      profile,
-      {
+    this.tc = new TransactionCoordinator(ctx, "coordinator", {
+      release: profile,
+      host: {
         log: {
           append: (_partition, _transactionalId, _value, _timeoutMs, onDone) => onDone(this.appendErrors.shift() ?? 0),
           read: () => [],
@@ -104,9 +102,9 @@ export class ModelTxnCoordinator {
         stopped: () => false,
         finalizedTransactionVersion: () => config.finalizedTransactionVersion as TransactionVersion,
       },
-      1,
-      new ProducerIdManager(config.firstProducerId),
-    );
+      partitionCount: 1,
+      producerIds: new ProducerIdManager(config.firstProducerId),
+    });
     this.tc.onElection(0, config.coordinatorEpoch);
     this.settle();
   }

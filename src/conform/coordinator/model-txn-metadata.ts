@@ -97,14 +97,13 @@ export class ModelTxnMetadata {
         );
       case "prepareAbortOrCommit":
         return this.keep(
-          m.prepareAbortOrCommit(
-            modelState(op.newState) as "PrepareCommit" | "PrepareAbort",
-            op.clientTransactionVersion as TransactionVersion,
-            op.clientTransactionVersion >= 2,
-            op.nextProducerId,
-            op.updateTimestamp,
-            op.noPartitionAdded,
-          ),
+          m.prepareAbortOrCommit(modelState(op.newState) as "PrepareCommit" | "PrepareAbort", {
+            clientTransactionVersion: op.clientTransactionVersion as TransactionVersion,
+            bumpEpoch: op.clientTransactionVersion >= 2,
+            nextProducerId: op.nextProducerId,
+            updateTimestamp: op.updateTimestamp,
+            noPartitionAdded: op.noPartitionAdded,
+          }),
         );
       case "prepareFenceProducerEpoch":
         return this.keep(

@@ -14,7 +14,7 @@ const PARTITION = "eosfuzz-0";
 /**
  * The model's answer to the leader service's operations: one PartitionLog (the model's UnifiedLog
  * with its ProducerStateManager) on a broker of the given release flags, driven op by op as the
- * broker's produce and marker paths drive it (kafka-broker.ts: the stale-epoch refusal and the
+ * broker's produce and marker paths drive it (src/kafka/server/: the stale-epoch refusal and the
  * verification entry before a transactional produce; appendData, appendMarker, appendAsFollower).
  */
 export class ModelLeader {
@@ -108,8 +108,8 @@ export class ModelLeader {
         this.log.becomeFollower();
         return none();
       case "restart":
-        // The model's broker keeps its logs' producer state across a restart (kafka-broker.ts: "the
-        // logs stay") but loses the verification entries; what Kafka's recovery rebuilds is compared.
+        // The model's broker keeps its logs' producer state across a restart (server/kafka-broker.ts:
+        // "the logs stay") but loses the verification entries; what Kafka's recovery rebuilds is compared.
         this.log.onBrokerStop(op.clean);
         return none();
     }

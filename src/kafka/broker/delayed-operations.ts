@@ -42,12 +42,20 @@ export class DelayedProduce {
   }
 }
 
+/** How a fetch is answered: at once, or completed from the purgatory after its long poll (`delayed`). */
+export interface FetchCompletion {
+  readonly delayed: boolean;
+}
+
+/** A fetch answered by DelayedFetch, after its wait. */
+const FROM_PURGATORY: FetchCompletion = { delayed: true };
+
 /** What a parked fetch asks of its replica manager when it is tried and when it completes. */
 export interface FetchReader {
   /** Something to return for at least one partition of the fetch: data, an error, or a divergence. */
   canAnswer(request: FetchRequest): boolean;
   /** Read every partition of the fetch now and send the answer (`delayed`: from the purgatory). */
-  answer(request: FetchRequest, respond: (response: FetchResponse) => void, delayed?: boolean): void;
+  answer(request: FetchRequest, respond: (response: FetchResponse) => void, completion?: FetchCompletion): void;
 }
 
 /**
@@ -82,7 +90,7 @@ export class DelayedFetch {
     if (this.done) return;
     this.done = true;
     this.timer?.cancel();
-    this.reader.answer(this.request, this.respond, true);
+    this.reader.answer(this.request, this.respond, FROM_PURGATORY);
   }
 }
 

@@ -6,7 +6,6 @@ import {
   TransactionCoordinatorFencedException,
 } from "../common/errors.js";
 import type { PartitionKey, TransactionResult } from "../common/types.js";
-import type { TxnTransitMetadata } from "../coordinator/transaction-metadata.js";
 import type { ReleaseFlags } from "../release.js";
 import { LeaderEpochCache } from "./leader-epoch-cache.js";
 import type { LogOperation, PartitionLogObserver } from "./partition-log-observer.js";
@@ -64,10 +63,14 @@ export interface OffsetCommitRecord {
   readonly memberId: string;
 }
 
-/** One record of __transaction_state (TransactionLog's key and value). */
+/**
+ * One record of __transaction_state (TransactionLog's key and value). The log keeps the value as the
+ * coordinator wrote it and reads nothing in it, as Kafka's log keeps the record's bytes; the
+ * coordinator reads it back (TransactionLog.readTxnRecordValue), so the log knows no coordinator type.
+ */
 export interface TxnLogRecord {
   readonly transactionalId: string;
-  readonly value: TxnTransitMetadata;
+  readonly value: unknown;
 }
 
 /** TransactionIndex entry (only aborted transactions are indexed). */
@@ -324,15 +327,15 @@ export class PartitionLog {
     if (this.appendEpoch !== 0) batch.partitionLeaderEpoch = this.appendEpoch;
     if (this.clock) batch.maxTimestamp = this.clock();
     this.pushBatch(batch);
-    const completed = this.producerState.appendEndTxnMarker(
-      input.producerId,
-      input.producerEpoch,
-      input.coordinatorEpoch,
-      input.result,
+    const completed = this.producerState.appendEndTxnMarker({
+      producerId: input.producerId,
+      markerEpoch: input.producerEpoch,
+      coordinatorEpoch: input.coordinatorEpoch,
+      result: input.result,
       offset,
-      "COORDINATOR",
-      batch.maxTimestamp,
-    );
+      origin: "COORDINATOR",
+      timestamp: batch.maxTimestamp,
+    });
     if (completed) this.completeTxn(completed);
     this.refreshFirstUnstableOffset();
     return {
@@ -454,15 +457,15 @@ export class PartitionLog {
     if (batch.producerId < 0) return null;
     if (batch.control) {
       this.maybeEnforceCoordinatorEpochOnReplay(batch);
-      const completed = this.producerState.appendEndTxnMarker(
-        batch.producerId,
-        batch.producerEpoch,
-        batch.control.coordinatorEpoch,
-        batch.control.type,
-        batch.baseOffset,
-        "REPLICATION",
-        batch.maxTimestamp,
-      );
+      const completed = this.producerState.appendEndTxnMarker({
+        producerId: batch.producerId,
+        markerEpoch: batch.producerEpoch,
+        coordinatorEpoch: batch.control.coordinatorEpoch,
+        result: batch.control.type,
+        offset: batch.baseOffset,
+        origin: "REPLICATION",
+        timestamp: batch.maxTimestamp,
+      });
       if (completed) this.completeTxn(completed);
       return completed;
     }
@@ -645,15 +648,18 @@ export class PartitionLog {
     return this.producerState.openTransactionCount();
   }
 
-  /** A fetch: batches from fetchOffset below the isolation's upper bound, plus aborted ranges. */
+  /**
+   * A fetch: batches from fetchOffset below the isolation's upper bound, plus aborted ranges; `at`
+   * the last stable offset the fetch already read (KAFKA-9807's reads), else the log's now.
+   */
   read(
     fetchOffset: number,
     isolation: Isolation,
     maxBatches: number,
-    ignoreLso = false,
-    lastStableOffset = this.lastStableOffset(),
+    at: { lastStableOffset?: number } = {},
   ): { batches: LogBatch[]; abortedTransactions: AbortedTxn[]; upperBound: number } {
-    const upperBound = isolation === "READ_COMMITTED" && !ignoreLso ? lastStableOffset : this.highWatermark;
+    const lastStableOffset = at.lastStableOffset ?? this.lastStableOffset();
+    const upperBound = isolation === "READ_COMMITTED" ? lastStableOffset : this.highWatermark;
     const batches = this.batchesBetween(fetchOffset, upperBound, maxBatches);
     const abortedTransactions: AbortedTxn[] = [];
     if (isolation === "READ_COMMITTED") {

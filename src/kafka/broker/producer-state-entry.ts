@@ -49,7 +49,7 @@ export class ProducerStateEntry {
 
 /** VerificationStateEntry (KIP-890 part 1): a transactional produce awaiting the coordinator's say-so. */
 export interface VerificationStateEntry {
-  /** The VerificationGuard: a unique object identity in Kafka, a unique number here. */
+  /** The VerificationGuard: a unique object identity in Kafka, a unique number here (never SENTINEL_GUARD). */
   guard: number;
   /** When the entry was made (the broker's clock): removeExpiredProducers forgets it after the producer-id expiration. */
   readonly timestamp: number;
@@ -58,3 +58,6 @@ export interface VerificationStateEntry {
   /** Whether the produce that made the entry was TV2's (set once: later verifications do not change it). */
   readonly supportsEpochBump: boolean;
 }
+
+/** VerificationGuard.SENTINEL: no verification asked, or a transaction at the epoch is already open. */
+export const SENTINEL_GUARD = 0;

@@ -1,13 +1,26 @@
 import { Errors } from "../common/errors.js";
 import { MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, type TransactionResult } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
-import { ProducerStateEntry, type VerificationStateEntry } from "./producer-state-entry.js";
+import { ProducerStateEntry, SENTINEL_GUARD, type VerificationStateEntry } from "./producer-state-entry.js";
 
 /**
  * Who is appending (Kafka's AppendOrigin): a client's Produce, the coordinator's marker, or a
  * follower copying its leader. Followers skip every producer check but the open-transaction one.
  */
 export type AppendOrigin = "CLIENT" | "COORDINATOR" | "REPLICATION";
+
+/** A marker the log appended at `offset`, for the producer state to take (appendEndTxnMarker). */
+export interface EndTxnMarkerAppend {
+  readonly producerId: number;
+  readonly markerEpoch: number;
+  readonly coordinatorEpoch: number;
+  readonly result: TransactionResult;
+  readonly offset: number;
+  /** Who appended it: the leader (COORDINATOR) or a follower replaying its leader's log (REPLICATION). */
+  readonly origin: AppendOrigin;
+  /** The batch's max timestamp (absent when the log has no clock). */
+  readonly timestamp?: number;
+}
 
 /** A completed transaction: the producer's open range closed by a marker at `lastOffset`. */
 export interface CompletedTxn {
@@ -111,7 +124,7 @@ export class ProducerStateManager {
     supportsEpochBump: boolean,
     nowMs: number,
   ): number {
-    if (this.hasOngoingTransaction(producerId, epoch)) return 0;
+    if (this.hasOngoingTransaction(producerId, epoch)) return SENTINEL_GUARD;
     let v = this.verificationStates.get(producerId);
     if (!v) {
       const knowsBump = this.flags().verificationEntryKnowsEpochBump;
@@ -349,15 +362,8 @@ export class ProducerStateManager {
    * completed, the entry takes the marker's epochs. A follower (REPLICATION) keeps its leader's
    * verification entries out of it: it has none.
    */
-  appendEndTxnMarker(
-    producerId: number,
-    markerEpoch: number,
-    coordinatorEpoch: number,
-    result: TransactionResult,
-    offset: number,
-    _origin: AppendOrigin,
-    timestamp?: number,
-  ): CompletedTxn | null {
+  appendEndTxnMarker(marker: EndTxnMarkerAppend): CompletedTxn | null {
+    const { producerId, markerEpoch, coordinatorEpoch, result, offset, timestamp } = marker;
     const entry = this.entry(producerId);
     // KAFKA-9144's fix: the marker refreshes the producer's last timestamp (the bug: data only).
     if (timestamp !== undefined && !this.flags().psmExpiryIgnoresMarkerTimestamps)

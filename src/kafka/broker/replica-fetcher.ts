@@ -22,6 +22,18 @@ interface FetchState {
 /** What a fetcher reports of a truncation (the oracle's feed: the batches a follower lost). */
 export type TruncationListener = (partition: Partition, offset: number, removed: readonly LogBatch[]) => void;
 
+/** How a follower takes what it fetched (ReplicaManager.appendAsFollower). */
+export type FollowerAppend = (partition: Partition, batches: readonly LogBatch[], leaderHighWatermark: number) => void;
+
+/** Who fetches from whom, and what the fetcher does with the answers. */
+export interface ReplicaFetcherOptions {
+  readonly brokerId: string;
+  readonly leader: string;
+  readonly config: ReplicationConfig;
+  readonly append: FollowerAppend;
+  readonly onTruncate: TruncationListener;
+}
+
 /**
  * ReplicaFetcherThread (AbstractFetcherThread): one per leader this broker follows partitions of.
  * One Fetch in flight covering every followed partition of that leader, sent again as soon as the
@@ -37,15 +49,23 @@ export class ReplicaFetcher {
   private wakeTimerSet = false;
   private stopped = false;
 
+  readonly brokerId: string;
+  readonly leader: string;
+  private readonly config: ReplicationConfig;
+  private readonly append: FollowerAppend;
+  private readonly onTruncate: TruncationListener;
+
   constructor(
     private readonly sim: Simulation<KafkaEvents>,
     private readonly net: Network<KafkaRequest, KafkaResponse>,
-    readonly brokerId: string,
-    readonly leader: string,
-    private readonly config: ReplicationConfig,
-    private readonly append: (partition: Partition, batches: readonly LogBatch[], leaderHighWatermark: number) => void,
-    private readonly onTruncate: TruncationListener,
-  ) {}
+    options: ReplicaFetcherOptions,
+  ) {
+    this.brokerId = options.brokerId;
+    this.leader = options.leader;
+    this.config = options.config;
+    this.append = options.append;
+    this.onTruncate = options.onTruncate;
+  }
 
   get partitionCount(): number {
     return this.fetched.size;

@@ -10,21 +10,43 @@ import type {
   FetchResponse,
 } from "../fetch-protocol.js";
 import { isActive, type MetadataImage, type PartitionRegistration } from "../metadata/metadata-image.js";
-import { DelayedFetch, DelayedProduce, type FetchReader, Purgatory } from "./delayed-operations.js";
+import {
+  DelayedFetch,
+  DelayedProduce,
+  type FetchCompletion,
+  type FetchReader,
+  Purgatory,
+} from "./delayed-operations.js";
 import { UNDEFINED_EPOCH } from "./leader-epoch-cache.js";
 import { Partition, type PartitionConfig } from "./partition.js";
 import type { LogBatch, PartitionLog } from "./partition-log.js";
 
+/** One partition's ISR change a leader asks the controller for (AlterPartitionRequest's partition data). */
+export interface AlterPartitionItem {
+  readonly broker: string;
+  readonly partition: PartitionKey;
+  readonly leaderEpoch: number;
+  readonly partitionEpoch: number;
+  readonly newIsr: readonly string[];
+}
+
 /** AlterPartition to the controller (the cluster delivers it after a drawn delay). */
 export interface AlterPartitionChannel {
   alterPartition(
-    broker: string,
-    partition: PartitionKey,
-    leaderEpoch: number,
-    partitionEpoch: number,
-    newIsr: readonly string[],
+    item: AlterPartitionItem,
     onResult: (errorCode: number, registration: PartitionRegistration) => void,
   ): void;
+}
+
+/** What a ReplicaManager is made of besides the simulation and its broker's id. */
+export interface ReplicaManagerOptions {
+  /** The broker's logs, one per replica it holds. */
+  readonly logs: ReadonlyMap<PartitionKey, PartitionLog>;
+  readonly configs: ReadonlyMap<PartitionKey, PartitionConfig>;
+  /** The broker's metadata image now. */
+  readonly image: () => MetadataImage;
+  readonly controller: AlterPartitionChannel;
+  readonly config: { replicaLagTimeMaxMs: number };
 }
 
 /** What an append to a leader's log did: where the acks=all wait ends (null: answer at once), and the result. */
@@ -64,15 +86,19 @@ export class ReplicaManager implements FetchReader {
   private readonly fetches = new Purgatory<DelayedFetch>("fetch purgatory");
   private stopped = false;
 
+  private readonly image: () => MetadataImage;
+  private readonly controller: AlterPartitionChannel;
+  private readonly config: { replicaLagTimeMaxMs: number };
+
   constructor(
     private readonly sim: Simulation<KafkaEvents>,
     readonly brokerId: string,
-    logs: ReadonlyMap<PartitionKey, PartitionLog>,
-    configs: ReadonlyMap<PartitionKey, PartitionConfig>,
-    private readonly image: () => MetadataImage,
-    private readonly controller: AlterPartitionChannel,
-    private readonly config: { replicaLagTimeMaxMs: number },
+    options: ReplicaManagerOptions,
   ) {
+    const { logs, configs } = options;
+    this.image = options.image;
+    this.controller = options.controller;
+    this.config = options.config;
     for (const [key, log] of logs)
       this.partitions.set(key, new Partition(key, brokerId, log, configs.get(key) as PartitionConfig));
     this.scheduleIsrExpiration();
@@ -171,7 +197,12 @@ export class ReplicaManager implements FetchReader {
   }
 
   /** The fetch's answer, read now (a stopped broker answers nothing); `delayed`: completed from the purgatory. */
-  answer(request: FetchRequest, respond: (response: FetchResponse) => void, delayed = false): void {
+  answer(
+    request: FetchRequest,
+    respond: (response: FetchResponse) => void,
+    completion: FetchCompletion = { delayed: false },
+  ): void {
+    const delayed = completion.delayed;
     if (this.stopped) return;
     if (this.readsHighWatermarkTwice(request)) return this.answerAfterSecondRead(request, respond, delayed);
     respond({ api: "Fetch", errorCode: Errors.NONE, partitions: this.read(request, delayed) });
@@ -255,10 +286,10 @@ export class ReplicaManager implements FetchReader {
     // KAFKA-5355 / KAFKA-5376's bug switch: a long poll completed from the purgatory reads up to the
     // high watermark and returns no aborted transactions, whatever the isolation level.
     if (delayed && request.isolation === "READ_COMMITTED" && log.flags().delayedFetchIgnoresIsolation) {
-      const uncommitted = log.read(p.fetchOffset, "READ_UNCOMMITTED", p.maxBatches, false, lastStableOffset);
+      const uncommitted = log.read(p.fetchOffset, "READ_UNCOMMITTED", p.maxBatches, { lastStableOffset });
       return dataOf(p.partition, log.highWatermark, log.highWatermark, uncommitted.batches, []);
     }
-    const read = log.read(p.fetchOffset, request.isolation, p.maxBatches, false, lastStableOffset);
+    const read = log.read(p.fetchOffset, request.isolation, p.maxBatches, { lastStableOffset });
     return dataOf(p.partition, log.highWatermark, lastStableOffset, read.batches, read.abortedTransactions);
   }
 
@@ -323,11 +354,13 @@ export class ReplicaManager implements FetchReader {
     const leaderEpoch = partition.leaderEpoch;
     this.sim.emit(this.brokerId, "isr.alter", { partition: partition.key, isr: newIsr.join(","), why, leaderEpoch });
     this.controller.alterPartition(
-      this.brokerId,
-      partition.key,
-      leaderEpoch,
-      partition.partitionEpoch,
-      newIsr,
+      {
+        broker: this.brokerId,
+        partition: partition.key,
+        leaderEpoch,
+        partitionEpoch: partition.partitionEpoch,
+        newIsr,
+      },
       (errorCode, registration) => {
         if (this.stopped || partition.leaderEpoch !== leaderEpoch || !partition.isLeader) return;
         if (errorCode === Errors.NONE) partition.updateAssignmentAndIsr(registration);

@@ -19,6 +19,19 @@ export interface ClientMetadataConfig {
   requestTimeoutMs: number;
 }
 
+/** What a client's metadata starts from and how it behaves. */
+export interface ClientMetadataOptions {
+  /** The bootstrap brokers, asked in turn. */
+  readonly brokers: readonly string[];
+  /** The leaders the client knows at its start. */
+  readonly bootstrap: ReadonlyMap<PartitionKey, KnownLeader>;
+  readonly config: ClientMetadataConfig;
+  /** Cut this client off (a stopped consumer, a closed producer): nothing is sent any more. */
+  readonly closed?: () => boolean;
+  /** Told of each new connection (the owner's ApiVersions learns the broker's finalized features). */
+  readonly onConnect?: ((server: string) => void) | null;
+}
+
 /** Bound on callbacks waiting for one refresh (a client that queues more is looping). */
 const MAX_WAITERS = 10_000;
 
@@ -37,19 +50,20 @@ export class ClientMetadata {
   private readonly lookups = new Map<string, ((node: string | null) => void)[]>();
   private readonly stream: Stream;
 
+  private readonly brokers: readonly string[];
+  private readonly config: ClientMetadataConfig;
+  private readonly closed: () => boolean;
+
   constructor(
     private readonly ctx: ClusterContext,
     private readonly client: string,
-    private readonly brokers: readonly string[],
-    bootstrap: ReadonlyMap<PartitionKey, KnownLeader>,
-    private readonly config: ClientMetadataConfig,
-    /** Cut this client off (a stopped consumer, a closed producer): nothing is sent any more. */
-    private readonly closed: () => boolean = () => false,
-    /** Told of each new connection (the owner's ApiVersions learns the broker's finalized features). */
-    onConnect: ((server: string) => void) | null = null,
+    options: ClientMetadataOptions,
   ) {
-    for (const [p, known] of bootstrap) this.leaders.set(p, known);
-    this.connections = new ConnectionPool(ctx.net, client, onConnect);
+    this.brokers = options.brokers;
+    this.config = options.config;
+    this.closed = options.closed ?? (() => false);
+    for (const [p, known] of options.bootstrap) this.leaders.set(p, known);
+    this.connections = new ConnectionPool(ctx.net, client, options.onConnect ?? null);
     this.stream = ctx.choices.stream(`metadata:${client}`);
   }
 

@@ -51,6 +51,16 @@ export function inputOf(value: string): { partition: PartitionKey; offset: numbe
   return m ? { partition: m[1] as PartitionKey, offset: Number(m[2]) } : null;
 }
 
+/** What a processor works with besides the cluster's handles and its name. */
+export interface ProcessorOptions {
+  readonly transactionalId: string;
+  /** Its consumer's metadata. */
+  readonly metadata: ClientMetadata;
+  readonly settings: ProcessorSettings;
+  /** Where it records every transaction it starts (the group's journal, for the oracle's explanations). */
+  readonly journal: ProcessedTxn[];
+}
+
 /**
  * The consume-transform-produce loop of an exactly-once application (the shape of Kafka Streams'
  * StreamTask with EOS v2, reduced): on each assignment it asks the group coordinator for the
@@ -75,16 +85,20 @@ export class Processor implements ProcessingHooks {
   private stopped = false;
   coordinator: ConsumerCoordinator | null = null;
 
+  readonly transactionalId: string;
+  private readonly metadata: ClientMetadata;
+  private readonly settings: ProcessorSettings;
+
   constructor(
     private readonly ctx: ClusterContext,
     readonly name: string,
-    readonly transactionalId: string,
-    private readonly metadata: ClientMetadata,
-    private readonly settings: ProcessorSettings,
-    journal: ProcessedTxn[],
+    options: ProcessorOptions,
   ) {
+    this.transactionalId = options.transactionalId;
+    this.metadata = options.metadata;
+    this.settings = options.settings;
     this.connections = new ConnectionPool(ctx.net, `${name}-consumer`);
-    this.processed = journal;
+    this.processed = options.journal;
   }
 
   get pollMs(): number {

@@ -17,6 +17,17 @@ export interface ConsumedRecord {
   ghostTxn: string | null;
 }
 
+/** How a consumer reads: Kafka's read_committed, or as one of the consumer mutants does. */
+export interface ConsumerReadMode {
+  /** Skip the data of aborted transactions (the consumer-ignores-aborted-index mutant does not). */
+  readonly filterAborted: boolean;
+  /** Read up to the high watermark instead of the last stable offset (the consumer-reads-past-lso mutant). */
+  readonly readUncommittedBound: boolean;
+}
+
+/** Kafka's read_committed. */
+export const READ_COMMITTED: ConsumerReadMode = { filterAborted: true, readUncommittedBound: false };
+
 /**
  * CompletedFetch with READ_COMMITTED: aborted transactions whose first offset is at or below a
  * batch's last offset mark that producer as aborted; an ABORT control batch clears it; data batches
@@ -26,8 +37,9 @@ export function filterReadCommitted(
   partition: PartitionKey,
   batches: readonly LogBatch[],
   abortedTransactions: readonly AbortedTxn[],
-  filterAborted = true,
+  mode: Pick<ConsumerReadMode, "filterAborted"> = READ_COMMITTED,
 ): ConsumedRecord[] {
+  const filterAborted = mode.filterAborted;
   const aborted = [...abortedTransactions].sort((a, b) => a.firstOffset - b.firstOffset);
   const abortedProducers = new Set<number>();
   let next = 0;
@@ -61,12 +73,12 @@ export function filterReadCommitted(
 /** One Fetch from offset 0 with no batch limit, filtered as CompletedFetch does. */
 export function readPartition(
   log: PartitionLog,
-  filterAborted = true,
-  readUncommittedBound = false,
+  mode: ConsumerReadMode = READ_COMMITTED,
 ): { records: ConsumedRecord[]; readBound: number } {
-  const read = log.read(0, readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED", Number.MAX_SAFE_INTEGER);
+  const isolation = mode.readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED";
+  const read = log.read(0, isolation, Number.MAX_SAFE_INTEGER);
   return {
-    records: filterReadCommitted(log.partition, read.batches, read.abortedTransactions, filterAborted),
+    records: filterReadCommitted(log.partition, read.batches, read.abortedTransactions, mode),
     readBound: read.upperBound,
   };
 }
@@ -93,6 +105,15 @@ export interface ConsumerFetchConfig {
   maxBatchesPerPartition: number;
 }
 
+/** What a consumer reads, through which metadata, and how. */
+export interface ReadCommittedConsumerOptions {
+  /** The partitions it is assigned (all of them, from offset 0). */
+  readonly partitions: readonly PartitionKey[];
+  readonly metadata: ClientMetadata;
+  readonly config: ConsumerFetchConfig;
+  readonly mode: ConsumerReadMode;
+}
+
 /**
  * A read_committed consumer (KafkaConsumer's fetcher, AbstractFetch): one Fetch in flight per
  * leader broker, covering every assigned partition that broker leads as far as the consumer knows,
@@ -109,15 +130,21 @@ export class ReadCommittedConsumer {
   /** Brokers with a fetch in flight (or a retry scheduled). */
   private readonly busy = new Set<string>();
 
+  private readonly partitions: readonly PartitionKey[];
+  private readonly metadata: ClientMetadata;
+  private readonly config: ConsumerFetchConfig;
+  private readonly mode: ConsumerReadMode;
+
   constructor(
     private readonly ctx: ClusterContext,
     readonly name: string,
-    private readonly partitions: readonly PartitionKey[],
-    private readonly metadata: ClientMetadata,
-    private readonly config: ConsumerFetchConfig,
-    private readonly filterAborted: boolean,
-    private readonly readUncommittedBound: boolean,
+    options: ReadCommittedConsumerOptions,
   ) {
+    const { partitions } = options;
+    this.partitions = partitions;
+    this.metadata = options.metadata;
+    this.config = options.config;
+    this.mode = options.mode;
     for (const p of partitions) this.positions.set(p, 0);
     this.connections = new ConnectionPool(ctx.net, name);
     this.pollStream = ctx.choices.stream(`consumer:${name}`);
@@ -140,7 +167,7 @@ export class ReadCommittedConsumer {
    * from offset 0, read straight from the leader's log instead of through the network.
    */
   readAll(log: PartitionLog): { records: ConsumedRecord[]; readBound: number } {
-    return readPartition(log, this.filterAborted, this.readUncommittedBound);
+    return readPartition(log, this.mode);
   }
 
   /** Send a fetch to every leader that has none in flight. */
@@ -164,7 +191,7 @@ export class ReadCommittedConsumer {
       api: "Fetch",
       replicaId: null,
       maxWaitMs: this.config.fetchMaxWaitMs,
-      isolation: this.readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED",
+      isolation: this.mode.readUncommittedBound ? "READ_UNCOMMITTED" : "READ_COMMITTED",
       partitions: partitions.map((partition) => ({
         partition,
         fetchOffset: this.positions.get(partition) ?? 0,
@@ -194,7 +221,7 @@ export class ReadCommittedConsumer {
     if (data.errorCode !== Errors.NONE) return true;
     const asked = request.partitions.find((p) => p.partition === data.partition);
     if (!asked || this.positions.get(data.partition) !== asked.fetchOffset || data.batches.length === 0) return false;
-    const records = filterReadCommitted(data.partition, data.batches, data.abortedTransactions, this.filterAborted);
+    const records = filterReadCommitted(data.partition, data.batches, data.abortedTransactions, this.mode);
     const atMs = this.ctx.sim.nowMs;
     for (const r of records) {
       // A consumer that silently forgot what it read would make the client checks wrong: a bound, reported.

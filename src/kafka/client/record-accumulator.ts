@@ -1,8 +1,5 @@
 import { BoundExceeded } from "../../sim/bounds.js";
-import type { PartitionKey } from "../common/types.js";
-
-/** No sequence assigned yet: the batch was never drained (RecordBatch.NO_SEQUENCE). */
-export const NO_SEQUENCE = -1;
+import { NO_SEQUENCE, type PartitionKey } from "../common/types.js";
 
 /**
  * ProducerBatch: records for one partition, sent together. Its producer id, epoch and base

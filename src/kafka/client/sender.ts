@@ -10,6 +10,19 @@ import type { ProducerConfig } from "./producer-config.js";
 import type { ProducerBatch, RecordAccumulator } from "./record-accumulator.js";
 import type { TransactionManager, TxnRequest, TxnResponseAction } from "./transaction-manager.js";
 
+/** The producer's parts the Sender works with. */
+export interface SenderParts {
+  readonly accumulator: RecordAccumulator;
+  readonly tm: TransactionManager;
+  readonly metadata: ClientMetadata;
+  /** The transaction attempt the next coordinator request belongs to (the oracle's name for it). */
+  readonly currentGhost: () => string | null;
+  /** Called when batches finish, so a flush waiting for them can go on. */
+  readonly onBatchDone: () => void;
+  /** This KafkaProducer's ApiVersions, told of every new connection of the Sender's NetworkClient. */
+  readonly apiVersions?: ApiVersions | null;
+}
+
 /** Produce errors after which the producer's metadata is refreshed (the leader moved, or is gone). */
 const STALE_LEADER = new Set<number>([
   Errors.NOT_LEADER_OR_FOLLOWER,
@@ -34,19 +47,23 @@ export class Sender {
   /** Zombie fault: send nothing before this time (requests already sent still travel). */
   pausedUntilMs = 0;
 
+  private readonly accumulator: RecordAccumulator;
+  private readonly tm: TransactionManager;
+  private readonly metadata: ClientMetadata;
+  private readonly currentGhost: () => string | null;
+  private readonly onBatchDone: () => void;
+
   constructor(
     private readonly ctx: ClusterContext,
     private readonly config: ProducerConfig,
-    private readonly accumulator: RecordAccumulator,
-    private readonly tm: TransactionManager,
-    private readonly metadata: ClientMetadata,
-    /** The transaction attempt the next coordinator request belongs to (the oracle's name for it). */
-    private readonly currentGhost: () => string | null,
-    /** Called when batches finish, so a flush waiting for them can go on. */
-    private readonly onBatchDone: () => void,
-    /** This KafkaProducer's ApiVersions, told of every new connection of the Sender's NetworkClient. */
-    apiVersions: ApiVersions | null = null,
+    parts: SenderParts,
   ) {
+    this.accumulator = parts.accumulator;
+    this.tm = parts.tm;
+    this.metadata = parts.metadata;
+    this.currentGhost = parts.currentGhost;
+    this.onBatchDone = parts.onBatchDone;
+    const apiVersions = parts.apiVersions ?? null;
     this.connections = new ConnectionPool(ctx.net, config.name, (server) =>
       apiVersions?.learn(ctx.featuresOf?.(server)),
     );

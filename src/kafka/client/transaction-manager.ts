@@ -1,5 +1,11 @@
 import { Errors, errorName } from "../common/errors.js";
-import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "../common/types.js";
+import {
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  type PartitionKey,
+  type TransactionResult,
+  type TransactionVersion,
+} from "../common/types.js";
 import type { ApiVersions } from "./api-versions.js";
 import type { ProducerBatch } from "./record-accumulator.js";
 
@@ -215,7 +221,8 @@ export class TransactionManager {
    * transaction (clientSideEpochBumpRequired), so no partition of the TV1 transaction counts as
    * added to the TV2 one; moving down needs no bump.
    */
-  maybeUpdateTransactionV2Enabled(onInitialization: boolean): void {
+  maybeUpdateTransactionV2Enabled(when: { onInitialization: boolean }): void {
+    const onInitialization = when.onInitialization;
     const known = this.apiVersions;
     if (known === null || this.clientVersion < 2) return;
     if (this.latestFinalizedFeaturesEpoch >= known.maxFinalizedFeaturesEpoch) return;
@@ -306,7 +313,7 @@ export class TransactionManager {
   beginCommit(then: () => void): boolean {
     if (this.state !== "IN_TRANSACTION") return false;
     this.transitionTo("COMMITTING_TRANSACTION");
-    this.beginCompletingTransaction(true, then);
+    this.beginCompletingTransaction("COMMIT", then);
     return true;
   }
 
@@ -317,20 +324,21 @@ export class TransactionManager {
     // error that led here (maybeTerminateRequestWithError), so only the abort's requests remain.
     this.newPartitionsInTransaction.length = 0;
     this.dropQueued((r) => r.api !== "InitProducerId");
-    this.beginCompletingTransaction(false, then);
+    this.beginCompletingTransaction("ABORT", then);
   }
 
   /**
    * EndTxn, and for a TV0/1 client that must bump its epoch, InitProducerId with the current id and
    * epoch after it (the application's abortTransaction completes when the bump is done).
    */
-  private beginCompletingTransaction(commit: boolean, then: () => void): void {
+  private beginCompletingTransaction(result: TransactionResult, then: () => void): void {
+    const commit = result === "COMMIT";
     if (this.newPartitionsInTransaction.length > 0) this.enqueueAddPartitions();
     this.result = then;
     // The EndTxn ends the transaction in the version it began with; the next one may differ.
     this.endTxnSentAsTv2 = this.tv2Enabled;
     this.enqueue({ api: "EndTxn", commit, transactionVersion: this.transactionVersion }, PRIORITY.EndTxn);
-    this.maybeUpdateTransactionV2Enabled(false);
+    this.maybeUpdateTransactionV2Enabled({ onInitialization: false });
     if (this.epochBumpRequired) this.enqueue({ api: "InitProducerId", bump: true }, EPOCH_BUMP_PRIORITY);
   }
 

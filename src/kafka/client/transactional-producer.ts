@@ -204,16 +204,14 @@ export class TransactionalProducer {
       },
       apiVersions,
     );
-    const sender = new Sender(
-      this.ctx,
-      this.config,
+    const sender = new Sender(this.ctx, this.config, {
       accumulator,
       tm,
-      this.metadata,
-      () => this.current?.ghost ?? null,
-      () => this.maybeFlushed(),
+      metadata: this.metadata,
+      currentGhost: () => this.current?.ghost ?? null,
+      onBatchDone: () => this.maybeFlushed(),
       apiVersions,
-    );
+    });
     sender.pausedUntilMs = this.pausedUntilMs;
     this.incarnation = { accumulator, tm, sender, apiVersions };
     return this.incarnation;
@@ -241,7 +239,7 @@ export class TransactionalProducer {
     this.block("initTransactions");
     tm.initializeTransactions(() => {
       this.unblock();
-      tm.maybeUpdateTransactionV2Enabled(true);
+      tm.maybeUpdateTransactionV2Enabled({ onInitialization: true });
       this.emit("producer.initialized", { pid: tm.producerId, epoch: tm.producerEpoch });
       this.phase = "idle";
       this.beginNext(0);

@@ -2,6 +2,8 @@
 export const MAX_PRODUCER_EPOCH = 32767;
 export const NO_PRODUCER_EPOCH = -1;
 export const NO_PRODUCER_ID = -1;
+/** RecordBatch.NO_SEQUENCE: a batch with no sequence (unassigned, or a coordinator's write). */
+export const NO_SEQUENCE = -1;
 
 /** Kafka's isEpochExhausted: epochs >= Short.MAX_VALUE - 1 force a producer-id rotation. */
 export function isEpochExhausted(epoch: number): boolean {

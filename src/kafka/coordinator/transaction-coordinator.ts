@@ -61,6 +61,16 @@ type Tv2Action =
   | { kind: "none" }
   | { kind: "error"; errorCode: number };
 
+/** One PrepareCommit/PrepareAbort to write: the transit, for which id at which coordinator epoch. */
+interface PrepareWrite {
+  readonly metadata: TransactionMetadata;
+  readonly coordinatorEpoch: number;
+  readonly transit: TxnTransitMetadata;
+  /** The end clears a coordinator fence (a pending PrepareEpochFence). */
+  readonly fence: boolean;
+  readonly tv2: boolean;
+}
+
 /** What a coordinator needs of the broker it runs on. */
 export interface CoordinatorHost {
   readonly log: TransactionLogAccess;
@@ -75,6 +85,18 @@ export interface CoordinatorHost {
   finalizedTransactionVersion(): TransactionVersion;
 }
 
+/** What a coordinator is made of besides the cluster's handles and its broker's id. */
+export interface TransactionCoordinatorOptions {
+  /** Its broker's release: what it does and sends. */
+  readonly release: ReleaseProfile;
+  readonly host: CoordinatorHost;
+  /** transaction.state.log.num.partitions */
+  readonly partitionCount: number;
+  readonly producerIds: ProducerIdManager;
+  /** Shared by every coordinator of the cluster, so marker ids stay unique across failovers (ghost only). */
+  readonly markerIds?: IdSequence;
+}
+
 /**
  * TransactionCoordinator on one broker: InitProducerId, AddPartitionsToTxn, EndTxn (TV0/1 and TV2),
  * transaction timeouts, for the ids of the __transaction_state partitions this broker leads; their
@@ -87,17 +109,26 @@ export class TransactionCoordinator {
   private timeoutTimerSet = false;
   private expirationTimerSet = false;
 
+  private readonly release: ReleaseProfile;
+  private readonly host: CoordinatorHost;
+  private readonly producerIds: ProducerIdManager;
+
   constructor(
     private readonly ctx: ClusterContext,
     readonly id: string,
-    private readonly release: ReleaseProfile,
-    private readonly host: CoordinatorHost,
-    partitionCount: number,
-    private readonly producerIds: ProducerIdManager,
-    markerIds: IdSequence = new IdSequence(1),
+    options: TransactionCoordinatorOptions,
   ) {
+    const { release, host, partitionCount, producerIds } = options;
+    this.release = release;
+    this.host = host;
+    this.producerIds = producerIds;
     this.state = new TransactionStateManager(partitionCount, host.log);
-    this.markers = new TransactionMarkerChannelManager(ctx, id, () => this.release, this.state, markerIds, host);
+    this.markers = new TransactionMarkerChannelManager(ctx, id, {
+      release: () => this.release,
+      state: this.state,
+      markerIds: options.markerIds ?? new IdSequence(1),
+      host,
+    });
   }
 
   get profile(): ReleaseProfile {
@@ -429,11 +460,17 @@ export class TransactionCoordinator {
     const commit = params.result === "COMMIT";
     switch (metadata.state) {
       case "Ongoing": {
-        if (fence) this.clearFence(metadata, params.producerEpoch, false);
+        if (fence) this.clearFence(metadata, { fencedEpoch: params.producerEpoch, tv2: false });
         if (params.isFromClient) metadata.creditGhost(params.requestGhostTxn);
         const target = commit ? "PrepareCommit" : "PrepareAbort";
-        const transit = metadata.prepareAbortOrCommit(target, 0, false, NO_PRODUCER_ID, this.ctx.sim.nowMs, false);
-        return this.writePrepare(params, metadata, coordinatorEpoch, transit, fence, false, respond);
+        const transit = metadata.prepareAbortOrCommit(target, {
+          clientTransactionVersion: 0,
+          bumpEpoch: false,
+          nextProducerId: NO_PRODUCER_ID,
+          updateTimestamp: this.ctx.sim.nowMs,
+          noPartitionAdded: false,
+        });
+        return this.writePrepare(params, { metadata, coordinatorEpoch, transit, fence, tv2: false }, respond);
       }
       // endTransactionWithTV1 answers every TV0/1 EndTxn with no producer id and epoch (-1/-1).
       case "CompleteCommit":
@@ -478,7 +515,7 @@ export class TransactionCoordinator {
     const action = this.tv2Action(metadata.state, params.result, isRetry);
     if (action.kind === "error") return respond(action.errorCode, -1, -1);
     if (action.kind === "none") return respond(Errors.NONE, metadata.producerId, metadata.producerEpoch);
-    if (fence) this.clearFence(metadata, params.producerEpoch, true);
+    if (fence) this.clearFence(metadata, { fencedEpoch: params.producerEpoch, tv2: true });
     if (params.isFromClient) metadata.creditGhost(params.requestGhostTxn);
     const bump = this.flags.epochBumpOnEndTxn;
     // A TV2 end bumps the epoch, so an exhausted one rotates the producer id; before KAFKA-20090 not in
@@ -487,16 +524,15 @@ export class TransactionCoordinator {
     const nextProducerId = exhaustedBump ? this.producerIds.generateProducerId() : NO_PRODUCER_ID;
     // At Short.MAX_VALUE Kafka's int16 bump overflows (IllegalArgumentException out of the handler),
     // but for KAFKA-20090's abort there: TransactionMetadata.prepareAbortOrCommit decides (its rules).
-    const transit = metadata.prepareAbortOrCommit(
-      action.target,
-      2,
-      bump,
+    const transit = metadata.prepareAbortOrCommit(action.target, {
+      clientTransactionVersion: 2,
+      bumpEpoch: bump,
       nextProducerId,
-      this.ctx.sim.nowMs,
-      action.emptyAbort,
-      params.requestGhostTxn,
-    );
-    this.writePrepare(params, metadata, coordinatorEpoch, transit, fence, true, respond);
+      updateTimestamp: this.ctx.sim.nowMs,
+      noPartitionAdded: action.emptyAbort,
+      emptyAbortGhost: params.requestGhostTxn,
+    });
+    this.writePrepare(params, { metadata, coordinatorEpoch, transit, fence, tv2: true }, respond);
   }
 
   private tv2EpochValid(
@@ -526,24 +562,26 @@ export class TransactionCoordinator {
 
   private tv2Action(state: TransactionMetadata["state"], result: TransactionResult, isRetry: boolean): Tv2Action {
     const abort = result === "ABORT";
-    const prepare = (target: "PrepareCommit" | "PrepareAbort", emptyAbort: boolean): Tv2Action => ({
+    const prepare = (target: "PrepareCommit" | "PrepareAbort"): Tv2Action => ({
       kind: "prepare",
       target,
-      emptyAbort,
+      emptyAbort: false,
     });
+    // A TV2 abort with no transaction open (from Empty or CompleteX) writes one, with no partition.
+    const emptyAbort: Tv2Action = { kind: "prepare", target: "PrepareAbort", emptyAbort: true };
     const error = (errorCode: number): Tv2Action => ({ kind: "error", errorCode });
     switch (state) {
       case "Ongoing":
-        return prepare(abort ? "PrepareAbort" : "PrepareCommit", false);
+        return prepare(abort ? "PrepareAbort" : "PrepareCommit");
       case "Empty":
-        return abort ? prepare("PrepareAbort", true) : error(Errors.INVALID_TXN_STATE);
+        return abort ? emptyAbort : error(Errors.INVALID_TXN_STATE);
       case "CompleteAbort":
-        if (abort) return isRetry ? { kind: "none" } : prepare("PrepareAbort", true);
+        if (abort) return isRetry ? { kind: "none" } : emptyAbort;
         return error(
           isRetry && this.flags.commitRetryInCompleteAbortFenced ? Errors.PRODUCER_FENCED : Errors.INVALID_TXN_STATE,
         );
       case "CompleteCommit":
-        if (abort) return isRetry ? error(Errors.INVALID_TXN_STATE) : prepare("PrepareAbort", true);
+        if (abort) return isRetry ? error(Errors.INVALID_TXN_STATE) : emptyAbort;
         return isRetry ? { kind: "none" } : error(Errors.INVALID_TXN_STATE);
       case "PrepareCommit":
         return error(abort ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
@@ -559,7 +597,8 @@ export class TransactionCoordinator {
    * KAFKA-19367, which bumped twice) set the fenced epoch in memory now; TV2 leaves the epoch to
    * prepareAbortOrCommit's bump.
    */
-  private clearFence(metadata: TransactionMetadata, fencedEpoch: number, tv2: boolean): void {
+  private clearFence(metadata: TransactionMetadata, fenced: { fencedEpoch: number; tv2: boolean }): void {
+    const { fencedEpoch, tv2 } = fenced;
     metadata.pendingState = null;
     if (tv2 && this.flags.singleEpochBumpOnCoordinatorAbort) return;
     metadata.producerEpoch = fencedEpoch;
@@ -567,15 +606,8 @@ export class TransactionCoordinator {
   }
 
   /** Write PrepareX; once durable, re-check, prepareComplete, answer the client, send markers. */
-  private writePrepare(
-    params: EndTxnParams,
-    metadata: TransactionMetadata,
-    coordinatorEpoch: number,
-    transit: TxnTransitMetadata,
-    fence: boolean,
-    tv2: boolean,
-    respond: EndTxnCallback,
-  ): void {
+  private writePrepare(params: EndTxnParams, prepare: PrepareWrite, respond: EndTxnCallback): void {
+    const { metadata, coordinatorEpoch, transit, fence, tv2 } = prepare;
     const fenceBumpedInMemory = fence && !(tv2 && this.flags.singleEpochBumpOnCoordinatorAbort);
     const decided: TxnTransitMetadata = {
       ...transit,
@@ -740,13 +772,14 @@ export class TransactionCoordinator {
   }
 
   private removeExpiredTransactionalIds(expirationMs: number): void {
-    const expired = this.state.removeExpiredTransactionalIds(
-      this.ctx.sim.nowMs,
+    const expiration = {
+      nowMs: this.ctx.sim.nowMs,
       expirationMs,
-      this.ctx.config.requestTimeoutMs,
-      this.flags.tcExpireWriteFailureLeavesPending,
-      (txnId, errorCode) =>
-        this.ctx.sim.emit(this.id, "txn.expired", { txnId, removed: errorCode === Errors.NONE, error: errorCode }),
+      timeoutMs: this.ctx.config.requestTimeoutMs,
+      failureLeavesPending: this.flags.tcExpireWriteFailureLeavesPending,
+    };
+    const expired = this.state.removeExpiredTransactionalIds(expiration, (txnId, errorCode) =>
+      this.ctx.sim.emit(this.id, "txn.expired", { txnId, removed: errorCode === Errors.NONE, error: errorCode }),
     );
     for (const txnId of expired) this.ctx.sim.emit(this.id, "txn.expire", { txnId });
   }

@@ -94,15 +94,27 @@ export class TransactionMarkerChannelManager {
   private completionRetryTimerSet = false;
   private nextCorrelationId = 1;
 
+  private readonly release: () => ReleaseProfile;
+  private readonly state: TransactionStateManager;
+  /** Shared by every coordinator of the cluster, so ids stay unique across failovers (ghost only). */
+  private readonly markerIds: IdSequence;
+  private readonly host: CoordinatorHost;
+
   constructor(
     private readonly ctx: ClusterContext,
     private readonly self: string,
-    private readonly release: () => ReleaseProfile,
-    private readonly state: TransactionStateManager,
-    /** Shared by every coordinator of the cluster, so ids stay unique across failovers (ghost only). */
-    private readonly markerIds: IdSequence,
-    private readonly host: CoordinatorHost,
-  ) {}
+    parts: {
+      release: () => ReleaseProfile;
+      state: TransactionStateManager;
+      markerIds: IdSequence;
+      host: CoordinatorHost;
+    },
+  ) {
+    this.release = parts.release;
+    this.state = parts.state;
+    this.markerIds = parts.markerIds;
+    this.host = parts.host;
+  }
 
   get pendingCount(): number {
     return this.pendingTxns.size;

@@ -39,6 +39,20 @@ export interface TxnTransitMetadata {
   readonly ghostDecidedBy?: { initiator: "client" | "coordinator"; requestedFor: string | null };
 }
 
+/** How an EndTxn ends its transaction: prepareAbortOrCommit's arguments besides the target state. */
+export interface AbortOrCommitOptions {
+  readonly clientTransactionVersion: TransactionVersion;
+  /** The end bumps the epoch (TV2: TransactionVersion.supportsEpochBump, unless a mutant turns it off). */
+  readonly bumpEpoch: boolean;
+  /** The producer id pre-allocated for an exhausted epoch (NO_PRODUCER_ID otherwise). */
+  readonly nextProducerId: number;
+  readonly updateTimestamp: number;
+  /** A TV2 abort from Empty or CompleteX, with no partition added: it starts its transaction now. */
+  readonly noPartitionAdded: boolean;
+  /** Ghost (not Kafka): the client transaction that asked for the empty abort. */
+  readonly emptyAbortGhost?: string | null;
+}
+
 /**
  * prepareIncrementProducerEpoch at an exhausted epoch: Kafka throws IllegalStateException, which
  * leaves the request handler and reaches the client as UNKNOWN_SERVER_ERROR (KafkaApis'
@@ -263,15 +277,15 @@ export class TransactionMetadata {
    * TV0/1 client gave up on a transaction whose AddPartitionsToTxn had in fact succeeded (nothing
    * written, no EndTxn sent); Kafka merges them. An older requester (a delayed request) changes nothing.
    */
-  private creditedGhost(requester: string | null, starting: boolean): string | null {
-    if (starting || this.ghostTxn === null) return requester;
+  private creditedGhost(requester: string | null, transaction: { starting: boolean }): string | null {
+    if (transaction.starting || this.ghostTxn === null) return requester;
     if (requester !== null && ghostTxnNumber(requester) > ghostTxnNumber(this.ghostTxn)) return requester;
     return this.ghostTxn;
   }
 
   /** A request of `requester` used this Ongoing transaction without a state change (see creditedGhost). */
   creditGhost(requester: string | null): void {
-    if (this.state === "Ongoing") this.ghostTxn = this.creditedGhost(requester, false);
+    if (this.state === "Ongoing") this.ghostTxn = this.creditedGhost(requester, { starting: false });
   }
 
   /** AddPartitionsToTxn (client path or TV2 implicit add): Ongoing with the union of partitions. */
@@ -289,7 +303,7 @@ export class TransactionMetadata {
       txnStartTimestamp: starting ? nowMs : this.txnStartTimestamp,
       txnLastUpdateTimestamp: nowMs,
       clientTransactionVersion: clientTv,
-      ghostTxn: this.creditedGhost(ghostTxn, starting),
+      ghostTxn: this.creditedGhost(ghostTxn, { starting }),
     });
   }
 
@@ -322,15 +336,9 @@ export class TransactionMetadata {
    * A TV2 empty abort (from Empty/CompleteX) belongs to the client transaction that asked for it,
    * `emptyAbortGhost`, not to the transaction that completed before.
    */
-  prepareAbortOrCommit(
-    target: "PrepareCommit" | "PrepareAbort",
-    clientTv: TransactionVersion,
-    bumpEpoch: boolean,
-    nextProducerId: number,
-    nowMs: number,
-    emptyAbort: boolean,
-    emptyAbortGhost: string | null = null,
-  ): TxnTransitMetadata {
+  prepareAbortOrCommit(target: "PrepareCommit" | "PrepareAbort", options: AbortOrCommitOptions): TxnTransitMetadata {
+    const { clientTransactionVersion: clientTv, bumpEpoch, nextProducerId, updateTimestamp: nowMs } = options;
+    const emptyAbort = options.noPartitionAdded;
     let epoch = this.producerEpoch;
     let last = this.lastProducerEpoch;
     if (bumpEpoch) {
@@ -357,7 +365,7 @@ export class TransactionMetadata {
       clientTransactionVersion: clientTv,
       txnStartTimestamp: emptyAbort ? nowMs : this.txnStartTimestamp,
       txnLastUpdateTimestamp: nowMs,
-      ghostTxn: emptyAbort ? emptyAbortGhost : this.ghostTxn,
+      ghostTxn: emptyAbort ? (options.emptyAbortGhost ?? null) : this.ghostTxn,
     });
   }
 

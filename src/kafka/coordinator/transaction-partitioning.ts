@@ -31,3 +31,8 @@ export function transactionStatePartitionKey(index: number): PartitionKey {
 export function isTransactionStatePartition(partition: PartitionKey): boolean {
   return partition.startsWith(`${TRANSACTION_STATE_TOPIC}-`);
 }
+
+/** The index of a __transaction_state partition key. */
+export function transactionStatePartitionIndex(partition: PartitionKey): number {
+  return Number(partition.slice(TRANSACTION_STATE_TOPIC.length + 1));
+}

@@ -1,4 +1,4 @@
-import type { LogBatch } from "../broker/partition-log.js";
+import type { LogBatch, TxnLogRecord } from "../broker/partition-log.js";
 import { Errors, IllegalStateException } from "../common/errors.js";
 import { TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
 import { transactionStatePartitionFor } from "./transaction-partitioning.js";
@@ -21,6 +21,25 @@ export interface TransactionLogAccess {
   ): void;
   /** The partition's local log, to its end (a load reads to the log end, not the high watermark). */
   read(partition: number): readonly LogBatch[];
+}
+
+/** One pass of removeExpiredTransactionalIds. */
+export interface TransactionalIdExpiration {
+  readonly nowMs: number;
+  /** transactional.id.expiration.ms */
+  readonly expirationMs: number;
+  /** The tombstone write's timeout. */
+  readonly timeoutMs: number;
+  /** KAFKA-7519's bug switch: a failed tombstone write leaves the id pending Dead. */
+  readonly failureLeavesPending: boolean;
+}
+
+/** A tombstone written for an expired id: which entry, at which coordinator epoch. */
+interface Tombstone {
+  readonly partition: number;
+  readonly coordinatorEpoch: number;
+  readonly metadata: TransactionMetadata;
+  readonly transit: TxnTransitMetadata;
 }
 
 /**
@@ -111,13 +130,14 @@ export class TransactionStateManager {
     if (!o || o.coordinatorEpoch !== coordinatorEpoch || !o.loading) return [];
     const latest = new Map<string, TxnTransitMetadata>();
     for (const batch of this.log.read(partition)) {
-      const r = batch.txnRecord;
-      if (!r) continue;
+      if (!batch.txnRecord) continue;
+      const { transactionalId } = batch.txnRecord;
+      const value = readTxnRecordValue(batch.txnRecord);
       // A tombstone (an expired id, written as its Dead transit) removes the id: loadTransactionMetadata.
-      if (r.value.txnState === "Dead") latest.delete(r.transactionalId);
-      else latest.set(r.transactionalId, r.value);
-      if (r.value.txnState === "Dead") this.expired.add(r.transactionalId);
-      else this.expired.delete(r.transactionalId);
+      if (value.txnState === "Dead") latest.delete(transactionalId);
+      else latest.set(transactionalId, value);
+      if (value.txnState === "Dead") this.expired.add(transactionalId);
+      else this.expired.delete(transactionalId);
     }
     const loaded: { metadata: TransactionMetadata; record: TxnTransitMetadata }[] = [];
     for (const [transactionalId, record] of latest) {
@@ -158,12 +178,10 @@ export class TransactionStateManager {
    * the ids it expires.
    */
   removeExpiredTransactionalIds(
-    nowMs: number,
-    expirationMs: number,
-    timeoutMs: number,
-    failureLeavesPending: boolean,
+    expiration: TransactionalIdExpiration,
     onDone: (transactionalId: string, errorCode: number) => void,
   ): string[] {
+    const { nowMs, expirationMs, timeoutMs } = expiration;
     const expired: string[] = [];
     for (const { partition, coordinatorEpoch } of this.servedPartitions()) {
       for (const metadata of [...this.cache.values()]) {
@@ -172,7 +190,7 @@ export class TransactionStateManager {
         const transit = metadata.prepareDead();
         expired.push(metadata.transactionalId);
         this.log.append(partition, metadata.transactionalId, transit, timeoutMs, (errorCode) => {
-          this.removeFromCache(partition, coordinatorEpoch, metadata, transit, errorCode, failureLeavesPending);
+          this.removeFromCache({ partition, coordinatorEpoch, metadata, transit }, errorCode, expiration);
           onDone(metadata.transactionalId, errorCode);
         });
       }
@@ -186,13 +204,11 @@ export class TransactionStateManager {
    * expired epoch; otherwise its pending state is cleared (KAFKA-7519: the bug switch leaves it set).
    */
   private removeFromCache(
-    partition: number,
-    coordinatorEpoch: number,
-    metadata: TransactionMetadata,
-    transit: TxnTransitMetadata,
+    tombstone: Tombstone,
     errorCode: number,
-    failureLeavesPending: boolean,
+    options: Pick<TransactionalIdExpiration, "failureLeavesPending">,
   ): void {
+    const { partition, coordinatorEpoch, metadata, transit } = tombstone;
     const owned = this.owned.get(partition);
     // Simplified: an entry a reload replaced meanwhile is left alone (Kafka looks the id up again).
     if (!owned || this.cache.get(metadata.transactionalId) !== metadata) return;
@@ -204,7 +220,7 @@ export class TransactionStateManager {
     if (removable) {
       this.cache.delete(metadata.transactionalId);
       this.expired.add(metadata.transactionalId);
-    } else if (!failureLeavesPending) metadata.pendingState = null;
+    } else if (!options.failureLeavesPending) metadata.pendingState = null;
   }
 
   /**
@@ -269,4 +285,15 @@ export function coordinatorErrorFor(appendError: number): number {
     default:
       return Errors.UNKNOWN_SERVER_ERROR;
   }
+}
+
+/**
+ * TransactionLog.readTxnRecordValue: the transit a __transaction_state record holds. The log keeps
+ * what was written, and only transits are (server/transaction-state-log.ts, the cluster's seeding).
+ */
+function readTxnRecordValue(record: TxnLogRecord): TxnTransitMetadata {
+  const value = record.value as TxnTransitMetadata | null;
+  if (typeof value !== "object" || value === null || typeof value.txnState !== "string")
+    throw new IllegalStateException(`__transaction_state record of ${record.transactionalId} holds no transit`);
+  return value;
 }

@@ -29,6 +29,13 @@ export type SyncResult = { errorCode: number; assignment: readonly PartitionKey[
 /** Upper bound on members of one group: a run that joins more is refused, not slowed. */
 export const MAX_GROUP_MEMBERS = 64;
 
+/** Who commits offsets: the member, its static instance, and the generation it believes current. */
+export interface OffsetCommitter {
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+  readonly generationId: number;
+}
+
 /**
  * ClassicGroup (group-coordinator's classic/ClassicGroup.java with the join and sync handling of
  * GroupMetadataManager): members, generations, an eager rebalance and KIP-345 static members.
@@ -185,12 +192,9 @@ export class ClassicGroup {
    * an empty group is a simple (unmanaged) commit; otherwise the member and instance must be current
    * and the generation equal; a non-transactional commit is refused while the join completes.
    */
-  validateOffsetCommit(
-    memberId: string,
-    groupInstanceId: string | null,
-    generationId: number,
-    isTransactional: boolean,
-  ): number {
+  validateOffsetCommit(committer: OffsetCommitter, commit: { isTransactional: boolean }): number {
+    const { memberId, groupInstanceId, generationId } = committer;
+    const isTransactional = commit.isTransactional;
     if (this.isInState("DEAD")) return Errors.COORDINATOR_NOT_AVAILABLE;
     if (generationId < 0 && this.isInState("EMPTY")) return Errors.NONE;
     if (generationId >= 0 || memberId !== "" || groupInstanceId !== null) {

@@ -232,12 +232,7 @@ export class GroupCoordinatorShard {
    */
   commitOffsets(committer: CommitterMetadata, offsets: readonly CommittedOffset[]): number {
     const group = this.group(committer.groupId);
-    const invalid = group.validateOffsetCommit(
-      committer.memberId,
-      committer.groupInstanceId,
-      committer.generationId,
-      false,
-    );
+    const invalid = group.validateOffsetCommit(committer, { isTransactional: false });
     if (invalid !== Errors.NONE) return invalid;
     const { valid, rejected } = this.splitByMetadataSize(offsets);
     if (valid.length === 0) return Errors.OFFSET_METADATA_TOO_LARGE;
@@ -339,12 +334,7 @@ export class GroupCoordinatorShard {
     if (!this.options.txnOffsetCommitGenerationCheck) return Errors.NONE;
     const known = this.groups.get(input.groupId);
     if (!known && input.generationId >= 0) return Errors.ILLEGAL_GENERATION;
-    return this.group(input.groupId).validateOffsetCommit(
-      input.memberId,
-      input.groupInstanceId,
-      input.generationId,
-      true,
-    );
+    return this.group(input.groupId).validateOffsetCommit(input, { isTransactional: true });
   }
 
   /** The committed offset of a group's partition, with who committed it (the final checks). */

@@ -22,3 +22,8 @@ export function consumerOffsetsPartitionKey(index: number): PartitionKey {
 export function isConsumerOffsetsPartition(partition: PartitionKey): boolean {
   return partition.startsWith(`${CONSUMER_OFFSETS_TOPIC}-`);
 }
+
+/** The index of a __consumer_offsets partition key. */
+export function consumerOffsetsPartitionIndex(partition: PartitionKey): number {
+  return Number(partition.slice(CONSUMER_OFFSETS_TOPIC.length + 1));
+}
