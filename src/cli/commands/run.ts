@@ -334,7 +334,7 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
     else {
       const { renderRunReport } = await import("../../report/terminal.js");
       const { renderScriptSteps } = await import("../../report/script-steps.js");
-      const { renderDeterminism, renderShrink } = await import("../../report/shrink-render.js");
+      const { renderDeterminism, renderShrink, shrinkFurtherCommand } = await import("../../report/shrink-render.js");
       const steps = result.scriptSteps
         ? renderScriptSteps(result.scriptSteps, campaign.loaded.scenario.script?.steps.length ?? 0)
         : undefined;
@@ -344,7 +344,10 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
       if (result.interrupted && written) process.stdout.write(`  continue it: eosfuzz run --resume ${written}\n`);
       if (session.interruptedAfterRuns)
         process.stdout.write("\n  interrupted after the last run: not shrunk, no seed files\n");
-      if (session.shrunk) process.stdout.write(`\n${renderShrink(session.shrunk.summary, { savedTo })}\n`);
+      if (session.shrunk) {
+        const shrinkFurther = savedTo ? shrinkFurtherCommand(savedTo, args["shrink-budget-ms"]) : null;
+        process.stdout.write(`\n${renderShrink(session.shrunk.summary, { savedTo, shrinkFurther })}\n`);
+      }
       if (report.determinism) process.stdout.write(`\n${renderDeterminism(report.determinism)}\n`);
       if (report.seedFiles && report.seedFiles.length > 0)
         process.stdout.write(
