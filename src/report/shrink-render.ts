@@ -70,7 +70,7 @@ export function renderShrink(s: ShrinkSummary, options: ShrinkRenderOptions = {}
   for (const line of s.story) out.push(`    ${line}`);
   if (s.stoppedBy === "budget" && options.shrinkFurther)
     out.push(chalk.dim(`\n    shrink further: ${options.shrinkFurther}`));
-  if (options.savedTo) out.push(chalk.dim(`\n    saved: ${options.savedTo}   (eosfuzz replay ${options.savedTo})`));
+  if (options.savedTo) out.push(chalk.dim(`\n    saved: ${options.savedTo}`));
   return out.join("\n");
 }
 

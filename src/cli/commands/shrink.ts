@@ -2,6 +2,7 @@ import type { Argv } from "yargs";
 import { DEFAULT_SHRINK_BUDGET_MS, defaultShrunkPath, shrinkSeedFile, shrunkSeedFile } from "../../fuzz/shrink-seed.js";
 import { readSeedFile, renderSeedFile } from "../../fuzz/seed-file.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
+import { shellWord } from "../../fuzz/search/replay-commands.js";
 import { renderShrink, shrinkFurtherCommand } from "../../report/shrink-render.js";
 import { writeFileAtomic } from "../../common/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
@@ -66,7 +67,7 @@ export function shrinkCommand(args: ShrinkArgs): number {
     );
   } else {
     process.stdout.write(
-      `${renderShrink(summary, { savedTo: path, shrinkFurther: shrinkFurtherCommand(path, budget) })}\n`,
+      `${renderShrink(summary, { savedTo: path, shrinkFurther: shrinkFurtherCommand(path, budget) })}\n\n  replay it: eosfuzz replay ${shellWord(path)}\n`,
     );
   }
   return summary.deterministic ? EXIT.ok : EXIT.unexpected;
