@@ -48,6 +48,11 @@ export interface RegressOptions {
    * seed file is judged against its scenario wherever the scenario's own row runs.
    */
   shard?: Shard | null;
+  /**
+   * Changes every scenario before it is judged (the command line's --set), in the scenario rows and
+   * in the seeds' inline copies; a bad setting throws its InputError (one line, exit 2).
+   */
+  adjust?: (loaded: LoadedScenario) => LoadedScenario;
   /** Called as each row is done (progress). */
   onRow?: (row: RegressRow) => void;
 }
@@ -90,14 +95,19 @@ function timed<T>(work: () => T): { value: T; wallMs: number } {
   return { value, wallMs: Math.round(performance.now() - started) };
 }
 
-function scenarioRow(file: string): { row: RegressRow; loaded: LoadedScenario | null } {
-  let loaded: LoadedScenario;
+type Adjust = (loaded: LoadedScenario) => LoadedScenario;
+const unchanged: Adjust = (loaded) => loaded;
+
+function scenarioRow(file: string, adjust: Adjust): { row: RegressRow; loaded: LoadedScenario | null } {
+  let read: LoadedScenario;
   try {
-    loaded = loadScenarioFile(file);
+    read = loadScenarioFile(file);
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     return { row: unreadableRow("scenario", file, file, e), loaded: null };
   }
+  // A bad --set is the command line's problem, not this file's: it ends the command (exit 2).
+  const loaded = adjust(read);
   const s = loaded.scenario;
   const { value: result, wallMs } = timed(() => runCampaign(loaded, { seeds: s.seeds, seedStart: 0 }));
   const found = Object.entries(result.verdict.found)
@@ -130,10 +140,22 @@ function currentHashFor(current: LoadedScenario, mutantName: string | null): str
   return mutant ? contentHash(withMutant(current, mutant).scenario) : current.contentHash;
 }
 
-function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptChangedTrace: boolean): RegressRow {
+function seedRow(
+  file: string,
+  scenarios: Map<string, LoadedScenario>,
+  options: { acceptChangedTrace: boolean; adjust: Adjust },
+): RegressRow {
+  const acceptChangedTrace = options.acceptChangedTrace;
   const name = file.split(/[/\\]/).pop() ?? file;
+  let read: ReturnType<typeof readSeedFile>;
   try {
-    const loaded = readSeedFile(file);
+    read = readSeedFile(file);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return unreadableRow("seed", name, file, e);
+  }
+  const loaded = { ...read, scenario: options.adjust(read.scenario) };
+  try {
     const kinds = [...new Set(loaded.seedFile.violations.map((v) => v.kind))].join(", ");
     const { value: r, wallMs } = timed(() => replaySeed(loaded));
     const pass = r.status === "reproduced" || (r.status === "trace-changed" && acceptChangedTrace);
@@ -151,7 +173,8 @@ function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptCha
     const current = scenarios.get(r.scenario);
     // A shrunk tape may replay a smaller copy of the scenario: compare the scenario it was made from.
     const savedFrom = loaded.seedFile.scenario.reducedFrom ?? r.recordedScenarioHash;
-    if (current && currentHashFor(current, loaded.seedFile.mutant) !== savedFrom)
+    const changedHere = (current?.settings?.length ?? 0) > 0;
+    if (current && !changedHere && currentHashFor(current, loaded.seedFile.mutant) !== savedFrom)
       detail += ` (note: ${current.source} changed since this seed was saved; the seed replays its inline copy)`;
     return {
       kind: "seed",
@@ -199,16 +222,22 @@ export function regress(options: RegressOptions): RegressResult {
   filesIn(options.scenariosDir, [".yaml", ".yml"]).forEach((file, position) => {
     if (!inShard(shard, position)) {
       const loaded = readOnly(file);
-      if (loaded) scenarios.set(loaded.scenario.name, loaded);
+      if (loaded) scenarios.set(loaded.scenario.name, (options.adjust ?? unchanged)(loaded));
       return;
     }
-    const { row, loaded } = scenarioRow(file);
+    const { row, loaded } = scenarioRow(file, options.adjust ?? unchanged);
     if (loaded) scenarios.set(loaded.scenario.name, loaded);
     push(row);
   });
   if (options.seedsDir !== null) {
     filesIn(options.seedsDir, [".json"]).forEach((file, position) => {
-      if (inShard(shard, position)) push(seedRow(file, scenarios, options.acceptChangedTrace ?? false));
+      if (inShard(shard, position))
+        push(
+          seedRow(file, scenarios, {
+            acceptChangedTrace: options.acceptChangedTrace ?? false,
+            adjust: options.adjust ?? unchanged,
+          }),
+        );
     });
   }
   return {

@@ -21,8 +21,10 @@ import { attemptWrite, defaultReportDir } from "../../report/report-files.js";
 import { ResultsLog, resultsFile } from "../../report/results-log.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { writeFileAtomic } from "../../common/write-files.js";
+import { notOneOf } from "../../scenario/did-you-mean.js";
 import { InputError } from "../../scenario/input-error.js";
 import { resolveScenario } from "../../scenario/loader.js";
+import { applySettings, parseSettings } from "../../scenario/settings.js";
 import { shellWord } from "../../fuzz/search/replay-commands.js";
 import { COMMANDS } from "../cli.js";
 import { LIMITS } from "../../scenario/schema.js";
@@ -46,11 +48,13 @@ import {
   parseStrategy,
   type SearchArgs,
   searchOptionsBuilder,
+  setOption,
   workerCount,
 } from "./search-args.js";
 
 export interface RunArgs extends SearchArgs {
   scenario?: string;
+  set?: string[];
   mutant?: string;
   seeds?: number;
   "seed-start": number;
@@ -74,13 +78,21 @@ function resolveMutant(name: string | undefined): Mutant | null {
   const m = findMutant(name);
   if (!m)
     // The name first: the list outgrew the message cap (InputError keeps 500 characters).
-    throw new InputError("--mutant", "", `found "${name}", expected one of ${MUTANTS.map((x) => x.name).join(", ")}`);
+    throw new InputError(
+      "--mutant",
+      "",
+      notOneOf(
+        name,
+        MUTANTS.map((x) => x.name),
+        "eosfuzz mutants",
+      ),
+    );
   return m;
 }
 
 export function runBuilder(y: Argv): Argv<RunArgs> {
   return searchOptionsBuilder(
-    y
+    setOption(y)
       .option("scenario", {
         type: "string",
         describe: `built-in scenario name or a scenario file (default: ${DEFAULT_SCENARIO}, or the mutant's scenario)`,
@@ -203,7 +215,10 @@ export function planRun(given: RunArgs): RunPlan {
   const seedTimeoutMs = parseDuration("seed-timeout", args["seed-timeout"]);
   const workers = workerCount(args.workers);
   const mutant = resolveMutant(args.mutant);
-  const scenario = resolveScenario(args.scenario ?? mutant?.scenario ?? DEFAULT_SCENARIO);
+  const scenario = applySettings(
+    resolveScenario(args.scenario ?? mutant?.scenario ?? DEFAULT_SCENARIO),
+    parseSettings(args.set),
+  );
   const resumedFrom = given.resume ?? given.out;
   if (resumed && resumedFrom !== undefined) checkResumedScenario(resumedFrom, scenario, resumed.scenarioHash);
   checkInteger("seeds", args.seeds, 1, LIMITS.seeds);
