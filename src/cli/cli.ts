@@ -181,12 +181,15 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
   {
     name: "init",
     usage: "init [name]",
-    describe: "write a commented starter scenario, NAME.yaml (default my-scenario.yaml)",
+    describe: "write a commented starter scenario: NAME.yaml (default my-scenario.yaml), or the file a path names",
     load: async () => {
       const m = await import("./commands/init.js");
       return { builder: m.initBuilder, handler: m.initCommand };
     },
-    examples: [["eosfuzz init our-cluster", "writes our-cluster.yaml to edit"]],
+    examples: [
+      ["eosfuzz init our-cluster", "writes our-cluster.yaml to edit"],
+      ["eosfuzz init eos/our-cluster.yaml", "writes eos/our-cluster.yaml, a scenario named our-cluster"],
+    ],
   },
   {
     name: "completion",

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { describeWhere } from "./expectation.js";
-import { join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { InputError } from "../scenario/input-error.js";
 import { contentHash, type LoadedScenario, loadScenarioFile } from "../scenario/loader.js";
 import type { Expectation } from "../scenario/schema.js";
 import { runCampaign } from "./campaign.js";
 import { findMutant, withMutant } from "./mutants.js";
 import { replaySeed } from "./replay.js";
-import { readSeedFile } from "./seed-file.js";
+import { readSeedFile, type SeedFile, scenarioFileOf } from "./seed-file.js";
 import type { Shard } from "./search/search-options.js";
 
 /** One line of the regression table: a scenario against its expectation, or a saved seed replayed. */
@@ -170,7 +170,7 @@ function seedRow(
         : "";
       detail = `${r.status === "trace-changed" ? "violation reproduced, trace changed" : "diverged"}${where}: trace ${r.traceHash}, recorded ${r.recordedTraceHash}`;
     }
-    const current = scenarios.get(r.scenario);
+    const current = scenarioOfSeed(loaded.seedFile, scenarios);
     // A shrunk tape may replay a smaller copy of the scenario: compare the scenario it was made from.
     const savedFrom = loaded.seedFile.scenario.reducedFrom ?? r.recordedScenarioHash;
     const changedHere = (current?.settings?.length ?? 0) > 0;
@@ -190,6 +190,30 @@ function seedRow(
     if (!(e instanceof InputError)) throw e;
     return unreadableRow("seed", name, file, e);
   }
+}
+
+/**
+ * The scenario file a seed was recorded from: the file at the path it recorded (relative to where
+ * it was recorded, as regress runs from there), else the only file of its scenario's name, else,
+ * among several of that name, the one whose content it was recorded from.
+ */
+function scenarioOfSeed(seed: SeedFile, scenarios: ReadonlyMap<string, LoadedScenario>): LoadedScenario | undefined {
+  const file = scenarioFileOf(seed.scenario.source);
+  const atPath = file === null ? undefined : scenarios.get(resolve(file));
+  if (atPath) return atPath;
+  const named = [...scenarios.values()].filter((s) => s.scenario.name === seed.scenario.name);
+  if (named.length <= 1) return named[0];
+  const savedFrom = seed.scenario.reducedFrom ?? seed.scenario.contentHash;
+  return named.find((s) => currentHashFor(s, seed.mutant) === savedFrom);
+}
+
+/** Scenario rows of one name (two files of one scenario) are told apart by their file. */
+function withDistinctNames(rows: RegressRow[]): RegressRow[] {
+  const count = new Map<string, number>();
+  for (const r of rows) if (r.kind === "scenario") count.set(r.name, (count.get(r.name) ?? 0) + 1);
+  return rows.map((r) =>
+    r.kind === "scenario" && (count.get(r.name) ?? 0) > 1 ? { ...r, name: `${r.name} (${basename(r.file)})` } : r,
+  );
 }
 
 /** The row of a file that could not be read: its one-line problem, and where in the file. */
@@ -218,15 +242,16 @@ export function regress(options: RegressOptions): RegressResult {
     options.onRow?.(row);
   };
   const shard = options.shard ?? null;
+  // By file: two files may give one scenario name (two edited copies of a starter).
   const scenarios = new Map<string, LoadedScenario>();
   filesIn(options.scenariosDir, [".yaml", ".yml"]).forEach((file, position) => {
     if (!inShard(shard, position)) {
       const loaded = readOnly(file);
-      if (loaded) scenarios.set(loaded.scenario.name, (options.adjust ?? unchanged)(loaded));
+      if (loaded) scenarios.set(resolve(file), (options.adjust ?? unchanged)(loaded));
       return;
     }
     const { row, loaded } = scenarioRow(file, options.adjust ?? unchanged);
-    if (loaded) scenarios.set(loaded.scenario.name, loaded);
+    if (loaded) scenarios.set(resolve(file), loaded);
     push(row);
   });
   if (options.seedsDir !== null) {
@@ -241,7 +266,7 @@ export function regress(options: RegressOptions): RegressResult {
     });
   }
   return {
-    rows,
+    rows: withDistinctNames(rows),
     passed: rows.filter((r) => r.result === "pass").length,
     failed: rows.filter((r) => r.result === "fail").length,
     errors: rows.filter((r) => r.result === "error").length,
