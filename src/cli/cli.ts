@@ -1,4 +1,5 @@
 import type { Argv } from "yargs";
+import { editDistance } from "../scenario/did-you-mean.js";
 import { InputError } from "../scenario/input-error.js";
 import { TOOL_VERSION } from "../version.js";
 import { EXIT } from "./errors.js";
@@ -202,12 +203,15 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
   {
     name: "init",
     usage: "init [name]",
-    describe: "write a commented starter scenario, NAME.yaml (default my-scenario.yaml)",
+    describe: "write a commented starter scenario: NAME.yaml (default my-scenario.yaml), or the file a path names",
     load: async () => {
       const m = await import("./commands/init.js");
       return { builder: m.initBuilder, handler: m.initCommand };
     },
-    examples: [["eosfuzz init our-cluster", "writes our-cluster.yaml to edit"]],
+    examples: [
+      ["eosfuzz init our-cluster", "writes our-cluster.yaml to edit"],
+      ["eosfuzz init eos/our-cluster.yaml", "writes eos/our-cluster.yaml, a scenario named our-cluster"],
+    ],
   },
   {
     name: "completion",
@@ -413,23 +417,6 @@ export function flagWithoutValue(argv: readonly string[], booleans: ReadonlySet<
 function optionNames(parser: Argv): string[] {
   const options = (parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions();
   return Object.keys(options.key).filter((k) => k.length > 1 && !/[A-Z_$]/.test(k));
-}
-
-/** Edit distance of two words (insertions, deletions, substitutions, swaps of neighbours). */
-export function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)] as number[]);
-  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const row = d[i] as number[];
-      const up = d[i - 1] as number[];
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
-    }
-  }
-  return (d[a.length] as number[])[b.length] as number;
 }
 
 /** The known option closest to an unknown one, if it is close enough to be a typo (or a prefix of it). */

@@ -23,6 +23,7 @@ export const CAMPAIGN_OPTIONS = {
   depth: 4,
   "stop-on-first": false,
   "bug-probability": undefined,
+  set: undefined,
 } as const;
 
 type CampaignOption = keyof typeof CAMPAIGN_OPTIONS;

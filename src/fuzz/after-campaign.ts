@@ -13,6 +13,8 @@ export interface AfterCampaignInput {
   shrinkBudgetMs: number | null;
   /** Name a seed file per failing seed in this directory (null: none). */
   saveDir: string | null;
+  /** Name the shrunk failure's seed file in this directory (null: none). */
+  shrunkDir: string | null;
   overrides: Partial<ReleaseFlags>;
   mutant: string | null;
 }
@@ -29,10 +31,10 @@ export function hasAfterCampaignWork(input: AfterCampaignInput): boolean {
 
 /** The work after the runs, in this thread. */
 export function afterCampaign(input: AfterCampaignInput): AfterCampaignOutput {
-  const { campaign, saveDir, overrides, mutant } = input;
+  const { campaign, saveDir, shrunkDir, overrides, mutant } = input;
   const shrunk =
     input.shrinkBudgetMs !== null && !campaign.interrupted
-      ? shrinkFirstFailure(campaign, { budgetMs: input.shrinkBudgetMs, saveDir, overrides, mutant })
+      ? shrinkFirstFailure(campaign, { budgetMs: input.shrinkBudgetMs, saveDir: shrunkDir, overrides, mutant })
       : null;
   return {
     shrunk,

@@ -61,6 +61,8 @@ export interface CampaignSessionOptions {
   shrinkBudgetMs?: number | null;
   /** Name a seed file in this directory for every failing seed (and the shrunk failure). */
   saveFailuresDir?: string | null;
+  /** Name the shrunk failure's seed file in this directory (default: saveFailuresDir). */
+  shrunkDir?: string | null;
   /** Run every seed a second time and compare trace hashes. */
   checkDeterminism?: boolean;
 }
@@ -91,6 +93,8 @@ export interface CampaignPlan {
   seedTimeoutMs: number;
   shrinkBudgetMs: number | null;
   saveFailuresDir: string | null;
+  /** Where the shrunk failure's seed file goes (null: nowhere). */
+  shrunkDir: string | null;
   checkDeterminism: boolean;
   /** Filled while the campaign runs: secondary outputs that could not be written (a corpus file on a full disk). */
   outputProblems: InputError[];
@@ -173,6 +177,7 @@ export function planCampaign(options: CampaignSessionOptions): CampaignPlan {
     seedTimeoutMs: options.seedTimeoutMs ?? DEFAULT_SEED_TIMEOUT_MS,
     shrinkBudgetMs: options.shrinkBudgetMs ?? null,
     saveFailuresDir: options.saveFailuresDir ?? null,
+    shrunkDir: options.shrunkDir ?? options.saveFailuresDir ?? null,
     checkDeterminism: options.checkDeterminism ?? false,
     outputProblems,
   };
@@ -310,6 +315,7 @@ function afterCampaignInput(plan: CampaignPlan, campaign: CampaignResult): After
     campaign,
     shrinkBudgetMs: plan.shrinkBudgetMs,
     saveDir: plan.saveFailuresDir,
+    shrunkDir: plan.shrunkDir,
     overrides: plan.search.overrides ?? {},
     mutant: plan.mutant?.name ?? null,
   };

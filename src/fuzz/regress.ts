@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { describeWhere } from "./expectation.js";
-import { join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { InputError } from "../scenario/input-error.js";
 import { contentHash, type LoadedScenario, loadScenarioFile } from "../scenario/loader.js";
 import type { Expectation } from "../scenario/schema.js";
 import { runCampaign } from "./campaign.js";
 import { findMutant, withMutant } from "./mutants.js";
 import { replaySeed } from "./replay.js";
-import { readSeedFile } from "./seed-file.js";
+import { readSeedFile, type SeedFile, scenarioFileOf } from "./seed-file.js";
 import type { Shard } from "./search/search-options.js";
 
 /** One line of the regression table: a scenario against its expectation, or a saved seed replayed. */
@@ -48,6 +48,11 @@ export interface RegressOptions {
    * seed file is judged against its scenario wherever the scenario's own row runs.
    */
   shard?: Shard | null;
+  /**
+   * Changes every scenario before it is judged (the command line's --set), in the scenario rows and
+   * in the seeds' inline copies; a bad setting throws its InputError (one line, exit 2).
+   */
+  adjust?: (loaded: LoadedScenario) => LoadedScenario;
   /** Called as each row is done (progress). */
   onRow?: (row: RegressRow) => void;
 }
@@ -90,14 +95,19 @@ function timed<T>(work: () => T): { value: T; wallMs: number } {
   return { value, wallMs: Math.round(performance.now() - started) };
 }
 
-function scenarioRow(file: string): { row: RegressRow; loaded: LoadedScenario | null } {
-  let loaded: LoadedScenario;
+type Adjust = (loaded: LoadedScenario) => LoadedScenario;
+const unchanged: Adjust = (loaded) => loaded;
+
+function scenarioRow(file: string, adjust: Adjust): { row: RegressRow; loaded: LoadedScenario | null } {
+  let read: LoadedScenario;
   try {
-    loaded = loadScenarioFile(file);
+    read = loadScenarioFile(file);
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     return { row: unreadableRow("scenario", file, file, e), loaded: null };
   }
+  // A bad --set is the command line's problem, not this file's: it ends the command (exit 2).
+  const loaded = adjust(read);
   const s = loaded.scenario;
   const { value: result, wallMs } = timed(() => runCampaign(loaded, { seeds: s.seeds, seedStart: 0 }));
   const found = Object.entries(result.verdict.found)
@@ -130,10 +140,22 @@ function currentHashFor(current: LoadedScenario, mutantName: string | null): str
   return mutant ? contentHash(withMutant(current, mutant).scenario) : current.contentHash;
 }
 
-function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptChangedTrace: boolean): RegressRow {
+function seedRow(
+  file: string,
+  scenarios: Map<string, LoadedScenario>,
+  options: { acceptChangedTrace: boolean; adjust: Adjust },
+): RegressRow {
+  const acceptChangedTrace = options.acceptChangedTrace;
   const name = file.split(/[/\\]/).pop() ?? file;
+  let read: ReturnType<typeof readSeedFile>;
   try {
-    const loaded = readSeedFile(file);
+    read = readSeedFile(file);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return unreadableRow("seed", name, file, e);
+  }
+  const loaded = { ...read, scenario: options.adjust(read.scenario) };
+  try {
     const kinds = [...new Set(loaded.seedFile.violations.map((v) => v.kind))].join(", ");
     const { value: r, wallMs } = timed(() => replaySeed(loaded));
     const pass = r.status === "reproduced" || (r.status === "trace-changed" && acceptChangedTrace);
@@ -148,10 +170,11 @@ function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptCha
         : "";
       detail = `${r.status === "trace-changed" ? "violation reproduced, trace changed" : "diverged"}${where}: trace ${r.traceHash}, recorded ${r.recordedTraceHash}`;
     }
-    const current = scenarios.get(r.scenario);
+    const current = scenarioOfSeed(loaded.seedFile, scenarios);
     // A shrunk tape may replay a smaller copy of the scenario: compare the scenario it was made from.
     const savedFrom = loaded.seedFile.scenario.reducedFrom ?? r.recordedScenarioHash;
-    if (current && currentHashFor(current, loaded.seedFile.mutant) !== savedFrom)
+    const changedHere = (current?.settings?.length ?? 0) > 0;
+    if (current && !changedHere && currentHashFor(current, loaded.seedFile.mutant) !== savedFrom)
       detail += ` (note: ${current.source} changed since this seed was saved; the seed replays its inline copy)`;
     return {
       kind: "seed",
@@ -167,6 +190,30 @@ function seedRow(file: string, scenarios: Map<string, LoadedScenario>, acceptCha
     if (!(e instanceof InputError)) throw e;
     return unreadableRow("seed", name, file, e);
   }
+}
+
+/**
+ * The scenario file a seed was recorded from: the file at the path it recorded (relative to where
+ * it was recorded, as regress runs from there), else the only file of its scenario's name, else,
+ * among several of that name, the one whose content it was recorded from.
+ */
+function scenarioOfSeed(seed: SeedFile, scenarios: ReadonlyMap<string, LoadedScenario>): LoadedScenario | undefined {
+  const file = scenarioFileOf(seed.scenario.source);
+  const atPath = file === null ? undefined : scenarios.get(resolve(file));
+  if (atPath) return atPath;
+  const named = [...scenarios.values()].filter((s) => s.scenario.name === seed.scenario.name);
+  if (named.length <= 1) return named[0];
+  const savedFrom = seed.scenario.reducedFrom ?? seed.scenario.contentHash;
+  return named.find((s) => currentHashFor(s, seed.mutant) === savedFrom);
+}
+
+/** Scenario rows of one name (two files of one scenario) are told apart by their file. */
+function withDistinctNames(rows: RegressRow[]): RegressRow[] {
+  const count = new Map<string, number>();
+  for (const r of rows) if (r.kind === "scenario") count.set(r.name, (count.get(r.name) ?? 0) + 1);
+  return rows.map((r) =>
+    r.kind === "scenario" && (count.get(r.name) ?? 0) > 1 ? { ...r, name: `${r.name} (${basename(r.file)})` } : r,
+  );
 }
 
 /** The row of a file that could not be read: its one-line problem, and where in the file. */
@@ -195,24 +242,31 @@ export function regress(options: RegressOptions): RegressResult {
     options.onRow?.(row);
   };
   const shard = options.shard ?? null;
+  // By file: two files may give one scenario name (two edited copies of a starter).
   const scenarios = new Map<string, LoadedScenario>();
   filesIn(options.scenariosDir, [".yaml", ".yml"]).forEach((file, position) => {
     if (!inShard(shard, position)) {
       const loaded = readOnly(file);
-      if (loaded) scenarios.set(loaded.scenario.name, loaded);
+      if (loaded) scenarios.set(resolve(file), (options.adjust ?? unchanged)(loaded));
       return;
     }
-    const { row, loaded } = scenarioRow(file);
-    if (loaded) scenarios.set(loaded.scenario.name, loaded);
+    const { row, loaded } = scenarioRow(file, options.adjust ?? unchanged);
+    if (loaded) scenarios.set(resolve(file), loaded);
     push(row);
   });
   if (options.seedsDir !== null) {
     filesIn(options.seedsDir, [".json"]).forEach((file, position) => {
-      if (inShard(shard, position)) push(seedRow(file, scenarios, options.acceptChangedTrace ?? false));
+      if (inShard(shard, position))
+        push(
+          seedRow(file, scenarios, {
+            acceptChangedTrace: options.acceptChangedTrace ?? false,
+            adjust: options.adjust ?? unchanged,
+          }),
+        );
     });
   }
   return {
-    rows,
+    rows: withDistinctNames(rows),
     passed: rows.filter((r) => r.result === "pass").length,
     failed: rows.filter((r) => r.result === "fail").length,
     errors: rows.filter((r) => r.result === "error").length,

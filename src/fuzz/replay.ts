@@ -81,7 +81,12 @@ export function replaySeed(loaded: LoadedSeedFile): ReplayResult {
   const violationReproduced = seedFile.violations.every((r) => run.violations.some((v) => sameViolation(r, v)));
   const status: ReplayStatus = reproduced ? "reproduced" : violationReproduced ? "trace-changed" : "diverged";
   const notes: string[] = [];
-  if (loaded.scenario.contentHash !== seedFile.scenario.contentHash) {
+  const settings = loaded.scenario.settings ?? [];
+  if (settings.length > 0)
+    notes.push(
+      `replayed with ${settings.map((s) => `--set ${s}`).join(" ")}: a changed scenario, so the trace may differ from the recorded one`,
+    );
+  else if (loaded.scenario.contentHash !== seedFile.scenario.contentHash) {
     notes.push(
       `the inline scenario hashes to ${loaded.scenario.contentHash}, not the recorded ${seedFile.scenario.contentHash}: it was edited, or the schema gained fields since`,
     );

@@ -4,7 +4,7 @@ import type { CampaignResult } from "./campaign.js";
 import { recipeFor, standaloneRun } from "./failure-recipe.js";
 import { runSeed } from "./run-seed.js";
 import { NO_TRACE_HASH } from "./executor/run-job.js";
-import { buildSeedFile, renderSeedFile, seedFileName } from "./seed-file.js";
+import { buildSeedFile, renderSeedFile, seedFileName, seedFileStem } from "./seed-file.js";
 
 /** Bound on seed files from one campaign: past that, the scenario is failing everywhere. */
 export const MAX_SEED_FILES_PER_RUN = 1_000;
@@ -45,7 +45,7 @@ export function failingSeedFiles(
     const standalone = standaloneRun(result.scenario, overrides, shaping, run.tape ?? {});
     const loaded = standalone?.loaded ?? result.scenario;
     const savedSeed = shaping || failure.tape ? null : seed;
-    const path = join(dir, seedFileName(loaded.scenario.name, savedSeed, mutant, run.traceHash));
+    const path = join(dir, seedFileName(seedFileStem(loaded), savedSeed, mutant, run.traceHash));
     const seedFile = buildSeedFile({
       loaded,
       overrides,

@@ -1,4 +1,4 @@
-import { isAbsolute, relative } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import { z } from "zod";
 import { flagOverridesSchema, scenarioSchema } from "../scenario/schema.js";
 import {
@@ -129,6 +129,22 @@ export function decodeFingerprints(data: string): number[] {
   const out: number[] = [];
   for (let i = 0; i + 1 < bytes.length; i += 2) out.push(bytes.readUInt16BE(i));
   return out;
+}
+
+/** The scenario file a scenario was loaded from (its source without notes such as " (reduced)"), or null. */
+export function scenarioFileOf(source: string): string | null {
+  const file = source.replace(/( \([^()]*\))+$/, "");
+  return /\.ya?ml$/i.test(file) ? file : null;
+}
+
+/**
+ * What a seed file's name starts with: the scenario file's own name, so that two files of one
+ * scenario name (two edited copies of a starter) keep their seeds apart; else the scenario's name.
+ * A built-in scenario's file is named after it: its seeds keep their names.
+ */
+export function seedFileStem(loaded: Pick<LoadedScenario, "scenario" | "source">): string {
+  const file = scenarioFileOf(loaded.source);
+  return file ? basename(file).replace(/\.ya?ml$/i, "") : loaded.scenario.name;
 }
 
 export function seedFileName(scenario: string, seed: number | null, mutant: string | null, traceHash: string): string {

@@ -3,7 +3,7 @@ import type { ReleaseFlags } from "../kafka/release.js";
 import type { CampaignResult } from "./campaign.js";
 import { recipeFor, standaloneRun } from "./failure-recipe.js";
 import { runSeed } from "./run-seed.js";
-import { renderSeedFile, seedFileName } from "./seed-file.js";
+import { renderSeedFile, seedFileName, seedFileStem } from "./seed-file.js";
 import { type ShrinkSummary, shrinkOne, shrunkSeedFile } from "./shrink-seed.js";
 import { targetOf } from "./shrink.js";
 
@@ -53,7 +53,7 @@ export function shrinkFirstFailure(
   });
   let seedFile: ShrunkFailure["seedFile"] = null;
   if (options.saveDir !== null) {
-    const path = join(options.saveDir, seedFileName(summary.scenario.scenario.name, null, mutant, summary.traceHash));
+    const path = join(options.saveDir, seedFileName(seedFileStem(summary.scenario), null, mutant, summary.traceHash));
     seedFile = { path, content: renderSeedFile(shrunkSeedFile(summary, overrides, mutant, path)) };
   }
   const { scenario, ...rest } = summary;

@@ -23,7 +23,7 @@ export const RESULTS_FORMAT_VERSION = 1;
 const MAX_RESULTS_BYTES = 2_000_000_000;
 
 /** The settings a resumed campaign must reuse unchanged (the command-line values of the first run). */
-export type CampaignArgs = Record<string, string | number | boolean | number[] | null>;
+export type CampaignArgs = Record<string, string | number | boolean | number[] | string[] | null>;
 
 export interface ResultsHeader {
   format: typeof RESULTS_FORMAT;

@@ -79,8 +79,37 @@ function modelFailureLines(r: RunReport): string[] {
   ];
 }
 
-/** The human summary of a run: throughput, violations by kind and place, the verdict, one example per kind. */
-export function renderRunReport(r: RunReport, options: { examples?: number; afterHeader?: string } = {}): string {
+/** The commands that follow a verdict: replay the failure, confirm it on real Kafka, continue an interrupted run. */
+export interface VerdictCommands {
+  replay?: string | null;
+  /** What the replay command replays ("the shrunk failure", "seed 15"). */
+  replayWhat?: string;
+  confirm?: string | null;
+  resume?: string | null;
+}
+
+/**
+ * The verdict: the expectation, MET or NOT MET with each reason, and the commands to go on with.
+ * It ends the output of a run, where a reader looks first (vitest and Jepsen end on theirs).
+ */
+export function renderVerdict(r: RunReport, commands: VerdictCommands = {}): string[] {
+  const out = [`  expectation: ${describeExpectation(r.expectation)}`];
+  if (r.expectationMet) out.push(`  ${chalk.green.bold("MET")}`);
+  else for (const reason of r.expectationReasons) out.push(`  ${chalk.red.bold("NOT MET")} ${reason}`);
+  if (commands.resume) out.push(`  continue it: ${commands.resume}`);
+  if (commands.replay) out.push(`  replay ${commands.replayWhat ?? "it"}: ${commands.replay}`);
+  if (commands.confirm) out.push(`  confirm it on real Kafka: ${commands.confirm}`);
+  return out;
+}
+
+/**
+ * The human summary of a run: throughput, violations by kind and place, one example per kind, and
+ * the verdict last (`verdict: false` leaves it to the caller, who prints more before it).
+ */
+export function renderRunReport(
+  r: RunReport,
+  options: { examples?: number; afterHeader?: string; verdict?: boolean } = {},
+): string {
   const out: string[] = [];
   const shard = r.shard ? `  shard ${r.shard.index}/${r.shard.count}` : "";
   out.push(
@@ -103,10 +132,6 @@ export function renderRunReport(r: RunReport, options: { examples?: number; afte
   out.push(...modelFailureLines(r));
   out.push("");
   out.push(...renderSearchSummary(r));
-  out.push("");
-  out.push(`  expectation: ${describeExpectation(r.expectation)}`);
-  if (r.expectationMet) out.push(`  ${chalk.green.bold("MET")}`);
-  else for (const reason of r.expectationReasons) out.push(`  ${chalk.red.bold("NOT MET")} ${reason}`);
   const shown = new Set<string>();
   for (const v of r.violations) {
     if (shown.has(v.kind) || shown.size >= (options.examples ?? 3)) continue;
@@ -116,6 +141,10 @@ export function renderRunReport(r: RunReport, options: { examples?: number; afte
     out.push(`    ${v.summary}`);
     for (const step of v.steps) out.push(`      ${step}`);
     out.push(chalk.dim(`    replay: ${v.replay}`));
+  }
+  if (options.verdict !== false) {
+    const first = r.violations[0];
+    out.push("", ...renderVerdict(r, first ? { replay: first.replay, replayWhat: `seed ${first.seed}` } : {}));
   }
   return out.join("\n");
 }

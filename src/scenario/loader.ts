@@ -4,7 +4,10 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
+import { didYouMean } from "./did-you-mean.js";
 import { describeFound, InputError, InputErrors } from "./input-error.js";
+import { type KafkaRename, kafkaNamesAt, renameKafkaNames } from "./kafka-names.js";
+import { keysAt } from "./schema-walk.js";
 import { readInputFile } from "./read-input.js";
 import { type Scenario, scenarioSchema } from "./schema.js";
 import { type SemanticProblem, semanticProblems } from "./semantic-checks.js";
@@ -16,6 +19,8 @@ export interface LoadedScenario {
   contentHash: string;
   /** For a scenario a shrink made smaller: the content hash of the scenario it was reduced from. */
   reducedFrom?: string;
+  /** `--set path=value` settings applied to the file's scenario, as typed (replay commands repeat them). */
+  settings?: readonly string[];
 }
 
 /** The directory of built-in scenarios (scenarios/ at the package root). */
@@ -66,19 +71,55 @@ export function fieldName(path: Path): string {
   return path.map(part).join("") || "(top level)";
 }
 
-function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
-  const found = describeFound(valueAt(data, issue.path as Path));
+/** The field names a map at a path takes, for did-you-mean on an unknown one ([]: not known). */
+export type KnownKeys = (path: Path) => string[];
+
+/** A scenario map's fields, and the Kafka property names it accepts for them. */
+export const scenarioKeys: KnownKeys = (path) => [...keysAt(scenarioSchema, path), ...Object.keys(kafkaNamesAt(path))];
+
+/** Lists longer than this are not printed whole in a one-line message (they are named instead). */
+const MAX_LISTED_CHARS = 240;
+
+/** An unknown key: what was typed, the closest known ones, or the whole list when it is short. */
+function unknownKeyText(key: string, path: Path, data: unknown, knownKeys: KnownKeys): string {
+  const fields = knownKeys(path);
+  const kafka = kafkaNamesAt(path);
+  const map = valueAt(data, path) as Record<string, unknown> | undefined;
+  const field = Object.hasOwn(kafka, key) ? kafka[key] : undefined;
+  if (field !== undefined && map && Object.hasOwn(map, field))
+    return `found both "${key}" (Kafka's name) and "${field}" for one setting: keep one`;
+  const suggestion = didYouMean(key, fields, (name) => `"${name}"`);
+  if (suggestion) return `unknown field "${key}"${suggestion}`;
+  const own = fields.filter((f) => !f.includes("."));
+  const list = own.join(", ");
+  if (own.length === 0) return `unknown field "${key}" (expected one of the documented fields)`;
+  return list.length <= MAX_LISTED_CHARS
+    ? `unknown field "${key}" (expected one of ${list})`
+    : `unknown field "${key}" (expected one of the ${own.length} fields of ${fieldName([...path])}, in docs/scenarios.md)`;
+}
+
+/** One schema problem in words: what was expected, what was found (what was typed, and what it may mean). */
+export function describeIssue(issue: z.core.$ZodIssue, data: unknown, knownKeys: KnownKeys = () => []): string {
+  const value = valueAt(data, issue.path as Path);
+  const found = describeFound(value);
   switch (issue.code) {
     case "invalid_type":
       return `expected ${issue.expected}, found ${found}`;
-    case "invalid_value":
-      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(" | ")}, found ${found}`;
+    case "invalid_value": {
+      const options = issue.values.map((v) => JSON.stringify(v));
+      const close =
+        typeof value === "string" ? didYouMean(value, issue.values.map(String), (v) => JSON.stringify(v)) : "";
+      const list = options.join(" | ");
+      return list.length <= MAX_LISTED_CHARS
+        ? `expected one of ${list}, found ${found}${close}`
+        : `expected one of ${options.length} values (the JSON Schema lists them), found ${found}${close}`;
+    }
     case "too_small":
       return `expected ${issue.origin === "array" ? "at least " : ">= "}${String(issue.minimum)}${issue.origin === "array" ? " items" : ""}, found ${found}`;
     case "too_big":
       return `expected ${issue.origin === "array" ? "at most " : "<= "}${String(issue.maximum)}${issue.origin === "array" ? " items" : ""}, found ${found}`;
     case "unrecognized_keys":
-      return `unknown field ${issue.keys.map((k) => `"${k}"`).join(", ")} (expected one of the documented fields)`;
+      return unknownKeyText(issue.keys[0] as string, issue.path as Path, data, knownKeys);
     case "invalid_union": {
       const options = (issue as { options?: unknown[] }).options;
       if (Array.isArray(options) && options.length > 0)
@@ -108,15 +149,29 @@ export function yamlLocator(doc: Document, lines: LineCounter): Locator {
 const MAX_PROBLEMS = 50;
 
 /** One schema problem as an InputError line (`file:line:col field: expected ..., found ...`). */
-function issueError(file: string, data: unknown, issue: z.core.$ZodIssue, locate: Locator): InputError {
+function issueError(
+  file: string,
+  data: unknown,
+  issue: z.core.$ZodIssue,
+  locate: Locator,
+  options: IssueOptions,
+): InputError {
+  const written = options.written ?? ((p: Path) => p);
   const path = issue.path as Path;
   const unknownKey = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
+  const shown = written(unknownKey ? [...path, unknownKey] : path);
   return new InputError(
     file,
-    fieldName(unknownKey ? [...path, unknownKey] : path),
-    describeIssue(issue, data),
-    locate(path, unknownKey),
+    fieldName(shown),
+    describeIssue(issue, data, options.knownKeys),
+    unknownKey ? locate(written(path), unknownKey) : locate(shown),
   );
+}
+
+/** How problems are told: the fields each map takes (did-you-mean), the path as the user wrote it (Kafka names). */
+export interface IssueOptions {
+  knownKeys?: KnownKeys;
+  written?: (path: Path) => Path;
 }
 
 /** Problems in the order of the file (those with no position last), at most MAX_PROBLEMS. */
@@ -138,8 +193,25 @@ export function validationError(
   data: unknown,
   issues: readonly z.core.$ZodIssue[],
   locate: Locator,
+  options: IssueOptions = {},
 ): InputError {
-  return new InputErrors(inFileOrder(issues.map((issue) => issueError(file, data, issue, locate))));
+  // Each unknown key of a map is a problem of its own line (with its own did-you-mean).
+  const one = issues.flatMap((issue): z.core.$ZodIssue[] =>
+    issue.code === "unrecognized_keys" ? issue.keys.map((key) => ({ ...issue, keys: [key] })) : [issue],
+  );
+  return new InputErrors(inFileOrder(one.map((issue) => issueError(file, data, issue, locate, options))));
+}
+
+/** A path through a renamed field, as the user wrote it (with Kafka's property name). */
+function writtenPath(renames: readonly KafkaRename[]): (path: Path) => Path {
+  return (path) => {
+    for (const r of renames) {
+      const n = r.path.length;
+      if (path.length > n && r.path.every((p, i) => p === path[i]) && path[n] === r.field)
+        return [...path.slice(0, n), r.kafkaName, ...path.slice(n + 1)];
+    }
+    return path;
+  };
 }
 
 /** Parse and validate scenario text; every problem becomes one InputError line. */
@@ -153,14 +225,22 @@ export function parseScenario(text: string, file: string): LoadedScenario {
       col: 1,
     });
   }
+  // Kafka's property names (min.insync.replicas) read as the fields that model them; problems name them as written.
+  const { renames } = renameKafkaNames(data);
+  const written = writtenPath(renames);
   const parsed = scenarioSchema.safeParse(data);
-  if (!parsed.success) throw validationError(file, data, parsed.error.issues, yamlLocator(doc, lines));
+  if (!parsed.success)
+    throw validationError(file, data, parsed.error.issues, yamlLocator(doc, lines), {
+      knownKeys: scenarioKeys,
+      written,
+    });
   const problems = semanticProblems(parsed.data, data as Record<string, unknown>);
   if (problems.length > 0)
     throw new InputErrors(
       inFileOrder(
         problems.map(
-          (p: SemanticProblem) => new InputError(file, fieldName(p.path), p.message, positionOf(doc, lines, p.path)),
+          (p: SemanticProblem) =>
+            new InputError(file, fieldName(written(p.path)), p.message, positionOf(doc, lines, written(p.path))),
         ),
       ),
     );
@@ -256,6 +336,15 @@ export function builtinScenarioNames(dir = BUILTIN_SCENARIO_DIR): string[] {
     .sort();
 }
 
+/** Names of the built-in scenarios with those of their folders (bugs/client-faults), for did-you-mean. */
+function allScenarioNames(dir: string): string[] {
+  const names = builtinScenarioNames(dir);
+  if (!existsSync(dir)) return names;
+  const folders = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
+  const nested = folders.flatMap((f) => builtinScenarioNames(join(dir, f.name)).map((n) => `${f.name}/${n}`));
+  return [...names, ...nested];
+}
+
 /** `--scenario` takes a built-in name or a file path. */
 export function resolveScenario(nameOrPath: string, dir = BUILTIN_SCENARIO_DIR): LoadedScenario {
   if (existsSync(nameOrPath) && !builtinScenarioNames(dir).includes(nameOrPath)) return loadScenarioFile(nameOrPath);
@@ -263,12 +352,17 @@ export function resolveScenario(nameOrPath: string, dir = BUILTIN_SCENARIO_DIR):
     const candidate = join(dir, nameOrPath + ext);
     if (existsSync(candidate)) return loadScenarioFile(candidate);
   }
-  if (/[/\\]|\.ya?ml$/.test(nameOrPath))
-    throw new InputError(nameOrPath, "", "expected a scenario file, found no such file");
+  const names = allScenarioNames(dir);
+  const typed = describeFound(nameOrPath);
+  if (/[/\\]|\.ya?ml$/.test(nameOrPath)) {
+    const close = didYouMean(nameOrPath.replace(/\.ya?ml$/, ""), names);
+    throw new InputError(nameOrPath, "", `expected a scenario file, found no such file${close}`);
+  }
+  const close = didYouMean(nameOrPath, names);
   throw new InputError(
     "--scenario",
     "",
-    `expected a built-in scenario (${builtinScenarioNames(dir).join(", ")}) or a file path, found "${nameOrPath}"`,
+    `expected a built-in scenario (eosfuzz scenarios lists the ${names.length}) or a scenario file, found ${typed}${close}`,
   );
 }
 

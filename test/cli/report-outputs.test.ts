@@ -25,10 +25,11 @@ describe("run --out", () => {
   const dir = mkdtempSync(join(tmpdir(), "eosfuzz-report-"));
   const r = eosfuzz(["run", ...aroundFailure, "--out", dir, "--json"]);
 
-  it("writes run.json (the --json object), index.html, junit.xml and a ShiViz log per reported failure", () => {
+  it("writes run.json (the --json object), index.html, junit.xml, a ShiViz log per reported failure and the shrunk tape", () => {
     expect(r.code).toBe(0);
+    const tape = readdirSync(dir).find((f) => /^kip-1228-gap\.tape-[0-9a-f]{16}\.json$/.test(f));
     expect(readdirSync(dir).sort()).toEqual(
-      ["index.html", "junit.xml", "results.jsonl", "run.json", `trace-${failingSeed}.shiviz.log`].sort(),
+      ["index.html", "junit.xml", "results.jsonl", "run.json", `trace-${failingSeed}.shiviz.log`, tape].sort(),
     );
     const written = JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as RunReport;
     expect(deterministicPart(written)).toEqual(deterministicPart(JSON.parse(r.stdout)));

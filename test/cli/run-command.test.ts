@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -84,6 +84,51 @@ describe("eosfuzz run", () => {
         `^eosfuzz: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:4:\\d+ cluster\\.brokers\\[0\\]\\.release: expected one of .*found "9\\.9"$`,
       ),
     );
+  });
+
+  it("saves the shrunk failure in a temporary folder it names, and ends on the verdict and its replay", () => {
+    const tmp = mkdtempSync(join(tmpdir(), "eosfuzz-tmp-"));
+    const r = eosfuzz(["run", "--scenario", "kip-1228-gap", "--seeds", "10", "--shrink-budget-ms", "1500"], {
+      env: { TMPDIR: tmp },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    // The verdict is last: the expectation, MET, then the command that replays the shrunk failure.
+    expect(lines.at(-3)).toMatch(/^ {2}expectation: find stale-marker/);
+    expect(lines.at(-2)).toBe("  MET");
+    const replay = /^ {2}replay the shrunk failure: eosfuzz replay (\S+)$/.exec(lines.at(-1) ?? "");
+    expect(replay?.[1]).toMatch(new RegExp(`^${tmp}/eosfuzz-[^/]+/kip-1228-gap\\.tape-[0-9a-f]{16}\\.json$`));
+    const again = eosfuzz(["replay", replay?.[1] as string, "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).reproduced).toBe(true);
+  });
+
+  it("with --out the shrunk failure is saved in the report directory; a clean run ends on MET", () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "eosfuzz-out-")), "report");
+    const r = eosfuzz([
+      "run",
+      "--scenario",
+      "kip-1228-gap",
+      "--seeds",
+      "10",
+      "--shrink-budget-ms",
+      "1500",
+      "--out",
+      dir,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const saved = readdirSync(dir).filter((f) => /^kip-1228-gap\.tape-[0-9a-f]{16}\.json$/.test(f));
+    expect(saved).toHaveLength(1);
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(
+      `  replay the shrunk failure: eosfuzz replay ${join(dir, saved[0] as string)}`,
+    );
+    expect(JSON.parse(readFileSync(join(dir, "run.json"), "utf8")).shrunk.savedTo).toBe(join(dir, saved[0] as string));
+    const clean = eosfuzz(["run", "--scenario", "kip-1228", "--seeds", "3", "--no-progress"]);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout.trimEnd().split("\n").slice(-2)).toEqual([
+      "  expectation: clean (no violation of any kind)",
+      "  MET",
+    ]);
   });
 
   it("prints a readable summary with the causal chain when not --json", () => {

@@ -217,7 +217,7 @@ describe("eosfuzz run: scale and search flags", () => {
     [["--time-budget", "soon"], /--time-budget: expected a duration such as 90s/],
     [
       ["--strategy", "genetic"],
-      /--strategy: expected one of random, swarm, pct, coverage, exhaustive, found "genetic"/,
+      /--strategy: expected one of random, swarm, pct, coverage, exhaustive, found "genetic"$/m,
     ],
     [["--strategy", "exhaustive", "--shard", "0/2"], /expected no --shard with --strategy exhaustive/],
     [["--workers", "-1"], /--workers: expected an integer in \[0, 256\]/],

@@ -27,6 +27,22 @@ describe("eosfuzz shrink", () => {
     expect(result.violations.some((v: { kind: string }) => v.kind === "stale-marker")).toBe(true);
   });
 
+  it("calls the story minimal only at a fixpoint: a spent budget says what is left and how to go on", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eosfuzz-shrink-budget-"));
+    const out = join(dir, "gap.partial.json");
+    // One millisecond: the shrink stops after its first candidate, far from a fixpoint.
+    const r = eosfuzz(["shrink", GAP_SEED, "--out", out, "--budget-ms", "1"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/minimal counterexample/);
+    expect(r.stdout).toMatch(/shrunk, budget spent: \d+ faults? and [\d,]+ events left \(not minimal\)/);
+    const further = /shrink further: (eosfuzz shrink \S+ --budget-ms \d+)/.exec(r.stdout);
+    expect(further?.[1]).toBe(`eosfuzz shrink ${out} --budget-ms 10000`);
+    // The command goes on from the saved tape (how far it gets depends on the machine's speed).
+    const again = eosfuzz([...(further?.[1]?.split(" ").slice(1, 3) ?? []), "--budget-ms", "2000"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/shrunk stale-marker at broker-\d/);
+  });
+
   it("a truncated seed file is one line and exit 2", () => {
     const dir = mkdtempSync(join(tmpdir(), "eosfuzz-shrink-bad-"));
     const bad = join(dir, "cut.json");

@@ -44,7 +44,7 @@ describe("the editor JSON Schema (schema/scenario.schema.json)", () => {
       [
         "release",
         (s) => {
-          s.cluster.brokers[0].release = "4.5";
+          s.cluster.brokers[0].release = "4.9";
         },
       ],
       [

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, relative, resolve, sep } from "node:path";
+import { basename, dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv } from "yargs";
 import { writeFileAtomic } from "../../common/write-files.js";
@@ -15,7 +15,8 @@ export function initBuilder(y: Argv): Argv<InitArgs> {
   return y
     .positional("name", {
       type: "string",
-      describe: "the scenario's name (lower case letters, digits, dots, dashes); it is written to NAME.yaml",
+      describe:
+        "the scenario's name (lower case letters, digits, dots, dashes), written to NAME.yaml; or a file path ending in .yaml or .yml, the name taken from the file's",
     })
     .option("force", {
       type: "boolean",
@@ -44,16 +45,28 @@ export function starterScenario(name: string, file: string): string {
     .replaceAll("{{schema}}", schema.startsWith(".") ? schema : `./${schema}`);
 }
 
-/** `eosfuzz init [NAME]`: write a commented starter scenario, NAME.yaml, in this directory. */
-export function initCommand(args: InitArgs): number {
-  const name = args.name ?? DEFAULT_NAME;
+/**
+ * The file and the scenario name of `init`'s argument: a name (our-cluster -> our-cluster.yaml in
+ * this directory) or a path (eos/our-cluster.yaml, named after its file).
+ */
+export function initTarget(given: string): { file: string; name: string } {
+  const isPath = /\.ya?ml$/i.test(given) || /[/\\]/.test(given);
+  const file = isPath ? (/\.ya?ml$/i.test(given) ? given : `${given}.yaml`) : `${given}.yaml`;
+  const name = isPath ? basename(file).replace(/\.ya?ml$/i, "") : given;
   if (!/^[a-z0-9][a-z0-9.-]{0,63}$/.test(name))
     throw new InputError(
       "eosfuzz init",
       "NAME",
-      `expected a scenario name of lower case letters, digits, dots and dashes (it names NAME.yaml), found ${JSON.stringify(name)}`,
+      isPath
+        ? `expected a file whose name (before .yaml) is a scenario name of lower case letters, digits, dots and dashes, found ${JSON.stringify(basename(file))}`
+        : `expected a scenario name of lower case letters, digits, dots and dashes (it names NAME.yaml), or a file path ending in .yaml, found ${JSON.stringify(given)}`,
     );
-  const file = `${name}.yaml`;
+  return { file, name };
+}
+
+/** `eosfuzz init [NAME|FILE]`: write a commented starter scenario, NAME.yaml in this directory or FILE. */
+export function initCommand(args: InitArgs): number {
+  const { file, name } = initTarget(args.name ?? DEFAULT_NAME);
   if (existsSync(file) && !args.force)
     throw new InputError(
       file,

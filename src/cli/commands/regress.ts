@@ -10,9 +10,11 @@ import { emitRegressGithubActions } from "../../report/github-actions.js";
 import { attemptWrite } from "../../report/report-dir.js";
 import { EXIT, reportOutputProblems } from "../errors.js";
 import { DEFAULT_SEED_DIR } from "./run.js";
-import { parseShard } from "./search-args.js";
+import { applySettings, parseSettings } from "../../scenario/settings.js";
+import { parseShard, setOption } from "./search-args.js";
 
 export interface RegressArgs {
+  set?: string[];
   scenarios?: string;
   seeds?: string;
   junit?: string;
@@ -22,7 +24,7 @@ export interface RegressArgs {
 }
 
 export function regressBuilder(y: Argv): Argv<RegressArgs> {
-  return y
+  return setOption(y)
     .option("scenarios", { type: "string", describe: "directory of scenario files (default: the built-in scenarios)" })
     .option("seeds", {
       type: "string",
@@ -46,7 +48,9 @@ export function regressCommand(args: RegressArgs): number {
   const seedsDir = args.seeds ?? (existsSync(DEFAULT_SEED_DIR) ? DEFAULT_SEED_DIR : null);
   const progress = !args.json && process.stderr.isTTY;
   const shard = parseShard(args.shard);
+  const settings = parseSettings(args.set);
   const result = regress({
+    adjust: (loaded) => applySettings(loaded, settings),
     shard,
     scenariosDir: args.scenarios ?? BUILTIN_SCENARIO_DIR,
     seedsDir,

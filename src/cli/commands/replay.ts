@@ -10,10 +10,13 @@ import type { OutputError } from "../../common/output-error.js";
 import { attemptWrite, writeReplayHtml } from "../../report/report-dir.js";
 import { type EventRange, renderReplay } from "../../report/replay-render.js";
 import { InputError } from "../../scenario/input-error.js";
+import { applySettings, parseSettings } from "../../scenario/settings.js";
+import { setOption } from "./search-args.js";
 import { EXIT, reportOutputProblems } from "../errors.js";
 
 export interface ReplayArgs {
   file: string;
+  set?: string[];
   trace: boolean;
   "from-event"?: number;
   "to-event"?: number;
@@ -23,7 +26,7 @@ export interface ReplayArgs {
 }
 
 export function replayBuilder(y: Argv): Argv<ReplayArgs> {
-  return y
+  return setOption(y)
     .positional("file", {
       type: "string",
       demandOption: true,
@@ -82,7 +85,9 @@ export function replayCommand(args: ReplayArgs): number {
   eventIndex("from-event", args["from-event"]);
   eventIndex("to-event", args["to-event"]);
   if (args.html === "") throw new InputError("--html", "", "expected a file name for the HTML page, found nothing");
-  const loaded = readSeedFile(args.file);
+  const settings = parseSettings(args.set);
+  const read = readSeedFile(args.file);
+  const loaded = { ...read, scenario: applySettings(read.scenario, settings) };
   const result = replaySeed(loaded);
   const range = traceRange(args, result.trace.length);
   const problems: OutputError[] = [];

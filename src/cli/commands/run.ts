@@ -1,4 +1,6 @@
 import { statSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
 import type { Argv } from "yargs";
 import {
   CampaignError,
@@ -19,8 +21,12 @@ import { attemptWrite, defaultReportDir } from "../../report/report-files.js";
 import { ResultsLog, resultsFile } from "../../report/results-log.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { writeFileAtomic } from "../../common/write-files.js";
+import { notOneOf } from "../../scenario/did-you-mean.js";
 import { InputError } from "../../scenario/input-error.js";
 import { resolveScenario } from "../../scenario/loader.js";
+import { applySettings, parseSettings } from "../../scenario/settings.js";
+import { shellWord } from "../../fuzz/search/replay-commands.js";
+import { COMMANDS } from "../cli.js";
 import { LIMITS } from "../../scenario/schema.js";
 import { EXIT, InternalError, reportOutputProblems } from "../errors.js";
 import { stopGracefully } from "../interrupt.js";
@@ -42,11 +48,13 @@ import {
   parseStrategy,
   type SearchArgs,
   searchOptionsBuilder,
+  setOption,
   workerCount,
 } from "./search-args.js";
 
 export interface RunArgs extends SearchArgs {
   scenario?: string;
+  set?: string[];
   mutant?: string;
   seeds?: number;
   "seed-start": number;
@@ -70,13 +78,21 @@ function resolveMutant(name: string | undefined): Mutant | null {
   const m = findMutant(name);
   if (!m)
     // The name first: the list outgrew the message cap (InputError keeps 500 characters).
-    throw new InputError("--mutant", "", `found "${name}", expected one of ${MUTANTS.map((x) => x.name).join(", ")}`);
+    throw new InputError(
+      "--mutant",
+      "",
+      notOneOf(
+        name,
+        MUTANTS.map((x) => x.name),
+        "eosfuzz mutants",
+      ),
+    );
   return m;
 }
 
 export function runBuilder(y: Argv): Argv<RunArgs> {
   return searchOptionsBuilder(
-    y
+    setOption(y)
       .option("scenario", {
         type: "string",
         describe: `built-in scenario name or a scenario file (default: ${DEFAULT_SCENARIO}, or the mutant's scenario)`,
@@ -147,6 +163,17 @@ export function runBuilder(y: Argv): Argv<RunArgs> {
   ) as unknown as Argv<RunArgs>;
 }
 
+/** A folder of the system's temporary directory, one per user, for the shrunk tapes of runs without --out. */
+export function temporaryTapeDir(): string {
+  let user = "user";
+  try {
+    user = userInfo().username.replace(/[^\w.-]/g, "_") || user;
+  } catch {
+    // no user name (a container's uid without a passwd entry): one folder for all
+  }
+  return join(tmpdir(), `eosfuzz-${user}`);
+}
+
 /** Where --save-failures writes when given no directory (what `eosfuzz regress` reads by default). */
 export const DEFAULT_SEED_DIR = "seeds";
 
@@ -188,7 +215,10 @@ export function planRun(given: RunArgs): RunPlan {
   const seedTimeoutMs = parseDuration("seed-timeout", args["seed-timeout"]);
   const workers = workerCount(args.workers);
   const mutant = resolveMutant(args.mutant);
-  const scenario = resolveScenario(args.scenario ?? mutant?.scenario ?? DEFAULT_SCENARIO);
+  const scenario = applySettings(
+    resolveScenario(args.scenario ?? mutant?.scenario ?? DEFAULT_SCENARIO),
+    parseSettings(args.set),
+  );
   const resumedFrom = given.resume ?? given.out;
   if (resumed && resumedFrom !== undefined) checkResumedScenario(resumedFrom, scenario, resumed.scenarioHash);
   checkInteger("seeds", args.seeds, 1, LIMITS.seeds);
@@ -238,8 +268,12 @@ async function executeRun(plan: RunPlan): Promise<number> {
   const outDir =
     plan.outDir === "" ? defaultReportDir({ scenario: name, startedAt: startedAt.toISOString() }) : plan.outDir;
   const lock = outDir === null ? null : lockOutDir(plan, outDir);
+  // The shrunk failure is always saved, so that its replay command works: with the seed files, in
+  // the report directory, or else in a temporary folder the output names.
+  const shrunkDir = plan.campaign.saveFailuresDir ?? outDir ?? temporaryTapeDir();
+  const located: RunPlan = { ...plan, campaign: { ...plan.campaign, shrunkDir } };
   try {
-    return await runLocked(plan, outDir, startedAt);
+    return await runLocked(located, outDir, startedAt);
   } finally {
     lock?.release();
   }
@@ -317,7 +351,13 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
   phase = "report";
   try {
     problems.push(...(session.outputProblems as OutputError[]));
-    const report = sessionReport(session, campaign, startedAt, problems);
+    // A shrunk tape the user did not ask to save (the temporary folder) that cannot be written is said, not failed on.
+    const tapeProblems: OutputError[] = [];
+    const inTemp = campaign.saveFailuresDir === null && outDir === null;
+    const report = sessionReport(session, campaign, startedAt, {
+      seedFiles: problems,
+      shrunk: inTemp ? tapeProblems : problems,
+    });
     const result = session.campaign;
     const overrides = campaign.search.overrides ?? {};
     const written =
@@ -326,25 +366,35 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
       const { renderJunit } = await import("../../report/junit.js");
       attemptWrite(problems, () => writeFileAtomic(args.junit as string, renderJunit(report), "the JUnit report"));
     }
-    const savedTo =
-      session.shrunk?.seedFile && report.seedFiles?.includes(session.shrunk.seedFile.path)
-        ? session.shrunk.seedFile.path
-        : null;
+    const savedTo = report.shrunk?.savedTo ?? null;
+    const verdict = async (): Promise<string> => {
+      const { renderVerdict } = await import("../../report/terminal.js");
+      const replay = session.shrunk ? (savedTo ? `eosfuzz replay ${shellWord(savedTo)}` : null) : null;
+      return renderVerdict(report, {
+        replay: replay ?? report.violations[0]?.replay ?? null,
+        replayWhat: replay ? "the shrunk failure" : `seed ${report.violations[0]?.seed ?? ""}`,
+        confirm: replay && canConfirm() ? `eosfuzz confirm ${shellWord(savedTo as string)}` : null,
+        resume: result.interrupted && written ? `eosfuzz run --resume ${shellWord(written)}` : null,
+      }).join("\n");
+    };
     if (args.json) writeJsonStdout(report);
     else {
       const { renderRunReport } = await import("../../report/terminal.js");
       const { renderScriptSteps } = await import("../../report/script-steps.js");
-      const { renderDeterminism, renderShrink } = await import("../../report/shrink-render.js");
+      const { renderDeterminism, renderShrink, shrinkFurtherCommand } = await import("../../report/shrink-render.js");
       const steps = result.scriptSteps
         ? renderScriptSteps(result.scriptSteps, campaign.loaded.scenario.script?.steps.length ?? 0)
         : undefined;
       process.stdout.write(
-        `${renderRunReport(report, { afterHeader: steps })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`,
+        `${renderRunReport(report, { afterHeader: steps, verdict: false })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`,
       );
-      if (result.interrupted && written) process.stdout.write(`  continue it: eosfuzz run --resume ${written}\n`);
       if (session.interruptedAfterRuns)
         process.stdout.write("\n  interrupted after the last run: not shrunk, no seed files\n");
-      if (session.shrunk) process.stdout.write(`\n${renderShrink(session.shrunk.summary, { savedTo })}\n`);
+      if (session.shrunk) {
+        const shrinkFurther = savedTo ? shrinkFurtherCommand(savedTo, args["shrink-budget-ms"]) : null;
+        process.stdout.write(`\n${renderShrink(session.shrunk.summary, { savedTo, shrinkFurther })}\n`);
+      }
+      for (const lost of tapeProblems) process.stdout.write(`\n  the shrunk failure was not saved: ${lost.message}\n`);
       if (report.determinism) process.stdout.write(`\n${renderDeterminism(report.determinism)}\n`);
       if (report.seedFiles && report.seedFiles.length > 0)
         process.stdout.write(
@@ -360,6 +410,8 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
         problems,
       );
     }
+    // The verdict comes last, as vitest's and Jepsen's do: what a reader looks for first is at the bottom.
+    if (!args.json) process.stdout.write(`\n${await verdict()}\n`);
   } finally {
     endGraceful();
   }
@@ -367,6 +419,11 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
   if (session.interrupted || session.interruptedAfterRuns || abort.signal.aborted) return EXIT.interrupted;
   if (problems.length > 0) return EXIT.usage;
   return session.expectationMet ? EXIT.ok : EXIT.unexpected;
+}
+
+/** `eosfuzz confirm` (a real cluster plays the shrunk tape) is offered where this build has it. */
+function canConfirm(): boolean {
+  return (COMMANDS as readonly string[]).includes("confirm");
 }
 
 /** One JSON object on stdout, written in pieces (a report of millions of seeds is longer than one string can be). */
@@ -379,20 +436,23 @@ export function writeJsonStdout(value: unknown): void {
 
 /**
  * The run report of a session, with its determinism verdict and shrink; writes the seed files it
- * names. A seed file that cannot be written is kept in `problems` and left out of the report.
+ * names. A seed file that cannot be written is kept in `problems` and left out of the report (the
+ * shrunk tape's problem in `problems.shrunk`).
  */
 function sessionReport(
   session: CampaignSessionResult,
   campaign: CampaignPlan,
   startedAt: Date,
-  problems: OutputError[],
+  problems: { seedFiles: OutputError[]; shrunk: OutputError[] },
 ): RunReport {
   const report = buildRunReport(session.campaign, session.wallMs, campaign.mutant?.name ?? null, startedAt);
   if (session.determinism) addDeterminism(report, session.determinism);
   const shrunkFile = session.shrunk?.seedFile ?? null;
   const write = (f: { path: string; content: string }) =>
-    attemptWrite(problems, () => writeFileAtomic(f.path, f.content, "a seed file"));
-  const shrunkWritten = shrunkFile !== null && write(shrunkFile);
+    attemptWrite(problems.seedFiles, () => writeFileAtomic(f.path, f.content, "a seed file"));
+  const shrunkWritten =
+    shrunkFile !== null &&
+    attemptWrite(problems.shrunk, () => writeFileAtomic(shrunkFile.path, shrunkFile.content, "the shrunk tape"));
   if (session.shrunk)
     report.shrunk = shrunkFile && !shrunkWritten ? { ...session.shrunk.report, savedTo: null } : session.shrunk.report;
   if (session.failingSeedFiles) {

@@ -3,6 +3,7 @@ import type { Argv } from "yargs";
 import { PCT_SCOPES, type PctScope } from "../../fuzz/run-shaping/pct.js";
 import type { Shard } from "../../fuzz/search/search-options.js";
 import { STRATEGY_NAMES, type StrategyName } from "../../fuzz/search/strategies.js";
+import { notOneOf } from "../../scenario/did-you-mean.js";
 import { InputError } from "../../scenario/input-error.js";
 
 /** The search, scale and statistics options of `eosfuzz run`. */
@@ -17,6 +18,17 @@ export interface SearchArgs {
   "pct-scope": string;
   depth: number;
   "bug-probability"?: number[];
+}
+
+/** `--set path=value`, any number of times: the scenario's settings changed for this command. */
+export function setOption<T>(y: Argv<T>): Argv<T & { set?: string[] }> {
+  return y.option("set", {
+    type: "string",
+    array: true,
+    nargs: 1,
+    describe:
+      "change one setting of the scenario, as PATH=VALUE (workload.transactions=4, cluster.topics[0].min.insync.replicas=2); repeatable",
+  }) as unknown as Argv<T & { set?: string[] }>;
 }
 
 export function searchOptionsBuilder<T>(y: Argv<T>): Argv<T & SearchArgs> {
@@ -85,13 +97,13 @@ export function parseShard(text: string | undefined): Shard | null {
 
 export function parseStrategy(text: string): StrategyName {
   if (!(STRATEGY_NAMES as readonly string[]).includes(text))
-    throw new InputError("--strategy", "", `expected one of ${STRATEGY_NAMES.join(", ")}, found "${text}"`);
+    throw new InputError("--strategy", "", notOneOf(text, STRATEGY_NAMES, "eosfuzz run --help"));
   return text as StrategyName;
 }
 
 export function parsePctScope(text: string): PctScope {
   if (!(PCT_SCOPES as readonly string[]).includes(text))
-    throw new InputError("--pct-scope", "", `expected one of ${PCT_SCOPES.join(", ")}, found "${text}"`);
+    throw new InputError("--pct-scope", "", notOneOf(text, PCT_SCOPES, "eosfuzz run --help"));
   return text as PctScope;
 }
 

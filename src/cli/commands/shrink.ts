@@ -2,7 +2,8 @@ import type { Argv } from "yargs";
 import { DEFAULT_SHRINK_BUDGET_MS, defaultShrunkPath, shrinkSeedFile, shrunkSeedFile } from "../../fuzz/shrink-seed.js";
 import { readSeedFile, renderSeedFile } from "../../fuzz/seed-file.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
-import { renderShrink } from "../../report/shrink-render.js";
+import { shellWord } from "../../fuzz/search/replay-commands.js";
+import { renderShrink, shrinkFurtherCommand } from "../../report/shrink-render.js";
 import { writeFileAtomic } from "../../common/write-files.js";
 import { InputError } from "../../scenario/input-error.js";
 import { EXIT } from "../errors.js";
@@ -65,7 +66,9 @@ export function shrinkCommand(args: ShrinkArgs): number {
       `${JSON.stringify({ ...rest, scenario: scenario.scenario.name, scenarioHash: scenario.contentHash, savedTo: path })}\n`,
     );
   } else {
-    process.stdout.write(`${renderShrink(summary, { savedTo: path })}\n`);
+    process.stdout.write(
+      `${renderShrink(summary, { savedTo: path, shrinkFurther: shrinkFurtherCommand(path, budget) })}\n\n  replay it: eosfuzz replay ${shellWord(path)}\n`,
+    );
   }
   return summary.deterministic ? EXIT.ok : EXIT.unexpected;
 }

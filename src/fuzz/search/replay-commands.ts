@@ -12,12 +12,14 @@ export function shellWord(word: string): string {
  * that name, else the file it was loaded from (a scenario of one's own is no built-in: its name
  * alone would not find it). A scenario given as YAML text has no file: its name is all there is.
  */
-export function scenarioArgument(loaded: Pick<LoadedScenario, "scenario" | "source">): string {
+export function scenarioArgument(loaded: Pick<LoadedScenario, "scenario" | "source" | "settings">): string {
+  // Settings given with --set follow the scenario, so that the command runs the same scenario again.
+  const settings = (loaded.settings ?? []).map((s) => ` --set ${shellWord(s)}`).join("");
   const name = loaded.scenario.name;
-  if (loaded.source === "(inline scenario)") return name;
+  if (loaded.source === "(inline scenario)") return name + settings;
   const source = resolve(loaded.source);
   const builtin = [".yaml", ".yml"].some((ext) => resolve(join(BUILTIN_SCENARIO_DIR, name + ext)) === source);
-  return builtin ? name : shellWord(loaded.source);
+  return (builtin ? name : shellWord(loaded.source)) + settings;
 }
 
 export function seedReplayCommand(scenario: string, seed: number, flags: string): string {

@@ -1,5 +1,6 @@
 import type { RunReport } from "../run-report.js";
 import { percent } from "../search-terminal.js";
+import { shrinkFurtherCommand, storyHeading } from "../shrink-render.js";
 import { escapeXml } from "./escape.js";
 import { renderExtraField } from "./extra-fields.js";
 
@@ -169,12 +170,16 @@ export function shrunkSection(r: RunReport): string {
     ? `<p>First made smaller as a scenario: producers ${s.reduction.producers[0]} to ${s.reduction.producers[1]}, transactions ${s.reduction.transactions[0]} to ${s.reduction.transactions[1]}, consumers ${s.reduction.consumers[0]} to ${s.reduction.consumers[1]} (the failure found again at seed ${s.reduction.seed}).</p>`
     : "";
   const story = `<ol class="story">${s.story.map((line) => `<li>${escapeXml(line.replace(/^\s*\d+\.\s*/, ""))}</li>`).join("")}</ol>`;
-  const saved = s.savedTo ? `<p>Saved as <code>${escapeXml(s.savedTo)}</code> (eosfuzz replay it).</p>` : "";
+  const further =
+    s.savedTo && s.stoppedBy === "budget"
+      ? ` Shrink further: <code>${escapeXml(shrinkFurtherCommand(s.savedTo, Math.max(1, s.timeMs)))}</code>.`
+      : "";
+  const saved = s.savedTo ? `<p>Saved as <code>${escapeXml(s.savedTo)}</code> (eosfuzz replay it).${further}</p>` : "";
   return `<h2>The first failure, shrunk</h2><p>${escapeXml(s.kind)}${s.broker ? ` at ${escapeXml(s.broker)}` : ""}${s.seed !== null ? `, seed ${s.seed}` : ""}: ${n(s.runs)} candidate runs, ${(s.timeMs / 1000).toFixed(1)} s, ${s.stoppedBy === "fixpoint" ? "minimal: no smaller candidate fails" : "the best found within the time budget"}${s.deterministic ? "" : "; <b>the shrunk run is not deterministic</b>"}.</p>${table(
     ["", "before", "after"],
     sizes.map(([label, key]) => [escapeXml(label), num(s.before[key]), num(s.after[key])]),
     "sizes",
-  )}${reduction}<h3>The minimal counterexample</h3>${story}${saved}`;
+  )}${reduction}<h3>${escapeXml(capitalized(storyHeading(s)))}</h3>${story}${saved}`;
 }
 
 export function scriptStepsSection(r: RunReport): string {
@@ -232,3 +237,5 @@ export const SECTION_FIELDS: readonly string[] = [
   "seedFiles",
   "modelFailures",
 ];
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
