@@ -7,7 +7,7 @@
 // reports/conform-full/ (one JSON file per step, written as it ends) and a summary line each on stdout.
 // Options: --leader N, --coordinator N, --seeds N (per scenario), --only leader|coordinator|client|traces.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -48,7 +48,11 @@ function conform(label, args) {
   process.stdout.write(`${label}: exit ${r.status}, ${(wallMs / 1000).toFixed(0)} s; ${summary}${r.stderr ? ` | ${r.stderr.trim().split("\n").at(-1)}` : ""}\n`);
 }
 
-if (!only || only === "leader") conform("leader", ["--surface", "leader", "--sequences", String(leader)]);
+// One step per release, so a step's result is on disk when it ends (the leader is the long one).
+const RELEASES = JSON.parse(readFileSync(join(root, "jvm", "releases.json"), "utf8")).releases.map((r) => r.release);
+if (!only || only === "leader")
+  for (const release of RELEASES)
+    conform(`leader-${release}`, ["--surface", "leader", "--release", release, "--sequences", String(leader)]);
 if (!only || only === "coordinator")
   conform("coordinator", ["--surface", "txnMetadata", "txnCoordinator", "--sequences", String(coordinator)]);
 if (!only || only === "client") conform("client", ["--surface", "client"]);
