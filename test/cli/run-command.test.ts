@@ -93,10 +93,12 @@ describe("eosfuzz run", () => {
     });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
-    // The verdict is last: the expectation, MET, then the command that replays the shrunk failure.
-    expect(lines.at(-3)).toMatch(/^ {2}expectation: find stale-marker/);
-    expect(lines.at(-2)).toBe("  MET");
-    const replay = /^ {2}replay the shrunk failure: eosfuzz replay (\S+)$/.exec(lines.at(-1) ?? "");
+    // The verdict is last: the expectation, MET, then the commands that replay the shrunk failure and
+    // confirm it on real Kafka.
+    expect(lines.at(-4)).toMatch(/^ {2}expectation: find stale-marker/);
+    expect(lines.at(-3)).toBe("  MET");
+    const replay = /^ {2}replay the shrunk failure: eosfuzz replay (\S+)$/.exec(lines.at(-2) ?? "");
+    expect(lines.at(-1)).toBe(`  confirm it on real Kafka: eosfuzz confirm ${replay?.[1]}`);
     expect(replay?.[1]).toMatch(new RegExp(`^${tmp}/eosfuzz-[^/]+/kip-1228-gap\\.tape-[0-9a-f]{16}\\.json$`));
     const again = eosfuzz(["replay", replay?.[1] as string, "--json"]);
     expect(again.code, again.stderr).toBe(0);
@@ -119,9 +121,10 @@ describe("eosfuzz run", () => {
     expect(r.code, r.stderr).toBe(0);
     const saved = readdirSync(dir).filter((f) => /^kip-1228-gap\.tape-[0-9a-f]{16}\.json$/.test(f));
     expect(saved).toHaveLength(1);
-    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(
+    expect(r.stdout.trimEnd().split("\n").slice(-2)).toEqual([
       `  replay the shrunk failure: eosfuzz replay ${join(dir, saved[0] as string)}`,
-    );
+      `  confirm it on real Kafka: eosfuzz confirm ${join(dir, saved[0] as string)}`,
+    ]);
     expect(JSON.parse(readFileSync(join(dir, "run.json"), "utf8")).shrunk.savedTo).toBe(join(dir, saved[0] as string));
     const clean = eosfuzz(["run", "--scenario", "kip-1228", "--seeds", "3", "--no-progress"]);
     expect(clean.code).toBe(0);

@@ -133,7 +133,7 @@ export function textDamage(valid: string): fc.Arbitrary<string> {
 /**
  * A rejection must be an InputError printed as one line: no newline, no control character that
  * would garble a terminal, no stack frame, of a readable length, starting with the file it is about,
- * naming the field when there is one, and saying what was expected.
+ * naming the field when there is one, and saying what was expected (or the one it was probably meant to be).
  */
 export function expectCleanInputError(error: unknown, file: string): asserts error is InputError {
   if (!(error instanceof InputError))
@@ -148,7 +148,8 @@ export function expectCleanInputError(error: unknown, file: string): asserts err
   expect(line.length, `readable length: ${line}`).toBeLessThanOrEqual(600);
   expect(line.startsWith(file), `names the file: ${line}`).toBe(true);
   if (error.field !== "") expect(line, "names the field").toContain(` ${error.field}: `);
-  expect(line, "says what was expected").toMatch(/expected/);
+  // A did-you-mean names the one field or value that was expected.
+  expect(line, "says what was expected").toMatch(/expected|\(did you mean /);
 }
 
 /** Parse with `parse`: its result if it accepts, null if it rejects with a clean line (anything else fails the test). */

@@ -60,10 +60,7 @@ export class ModelTxnCoordinator {
     markers: WritableTxnMarker[];
   }[] = [];
 
-  constructor(
-    profile: ReleaseProfile,
-    config: TxnCoordinatorConfig,
-  ) {
+  constructor(profile: ReleaseProfile, config: TxnCoordinatorConfig) {
     const choices = ChoiceSource.seeded(1);
     const net = new Network<KafkaRequest, KafkaResponse>(this.sim, choices, () => INSTANT, labelOf);
     const brokerConfig: BrokerConfig = {
