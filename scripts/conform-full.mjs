@@ -5,7 +5,8 @@
 // built-in scenario over 200 seeds. Long (about two hours on an idle 2-core machine): never part of
 // npm test. Each step is one `eosfuzz conform ... --json` run; their results and wall times go to
 // reports/conform-full/ (one JSON file per step, written as it ends) and a summary line each on stdout.
-// Options: --leader N, --coordinator N, --seeds N (per scenario), --only leader|coordinator|client|traces.
+// Options: --leader N, --coordinator N, --seeds N (per scenario), --only leader|coordinator|client|traces,
+// --releases A,B (the leader's releases, in this order; default every release of jvm/releases.json).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -49,7 +50,9 @@ function conform(label, args) {
 }
 
 // One step per release, so a step's result is on disk when it ends (the leader is the long one).
-const RELEASES = JSON.parse(readFileSync(join(root, "jvm", "releases.json"), "utf8")).releases.map((r) => r.release);
+const RELEASES =
+  option("releases", null)?.split(",") ??
+  JSON.parse(readFileSync(join(root, "jvm", "releases.json"), "utf8")).releases.map((r) => r.release);
 if (!only || only === "leader")
   for (const release of RELEASES)
     conform(`leader-${release}`, ["--surface", "leader", "--release", release, "--sequences", String(leader)]);
