@@ -60,7 +60,7 @@ export const MUTANTS: readonly Mutant[] = [
     overrides: { markerProducerEpochCheck: false },
     scenario: "kip-1228",
     expectedKinds: ["stale-marker"],
-    budget: 20,
+    budget: 35,
   },
   {
     name: "no-epoch-bump-at-endtxn",
@@ -170,7 +170,7 @@ export const MUTANTS: readonly Mutant[] = [
     overrides: { recognizeTv2EndTxnRetry: false },
     scenario: "kafka-17754-tv2",
     expectedKinds: ["fatal-error"],
-    budget: 10,
+    budget: 15,
   },
   {
     name: "client-keeps-epoch-after-endtxn",

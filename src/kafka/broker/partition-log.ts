@@ -14,6 +14,7 @@ import {
   type CompletedTxn,
   type DataBatchFacts,
   type MarkerEpochRule,
+  type ProducerSnapshotEntry,
   ProducerStateManager,
 } from "./producer-state-manager.js";
 
@@ -156,12 +157,12 @@ export class PartitionLog {
   readonly producerState: ProducerStateManager;
   readonly abortedTxns: AbortedTxn[] = [];
   /**
-   * The offsets of the producer-state snapshots on disk (ascending): Kafka takes one where a
-   * truncation or a restart's recovery rebuilt the state, and at a clean shutdown. A later rebuild
-   * loads the latest one at or below its offset (dropping producers expired by then) and replays the
-   * batches after it.
+   * The producer-state snapshots on disk (ascending offsets), each as the file holds it: Kafka takes
+   * one where a truncation or a restart's recovery rebuilt the state, and at a clean shutdown. A later
+   * rebuild loads the latest one at or below its offset (dropping producers expired by then) and
+   * replays the batches after it.
    */
-  private readonly snapshotOffsets: number[] = [];
+  private readonly snapshots: { offset: number; entries: ProducerSnapshotEntry[] }[] = [];
   /**
    * UnifiedLog's cached first unstable offset (firstUnstableOffsetMetadata), which the last stable
    * offset reads: refreshed from the producer state after an append, a high-watermark move, an
@@ -414,16 +415,25 @@ export class PartitionLog {
   /**
    * The broker's process stops (`clean`: a controlled shutdown, else a crash): the log stays on
    * disk, and what UnifiedLog keeps in memory only, the verification entries, goes with it. The
-   * producer state a restart recovers from the log is the state the log holds (the model keeps it).
+   * restarted log (LogLoader) keeps its latest snapshot, loads it (producers expired by then left
+   * out, no completed transaction above the high watermark tracked: a snapshot holds none) and
+   * replays the batches after it; after a crash the transaction index is rebuilt as well.
    */
   onBrokerStop(clean: boolean): void {
     this.producerState.clearVerificationStates();
-    // A clean shutdown writes a snapshot at the log end; after a crash the recovery (LogLoader, with a
-    // producer state of its own) replays the segments, rebuilding their transaction index, and writes
-    // one there. Either way the restarted log loads that snapshot: producers expired by then are left
-    // out, and no completed transaction above the high watermark is tracked (a snapshot holds none).
-    this.takeSnapshot(this.logEndOffset);
-    this.rebuildProducerState({ rebuildAbortedIndex: !clean });
+    // What memory held is gone. A clean shutdown wrote it to a snapshot at the log end (UnifiedLog.close).
+    // After a crash, LogLoader's recovery loads the latest snapshot on disk, replays the batches after
+    // it (rebuilding their transaction index) and writes the result at the log end. Either way the
+    // restarted log then loads the snapshot at its log end.
+    if (clean) {
+      this.takeSnapshot(this.logEndOffset);
+      this.removeStraySnapshots();
+    } else {
+      this.removeStraySnapshots();
+      this.rebuildProducerState({ rebuildAbortedIndex: true });
+      this.takeSnapshot(this.logEndOffset);
+    }
+    this.rebuildProducerState({ rebuildAbortedIndex: false });
     this.refreshFirstUnstableOffset();
     if (this.observer) this.observe({ kind: "restart", clean });
   }
@@ -519,7 +529,7 @@ export class PartitionLog {
     const keptAborted = this.abortedTxns.filter((a) => a.lastOffset < this.logEndOffset);
     this.abortedTxns.splice(0, this.abortedTxns.length, ...keptAborted);
     // ProducerStateManager.truncateAndReload drops the snapshots above the new log end.
-    while ((this.snapshotOffsets.at(-1) ?? -1) > this.logEndOffset) this.snapshotOffsets.pop();
+    while ((this.snapshots.at(-1)?.offset ?? -1) > this.logEndOffset) this.snapshots.pop();
     this.rebuildProducerState({ rebuildAbortedIndex: false });
     this.takeSnapshot(this.logEndOffset);
     // UnifiedLog.truncateTo moves the high watermark (and so drops completed transactions below it)
@@ -533,34 +543,45 @@ export class PartitionLog {
     return removed;
   }
 
+  /** ProducerStateManager.takeSnapshot at `offset`: the state now, as its file holds it. */
   private takeSnapshot(offset: number): void {
-    if (this.snapshotOffsets.at(-1) === offset) return;
-    this.snapshotOffsets.push(offset);
-    this.snapshotOffsets.sort((a, b) => a - b);
+    // A snapshot file at the same offset is overwritten.
+    const kept = this.snapshots.filter((s) => s.offset !== offset);
+    kept.push({ offset, entries: this.producerState.writeSnapshot() });
+    kept.sort((a, b) => a.offset - b.offset);
+    this.snapshots.splice(0, this.snapshots.length, ...kept);
+  }
+
+  /**
+   * ProducerStateManager.removeStraySnapshots as LogLoader calls it when a log is opened: of the
+   * snapshots at no segment's base offset (the model's log is one segment, based at 0) only the
+   * latest stays.
+   */
+  private removeStraySnapshots(): void {
+    const latest = this.snapshots.at(-1);
+    const kept = this.snapshots.filter((s) => s.offset === 0 || s === latest);
+    this.snapshots.splice(0, this.snapshots.length, ...kept);
   }
 
   /**
    * UnifiedLog.rebuildProducerState: the producer state as its latest snapshot at or below the log
-   * end held it (ProducerStateManager.truncateAndReload: producers expired by now are not loaded, and
+   * end holds it (ProducerStateManager.truncateAndReload: producers expired by now are not loaded, and
    * a snapshot holds no completed transaction), then the batches after the snapshot replayed (origin
    * REPLICATION). Without a snapshot everything is replayed and nothing is dropped for expiry.
    */
   private rebuildProducerState(options: { rebuildAbortedIndex: boolean }): void {
-    const snapshot = [...this.snapshotOffsets].reverse().find((o) => o <= this.logEndOffset) ?? null;
+    const snapshot = [...this.snapshots].reverse().find((s) => s.offset <= this.logEndOffset) ?? null;
     const aborted = options.rebuildAbortedIndex ? [] : [...this.abortedTxns];
     this.producerState.reset();
     this.abortedTxns.length = 0;
     let i = 0;
     if (snapshot !== null) {
-      // The snapshot's state, which Kafka loads from the file: the replay standing for it must not
-      // touch what a load leaves alone (the verification entries, which are memory).
-      const verification = this.producerState.saveVerificationStates();
-      for (; i < this.batches.length && (this.batches[i] as LogBatch).baseOffset < snapshot; i++)
-        this.replayProducerState(this.batches[i] as LogBatch);
-      this.producerState.restoreVerificationStates(verification);
-      this.producerState.forgetUnreplicatedTransactions();
-      if (this.clock && this.producerIdExpirationMs !== null)
-        this.producerState.dropExpiredProducers(this.clock(), this.producerIdExpirationMs);
+      const expiry =
+        this.clock && this.producerIdExpirationMs !== null
+          ? { nowMs: this.clock(), expirationMs: this.producerIdExpirationMs }
+          : null;
+      this.producerState.loadSnapshot(snapshot.entries, expiry);
+      while (i < this.batches.length && (this.batches[i] as LogBatch).baseOffset < snapshot.offset) i++;
     }
     for (; i < this.batches.length; i++) this.replayProducerState(this.batches[i] as LogBatch);
     if (!options.rebuildAbortedIndex) this.abortedTxns.splice(0, this.abortedTxns.length, ...aborted);

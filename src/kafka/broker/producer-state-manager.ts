@@ -1,7 +1,12 @@
 import { Errors } from "../common/errors.js";
 import { MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, type TransactionResult } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
-import { ProducerStateEntry, SENTINEL_GUARD, type VerificationStateEntry } from "./producer-state-entry.js";
+import {
+  type BatchMetadata,
+  ProducerStateEntry,
+  SENTINEL_GUARD,
+  type VerificationStateEntry,
+} from "./producer-state-entry.js";
 
 /**
  * Who is appending (Kafka's AppendOrigin): a client's Produce, the coordinator's marker, or a
@@ -74,6 +79,17 @@ const OK: DataBatchCheck = { kind: "ok" };
  * KIP-890 verification entries. The checks are ProducerAppendInfo's and UnifiedLog's
  * analyzeAndValidateProducerState's, in their order. Every replica keeps one, built from its own log.
  */
+/** One producer's entry in a producer-state snapshot file (ProducerStateManager.writeSnapshot). */
+export interface ProducerSnapshotEntry {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly coordinatorEpoch: number;
+  readonly lastTimestamp: number;
+  readonly currentTxnFirstOffset: number | null;
+  /** The last batch's metadata: the only one a snapshot keeps (null: the producer wrote no data). */
+  readonly lastBatch: BatchMetadata | null;
+}
+
 export class ProducerStateManager {
   readonly producers = new Map<number, ProducerStateEntry>();
   /** Open transactions by first offset (insertion order is offset order). */
@@ -431,6 +447,55 @@ export class ProducerStateManager {
 
   openTransactionCount(): number {
     return this.ongoingTxns.size;
+  }
+
+  /**
+   * ProducerStateManager.takeSnapshot: what the snapshot file holds of each producer (writeSnapshot):
+   * its epochs, its last batch only (sequence range and offset), its last timestamp and its open
+   * transaction's first offset. Not the verification entries (memory), not the completed transactions.
+   */
+  writeSnapshot(): ProducerSnapshotEntry[] {
+    const entries: ProducerSnapshotEntry[] = [];
+    for (const e of this.producers.values()) {
+      const last = e.batchMetadata.at(-1);
+      entries.push({
+        producerId: e.producerId,
+        producerEpoch: e.producerEpoch,
+        coordinatorEpoch: e.coordinatorEpoch,
+        lastTimestamp: e.lastTimestamp,
+        currentTxnFirstOffset: e.currentTxnFirstOffset,
+        lastBatch: last ? { ...last } : null,
+      });
+    }
+    return entries;
+  }
+
+  /**
+   * ProducerStateManager.loadFromSnapshot after a reset: every entry of the file but those expired by
+   * `nowMs` (isProducerExpired: no open transaction and idle past the expiration), each with its last
+   * batch as its only retained one; an entry's open transaction is open again.
+   */
+  loadSnapshot(
+    entries: readonly ProducerSnapshotEntry[],
+    expiry: { nowMs: number; expirationMs: number } | null,
+  ): void {
+    const open: [number, number][] = [];
+    for (const s of entries) {
+      const expired =
+        expiry !== null && s.currentTxnFirstOffset === null && expiry.nowMs - s.lastTimestamp >= expiry.expirationMs;
+      if (expired) continue;
+      const e = this.entry(s.producerId);
+      e.producerEpoch = s.producerEpoch;
+      e.coordinatorEpoch = s.coordinatorEpoch;
+      e.lastTimestamp = s.lastTimestamp;
+      e.currentTxnFirstOffset = s.currentTxnFirstOffset;
+      e.batchMetadata.length = 0;
+      if (s.lastBatch) e.addBatch({ ...s.lastBatch });
+      if (s.currentTxnFirstOffset !== null) open.push([s.currentTxnFirstOffset, s.producerId]);
+    }
+    // ongoingTxns is kept in first-offset order (firstUnstableOffset reads its first key).
+    open.sort((a, b) => a[0] - b[0]);
+    for (const [first, pid] of open) this.ongoingTxns.set(first, pid);
   }
 
   /**
