@@ -172,8 +172,9 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   if (d.flag("producer-state expiry 300 ms"))
     spec.broker.producerIdExpiration = { expirationMs: 300, checkIntervalMs: 50 };
   else delete spec.broker.producerIdExpiration;
-  if (d.flag("transactional.id expiry 300 ms")) {
-    spec.broker.transactionalIdExpirationMs = 300;
+  // 1 s: longer than any think time drawn (600 ms), so only a paused producer's id expires (Z02's ground).
+  if (d.flag("transactional.id expiry 1 s")) {
+    spec.broker.transactionalIdExpirationMs = 1_000;
     spec.broker.removeExpiredTransactionalIdsIntervalMs = 100;
   } else spec.broker.transactionalIdExpirationMs = null;
 
