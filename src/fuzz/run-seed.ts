@@ -136,14 +136,16 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   let shaping: string | null = null;
   let pct: PctDeliveryPolicy | null = null;
   let stoppedAt: Record<string, number> | null = null;
+  let drawn: EverythingDraw | null = null;
   if (options.stopWhen) {
     const accept = options.stopWhen;
     ledger.onReport = (v) => {
+      // A generic scenario's mark is part of what the violation is (a shrink keeps it as it was).
+      if (drawn) markDrawnExpectations([v], drawn);
       if (stoppedAt === null && accept(v)) stoppedAt = choices.positions();
     };
   }
   let script: ScriptRun | null = null;
-  let drawn: EverythingDraw | null = null;
   try {
     drawn = config.spec.draw === "everything" ? drawEverything(config.spec, choices) : null;
     const base = drawn ? drawn.spec : config.spec;

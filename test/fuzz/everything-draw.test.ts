@@ -3,6 +3,7 @@ import { runConfigFor } from "../../src/fuzz/campaign.js";
 import { isUnexpected } from "../../src/fuzz/expectation.js";
 import { drawEverything, drawnReason, EVERYTHING_STREAM } from "../../src/fuzz/run-shaping/everything.js";
 import { runSeed } from "../../src/fuzz/run-seed.js";
+import { matchesTarget, targetOf } from "../../src/fuzz/shrink.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 import { ChoiceSource } from "../../src/sim/choice-tape.js";
 
@@ -90,6 +91,15 @@ describe("the generic scenario everything (issue 31)", () => {
     expect(isUnexpected(expect_, { kind: "stale-marker" })).toBe(true);
     expect(isUnexpected(expect_, { kind: "stale-marker", expectedBy: "TV1" })).toBe(false);
     expect(isUnexpected(expect_, { kind: "model-error", expectedBy: "TV1" })).toBe(true);
+  });
+
+  it("a shrink keeps a finding a finding: a candidate showing the kind only where the draw expects it does not match", () => {
+    const finding = { kind: "stale-marker" as const, summary: "stale", explanation: [], atMs: 1, broker: "broker-1" };
+    const marked = { ...finding, expectedBy: "TV1" };
+    expect(matchesTarget(finding, targetOf(finding))).toBe(true);
+    expect(matchesTarget(marked, targetOf(finding))).toBe(false);
+    expect(matchesTarget(marked, targetOf(marked))).toBe(true);
+    expect(matchesTarget(finding, targetOf(marked))).toBe(false);
   });
 
   it("a run draws on its tape and replays from it; a scenario without the draw draws nothing", () => {
