@@ -202,6 +202,9 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   if (d.flag("request.timeout.ms 300")) {
     p.requestTimeoutMs = Math.min(300, base.producers.requestTimeoutMs);
     spec.consumers.requestTimeoutMs = p.requestTimeoutMs;
+    // Kafka's clients keep fetch.max.wait.ms well below request.timeout.ms (500 ms and 30 s): a
+    // long poll that outlives the request timeout would time out every fetch.
+    spec.consumers.fetchMaxWaitMs = Math.min(base.consumers.fetchMaxWaitMs, 200);
   }
   p.sendErrorPpm = d.flag("failing sends") ? (base.producers.sendErrorPpm ?? 0) : 0;
   p.emptyTxnPpm = d.flag("empty transactions") ? (base.producers.emptyTxnPpm ?? 0) : 0;
