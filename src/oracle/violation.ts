@@ -64,6 +64,7 @@ const VIOLATION_PLACE_FIELDS = [
   "markerIssuedFor",
   "coordinatorBroker",
   "coordinatorRelease",
+  "expectedBy",
 ] as const;
 const VIOLATION_MARKER_NUMBER_FIELDS = ["markerVersion", "leaderEpoch"] as const;
 
