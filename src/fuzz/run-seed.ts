@@ -20,6 +20,7 @@ import { type ChoicePointObserver, ChoiceSource, type ChoiceSourceOptions, type 
 import { Simulation } from "../sim/simulation.js";
 import { hashIntegers, Trace, type TraceEvent } from "../sim/trace.js";
 import { type PctParams, PctDeliveryPolicy } from "./run-shaping/pct.js";
+import { drawEverything, drawnReason, type EverythingDraw } from "./run-shaping/everything.js";
 import { drawSwarm } from "./run-shaping/swarm.js";
 import { LateCopyFinder, type LateCopyTarget } from "./search/late-copy-finder.js";
 
@@ -135,17 +136,22 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
   let shaping: string | null = null;
   let pct: PctDeliveryPolicy | null = null;
   let stoppedAt: Record<string, number> | null = null;
+  let drawn: EverythingDraw | null = null;
   if (options.stopWhen) {
     const accept = options.stopWhen;
     ledger.onReport = (v) => {
+      // A generic scenario's mark is part of what the violation is (a shrink keeps it as it was).
+      if (drawn) markDrawnExpectations([v], drawn);
       if (stoppedAt === null && accept(v)) stoppedAt = choices.positions();
     };
   }
   let script: ScriptRun | null = null;
   try {
-    const swarm = config.shaping?.swarm ? drawSwarm(config.spec, choices) : null;
+    drawn = config.spec.draw === "everything" ? drawEverything(config.spec, choices) : null;
+    const base = drawn ? drawn.spec : config.spec;
+    const swarm = config.shaping?.swarm ? drawSwarm(base, choices) : null;
     cluster = new Cluster(
-      swarm ? swarm.spec : config.spec,
+      swarm ? swarm.spec : base,
       sim,
       choices,
       teeGhost(lateCopies ? [ledger, coverage, lateCopies] : [ledger, coverage]),
@@ -154,7 +160,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     pct = config.shaping?.pct ? new PctDeliveryPolicy(config.shaping.pct, choices) : null;
     cluster.net.deliveryPolicy = pct;
     cluster.net.transmitObserver = lateCopies;
-    shaping = swarm?.summary ?? null;
+    shaping = [drawn?.summary, swarm?.summary].filter((x) => x !== undefined).join("; ") || null;
     // A script that stopped at a failed step skips the final checks: its cluster was left mid-race.
     let checkFinalState = true;
     const abort = () => stoppedAt !== null;
@@ -190,6 +196,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     if (e instanceof BoundExceeded) ledger.report(boundError(e, sim.nowMs));
     else reportModelException(ledger, e as Error, sim.nowMs);
   }
+  if (drawn) markDrawnExpectations(ledger.violations, drawn);
   return {
     scenario: config.scenario,
     seed: "seed" in input ? input.seed : null,
@@ -216,6 +223,14 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
     shaping,
     pctScope: pct ? { messages: pct.scopedMessages, chains: pct.chains } : null,
   };
+}
+
+/** A generic scenario's seed: mark the violations Kafka itself shows under what it drew (their reason). */
+function markDrawnExpectations(violations: Violation[], drawn: EverythingDraw): void {
+  for (const v of violations) {
+    const reason = drawnReason(drawn, v);
+    if (reason !== null) v.expectedBy = reason;
+  }
 }
 
 function choiceSourceFor(input: RunInput, options: RunOptions, sim: Simulation, trace: Trace): ChoiceSource {

@@ -50,6 +50,7 @@ const recordedViolation = z.strictObject({
   coordinatorRelease: z.string().max(50).optional(),
   markerVersion: z.int().min(0).max(100).optional(),
   leaderEpoch: z.int().min(-1).optional(),
+  expectedBy: z.string().max(1_000).optional(),
 });
 
 export const seedFileSchema = z.strictObject({

@@ -28,6 +28,12 @@ export interface ShrinkTarget {
    * the coordinator; a smaller workload does not have that producer.
    */
   producers?: number;
+  /**
+   * The violation was one a generic scenario's draw marks as Kafka's own behaviour (expectedBy):
+   * absent, a candidate must show it unmarked, so a shrink cannot trade a finding for a draw under
+   * which Kafka shows the same kind by design (a stale marker at a strict leader for one under TV1).
+   */
+  expected?: boolean;
 }
 
 export interface ShrinkOptions {
@@ -71,13 +77,14 @@ const MAX_CANDIDATE_RUNS = 200_000;
 
 export function targetOf(
   v: Pick<Violation, "kind" | "broker" | "partition"> &
-    Partial<Pick<Violation, "transaction" | "markerIssuedFor" | "brokerRelease" | "coordinatorRelease">>,
+    Partial<Pick<Violation, "transaction" | "markerIssuedFor" | "brokerRelease" | "coordinatorRelease" | "expectedBy">>,
 ): ShrinkTarget {
   const target: ShrinkTarget = v.broker !== undefined ? { kind: v.kind, broker: v.broker } : { kind: v.kind };
   if (v.partition !== undefined && isConsumerOffsetsPartition(v.partition)) target.partition = v.partition;
   const coordinatorMatters = v.coordinatorRelease !== undefined && v.coordinatorRelease !== v.brokerRelease;
   const producers = Math.max(producersFor(v.transaction), producersFor(v.markerIssuedFor));
   if (coordinatorMatters && producers > 1) target.producers = producers;
+  if (v.expectedBy !== undefined) target.expected = true;
   return target;
 }
 
@@ -91,7 +98,8 @@ export function matchesTarget(v: Violation, target: ShrinkTarget): boolean {
   return (
     v.kind === target.kind &&
     (target.broker === undefined || v.broker === target.broker) &&
-    (target.partition === undefined || v.partition === target.partition)
+    (target.partition === undefined || v.partition === target.partition) &&
+    (v.expectedBy !== undefined) === (target.expected === true)
   );
 }
 

@@ -206,4 +206,6 @@ export interface ClusterSpec {
   globalOverrides: Partial<ReleaseFlags>;
   /** Consumer groups and __consumer_offsets (absent: none). */
   consumerOffsets?: ConsumerOffsetsSpec;
+  /** A generic scenario's per-seed draw (the run first draws its setting within this spec); absent: none. */
+  draw?: "everything";
 }

@@ -48,6 +48,11 @@ export interface Violation {
   markerVersion?: number;
   /** For markers: the leader epoch of the partition at the broker that judged it. */
   leaderEpoch?: number;
+  /**
+   * Set by a generic scenario's per-seed draw (`draw: everything`): why Kafka itself shows this
+   * kind under what the seed drew (a known behaviour of its releases), so the run does not fail on it.
+   */
+  expectedBy?: string;
 }
 
 /** The optional fields that say where a violation happened, to which transactions, and how its marker travelled. */
@@ -59,6 +64,7 @@ const VIOLATION_PLACE_FIELDS = [
   "markerIssuedFor",
   "coordinatorBroker",
   "coordinatorRelease",
+  "expectedBy",
 ] as const;
 const VIOLATION_MARKER_NUMBER_FIELDS = ["markerVersion", "leaderEpoch"] as const;
 

@@ -26,6 +26,10 @@ const violationSchema = z.object({
   coordinatorRelease: z.string().optional().describe("for a marker: that broker's release when it sent it"),
   markerVersion: z.int().min(0).optional().describe("for a marker: the WriteTxnMarkers request version (1 or 2)"),
   leaderEpoch: z.int().optional().describe("for a marker: the partition's leader epoch where it was judged"),
+  expectedBy: z
+    .string()
+    .optional()
+    .describe("a generic scenario's draw (draw: everything): why Kafka itself shows this kind there"),
   replay: z.string().describe("the command that reproduces this seed"),
   unexpected: z.boolean().describe("not allowed by the scenario's expectation"),
   tape: z

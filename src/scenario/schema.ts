@@ -394,6 +394,14 @@ export const scenarioSchema = z.strictObject({
   /** Default number of seeds for `eosfuzz run` on this scenario. */
   seeds: z.int().min(1).max(LIMITS.seeds).default(200),
   expect: expectationSchema.default({ clean: true, find: [], findAny: [], allow: [] }),
+  /**
+   * A generic scenario: each seed first draws its own setting within the scenario's (`everything`:
+   * the releases, transaction.version changes, expiry clocks, epochs, admin aborts, processors,
+   * client behaviours, and each fault off or at a fraction of its rate; see
+   * src/fuzz/run-shaping/everything.ts), and with it what Kafka itself shows there. Absent: no draw
+   * (and no change to content hashes).
+   */
+  draw: z.enum(["everything"]).optional(),
   /** Abstract protocol states the sweep must reach (checked on top of `expect`). Absent: no goals (and no change to content hashes). */
   coverage: z.strictObject({ goals: z.array(coverageGoal).max(64).default([]) }).optional(),
 });

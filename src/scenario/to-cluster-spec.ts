@@ -199,6 +199,7 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
     },
     globalOverrides,
     ...consumerOffsetsOf(s, brokerIds),
+    ...(s.draw ? { draw: s.draw } : {}),
   };
 }
 

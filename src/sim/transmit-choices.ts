@@ -186,3 +186,33 @@ export function withLateDuplicate(
   if (written === null) return null;
   return choices.slice(0, at).concat(written, choices.slice(at + message.length));
 }
+
+/**
+ * Under the TCP model, whether the link can deliver a message's one copy `delayMs` after the send
+ * (a slow first copy: its sender times out, re-sends on a new connection, and the first copy still
+ * arrives).
+ */
+export function canDelayLate(faults: LinkFaults, delayMs: number): boolean {
+  return faults.model === "tcp" && writeMessage(faults, [lateCopy(faults, delayMs)]) !== null;
+}
+
+/**
+ * Under the TCP model, a link stream's choices with the message whose draws begin at `at` arriving
+ * `delayMs` after the send, its one copy slow: what TCP makes of a request that outlives its
+ * sender's request timeout (the sender closes the connection and re-sends; the first copy is
+ * still delivered and processed). Every later message on the link draws what it drew before. Null
+ * when the link is not TCP, its faults cannot delay a message that long, or the tape ends first.
+ */
+export function withLateFirstCopy(
+  choices: readonly number[],
+  at: number,
+  faults: LinkFaults,
+  delayMs: number,
+): number[] | null {
+  if (faults.model !== "tcp") return null;
+  const message = readMessage(choices, at, faults);
+  if (message === null) return null;
+  const written = writeMessage(faults, [lateCopy(faults, delayMs)]);
+  if (written === null) return null;
+  return choices.slice(0, at).concat(written, choices.slice(at + message.length));
+}

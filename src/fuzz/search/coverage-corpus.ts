@@ -6,7 +6,7 @@ import type { Rng } from "../../sim/rng.js";
 import type { JobOutcome, RunJob } from "../executor/run-job.js";
 import type { SavedEntry } from "./corpus-file.js";
 import { SWARM_SCALES, SWARM_STREAM, type SwarmSetting } from "../run-shaping/swarm.js";
-import { withLateDuplicate } from "../../sim/transmit-choices.js";
+import { withLateDuplicate, withLateFirstCopy } from "../../sim/transmit-choices.js";
 import type { LateCopyTarget } from "./late-copy-finder.js";
 
 /** How a planned run is made, in percent of runs (the rest re-roll a whole run under a kept mix). */
@@ -23,6 +23,8 @@ const MIX_WEIGHT_POWER = 3;
  */
 const AIM_PERCENT = 80;
 const AIM_PERCENT_FLOOR = 10;
+/** Under TCP, how much later than the next transaction's write an aimed first copy may arrive. */
+const FIRST_COPY_JITTER_MS = 20;
 /** Bounds on what the corpus keeps (oldest entries first are kept; later novelties replace nothing). */
 const MAX_ENTRIES = 2_000;
 const MAX_MIXES = 2_000;
@@ -233,7 +235,10 @@ export class CoverageCorpus {
     const i = this.aims.findIndex((a) => aimedState(a.target) === aimed);
     const { tape, target } = this.aims[i] as Aim;
     this.aims.splice(i, 1);
-    const choices = withLateDuplicate(tape[target.stream] ?? [], target.at, target.faults, target.delayMs);
+    const choices =
+      target.how === "first-copy"
+        ? withLateFirstCopy(tape[target.stream] ?? [], target.at, target.faults, this.firstCopyDelay(rng, target))
+        : withLateDuplicate(tape[target.stream] ?? [], target.at, target.faults, target.delayMs);
     if (!choices) return null;
     this.mutated++;
     this.aimed++;
@@ -246,6 +251,19 @@ export class CoverageCorpus {
       },
       mix: null,
     };
+  }
+
+  /**
+   * Under TCP, when the slowed first copy should arrive: just after the next transaction wrote in
+   * the run without it (up to FIRST_COPY_JITTER_MS later), within the link's slow range. The
+   * re-send after the request timeout completes the transaction about as early as the fast copy
+   * did in most runs, since the producer's next transaction does not wait for its markers:
+   * measured on kip-1228-gap (8 seeds, 46 targets), aiming at the write itself made a stale
+   * marker in 23 of 46 aimed runs, aiming a request timeout (200 ms) later in 15.
+   */
+  private firstCopyDelay(rng: Rng, target: LateCopyTarget): number {
+    const wanted = target.delayMs + rng.intBelow(FIRST_COPY_JITTER_MS + 1);
+    return Math.max(target.faults.delay.slowMinMs, Math.min(target.faults.delay.slowMaxMs, wanted));
   }
 
   /**

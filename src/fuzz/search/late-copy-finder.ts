@@ -1,7 +1,7 @@
 import type { GhostObserver, MarkerOutcome, MarkerSend } from "../../kafka/ghost.js";
 import type { LinkFaults, TransmitObserver } from "../../sim/network.js";
 import { markerWire } from "../../oracle/protocol-coverage.js";
-import { canDuplicateLate } from "../../sim/transmit-choices.js";
+import { canDelayLate, canDuplicateLate } from "../../sim/transmit-choices.js";
 
 /**
  * A marker copy that a duplicate could have turned stale: had the network delivered it a second
@@ -21,6 +21,13 @@ export interface LateCopyTarget {
   /** Where the copy landed: the leader's release and the request's wire (`v1` or `v2-tvN`). */
   release: string;
   wire: string;
+  /**
+   * How the late copy is made: a network duplicate (the adversarial model), or under TCP the
+   * first copy itself slowed past the sender's request timeout (the sender re-sends; the first
+   * copy still arrives), so `delayMs` is where the next transaction wrote in the run without it,
+   * before the re-send's delay.
+   */
+  how: "duplicate" | "first-copy";
 }
 
 /** Most targets one run offers per (release, wire): enough to aim at each partition leader kind. */
@@ -91,9 +98,13 @@ export class LateCopyFinder implements GhostObserver, TransmitObserver {
     const write = this.firstWrites.get(`${partition}|${send.producerId}`)?.find((w) => w.ghostTxn === next);
     if (!write || write.atMs <= send.atMs) return null;
     const delayMs = write.atMs + 1 - send.atMs;
-    // Only a duplicate the link's own faults could make.
+    // Only a late copy the link's own faults could make: a duplicate, or under TCP a slow first copy.
+    if (copy.faults.model === "tcp")
+      return canDelayLate(copy.faults, delayMs)
+        ? { stream: copy.stream, at: copy.at, faults: copy.faults, delayMs, ...landed, how: "first-copy" }
+        : null;
     if (!canDuplicateLate(copy.faults, delayMs)) return null;
-    return { stream: copy.stream, at: copy.at, faults: copy.faults, delayMs, ...landed };
+    return { stream: copy.stream, at: copy.at, faults: copy.faults, delayMs, ...landed, how: "duplicate" };
   }
 
   txnBegun(e: { ghostTxn: string; transactionalId: string }): void {

@@ -339,7 +339,8 @@ export class TransactionManager {
     this.endTxnSentAsTv2 = this.tv2Enabled;
     this.enqueue({ api: "EndTxn", commit, transactionVersion: this.transactionVersion }, PRIORITY.EndTxn);
     this.maybeUpdateTransactionV2Enabled({ onInitialization: false });
-    if (this.epochBumpRequired) this.enqueue({ api: "InitProducerId", bump: true }, EPOCH_BUMP_PRIORITY);
+    if (this.epochBumpRequired && !this.pending.some((p) => p.request.api === "InitProducerId"))
+      this.enqueue({ api: "InitProducerId", bump: true }, EPOCH_BUMP_PRIORITY);
   }
 
   private completeTransaction(): void {

@@ -1,0 +1,304 @@
+import type { ClusterSpec, Range } from "../../kafka/cluster-spec.js";
+import type { TransactionVersion } from "../../kafka/common/types.js";
+import { isReleaseName, type ReleaseName, releaseProfile } from "../../kafka/release.js";
+import type { ViolationKind } from "../../oracle/violation.js";
+import type { ChoiceSource, Stream } from "../../sim/choice-tape.js";
+
+/** The choice stream of a generic scenario's per-seed draw (scenario field `draw: everything`). */
+export const EVERYTHING_STREAM = "everything";
+
+/**
+ * Why Kafka itself shows a kind of violation under what a seed drew: the seed's own expectation.
+ * `legacyOnly`: only where the broker that judged it, or the coordinator that sent its marker, runs
+ * a release without KIP-1228's strict TV2 marker check (a stale marker at a strict broker from a
+ * strict coordinator stays a finding).
+ */
+export interface DrawnAllowance {
+  reason: string;
+  legacyOnly?: boolean;
+  /** Only a violation whose summary names this (e.g. an error code). */
+  summaryIncludes?: string;
+}
+
+export interface EverythingDraw {
+  spec: ClusterSpec;
+  /** One line: what this seed drew. */
+  summary: string;
+  /** The kinds Kafka itself shows under this draw (known behaviour of its releases), with why. */
+  expected: Map<ViolationKind, DrawnAllowance[]>;
+}
+
+/**
+ * The release settings a seed may draw (option 0 the simplest: one current release everywhere).
+ * `from` is where the brokers start; `to`, for a rolling upgrade, where they end.
+ */
+interface ReleaseRegime {
+  name: string;
+  /** The brokers' releases, one per broker in order (cycled). */
+  brokers: readonly ReleaseName[];
+  /** A rolling upgrade to this release during the run (one broker at a time). */
+  rollTo?: readonly ReleaseName[];
+  /** TV1 producers on a cluster finalized at transaction.version 0 (3.x's protocol). */
+  tv1?: boolean;
+}
+
+const REGIMES: readonly ReleaseRegime[] = [
+  { name: "4.4 everywhere", brokers: ["4.4"] },
+  { name: "4.3 everywhere", brokers: ["4.3"] },
+  { name: "4.2.1 everywhere", brokers: ["4.2.1"] },
+  { name: "4.1 everywhere (TV2 without KIP-1228)", brokers: ["4.1"] },
+  { name: "4.0 everywhere (TV2 without KIP-1228)", brokers: ["4.0"] },
+  { name: "the KIP-1228 gap (4.2.1 with one 4.1 broker)", brokers: ["4.2.1", "4.2.1", "4.1"] },
+  { name: "a rolling upgrade from 4.1", brokers: ["4.1"], rollTo: ["4.2.1", "4.3", "4.4"] },
+  { name: "a rolling upgrade from 4.2.1 to 4.4", brokers: ["4.2.1"], rollTo: ["4.4"] },
+  { name: "3.x with TV1 producers", brokers: ["3.x"], tv1: true },
+];
+
+/** Rate multipliers of a fault kind that is on (option 0: the scenario's rate, its most). */
+const LEVELS: readonly (readonly [number, number])[] = [
+  [1, 1],
+  [1, 4],
+  [1, 16],
+  [1, 64],
+];
+
+function levelText([num, den]: readonly [number, number]): string {
+  return den === 1 ? `x${num}` : `x1/${den}`;
+}
+
+/** A legacy marker release: no strict TV2 marker epoch check (before KIP-1228, 4.2.0). */
+export function isLegacyMarkerRelease(release: string): boolean {
+  return isReleaseName(release) && !releaseProfile(release).flags.strictMarkerEpochForTv2;
+}
+
+/** What a stale marker of KAFKA-17754 / KAFKA-19446 leads to when consumers read around it. */
+const WRONG_TXN_CONSEQUENCES: readonly ViolationKind[] = [
+  "aborted-read",
+  "lost-write",
+  "torn-transaction",
+  "premature-read",
+];
+const PROCESSING_CONSEQUENCES: readonly ViolationKind[] = ["duplicate-processing", "lost-processing", "fatal-error"];
+
+class Draw {
+  readonly parts: string[] = [];
+  readonly expected = new Map<ViolationKind, DrawnAllowance[]>();
+
+  constructor(readonly stream: Stream) {}
+
+  /** On or off (option 0: off), named in the summary when on. */
+  flag(name: string): boolean {
+    const on = this.stream.pick(2) === 1;
+    if (on) this.parts.push(name);
+    return on;
+  }
+
+  /** A rate: off, or the base rate times a level. Always two draws, so the tape layout stays put. */
+  rate(name: string, basePpm: number): number {
+    const on = this.stream.pick(2) === 1;
+    const level = LEVELS[this.stream.pick(LEVELS.length)] as readonly [number, number];
+    if (!on || basePpm <= 0) return 0;
+    this.parts.push(`${name} ${levelText(level)}`);
+    return Math.max(1, Math.floor((basePpm * level[0]) / level[1]));
+  }
+
+  allow(kinds: readonly ViolationKind[], allowance: DrawnAllowance): void {
+    for (const kind of kinds) this.expected.set(kind, [...(this.expected.get(kind) ?? []), allowance]);
+  }
+}
+
+/** Scale a range's upper end down to at most `max` (never below its lower end). */
+function capped(r: Range, max: number): Range {
+  return { min: Math.min(r.min, max), max: Math.max(Math.min(r.min, max), Math.min(r.max, max)) };
+}
+
+/**
+ * The generic scenario's draw (swarm testing, as TigerBeetle's VOPR options_swarm): before anything
+ * runs, each seed draws which releases the brokers run (one release everywhere, a mixed cluster or a
+ * rolling upgrade, TV1 on 3.x), transaction.version changes, producer epochs near exhaustion,
+ * producer-state and transactional.id expiry clocks, an operator's admin aborts, the processors, the
+ * client behaviours (slow requests re-sent, think time, gaps between sends, short transaction
+ * timeouts, failing sends, empty transactions, aborts without flush), and which of the scenario's
+ * faults are on and how strongly (each off, or 1, 1/4, 1/16 or 1/64 of the scenario's rate: the
+ * scenario's rates are the most a seed draws). Every draw is on the choice tape (stream
+ * "everything"), option 0 the simplest, so a seed replays and shrinks as any other.
+ *
+ * It also says what Kafka itself shows under the draw (a known behaviour of the drawn releases, as
+ * the built-in scenarios of those settings expect it): the seed's expectation.
+ */
+export function drawEverything(base: ClusterSpec, choices: ChoiceSource): EverythingDraw {
+  const d = new Draw(choices.stream(EVERYTHING_STREAM));
+  const spec = structuredClone(base);
+  const regime = REGIMES[d.stream.pick(REGIMES.length)] as ReleaseRegime;
+  const rollTo = regime.rollTo ? (regime.rollTo[d.stream.pick(regime.rollTo.length)] as ReleaseName) : null;
+  const rollStartMs = d.stream.between(1_000, 6_000);
+  spec.brokers.forEach((b, i) => {
+    b.release = regime.brokers[i % regime.brokers.length] as ReleaseName;
+  });
+  d.parts.push(rollTo ? `${regime.name} to ${rollTo} from ${rollStartMs} ms` : regime.name);
+  spec.faults.upgrades = [];
+  spec.faults.rollingUpgrade = rollTo
+    ? { startMs: rollStartMs, release: rollTo, order: spec.brokers.map((b) => b.id), downtimeMs: 300 }
+    : null;
+  const everRuns = new Set<ReleaseName>([...spec.brokers.map((b) => b.release), ...(rollTo ? [rollTo] : [])]);
+  const legacy = [...everRuns].some((r) => isLegacyMarkerRelease(r));
+  const tv: TransactionVersion = regime.tv1 ? 0 : 2;
+  spec.broker.finalizedTransactionVersion = tv;
+  spec.producers.transactionVersion = regime.tv1 ? 1 : 2;
+  spec.producers.release = regime.tv1 ? "3.x" : base.producers.release;
+  spec.faults.featureUpdates = [];
+
+  // transaction.version changes under load: only where every broker knows TV2 all along.
+  const tvChange = d.stream.pick(3);
+  const tvChangeAtMs = d.stream.between(2_000, 6_000);
+  if (!regime.tv1 && tvChange === 1) {
+    spec.faults.featureUpdates = [{ atMs: tvChangeAtMs, transactionVersion: 1 }];
+    d.parts.push(`transaction.version 2 -> 1 at ${tvChangeAtMs} ms`);
+  } else if (!regime.tv1 && tvChange === 2) {
+    spec.broker.finalizedTransactionVersion = 1;
+    spec.faults.featureUpdates = [{ atMs: tvChangeAtMs, transactionVersion: 2 }];
+    d.parts.push(`transaction.version 1 -> 2 at ${tvChangeAtMs} ms`);
+  }
+  const tvChanges = spec.faults.featureUpdates.length > 0;
+
+  // Epochs near exhaustion: TV2 only on releases with KAFKA-20090's recovery (4.3+), TV1 anywhere.
+  const exhaustion = d.flag("epochs near exhaustion");
+  const recovers = [...everRuns].every((r) => releaseProfile(r).flags.maxEpochRecovery);
+  if (exhaustion && (regime.tv1 || (recovers && !tvChanges)))
+    spec.producers.initialProducerEpoch = regime.tv1 ? 32_740 : 32_758;
+  else if (exhaustion) d.parts.pop();
+
+  // Expiry clocks.
+  if (d.flag("producer-state expiry 300 ms"))
+    spec.broker.producerIdExpiration = { expirationMs: 300, checkIntervalMs: 50 };
+  else delete spec.broker.producerIdExpiration;
+  // 1 s: longer than any think time drawn (600 ms), so only a paused producer's id expires (Z02's ground).
+  if (d.flag("transactional.id expiry 1 s")) {
+    spec.broker.transactionalIdExpirationMs = 1_000;
+    spec.broker.removeExpiredTransactionalIdsIntervalMs = 100;
+  } else spec.broker.transactionalIdExpirationMs = null;
+
+  // An operator's admin aborts (KIP-664), where the releases end a transaction as 4.2.1+ or 3.x do.
+  const adminAbort = d.flag("admin aborts");
+  const adminOk = regime.tv1 || [...everRuns].every((r) => !isLegacyMarkerRelease(r));
+  if (adminAbort && adminOk)
+    spec.faults.adminAbortTransaction = {
+      checkIntervalMs: 100,
+      openForMs: 1_500,
+      operatorDelayMs: { min: 0, max: 300 },
+      retryBackoffMs: 20,
+    };
+  else {
+    if (adminAbort) d.parts.pop();
+    spec.faults.adminAbortTransaction = null;
+  }
+
+  // Client behaviours.
+  const p = spec.producers;
+  if (!d.flag("think time up to 600 ms")) p.thinkMs = capped(base.producers.thinkMs, 20);
+  if (!d.flag("sends up to 200 ms apart")) p.sendGapMs = { min: 0, max: 0 };
+  if (d.flag("transaction.timeout.ms 1000"))
+    p.transactionTimeoutMs = Math.min(1_000, base.producers.transactionTimeoutMs);
+  if (d.flag("request.timeout.ms 300")) {
+    p.requestTimeoutMs = Math.min(300, base.producers.requestTimeoutMs);
+    spec.consumers.requestTimeoutMs = p.requestTimeoutMs;
+    // Kafka's clients keep fetch.max.wait.ms well below request.timeout.ms (500 ms and 30 s): a
+    // long poll that outlives the request timeout would time out every fetch.
+    spec.consumers.fetchMaxWaitMs = Math.min(base.consumers.fetchMaxWaitMs, 200);
+  }
+  p.sendErrorPpm = d.flag("failing sends") ? (base.producers.sendErrorPpm ?? 0) : 0;
+  p.emptyTxnPpm = d.flag("empty transactions") ? (base.producers.emptyTxnPpm ?? 0) : 0;
+  if (d.flag("aborts without flush") && base.globalOverrides.appAbortsWithoutFlush === undefined)
+    spec.globalOverrides = { ...spec.globalOverrides, appAbortsWithoutFlush: true };
+
+  // Processors (consume-transform-produce), with their own faults.
+  const processors = d.flag("processors");
+  const procs = spec.consumerOffsets?.processors;
+  const pause = d.rate("processor pause", procs?.pause.ppm ?? 0);
+  const crash = d.rate("processor crash", procs?.crash.ppm ?? 0);
+  const leave = d.rate("processor leave", procs?.leave.ppm ?? 0);
+  if (spec.consumerOffsets && procs && processors) {
+    procs.pause.ppm = pause;
+    procs.crash.ppm = crash;
+    procs.leave.ppm = leave;
+  } else if (spec.consumerOffsets) {
+    if (processors) d.parts.pop();
+    delete spec.consumerOffsets.processors;
+  }
+
+  // The faults, each off or at a level of the scenario's rate.
+  const f = spec.faults;
+  f.network.delay.slowPpm = d.rate("slow requests", base.faults.network.delay.slowPpm);
+  if (f.markerRequests && base.faults.markerRequests)
+    f.markerRequests.delay.slowPpm = d.rate("slow markers", base.faults.markerRequests.delay.slowPpm);
+  f.brokerStall.ppm = d.rate("broker stalls", base.faults.brokerStall.ppm);
+  f.linkPartition.ppm = d.rate("link partitions", base.faults.linkPartition.ppm);
+  f.coordinatorFailover.ppm = d.rate("coordinator failovers", base.faults.coordinatorFailover.ppm);
+  f.transactionLogOutage.ppm = d.rate("__transaction_state outages", base.faults.transactionLogOutage.ppm);
+  f.leaderMove.ppm = d.rate("leader moves", base.faults.leaderMove.ppm);
+  f.controlledShutdown.ppm = d.rate("controlled shutdowns", base.faults.controlledShutdown.ppm);
+  f.brokerCrash.ppm = d.rate("broker crashes", base.faults.brokerCrash.ppm);
+  f.producerPause.ppm = d.rate("producer pauses", base.faults.producerPause.ppm);
+  f.producerRestart.ppm = d.rate("producer restarts", base.faults.producerRestart.ppm);
+
+  // What Kafka itself shows under this draw (each as the built-in scenarios of it expect).
+  const withProcessors = spec.consumerOffsets?.processors !== undefined;
+  if (regime.tv1) {
+    const why =
+      "TV1 (3.x's protocol): a late marker copy passes the legacy epoch rule (KAFKA-17754, fixed only by TV2)";
+    d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES, "fatal-error"], { reason: why });
+    if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why });
+  } else if (legacy) {
+    const why =
+      "a release without KIP-1228's strict TV2 marker check runs (4.0, 4.1: KAFKA-19446): a late marker copy passes there";
+    d.allow(["stale-marker"], { reason: why, legacyOnly: true });
+    d.allow(WRONG_TXN_CONSEQUENCES, { reason: why });
+    if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why });
+  }
+  if (tvChanges) {
+    const why =
+      "transaction.version changed under load: transactions of the old version and markers of the new meet (tv-upgrade/downgrade-under-load)";
+    d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES, "fatal-error"], { reason: why });
+    if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why });
+  }
+  if (spec.faults.adminAbortTransaction) {
+    d.allow(["lost-write", "torn-transaction", "outcome-mismatch"], {
+      reason:
+        "an operator aborted a transaction its producer then committed (Admin.abortTransaction, KIP-664: the admin abort is not fenced by epoch)",
+    });
+    if (withProcessors)
+      d.allow(["duplicate-processing", "lost-processing"], {
+        reason: "an operator aborted a processor's transaction that its producer then committed (KIP-664)",
+      });
+  }
+  if (spec.broker.transactionalIdExpirationMs !== null)
+    d.allow(["fatal-error"], {
+      reason:
+        "the transactional.id expired while its producer was idle (transactional.id.expiration.ms): the coordinator answers INVALID_PRODUCER_ID_MAPPING, fatal to the client",
+      summaryIncludes: "INVALID_PRODUCER_ID_MAPPING",
+    });
+  if (spec.broker.producerIdExpiration && regime.tv1)
+    d.allow(["duplicate"], {
+      reason:
+        "producer state expired (producer.id.expiration.ms) under TV1: a retried batch of a forgotten producer is not recognised",
+    });
+  return {
+    spec,
+    summary: `everything: ${d.parts.join(", ")}`,
+    expected: d.expected,
+  };
+}
+
+/** Why Kafka itself shows this violation under the draw, or null: it is a finding. */
+export function drawnReason(
+  drawn: EverythingDraw,
+  v: { kind: ViolationKind; summary: string; brokerRelease?: string; coordinatorRelease?: string },
+): string | null {
+  const legacyPlace = [v.brokerRelease, v.coordinatorRelease].some((r) => r !== undefined && isLegacyMarkerRelease(r));
+  for (const a of drawn.expected.get(v.kind) ?? []) {
+    if (a.legacyOnly && !legacyPlace) continue;
+    if (a.summaryIncludes !== undefined && !v.summary.includes(a.summaryIncludes)) continue;
+    return a.reason;
+  }
+  return null;
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { runConfigFor } from "../../src/fuzz/campaign.js";
+import { isUnexpected } from "../../src/fuzz/expectation.js";
+import { drawEverything, drawnReason, EVERYTHING_STREAM } from "../../src/fuzz/run-shaping/everything.js";
+import { runSeed } from "../../src/fuzz/run-seed.js";
+import { matchesTarget, targetOf } from "../../src/fuzz/shrink.js";
+import { resolveScenario } from "../../src/scenario/loader.js";
+import { ChoiceSource } from "../../src/sim/choice-tape.js";
+
+const loaded = resolveScenario("everything");
+const config = runConfigFor(loaded);
+const draw = (seed: number) => drawEverything(config.spec, ChoiceSource.seeded(seed));
+const DRAWS = Array.from({ length: 300 }, (_, seed) => draw(seed));
+
+describe("the generic scenario everything (issue 31)", () => {
+  it("draws each seed's setting from the seed alone, and every setting it names over a few hundred seeds", () => {
+    expect(draw(7).summary).toBe(draw(7).summary);
+    expect(draw(7).spec).toEqual(draw(7).spec);
+    expect(new Set(DRAWS.map((d) => d.summary)).size).toBe(DRAWS.length);
+    const all = DRAWS.map((d) => d.summary).join("\n");
+    for (const named of [
+      "4.4 everywhere",
+      "4.3 everywhere",
+      "4.2.1 everywhere",
+      "4.1 everywhere",
+      "4.0 everywhere",
+      "the KIP-1228 gap",
+      "a rolling upgrade from 4.1 to 4.2.1",
+      "a rolling upgrade from 4.1 to 4.4",
+      "a rolling upgrade from 4.2.1 to 4.4",
+      "3.x with TV1 producers",
+      "transaction.version 2 -> 1",
+      "transaction.version 1 -> 2",
+      "epochs near exhaustion",
+      "producer-state expiry",
+      "transactional.id expiry 1 s",
+      "admin aborts",
+      "processors",
+      "failing sends",
+      "empty transactions",
+      "aborts without flush",
+      "request.timeout.ms 300",
+      "slow markers x1/64",
+      "coordinator failovers x1",
+      "__transaction_state outages",
+      "broker crashes",
+      "producer restarts",
+      "processor pause",
+    ])
+      expect(all).toContain(named);
+  });
+
+  it("never draws what Kafka is known to break outright: exhaustion only where 4.3+ recovers, admin aborts never with 4.0/4.1", () => {
+    for (const d of DRAWS) {
+      const releases = new Set([...d.spec.brokers.map((b) => b.release), d.spec.faults.rollingUpgrade?.release]);
+      if (d.spec.producers.initialProducerEpoch === 32_758)
+        expect([...releases].every((r) => r === undefined || r === "4.3" || r === "4.4")).toBe(true);
+      if (d.spec.faults.adminAbortTransaction) expect(releases.has("4.1") || releases.has("4.0")).toBe(false);
+      // Off is off: the spec carries no processors when the summary does not name them.
+      expect(d.spec.consumerOffsets?.processors !== undefined).toBe(/\bprocessors\b/.test(d.summary));
+    }
+  });
+
+  it("expects a stale marker only where Kafka makes one: a 4.0/4.1 place in a mixed cluster, anywhere under TV1", () => {
+    const gap = DRAWS.find((d) => d.summary.includes("the KIP-1228 gap") && !d.summary.includes("transaction.version"));
+    const tv1 = DRAWS.find((d) => d.summary.includes("3.x with TV1"));
+    const strict = DRAWS.find((d) => d.summary.startsWith("everything: 4.4 everywhere") && !d.summary.includes("->"));
+    if (!gap || !tv1 || !strict) throw new Error("the draws lack a setting this test needs");
+    const stale = (brokerRelease: string, coordinatorRelease: string) => ({
+      kind: "stale-marker" as const,
+      summary: "stale COMMIT marker",
+      brokerRelease,
+      coordinatorRelease,
+    });
+    expect(drawnReason(gap, stale("4.1", "4.2.1"))).toContain("KAFKA-19446");
+    expect(drawnReason(gap, stale("4.2.1", "4.1"))).toContain("KAFKA-19446");
+    // At a strict leader, from a strict coordinator, a stale marker is a finding (KIP-1228's own bug).
+    expect(drawnReason(gap, stale("4.2.1", "4.2.1"))).toBeNull();
+    expect(drawnReason(strict, stale("4.4", "4.4"))).toBeNull();
+    expect(drawnReason(tv1, stale("3.x", "3.x"))).toContain("KAFKA-17754");
+    // Nothing makes a hang or a zombie commit expected.
+    for (const d of DRAWS) {
+      expect(d.expected.has("hanging-transaction")).toBe(false);
+      expect(d.expected.has("zombie-commit")).toBe(false);
+      expect(d.expected.has("model-error")).toBe(false);
+    }
+  });
+
+  it("a violation marked by the draw does not fail the expectation; a model error always does", () => {
+    const expect_ = loaded.scenario.expect;
+    expect(isUnexpected(expect_, { kind: "stale-marker" })).toBe(true);
+    expect(isUnexpected(expect_, { kind: "stale-marker", expectedBy: "TV1" })).toBe(false);
+    expect(isUnexpected(expect_, { kind: "model-error", expectedBy: "TV1" })).toBe(true);
+  });
+
+  it("a shrink keeps a finding a finding: a candidate showing the kind only where the draw expects it does not match", () => {
+    const finding = { kind: "stale-marker" as const, summary: "stale", explanation: [], atMs: 1, broker: "broker-1" };
+    const marked = { ...finding, expectedBy: "TV1" };
+    expect(matchesTarget(finding, targetOf(finding))).toBe(true);
+    expect(matchesTarget(marked, targetOf(finding))).toBe(false);
+    expect(matchesTarget(marked, targetOf(marked))).toBe(true);
+    expect(matchesTarget(finding, targetOf(marked))).toBe(false);
+  });
+
+  it("a run draws on its tape and replays from it; a scenario without the draw draws nothing", () => {
+    const run = runSeed(config, { seed: 3 }, { recordTape: true });
+    expect(run.shaping).toBe(draw(3).summary);
+    expect(run.tape?.[EVERYTHING_STREAM]?.length).toBeGreaterThan(10);
+    const replayed = runSeed(config, { tape: run.tape ?? {} });
+    expect(replayed.traceHash).toBe(run.traceHash);
+    const plain = runSeed(runConfigFor(resolveScenario("kip-1228-small")), { seed: 3 }, { recordTape: true });
+    expect(plain.shaping).toBeNull();
+    expect(plain.tape?.[EVERYTHING_STREAM]).toBeUndefined();
+  });
+});
