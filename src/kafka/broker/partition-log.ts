@@ -5,131 +5,25 @@ import {
   OutOfOrderSequenceException,
   TransactionCoordinatorFencedException,
 } from "../common/errors.js";
-import type { PartitionKey, TransactionResult } from "../common/types.js";
+import type { PartitionKey } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
+import type { DataAppendResult, DataBatchInput, MarkerAppendResult, MarkerInput } from "./log-append.js";
+import type {
+  AbortedTxn,
+  GroupMetadataRecord,
+  Isolation,
+  LogBatch,
+  OffsetCommitRecord,
+  TxnLogRecord,
+} from "./log-batch.js";
+import { batchesBetween } from "./log-batch.js";
 import { LeaderEpochCache } from "./leader-epoch-cache.js";
 import type { LogOperation, PartitionLogObserver } from "./partition-log-observer.js";
 import type { ProducerStateEntry, VerificationStateEntry } from "./producer-state-entry.js";
-import {
-  type CompletedTxn,
-  type DataBatchFacts,
-  type MarkerEpochRule,
-  ProducerStateManager,
-} from "./producer-state-manager.js";
+import { type CompletedTxn, factsOf, factsOfLogBatch, ProducerStateManager } from "./producer-state-manager.js";
 
 export type { CompletedTxn, MarkerEpochRule } from "./producer-state-manager.js";
 export { describeRule, judgeMarkerEpoch } from "./producer-state-manager.js";
-
-export type Isolation = "READ_UNCOMMITTED" | "READ_COMMITTED";
-
-/** One record batch in the log. Data batches carry values; control batches carry a marker. */
-export interface LogBatch {
-  baseOffset: number;
-  lastOffset: number;
-  producerId: number;
-  producerEpoch: number;
-  baseSequence: number;
-  isTransactional: boolean;
-  control: { type: TransactionResult; coordinatorEpoch: number } | null;
-  values: readonly string[];
-  /** Ghost (not Kafka): the transaction attempt that wrote this batch or for which the marker was issued. */
-  ghostTxn: string | null;
-  /** The leader epoch of the leader that appended it (absent: epoch 0, a log written before leaders moved). */
-  partitionLeaderEpoch?: number;
-  /** A __transaction_state record: the transactional.id and its state (keyed and compacted by id). */
-  txnRecord?: TxnLogRecord;
-  /** The batch's max timestamp: the leader's clock at its append (set only when the log has a clock). */
-  maxTimestamp?: number;
-  /** __consumer_offsets records of a group coordinator's (Txn)OffsetCommit (OffsetCommitKey/Value). */
-  offsetCommits?: readonly OffsetCommitRecord[];
-  /** A __consumer_offsets GroupMetadata record: the group's generation as of its last completed join. */
-  groupMetadata?: GroupMetadataRecord;
-}
-
-/** A GroupMetadata record, reduced to what a new coordinator must not forget (generations stay unique). */
-export interface GroupMetadataRecord {
-  readonly groupId: string;
-  readonly generationId: number;
-  /** How many member ids the group has handed out (new ids never repeat an old one). */
-  readonly memberSequence: number;
-}
-
-/** One OffsetCommit record of __consumer_offsets: a group's next offset of one input partition. */
-export interface OffsetCommitRecord {
-  readonly groupId: string;
-  readonly partition: PartitionKey;
-  readonly offset: number;
-  readonly generationId: number;
-  readonly memberId: string;
-}
-
-/**
- * One record of __transaction_state (TransactionLog's key and value). The log keeps the value as the
- * coordinator wrote it and reads nothing in it, as Kafka's log keeps the record's bytes; the
- * coordinator reads it back (TransactionLog.readTxnRecordValue), so the log knows no coordinator type.
- */
-export interface TxnLogRecord {
-  readonly transactionalId: string;
-  readonly value: unknown;
-}
-
-/** TransactionIndex entry (only aborted transactions are indexed). */
-export interface AbortedTxn {
-  producerId: number;
-  firstOffset: number;
-  lastOffset: number;
-  lastStableOffset: number;
-}
-
-export interface DataBatchInput {
-  producerId: number;
-  producerEpoch: number;
-  baseSequence: number;
-  isTransactional: boolean;
-  values: readonly string[];
-  ghostTxn: string | null;
-  /** Guard obtained from verification, or 0 when no verification was done. */
-  verificationGuard: number;
-  /** Who appends: a client's Produce (the default) or the group coordinator's TxnOffsetCommit write. */
-  origin?: "CLIENT" | "COORDINATOR";
-  /** The group coordinator's records carried by this batch. */
-  offsetCommits?: readonly OffsetCommitRecord[];
-}
-
-export type DataAppendResult =
-  | { kind: "appended"; batch: LogBatch }
-  | { kind: "duplicate"; firstOffset: number; lastOffset: number }
-  | { kind: "error"; errorCode: number; reason: string };
-
-export interface MarkerInput {
-  producerId: number;
-  producerEpoch: number;
-  result: TransactionResult;
-  coordinatorEpoch: number;
-  /** From the WriteTxnMarkers request: 0 for v1 (field absent), else the field's value. */
-  transactionVersion: number;
-  ghostTxn: string | null;
-}
-
-export type MarkerAppendResult =
-  | {
-      kind: "appended";
-      batch: LogBatch;
-      completed: CompletedTxn | null;
-      rule: MarkerEpochRule;
-      storedEpochBefore: number;
-      storedCoordinatorEpochBefore: number;
-      openTxnBefore: boolean;
-    }
-  | {
-      kind: "error";
-      errorCode: number;
-      rule: MarkerEpochRule;
-      storedEpochBefore: number;
-      storedCoordinatorEpochBefore: number;
-      openTxnBefore: boolean;
-      reason: string;
-    };
 
 /** What a replica's log is given besides its partition and its broker's flags. */
 export interface PartitionLogOptions {
@@ -660,7 +554,7 @@ export class PartitionLog {
   ): { batches: LogBatch[]; abortedTransactions: AbortedTxn[]; upperBound: number } {
     const lastStableOffset = at.lastStableOffset ?? this.lastStableOffset();
     const upperBound = isolation === "READ_COMMITTED" ? lastStableOffset : this.highWatermark;
-    const batches = this.batchesBetween(fetchOffset, upperBound, maxBatches);
+    const batches = batchesBetween(this.batches, fetchOffset, upperBound, maxBatches);
     const abortedTransactions: AbortedTxn[] = [];
     if (isolation === "READ_COMMITTED") {
       for (const a of this.abortedTxns) {
@@ -672,29 +566,7 @@ export class PartitionLog {
 
   /** A follower's fetch: everything from fetchOffset to the log end. */
   readToLogEnd(fetchOffset: number, maxBatches: number): LogBatch[] {
-    return this.batchesBetween(fetchOffset, this.logEndOffset, maxBatches);
-  }
-
-  /** Batches that end at or after `fromOffset` and start below `upperBound`, at most `maxBatches`. */
-  private batchesBetween(fromOffset: number, upperBound: number, maxBatches: number): LogBatch[] {
-    const start = this.firstBatchEndingAtOrAfter(fromOffset);
-    const limit = Math.min(this.batches.length, start + maxBatches);
-    let end = start;
-    while (end < limit && (this.batches[end] as LogBatch).baseOffset < upperBound) end++;
-    // One copy of the exact size (an array grown by push reserves room for 16 at its first element).
-    return this.batches.slice(start, end);
-  }
-
-  /** Index of the first batch whose last offset is >= offset (batches are in offset order). */
-  private firstBatchEndingAtOrAfter(offset: number): number {
-    let low = 0;
-    let high = this.batches.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if ((this.batches[mid] as LogBatch).lastOffset < offset) low = mid + 1;
-      else high = mid;
-    }
-    return low;
+    return batchesBetween(this.batches, fetchOffset, this.logEndOffset, maxBatches);
   }
 
   /** Data batches of `producerId` in [firstOffset, lastOffset] (the records a marker closed). */
@@ -710,27 +582,3 @@ export class PartitionLog {
 }
 
 type DataAppendInput = DataBatchInput;
-
-/** A data batch as the producer state sees it: a client's at `firstOffset`, or one of the log (a follower's copy, a rebuild). */
-function factsOf(
-  batch: Pick<LogBatch, "producerId" | "producerEpoch" | "baseSequence" | "isTransactional" | "values">,
-  firstOffset: number,
-  timestamp: number | undefined,
-): DataBatchFacts {
-  const facts: DataBatchFacts = {
-    producerId: batch.producerId,
-    producerEpoch: batch.producerEpoch,
-    baseSequence: batch.baseSequence,
-    lastSequence: batch.baseSequence + batch.values.length - 1,
-    isTransactional: batch.isTransactional,
-    firstOffset,
-    lastOffset: firstOffset + batch.values.length - 1,
-  };
-  if (timestamp !== undefined) facts.timestamp = timestamp;
-  return facts;
-}
-
-/** A batch of the log as the producer state sees it. */
-function factsOfLogBatch(batch: LogBatch): DataBatchFacts {
-  return factsOf(batch, batch.baseOffset, batch.maxTimestamp);
-}

@@ -14,32 +14,7 @@ import {
 import type { CoordinatorHost } from "./transaction-coordinator.js";
 import type { TransactionMetadata, TxnTransitMetadata } from "./transaction-metadata.js";
 import type { TransactionStateManager } from "./transaction-state-manager.js";
-
-/** One marker for one destination broker (TxnMarkerEntry), kept identical across re-sends. */
-export interface TxnMarkerEntry {
-  readonly markerId: number;
-  readonly transactionalId: string;
-  readonly producerId: number;
-  readonly producerEpoch: number;
-  readonly result: TransactionResult;
-  readonly coordinatorEpoch: number;
-  readonly transactionVersion: number;
-  readonly partitions: readonly PartitionKey[];
-  readonly ghostTxn: string | null;
-  resend: number;
-}
-
-/** PendingCompleteTxn: a transaction whose markers are out; removal is compare-and-remove. */
-export interface PendingCompleteTxn {
-  readonly transactionalId: string;
-  readonly coordinatorEpoch: number;
-  readonly metadata: TransactionMetadata;
-  readonly completeTransit: TxnTransitMetadata;
-  readonly result: TransactionResult;
-  acked: number;
-  /** The CompleteX write is in flight (it is written once, whatever acknowledges after). */
-  completing: boolean;
-}
+import type { PendingCompleteTxn, TxnMarkerEntry } from "./txn-marker-entry.js";
 
 interface QueuedMarker {
   pending: PendingCompleteTxn;
