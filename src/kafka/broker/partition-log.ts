@@ -1,4 +1,5 @@
 import { BoundExceeded } from "../../sim/bounds.js";
+import { assert } from "../common/assert.js";
 import {
   Errors,
   InvalidTxnStateException,
@@ -282,6 +283,11 @@ export class PartitionLog {
 
   /** The batch at the log end: the log, its end offset, and the epoch it starts (LeaderEpochFileCache.assign). */
   private pushBatch(batch: LogBatch): void {
+    // Every append (leader, follower, coordinator record) lands at the log end: offsets have no gap.
+    assert(
+      batch.baseOffset === this.logEndOffset,
+      () => `${this.partition}: batch at ${batch.baseOffset}, log end ${this.logEndOffset}`,
+    );
     this.batches.push(batch);
     this.logEndOffset = batch.lastOffset + 1;
     this.leaderEpochCache.assign(batch.partitionLeaderEpoch ?? 0, batch.baseOffset);

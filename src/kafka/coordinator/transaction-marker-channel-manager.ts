@@ -1,5 +1,6 @@
 import type { Connection, RpcResult } from "../../sim/network.js";
 import { BoundExceeded } from "../../sim/bounds.js";
+import { assert, isInt32 } from "../common/assert.js";
 import { Errors, errorName, IllegalStateException } from "../common/errors.js";
 import type { IdSequence } from "../common/id-sequence.js";
 import { type PartitionKey, parsePartitionKey, type TransactionResult } from "../common/types.js";
@@ -102,6 +103,15 @@ export class TransactionMarkerChannelManager {
     metadata: TransactionMetadata,
     completeTransit: TxnTransitMetadata,
   ): void {
+    assert(
+      isInt32(coordinatorEpoch) && coordinatorEpoch >= 0,
+      () => `markers at coordinator epoch ${coordinatorEpoch}`,
+    );
+    // The markers carry the decision the CompleteX transit will record (prepareComplete's target).
+    assert(
+      completeTransit.txnState === (result === "COMMIT" ? "CompleteCommit" : "CompleteAbort"),
+      () => `${metadata.transactionalId}: ${result} markers for a transit to ${completeTransit.txnState}`,
+    );
     const pending: PendingCompleteTxn = {
       transactionalId: metadata.transactionalId,
       coordinatorEpoch,
