@@ -3,7 +3,7 @@ import chalk from "chalk";
 import type { Argv } from "yargs";
 import { BUG_HISTORY, findBug, type HistoricalBug, isModelled } from "../../fuzz/bug-history.js";
 import { type BugOutcome, benchmarkPassed, DEFAULT_BUG_BUDGET, runBug } from "../../fuzz/bug-history-run.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { EXIT } from "../errors.js";
 
 export interface BugsArgs {
