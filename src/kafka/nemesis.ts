@@ -2,6 +2,7 @@ import type { TransactionalProducer } from "./client/transactional-producer.js";
 import type { Cluster } from "./cluster.js";
 import type { Range } from "./cluster-spec.js";
 import type { TransactionVersion } from "./common/types.js";
+import { NODE_FAULT_LIST } from "./faults/registry.js";
 import type { ReleaseName } from "./release.js";
 
 /** Bound on producer restarts per run (each creates a new instance). */
@@ -60,15 +61,9 @@ export class Nemesis {
     const { sim, choices, net, spec } = this.cluster;
     const f = spec.faults;
     const now = sim.nowMs;
-    for (const broker of this.cluster.brokers.keys()) {
-      if (choices.chance("nemesis:stall", f.brokerStall.ppm)) {
-        net.stall(
-          broker,
-          now + choices.between("nemesis:stall", f.brokerStall.durationMs.min, f.brokerStall.durationMs.max),
-        );
-      }
-    }
-    if (choices.chance("nemesis:partition", f.linkPartition.ppm)) this.partitionLink();
+    // The registered faults first, in their order (src/kafka/faults/registry.ts), then the others.
+    const draw = { choices, net, nowMs: now, brokers: [...this.cluster.brokers.keys()] };
+    for (const fault of NODE_FAULT_LIST) fault.draw(draw, f[fault.field]);
     if (choices.chance("nemesis:failover", f.coordinatorFailover.ppm))
       this.moveLeader(this.cluster.transactionStatePartitions, "nemesis:failover");
     // Guarded: a stream asked for at all is part of the run's tape, even at rate 0.
@@ -89,21 +84,6 @@ export class Nemesis {
     });
     this.cluster.processors?.tick();
     sim.schedule(f.nemesisTickMs, () => this.tick());
-  }
-
-  /** Cut the link between two brokers (both ways, or one way). */
-  private partitionLink(): void {
-    const { sim, choices, net, spec } = this.cluster;
-    const brokers = [...this.cluster.brokers.keys()];
-    if (brokers.length < 2) return;
-    const from = brokers[choices.pick("nemesis:partition", brokers.length)] as string;
-    const others = brokers.filter((b) => b !== from);
-    const to = others[choices.pick("nemesis:partition", others.length)] as string;
-    const { durationMs, oneWayPpm } = spec.faults.linkPartition;
-    const until = sim.nowMs + choices.between("nemesis:partition", durationMs.min, durationMs.max);
-    const oneWay = choices.chance("nemesis:partition", oneWayPpm);
-    net.block(from, to, until);
-    if (!oneWay) net.block(to, from, until);
   }
 
   /** One __transaction_state partition refuses appends for a drawn time (its ISR below min.insync.replicas). */

@@ -1,3 +1,4 @@
+import { NODE_FAULT_LIST } from "../../kafka/faults/registry.js";
 import { RELEASES } from "../../kafka/release.js";
 import { resolveAssignment } from "../to-cluster-spec.js";
 import type { Scenario } from "../schema.js";
@@ -9,8 +10,7 @@ import { stepKind } from "./step-table.js";
 
 /** Faults the nemesis would draw: a script drives failovers, stalls and upgrades itself, as steps. */
 const NEMESIS_FAULTS = [
-  "brokerStall",
-  "linkPartition",
+  ...NODE_FAULT_LIST.map((f) => f.field),
   "coordinatorFailover",
   "transactionLogOutage",
   "leaderMove",
