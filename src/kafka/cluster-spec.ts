@@ -91,15 +91,6 @@ export interface FaultSpec extends NodeFaultSpecs {
   markerRequests: LinkFaults | null;
   /** The nemesis draws node-level faults every tick. */
   nemesisTickMs: number;
-  /** The leadership of one __transaction_state partition moves to another in-sync replica (a coordinator failover). */
-  coordinatorFailover: { ppm: number };
-  /**
-   * One __transaction_state partition takes no appends for the drawn duration: every write is
-   * refused with NOT_ENOUGH_REPLICAS before it is written, as when its ISR is below min.insync.replicas.
-   */
-  transactionLogOutage: { ppm: number; durationMs: Range };
-  /** The leadership of one data partition moves to another in-sync replica. */
-  leaderMove: { ppm: number };
   /** A broker shuts down (controlled) and restarts after the downtime. */
   controlledShutdown: { ppm: number; downtimeMs: Range };
   /** A broker crashes and restarts after the downtime (the controller fences it after its session timeout). */

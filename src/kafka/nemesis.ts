@@ -2,6 +2,7 @@ import type { TransactionalProducer } from "./client/transactional-producer.js";
 import type { Cluster } from "./cluster.js";
 import type { Range } from "./cluster-spec.js";
 import type { TransactionVersion } from "./common/types.js";
+import type { FaultTargets } from "./faults/node-fault.js";
 import { NODE_FAULT_LIST } from "./faults/registry.js";
 import type { ReleaseName } from "./release.js";
 
@@ -15,10 +16,10 @@ const MAX_BROKER_STOPS = 64;
 const CATCH_UP_POLL_MS = 50;
 
 /**
- * Node-level faults, drawn every tick while faults are on: broker stalls (GC pauses), cuts between
- * brokers, leadership moves of __transaction_state partitions (coordinator failovers) and of data
- * partitions, controlled shutdowns and crashes with their restarts, producer pauses (zombies) and
- * restarts. At most `maxBrokersDown` brokers are down at a time (by default one: maintenance, not a disaster).
+ * Node-level faults, drawn every tick while faults are on: first the registered ones
+ * (src/kafka/faults/: broker stalls, cuts between brokers, coordinator failovers, transaction-log
+ * outages, leader moves), then controlled shutdowns and crashes with their restarts, producer
+ * pauses (zombies) and restarts. At most `maxBrokersDown` brokers are down at a time (by default one: maintenance, not a disaster).
  * Scheduled upgrades and a rolling upgrade run at their times regardless of the fault window, and
  * the controller's preferred-leader election runs every leader.imbalance.check.interval.ms.
  */
@@ -30,7 +31,18 @@ export class Nemesis {
   private readonly down = new Map<string, () => void>();
   readonly zombies: TransactionalProducer[] = [];
 
-  constructor(private readonly cluster: Cluster) {}
+  /** What the registered faults may do to the cluster. */
+  private readonly targets: FaultTargets;
+
+  constructor(private readonly cluster: Cluster) {
+    this.targets = {
+      transactionStatePartitions: cluster.transactionStatePartitions,
+      partitions: cluster.partitions,
+      emit: (node, kind, fields) => cluster.sim.emit(node, kind, fields),
+      moveLeader: (partition) => cluster.controller.moveLeader(partition),
+      startTransactionLogOutage: (index, untilMs) => cluster.startTransactionLogOutage(index, untilMs),
+    };
+  }
 
   start(): void {
     const { faults, broker } = this.cluster.spec;
@@ -62,14 +74,8 @@ export class Nemesis {
     const f = spec.faults;
     const now = sim.nowMs;
     // The registered faults first, in their order (src/kafka/faults/registry.ts), then the others.
-    const draw = { choices, net, nowMs: now, brokers: [...this.cluster.brokers.keys()] };
+    const draw = { choices, net, nowMs: now, brokers: [...this.cluster.brokers.keys()], cluster: this.targets };
     for (const fault of NODE_FAULT_LIST) fault.draw(draw, f[fault.field]);
-    if (choices.chance("nemesis:failover", f.coordinatorFailover.ppm))
-      this.moveLeader(this.cluster.transactionStatePartitions, "nemesis:failover");
-    // Guarded: a stream asked for at all is part of the run's tape, even at rate 0.
-    if (f.transactionLogOutage.ppm > 0 && choices.chance("nemesis:txnlog-outage", f.transactionLogOutage.ppm))
-      this.transactionLogOutage();
-    if (choices.chance("nemesis:leader", f.leaderMove.ppm)) this.moveLeader(this.cluster.partitions, "nemesis:leader");
     if (choices.chance("nemesis:shutdown", f.controlledShutdown.ppm))
       this.stopBroker("controlled", f.controlledShutdown.downtimeMs);
     if (choices.chance("nemesis:crash", f.brokerCrash.ppm)) this.stopBroker("crash", f.brokerCrash.downtimeMs);
@@ -84,26 +90,6 @@ export class Nemesis {
     });
     this.cluster.processors?.tick();
     sim.schedule(f.nemesisTickMs, () => this.tick());
-  }
-
-  /** One __transaction_state partition refuses appends for a drawn time (its ISR below min.insync.replicas). */
-  private transactionLogOutage(): void {
-    const { choices, sim, spec } = this.cluster;
-    const count = this.cluster.transactionStatePartitions.length;
-    if (count === 0) return;
-    const partition = choices.pick("nemesis:txnlog-outage", count);
-    const { min, max } = spec.faults.transactionLogOutage.durationMs;
-    const durationMs = choices.between("nemesis:txnlog-outage", min, max);
-    sim.emit("nemesis", "fault.txnlog-outage", { partition, durationMs });
-    this.cluster.startTransactionLogOutage(partition, sim.nowMs + durationMs);
-  }
-
-  /** The leadership of one of `partitions` moves to another in-sync replica (if there is one). */
-  private moveLeader(partitions: readonly string[], stream: string): void {
-    if (partitions.length === 0) return;
-    const partition = partitions[this.cluster.choices.pick(stream, partitions.length)] as string;
-    this.cluster.sim.emit("nemesis", "fault.leader-move", { partition });
-    this.cluster.controller.moveLeader(partition);
   }
 
   /** A controlled shutdown or a crash of one running broker, and its restart after the drawn downtime. */

@@ -160,7 +160,7 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
   const involved = (txn: string | null) => txn !== null && txns.has(txn);
   const atPartition = (partition: string) => !v.partition || partition === v.partition;
   const fault = NODE_FAULT_LIST.find((f) => f.traceEvent === e.kind);
-  if (fault) return fault.storyLine(e, { broker: v.broker ?? null });
+  if (fault?.storyLine) return fault.storyLine(e, { broker: v.broker ?? null });
   const { kind, fields: f } = typedEvent(e);
   switch (kind) {
     case "producer.begin":

@@ -343,7 +343,7 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
     const { kind, fields: x } = typedEvent(e);
     const at = { fromMs: e.timeMs, index: e.index };
     // A registered fault draws its own band (src/kafka/faults/).
-    const fault = NODE_FAULT_LIST.find((f) => f.traceEvent === e.kind)?.band(e, (l) => laneIds.has(l));
+    const fault = NODE_FAULT_LIST.find((f) => f.traceEvent === e.kind)?.band?.(e, (l) => laneIds.has(l));
     if (fault) {
       bands.push({ kind: fault.kind, lanes: [...fault.lanes], ...at, toMs: until(fault.untilMs), label: fault.label });
       continue;

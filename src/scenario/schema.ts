@@ -180,17 +180,6 @@ const faults = z.strictObject({
   nemesisTickMs: ms().default(100),
   // The registered faults (src/kafka/faults/registry.ts), each declaring its own settings.
   ...nodeFaultSchemas,
-  /** A __transaction_state partition's leadership moves to another in-sync replica (a coordinator failover). */
-  coordinatorFailover: z.strictObject({ probability }).default({ probability: 0 }),
-  /**
-   * A __transaction_state partition refuses appends (NOT_ENOUGH_REPLICAS, as under
-   * min.insync.replicas) for the drawn duration: the coordinator's writes fail (TLOGF).
-   */
-  transactionLogOutage: z
-    .strictObject({ probability, durationMs: range().default([100, 1_000]) })
-    .default({ probability: 0, durationMs: [100, 1_000] }),
-  /** A data partition's leadership moves to another in-sync replica. */
-  leaderMove: z.strictObject({ probability }).default({ probability: 0 }),
   /** A broker shuts down (controlled: its leadership moves first) and restarts after the downtime. */
   controlledShutdown: z
     .strictObject({ probability, downtimeMs: range().default([200, 1_000]) })

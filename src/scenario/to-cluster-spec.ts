@@ -150,12 +150,6 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       markerRequests: f.markerRequests ? linkFaults(f.markerRequests, networkModel(s)) : null,
       nemesisTickMs: f.nemesisTickMs,
       ...nodeFaultSpecs(f),
-      coordinatorFailover: { ppm: ppm(f.coordinatorFailover.probability) },
-      transactionLogOutage: {
-        ppm: ppm(f.transactionLogOutage.probability),
-        durationMs: range(f.transactionLogOutage.durationMs),
-      },
-      leaderMove: { ppm: ppm(f.leaderMove.probability) },
       controlledShutdown: {
         ppm: ppm(f.controlledShutdown.probability),
         downtimeMs: range(f.controlledShutdown.downtimeMs),

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { brokerStall } from "../../src/kafka/faults/broker-stall.js";
+import { coordinatorFailover } from "../../src/kafka/faults/coordinator-failover.js";
+import { leaderMove } from "../../src/kafka/faults/leader-move.js";
 import { linkPartition } from "../../src/kafka/faults/link-partition.js";
+import { transactionLogOutage } from "../../src/kafka/faults/transaction-log-outage.js";
 import type { FaultDrawContext } from "../../src/kafka/faults/node-fault.js";
 import { NODE_FAULT_LIST, nodeFaultSpecs } from "../../src/kafka/faults/registry.js";
 import type { TraceEvent } from "../../src/sim/trace.js";
@@ -20,6 +23,13 @@ function strikingContext(brokers: string[]): { ctx: FaultDrawContext; calls: str
   const calls: string[] = [];
   const ctx = {
     choices: { chance: () => true, between: (_s: string, min: number) => min, pick: () => 0 },
+    cluster: {
+      transactionStatePartitions: ["__transaction_state-0", "__transaction_state-1"],
+      partitions: ["orders-0"],
+      emit: (_node: string, kind: string) => calls.push(kind),
+      moveLeader: (p: string) => calls.push(`move ${p}`),
+      startTransactionLogOutage: (i: number, until: number) => calls.push(`outage ${i} ${until}`),
+    },
     net: {
       stall: (node: string, untilMs: number) => calls.push(`stall ${node} ${untilMs}`),
       block: (from: string, to: string, untilMs: number) => calls.push(`block ${from}->${to} ${untilMs}`),
@@ -32,7 +42,13 @@ function strikingContext(brokers: string[]): { ctx: FaultDrawContext; calls: str
 
 describe("the fault registry", () => {
   it("lists each fault once, in the nemesis's draw order, each off by default", () => {
-    expect(NODE_FAULT_LIST.map((f) => f.field)).toEqual(["brokerStall", "linkPartition"]);
+    expect(NODE_FAULT_LIST.map((f) => f.field)).toEqual([
+      "brokerStall",
+      "linkPartition",
+      "coordinatorFailover",
+      "transactionLogOutage",
+      "leaderMove",
+    ]);
     const defaults = scenarioSchema.shape.faults.parse({});
     const specs = nodeFaultSpecs(defaults);
     for (const fault of NODE_FAULT_LIST) expect(specs[fault.field].ppm).toBe(0);
@@ -46,6 +62,9 @@ describe("the fault registry", () => {
     expect(nodeFaultSpecs(f)).toEqual({
       brokerStall: { ppm: 250_000, durationMs: { min: 5, max: 9 } },
       linkPartition: { ppm: 1_000_000, durationMs: { min: 1, max: 2 }, oneWayPpm: 500_000 },
+      coordinatorFailover: { ppm: 0 },
+      transactionLogOutage: { ppm: 0, durationMs: { min: 100, max: 1_000 } },
+      leaderMove: { ppm: 0 },
     });
   });
 
@@ -76,5 +95,21 @@ describe("the fault registry", () => {
       untilMs: 60,
       label: "link b1 -> b2 cut",
     });
+  });
+
+  it("leadership moves and the transaction-log outage act on the cluster's own partitions", () => {
+    const { ctx, calls } = strikingContext(["b1", "b2"]);
+    coordinatorFailover.draw(ctx, { ppm: 1 });
+    leaderMove.draw(ctx, { ppm: 1 });
+    transactionLogOutage.draw(ctx, { ppm: 1, durationMs: { min: 20, max: 30 } });
+    transactionLogOutage.draw(ctx, { ppm: 0, durationMs: { min: 20, max: 30 } });
+    expect(calls).toEqual([
+      "fault.leader-move",
+      "move __transaction_state-0",
+      "fault.leader-move",
+      "move orders-0",
+      "fault.txnlog-outage",
+      "outage 0 120",
+    ]);
   });
 });

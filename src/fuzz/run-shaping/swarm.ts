@@ -59,14 +59,7 @@ function linkKnobs(
 }
 
 /** Node-level faults of the nemesis: the same field names in the ClusterSpec and in a scenario. */
-type NodeFault =
-  | NodeFaultField
-  | "coordinatorFailover"
-  | "leaderMove"
-  | "controlledShutdown"
-  | "brokerCrash"
-  | "producerPause"
-  | "producerRestart";
+type NodeFault = NodeFaultField | "controlledShutdown" | "brokerCrash" | "producerPause" | "producerRestart";
 
 function nodeKnob(field: NodeFault, name: string): FaultKnob {
   return {
@@ -90,9 +83,7 @@ const KNOBS: readonly FaultKnob[] = [
     (s) => s.faults.markerRequests,
   ),
   // The registered faults (src/kafka/faults/registry.ts), in their draw order, then the others.
-  ...NODE_FAULT_LIST.map((f) => nodeKnob(f.field, f.name)),
-  nodeKnob("coordinatorFailover", "coordinator failover"),
-  nodeKnob("leaderMove", "leader move"),
+  ...NODE_FAULT_LIST.filter((f) => f.swarm !== false).map((f) => nodeKnob(f.field, f.name)),
   nodeKnob("controlledShutdown", "controlled shutdown"),
   nodeKnob("brokerCrash", "broker crash"),
   nodeKnob("producerPause", "producer pause"),

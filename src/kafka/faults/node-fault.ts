@@ -2,8 +2,10 @@ import type { z } from "zod";
 import type { ChoiceSource } from "../../sim/choice-tape.js";
 import type { Network } from "../../sim/network.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import type { Simulation } from "../../sim/simulation.js";
+import type { PartitionKey } from "../common/types.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
-import type { EventKind } from "../trace-events.js";
+import type { ClusterEvents, EventKind } from "../trace-events.js";
 
 /*
  * A fault of the nemesis, whole in one file (as FoundationDB's workloads are): its settings in a
@@ -21,6 +23,21 @@ export interface FaultDrawContext {
   readonly nowMs: number;
   /** The cluster's brokers, in the cluster's order. */
   readonly brokers: readonly string[];
+  /** What a fault may do to the cluster besides the network. */
+  readonly cluster: FaultTargets;
+}
+
+/** The cluster's partitions and the moves a fault may make on them. */
+export interface FaultTargets {
+  readonly transactionStatePartitions: readonly PartitionKey[];
+  /** Data partitions. */
+  readonly partitions: readonly PartitionKey[];
+  /** Records a fault's trace event (from the node "nemesis"). */
+  emit: Simulation<ClusterEvents>["emit"];
+  /** The controller moves the partition's leadership to another in-sync replica, if there is one. */
+  moveLeader(partition: PartitionKey): void;
+  /** __transaction_state partition `index` refuses appends until `untilMs`. */
+  startTransactionLogOutage(index: number, untilMs: number): void;
 }
 
 /** A fault period on the space-time diagram. */
@@ -53,8 +70,10 @@ export interface NodeFault<
   draw(ctx: FaultDrawContext, spec: Spec): void;
   /** The trace event a strike leaves (shrinking counts these as the run's faults). */
   readonly traceEvent: EventKind;
-  /** Its line in the story of a violation about `about.broker`, or null when it is not part of it. */
-  storyLine(e: TraceEvent, about: { broker?: string | null }): string | null;
-  /** Its band on the space-time diagram (`isLane`: the diagram has a lane of that node), or null. */
-  band(e: TraceEvent, isLane: (node: string) => boolean): FaultBand | null;
+  /** The swarm turns it on and off per run (absent: yes). */
+  readonly swarm?: boolean;
+  /** Its line in the story of a violation about `about.broker`, or null when it is not part of it (absent: none). */
+  storyLine?(e: TraceEvent, about: { broker?: string | null }): string | null;
+  /** Its band on the space-time diagram (`isLane`: the diagram has a lane of that node), or null (absent: none). */
+  band?(e: TraceEvent, isLane: (node: string) => boolean): FaultBand | null;
 }

@@ -1,6 +1,9 @@
 import { brokerStall } from "./broker-stall.js";
+import { coordinatorFailover } from "./coordinator-failover.js";
+import { leaderMove } from "./leader-move.js";
 import { linkPartition } from "./link-partition.js";
 import type { NodeFault } from "./node-fault.js";
+import { transactionLogOutage } from "./transaction-log-outage.js";
 
 /*
  * The registered faults, in the order the nemesis draws them at each tick (the order of their
@@ -8,10 +11,16 @@ import type { NodeFault } from "./node-fault.js";
  * To add a fault: one file beside this one (see broker-stall.ts) and its line here.
  *
  * Not yet registered, still drawn by the nemesis itself (src/kafka/nemesis.ts) after these:
- * coordinatorFailover, transactionLogOutage, leaderMove, controlledShutdown, brokerCrash,
- * producerPause, producerRestart.
+ * controlledShutdown, brokerCrash (they share the nemesis's count of brokers down), producerPause
+ * and producerRestart (drawn in turn for each producer).
  */
-export const NODE_FAULTS = { brokerStall, linkPartition } as const;
+export const NODE_FAULTS = {
+  brokerStall,
+  linkPartition,
+  coordinatorFailover,
+  transactionLogOutage,
+  leaderMove,
+} as const;
 
 type Registry = typeof NODE_FAULTS;
 type SettingsOf<F> = F extends NodeFault<string, infer S, infer _P> ? S : never;

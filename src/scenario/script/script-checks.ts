@@ -11,9 +11,6 @@ import { stepKind } from "./step-table.js";
 /** Faults the nemesis would draw: a script drives failovers, stalls and upgrades itself, as steps. */
 const NEMESIS_FAULTS = [
   ...NODE_FAULT_LIST.map((f) => f.field),
-  "coordinatorFailover",
-  "transactionLogOutage",
-  "leaderMove",
   "controlledShutdown",
   "brokerCrash",
   "producerPause",
