@@ -119,8 +119,6 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<EventKind>([
   "net.drop",
   "net.duplicate",
   "net.retransmit",
-  "fault.controlled-shutdown",
-  "fault.crash",
   "fault.producer-restart",
   "producer.pause",
 ]);

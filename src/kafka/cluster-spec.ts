@@ -91,10 +91,6 @@ export interface FaultSpec extends NodeFaultSpecs {
   markerRequests: LinkFaults | null;
   /** The nemesis draws node-level faults every tick. */
   nemesisTickMs: number;
-  /** A broker shuts down (controlled) and restarts after the downtime. */
-  controlledShutdown: { ppm: number; downtimeMs: Range };
-  /** A broker crashes and restarts after the downtime (the controller fences it after its session timeout). */
-  brokerCrash: { ppm: number; downtimeMs: Range };
   /** At most this many brokers down at once by the nemesis's hand (always at least one left running). */
   maxBrokersDown: number;
   producerPause: { ppm: number; durationMs: Range };

@@ -1,6 +1,5 @@
 import type { TransactionalProducer } from "./client/transactional-producer.js";
 import type { Cluster } from "./cluster.js";
-import type { Range } from "./cluster-spec.js";
 import type { TransactionVersion } from "./common/types.js";
 import type { FaultTargets } from "./faults/node-fault.js";
 import { NODE_FAULT_LIST } from "./faults/registry.js";
@@ -41,6 +40,8 @@ export class Nemesis {
       emit: (node, kind, fields) => cluster.sim.emit(node, kind, fields),
       moveLeader: (partition) => cluster.controller.moveLeader(partition),
       startTransactionLogOutage: (index, untilMs) => cluster.startTransactionLogOutage(index, untilMs),
+      stoppableBrokers: () => this.stoppableBrokers(),
+      stopBroker: (how, broker, downtimeMs) => this.stopBroker(how, broker, downtimeMs),
     };
   }
 
@@ -76,9 +77,6 @@ export class Nemesis {
     // The registered faults first, in their order (src/kafka/faults/registry.ts), then the others.
     const draw = { choices, net, nowMs: now, brokers: [...this.cluster.brokers.keys()], cluster: this.targets };
     for (const fault of NODE_FAULT_LIST) fault.draw(draw, f[fault.field]);
-    if (choices.chance("nemesis:shutdown", f.controlledShutdown.ppm))
-      this.stopBroker("controlled", f.controlledShutdown.downtimeMs);
-    if (choices.chance("nemesis:crash", f.brokerCrash.ppm)) this.stopBroker("crash", f.brokerCrash.downtimeMs);
     this.cluster.producers.forEach((producer, i) => {
       if (producer.isDone) return;
       if (choices.chance("nemesis:pause", f.producerPause.ppm)) {
@@ -92,17 +90,15 @@ export class Nemesis {
     sim.schedule(f.nemesisTickMs, () => this.tick());
   }
 
-  /** A controlled shutdown or a crash of one running broker, and its restart after the drawn downtime. */
-  private stopBroker(how: "controlled" | "crash", downtimeMs: Range): void {
-    const { choices, sim } = this.cluster;
-    const stream = how === "controlled" ? "nemesis:shutdown" : "nemesis:crash";
-    if (this.down.size >= this.cluster.spec.faults.maxBrokersDown || this.brokerStops >= MAX_BROKER_STOPS) return;
-    const running = [...this.cluster.brokers.values()]
-      .filter((b) => b.isRunning && !this.down.has(b.id))
-      .map((b) => b.id);
-    if (running.length < 2) return;
-    const broker = running[choices.pick(stream, running.length)] as string;
-    const downtime = choices.between(stream, downtimeMs.min, downtimeMs.max);
+  /** The brokers a stop may take (FaultTargets.stoppableBrokers). */
+  private stoppableBrokers(): readonly string[] {
+    if (this.down.size >= this.cluster.spec.faults.maxBrokersDown || this.brokerStops >= MAX_BROKER_STOPS) return [];
+    return [...this.cluster.brokers.values()].filter((b) => b.isRunning && !this.down.has(b.id)).map((b) => b.id);
+  }
+
+  /** A controlled shutdown or a crash of `broker` (drawn by src/kafka/faults/broker-stop.ts), and its restart after `downtime`. */
+  private stopBroker(how: "controlled" | "crash", broker: string, downtime: number): void {
+    const { sim } = this.cluster;
     this.brokerStops++;
     sim.emit("nemesis", how === "controlled" ? "fault.controlled-shutdown" : "fault.crash", {
       broker,

@@ -180,16 +180,8 @@ const faults = z.strictObject({
   nemesisTickMs: ms().default(100),
   // The registered faults (src/kafka/faults/registry.ts), each declaring its own settings.
   ...nodeFaultSchemas,
-  /** A broker shuts down (controlled: its leadership moves first) and restarts after the downtime. */
-  controlledShutdown: z
-    .strictObject({ probability, downtimeMs: range().default([200, 1_000]) })
-    .default({ probability: 0, downtimeMs: [200, 1_000] }),
   /** At most this many brokers down at once (shutdowns and crashes); one is maintenance, two a bad day. */
   maxBrokersDown: z.int().min(1).max(LIMITS.brokers).default(1),
-  /** A broker crashes and restarts after the downtime; the controller fences it after its session timeout. */
-  brokerCrash: z
-    .strictObject({ probability, downtimeMs: range().default([200, 1_000]) })
-    .default({ probability: 0, downtimeMs: [200, 1_000] }),
   producerPause: z
     .strictObject({ probability, durationMs: range() })
     .default({ probability: 0, durationMs: [100, 1000] }),

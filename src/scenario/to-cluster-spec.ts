@@ -150,11 +150,6 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       markerRequests: f.markerRequests ? linkFaults(f.markerRequests, networkModel(s)) : null,
       nemesisTickMs: f.nemesisTickMs,
       ...nodeFaultSpecs(f),
-      controlledShutdown: {
-        ppm: ppm(f.controlledShutdown.probability),
-        downtimeMs: range(f.controlledShutdown.downtimeMs),
-      },
-      brokerCrash: { ppm: ppm(f.brokerCrash.probability), downtimeMs: range(f.brokerCrash.downtimeMs) },
       maxBrokersDown: f.maxBrokersDown,
       producerPause: { ppm: ppm(f.producerPause.probability), durationMs: range(f.producerPause.durationMs) },
       producerRestart: {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { brokerStall } from "../../src/kafka/faults/broker-stall.js";
+import { brokerCrash, controlledShutdown } from "../../src/kafka/faults/broker-stop.js";
 import { coordinatorFailover } from "../../src/kafka/faults/coordinator-failover.js";
 import { leaderMove } from "../../src/kafka/faults/leader-move.js";
 import { linkPartition } from "../../src/kafka/faults/link-partition.js";
@@ -29,6 +30,8 @@ function strikingContext(brokers: string[]): { ctx: FaultDrawContext; calls: str
       emit: (_node: string, kind: string) => calls.push(kind),
       moveLeader: (p: string) => calls.push(`move ${p}`),
       startTransactionLogOutage: (i: number, until: number) => calls.push(`outage ${i} ${until}`),
+      stoppableBrokers: () => ["b1", "b2"],
+      stopBroker: (how: string, broker: string, downtime: number) => calls.push(`${how} ${broker} ${downtime}`),
     },
     net: {
       stall: (node: string, untilMs: number) => calls.push(`stall ${node} ${untilMs}`),
@@ -48,6 +51,8 @@ describe("the fault registry", () => {
       "coordinatorFailover",
       "transactionLogOutage",
       "leaderMove",
+      "controlledShutdown",
+      "brokerCrash",
     ]);
     const defaults = scenarioSchema.shape.faults.parse({});
     const specs = nodeFaultSpecs(defaults);
@@ -65,6 +70,8 @@ describe("the fault registry", () => {
       coordinatorFailover: { ppm: 0 },
       transactionLogOutage: { ppm: 0, durationMs: { min: 100, max: 1_000 } },
       leaderMove: { ppm: 0 },
+      controlledShutdown: { ppm: 0, downtimeMs: { min: 200, max: 1_000 } },
+      brokerCrash: { ppm: 0, downtimeMs: { min: 200, max: 1_000 } },
     });
   });
 
@@ -111,5 +118,14 @@ describe("the fault registry", () => {
       "fault.txnlog-outage",
       "outage 0 120",
     ]);
+  });
+
+  it("broker stops take a broker the nemesis can stop, and none when fewer than two can be", () => {
+    const { ctx, calls } = strikingContext(["b1", "b2"]);
+    controlledShutdown.draw(ctx, { ppm: 1, downtimeMs: { min: 5, max: 6 } });
+    brokerCrash.draw(ctx, { ppm: 1, downtimeMs: { min: 7, max: 8 } });
+    const one = { ...ctx, cluster: { ...ctx.cluster, stoppableBrokers: () => ["b1"] } };
+    brokerCrash.draw(one, { ppm: 1, downtimeMs: { min: 7, max: 8 } });
+    expect(calls).toEqual(["controlled b1 5", "crash b1 7"]);
   });
 });

@@ -59,7 +59,7 @@ function linkKnobs(
 }
 
 /** Node-level faults of the nemesis: the same field names in the ClusterSpec and in a scenario. */
-type NodeFault = NodeFaultField | "controlledShutdown" | "brokerCrash" | "producerPause" | "producerRestart";
+type NodeFault = NodeFaultField | "producerPause" | "producerRestart";
 
 function nodeKnob(field: NodeFault, name: string): FaultKnob {
   return {
@@ -84,8 +84,6 @@ const KNOBS: readonly FaultKnob[] = [
   ),
   // The registered faults (src/kafka/faults/registry.ts), in their draw order, then the others.
   ...NODE_FAULT_LIST.filter((f) => f.swarm !== false).map((f) => nodeKnob(f.field, f.name)),
-  nodeKnob("controlledShutdown", "controlled shutdown"),
-  nodeKnob("brokerCrash", "broker crash"),
   nodeKnob("producerPause", "producer pause"),
   nodeKnob("producerRestart", "producer restart"),
 ];

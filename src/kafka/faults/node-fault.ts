@@ -38,6 +38,13 @@ export interface FaultTargets {
   moveLeader(partition: PartitionKey): void;
   /** __transaction_state partition `index` refuses appends until `untilMs`. */
   startTransactionLogOutage(index: number, untilMs: number): void;
+  /**
+   * The brokers a stop may take: running and not down by the nemesis's hand, in the cluster's
+   * order; none while maxBrokersDown are down or the run's bound on stops is reached.
+   */
+  stoppableBrokers(): readonly string[];
+  /** Stop `broker` (controlled or a crash); the nemesis restarts it after `downtimeMs`. */
+  stopBroker(how: "controlled" | "crash", broker: string, downtimeMs: number): void;
 }
 
 /** A fault period on the space-time diagram. */

@@ -1,4 +1,5 @@
 import { brokerStall } from "./broker-stall.js";
+import { brokerCrash, controlledShutdown } from "./broker-stop.js";
 import { coordinatorFailover } from "./coordinator-failover.js";
 import { leaderMove } from "./leader-move.js";
 import { linkPartition } from "./link-partition.js";
@@ -11,8 +12,7 @@ import { transactionLogOutage } from "./transaction-log-outage.js";
  * To add a fault: one file beside this one (see broker-stall.ts) and its line here.
  *
  * Not yet registered, still drawn by the nemesis itself (src/kafka/nemesis.ts) after these:
- * controlledShutdown, brokerCrash (they share the nemesis's count of brokers down), producerPause
- * and producerRestart (drawn in turn for each producer).
+ * producerPause and producerRestart (drawn in turn for each producer).
  */
 export const NODE_FAULTS = {
   brokerStall,
@@ -20,6 +20,8 @@ export const NODE_FAULTS = {
   coordinatorFailover,
   transactionLogOutage,
   leaderMove,
+  controlledShutdown,
+  brokerCrash,
 } as const;
 
 type Registry = typeof NODE_FAULTS;
