@@ -27,7 +27,7 @@ import {
 import { type LoadedScenario, loadScenario } from "./scenario/loader.js";
 
 export { TOOL_VERSION } from "./version.js";
-export { InputError } from "./scenario/input-error.js";
+export { InputError } from "./common/input-error.js";
 export { VIOLATION_KINDS, type Violation, type ViolationKind } from "./oracle/violation.js";
 export { RELEASE_NAMES, type ReleaseFlags, type ReleaseName } from "./kafka/release.js";
 export type { Scenario, Expectation } from "./scenario/schema.js";

@@ -1,6 +1,6 @@
 import type { Argv } from "yargs";
 import { editDistance } from "../scenario/did-you-mean.js";
-import { InputError } from "../scenario/input-error.js";
+import { InputError } from "../common/input-error.js";
 import { TOOL_VERSION } from "../version.js";
 import { EXIT } from "./errors.js";
 import { stopAtOnce } from "./interrupt.js";

@@ -1,6 +1,6 @@
 import { basename, dirname } from "node:path";
 import { ENVIRONMENT_ERROR_CODES, describeWriteFailure } from "../common/output-error.js";
-import { InputError, problemsOf } from "../scenario/input-error.js";
+import { InputError, problemsOf } from "../common/input-error.js";
 
 /** Exit codes of the public contract. */
 export const EXIT = { ok: 0, unexpected: 1, usage: 2, internal: 3, interrupted: 130 } as const;

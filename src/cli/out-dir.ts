@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { outputErrorOf } from "../common/output-error.js";
 import { ensureDir } from "../common/write-files.js";
 import { RESULTS_FILE } from "../report/results-log.js";
-import { InputError } from "../scenario/input-error.js";
+import { InputError } from "../common/input-error.js";
 
 /**
  * A report directory (`run --out DIR`) is one run's: a second run refuses a directory that holds

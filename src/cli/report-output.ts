@@ -4,7 +4,7 @@ import type { ReleaseFlags } from "../kafka/release.js";
 import { reportedFailures } from "../report/failure-selection.js";
 import type { ReportContent } from "../report/report-dir.js";
 import type { RunReport } from "../report/run-report.js";
-import { InputError } from "../scenario/input-error.js";
+import { InputError } from "../common/input-error.js";
 import { type LoadedScenario, loadScenarioFile, resolveScenario } from "../scenario/loader.js";
 
 /**

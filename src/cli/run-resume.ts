@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { JobOutcome } from "../fuzz/executor/run-job.js";
 import { resumableStrategyNames } from "../fuzz/search/strategies.js";
 import { type CampaignArgs, type ReadResults, readResultsLog, resultsFile } from "../report/results-log.js";
-import { InputError } from "../scenario/input-error.js";
+import { InputError } from "../common/input-error.js";
 import type { LoadedScenario } from "../scenario/loader.js";
 
 /**

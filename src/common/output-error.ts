@@ -1,4 +1,4 @@
-import { InputError } from "../scenario/input-error.js";
+import { InputError } from "./input-error.js";
 
 /**
  * A file or directory the user named cannot be written: the disk is full, the file system is

@@ -1,5 +1,5 @@
 import type { ReleaseFlags } from "../kafka/release.js";
-import { InputError } from "../scenario/input-error.js";
+import { InputError } from "../common/input-error.js";
 import { canonicalJson, type LoadedScenario, loadScenario } from "../scenario/loader.js";
 import { type CampaignOptions, type CampaignResult, runCampaign } from "./campaign.js";
 import { type DeterminismReport, DeterminismWatch } from "./determinism-check.js";

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { describeWhere } from "./expectation.js";
 import { basename, join, resolve } from "node:path";
-import { InputError } from "../scenario/input-error.js";
+import { InputError } from "../common/input-error.js";
 import { contentHash, type LoadedScenario, loadScenarioFile } from "../scenario/loader.js";
 import type { Expectation } from "../scenario/schema.js";
 import { runCampaign } from "./campaign.js";

@@ -10,8 +10,8 @@ import {
   validationError,
 } from "../scenario/loader.js";
 import { parseJsonInput, jsonOffsetOf, lineColOf } from "../scenario/json-positions.js";
-import { describeFound, InputError } from "../scenario/input-error.js";
-import { readInputFile } from "../scenario/read-input.js";
+import { describeFound, InputError } from "../common/input-error.js";
+import { readInputFile } from "../common/read-input.js";
 import { semanticProblems } from "../scenario/semantic-checks.js";
 import { MAX_TAPE_LENGTH, tapeLength } from "../sim/choice-tape.js";
 import type { TraceEvent } from "../sim/trace.js";

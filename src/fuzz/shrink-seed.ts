@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import type { ReleaseFlags } from "../kafka/release.js";
 import { renderStory } from "../oracle/story.js";
 import type { Violation } from "../oracle/violation.js";
-import { InputError } from "../scenario/input-error.js";
+import { InputError } from "../common/input-error.js";
 import type { LoadedScenario } from "../scenario/loader.js";
 import { contentHash } from "../scenario/loader.js";
 import type { Tape } from "../sim/choice-tape.js";

@@ -1,3 +1,4 @@
+import { NODE_FAULT_LIST } from "../kafka/faults/registry.js";
 import { createRequire } from "node:module";
 import type fcModule from "fast-check";
 import type { Violation, ViolationKind } from "../oracle/violation.js";
@@ -121,16 +122,11 @@ export function cutTape(tape: Readonly<Tape>, positions: Record<string, number>)
 }
 
 const FAULT_KINDS: ReadonlySet<string> = new Set<EventKind>([
+  ...NODE_FAULT_LIST.map((f) => f.traceEvent),
   "net.slow",
   "net.drop",
   "net.duplicate",
   "net.retransmit",
-  "fault.stall",
-  "fault.partition",
-  "fault.leader-move",
-  "fault.txnlog-outage",
-  "fault.controlled-shutdown",
-  "fault.crash",
   "fault.producer-restart",
   "producer.pause",
 ]);

@@ -2,6 +2,8 @@ import type { LinkFaults } from "../sim/network.js";
 import type { BrokerConfig } from "./cluster-context.js";
 import type { TransactionVersion } from "./common/types.js";
 import type { ReleaseFlags, ReleaseName } from "./release.js";
+import type { Range } from "./faults/fault-settings.js";
+import type { NodeFaultSpecs } from "./faults/registry.js";
 
 /** A broker with its release and flag overrides. Every broker hosts every role. */
 export interface NodeSpec {
@@ -20,10 +22,7 @@ export interface TopicSpec {
   uncleanLeaderElectionEnable: boolean;
 }
 
-export interface Range {
-  min: number;
-  max: number;
-}
+export type { Range };
 
 export interface ProducerSpec {
   count: number;
@@ -82,7 +81,8 @@ export interface RollingUpgradeSpec {
   downtimeMs: number;
 }
 
-export interface FaultSpec {
+/** The faults of a run; the registered ones (src/kafka/faults/registry.ts) declare their own part. */
+export interface FaultSpec extends NodeFaultSpecs {
   /** Faults (other than scheduled upgrades) happen only before this virtual time. */
   windowMs: number;
   /** Default faults on every link. */
@@ -91,22 +91,6 @@ export interface FaultSpec {
   markerRequests: LinkFaults | null;
   /** The nemesis draws node-level faults every tick. */
   nemesisTickMs: number;
-  brokerStall: { ppm: number; durationMs: Range };
-  /** A cut between two brokers (one way or both). */
-  linkPartition: { ppm: number; durationMs: Range; oneWayPpm: number };
-  /** The leadership of one __transaction_state partition moves to another in-sync replica (a coordinator failover). */
-  coordinatorFailover: { ppm: number };
-  /**
-   * One __transaction_state partition takes no appends for the drawn duration: every write is
-   * refused with NOT_ENOUGH_REPLICAS before it is written, as when its ISR is below min.insync.replicas.
-   */
-  transactionLogOutage: { ppm: number; durationMs: Range };
-  /** The leadership of one data partition moves to another in-sync replica. */
-  leaderMove: { ppm: number };
-  /** A broker shuts down (controlled) and restarts after the downtime. */
-  controlledShutdown: { ppm: number; downtimeMs: Range };
-  /** A broker crashes and restarts after the downtime (the controller fences it after its session timeout). */
-  brokerCrash: { ppm: number; downtimeMs: Range };
   /** At most this many brokers down at once by the nemesis's hand (always at least one left running). */
   maxBrokersDown: number;
   producerPause: { ppm: number; durationMs: Range };

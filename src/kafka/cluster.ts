@@ -4,35 +4,35 @@ import { type LinkFaults, Network } from "../sim/network.js";
 import type { Simulation, StopReason } from "../sim/simulation.js";
 import { type BrokerShared, KafkaBroker } from "./server/kafka-broker.js";
 import type { PartitionConfig } from "./broker/partition.js";
-import type { LogBatch, PartitionLog } from "./broker/partition-log.js";
+import type { PartitionLog } from "./broker/partition-log.js";
 import { ClientMetadata, type KnownLeader } from "./client/client-metadata.js";
-import type { ProcessedTxn } from "./client/processor.js";
-import {
-  type ConsumedRecord,
-  type Observation,
-  ReadCommittedConsumer,
-  readPartition,
-} from "./client/read-committed-consumer.js";
+import { type Observation, ReadCommittedConsumer } from "./client/read-committed-consumer.js";
 import { producerBehaviour } from "./client/producer-behaviour.js";
 import { TransactionalProducer, type WorkloadConfig, workloadStreamName } from "./client/transactional-producer.js";
 import type { ClusterContext } from "./cluster-context.js";
+import { clusterLayout, groupCoordinatorSettings, partitionConfigs } from "./cluster-layout.js";
+import {
+  type ClusterSnapshot,
+  clusterSnapshot,
+  type FinalPartitionRead,
+  finalReads,
+  type ProcessingView,
+  processingView,
+} from "./cluster-final-state.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
-import { NO_PRODUCER_ID, type PartitionKey, partitionKey, type TransactionVersion } from "./common/types.js";
-import type { GroupCoordinatorSettings } from "./coordinator/group/group-coordinator.js";
+import { NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "./common/types.js";
 import type { AcceptedTxnOffsets } from "./coordinator/group/group-coordinator-shard.js";
-import type { OffsetAndMetadata } from "./coordinator/group/offset-metadata-manager.js";
-import { consumerOffsetsPartitionKey, groupPartitionFor } from "./coordinator/group/group-partitioning.js";
-import { ProducerIdManager, type TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
+import { ProducerIdManager } from "./coordinator/producer-id-manager.js";
+import type { TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
 import { MARKER_CHANNEL } from "./coordinator/transaction-marker-channel-manager.js";
 import type { TxnTransitMetadata } from "./coordinator/transaction-metadata.js";
 import { transactionStatePartitionFor, transactionStatePartitionKey } from "./coordinator/transaction-partitioning.js";
-import type { TransactionStateName } from "./coordinator/transaction-state.js";
 import type { LogObserverFactory } from "./broker/partition-log-observer.js";
 import type { GhostObserver } from "./ghost.js";
 import type { MetadataImage, PartitionRegistration } from "./metadata/metadata-image.js";
 import type { AlterPartitionItem } from "./broker/replica-manager.js";
-import { type LeaderChange, type PartitionAssignment, QuorumController } from "./metadata/quorum-controller.js";
+import { type LeaderChange, QuorumController } from "./metadata/quorum-controller.js";
 import { Nemesis } from "./nemesis.js";
 import { ProcessorGroup } from "./processor-group.js";
 import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
@@ -44,57 +44,6 @@ const FIRST_PRODUCER_ID = 1000;
 
 /** Batches per partition a consumer fetch returns at most (the model bounds batches where Kafka bounds bytes). */
 const CONSUMER_MAX_BATCHES = 50;
-
-/** What the processing checks (issue 17) read at the end of a run with processors. */
-export interface ProcessingView {
-  groupId: string;
-  inputTopic: string;
-  outputTopic: string;
-  offsetsPartition: PartitionKey;
-  /** The group's committed offset of each input partition at the offsets partition's final leader (null: none, or no leader). */
-  committed: { partition: PartitionKey; offset: OffsetAndMetadata | null }[];
-  journal: readonly ProcessedTxn[];
-  accepted: readonly AcceptedTxnOffsets[];
-}
-
-/** What the final checks see of the cluster after the quiet period. */
-export interface ClusterSnapshot {
-  transactions: {
-    transactionalId: string;
-    /** The broker coordinating it at the end, and its coordinator epoch. */
-    coordinator: string;
-    coordinatorEpoch: number;
-    state: TransactionStateName;
-    pendingState: TransactionStateName | null;
-    producerId: number;
-    producerEpoch: number;
-    ghostTxn: string | null;
-    partitions: PartitionKey[];
-  }[];
-  /** transactional.ids whose __transaction_state partition no running coordinator serves at the end. */
-  unservedTransactionalIds: { transactionalId: string; partition: PartitionKey; leader: string | null }[];
-  partitions: {
-    partition: PartitionKey;
-    broker: string;
-    brokerRelease: ReleaseName;
-    highWatermark: number;
-    lastStableOffset: number;
-    openTransactions: { producerId: number; firstOffset: number; ghostTxns: string[] }[];
-    batches: readonly LogBatch[];
-    abortedTxns: { producerId: number; firstOffset: number; lastOffset: number }[];
-  }[];
-}
-
-/** What a read_committed consumer sees of one partition at the end (the oracle's final read). */
-export interface FinalPartitionRead {
-  partition: PartitionKey;
-  broker: string;
-  brokerRelease: ReleaseName;
-  /** Offsets at or above this were not returned (the LSO, or the high watermark for a broken consumer). */
-  readBound: number;
-  highWatermark: number;
-  records: ConsumedRecord[];
-}
 
 export interface ClusterRunOutcome {
   stop: StopReason;
@@ -141,7 +90,11 @@ export class Cluster {
     ghost: GhostObserver,
     options: { logObservers?: LogObserverFactory } = {},
   ) {
-    const assignments = this.assignments();
+    const layout = clusterLayout(spec);
+    const assignments = layout.assignments;
+    this.transactionStatePartitions.push(...layout.transactionStatePartitions);
+    this.partitions.push(...layout.partitions);
+    this.consumerOffsetsPartitions.push(...layout.consumerOffsetsPartitions);
     this.net = new Network<KafkaRequest, KafkaResponse>(
       sim,
       choices,
@@ -170,32 +123,10 @@ export class Cluster {
       (image, changes) => this.publish(image, changes),
       spec.broker.finalizedTransactionVersion,
     );
-    const configs = this.partitionConfigs();
+    const configs = partitionConfigs(spec, layout);
     const producerIds = new ProducerIdManager(FIRST_PRODUCER_ID);
     const markerIds = new IdSequence(1);
-    for (const b of spec.brokers) {
-      const mine = new Map([...configs].filter(([key]) => this.replicasOf(key).includes(b.id)));
-      const shared: BrokerShared = {
-        controller: { alterPartition: (item, onResult) => this.alterPartition(item, onResult) },
-        producerIds,
-        markerIds,
-        transactionStatePartitions: spec.transactionState.partitions.length,
-        onTruncate: (broker, partition, toOffset, removed) =>
-          ghost.replicaTruncated({ broker, partition, toOffset, removed, atMs: sim.nowMs }),
-        countTxnLogAppend: () => {
-          this.txnLogAppends++;
-        },
-        txnLogOutage: (index) => (this.txnLogOutageUntil.get(index) ?? -1) > sim.nowMs,
-        ...this.groupCoordinatorSettings(),
-      };
-      const broker = new KafkaBroker(this.ctx, b.id, {
-        release: this.profileOf(b),
-        partitionConfigs: mine,
-        image: this.controller.image,
-        shared,
-      });
-      this.brokers.set(b.id, broker);
-    }
+    this.createBrokers({ configs, producerIds, markerIds });
     this.seedInitialEpochs(producerIds);
     for (let i = 0; i < spec.producers.count; i++) this.producers.push(this.newProducer(`p${i}`, `txn-${i}`));
     for (let i = 0; i < spec.consumers.count; i++) this.consumers.push(this.newConsumer(`c${i}`));
@@ -206,72 +137,36 @@ export class Cluster {
 
   // ------------------------------------------------------------------ construction
 
-  private assignments(): PartitionAssignment[] {
-    const out: PartitionAssignment[] = [];
-    this.spec.transactionState.partitions.forEach((p, i) => {
-      const key = transactionStatePartitionKey(i);
-      this.transactionStatePartitions.push(key);
-      // Always off for __transaction_state (TransactionCoordinator.transactionStateTopicConfigs).
-      out.push({ partition: key, replicas: p.replicas, uncleanLeaderElectionEnable: false });
-    });
-    for (const topic of this.spec.topics) {
-      topic.partitions.forEach((p, i) => {
-        const key = partitionKey(topic.name, i);
-        this.partitions.push(key);
-        out.push({
-          partition: key,
-          replicas: p.replicas,
-          uncleanLeaderElectionEnable: topic.uncleanLeaderElectionEnable,
-        });
+  /** One KafkaBroker per node of the spec, each with the replicas assigned to it. */
+  private createBrokers(parts: {
+    configs: Map<PartitionKey, PartitionConfig>;
+    producerIds: ProducerIdManager;
+    markerIds: IdSequence;
+  }): void {
+    const { configs, producerIds, markerIds } = parts;
+    for (const b of this.spec.brokers) {
+      const mine = new Map([...configs].filter(([key]) => this.replicasOf(key).includes(b.id)));
+      const shared: BrokerShared = {
+        controller: { alterPartition: (item, onResult) => this.alterPartition(item, onResult) },
+        producerIds,
+        markerIds,
+        transactionStatePartitions: this.spec.transactionState.partitions.length,
+        onTruncate: (broker, partition, toOffset, removed) =>
+          this.ctx.ghost.replicaTruncated({ broker, partition, toOffset, removed, atMs: this.sim.nowMs }),
+        countTxnLogAppend: () => {
+          this.txnLogAppends++;
+        },
+        txnLogOutage: (index) => (this.txnLogOutageUntil.get(index) ?? -1) > this.sim.nowMs,
+        ...groupCoordinatorSettings(this.spec, (accepted) => this.acceptedTxnOffsets.push(accepted)),
+      };
+      const broker = new KafkaBroker(this.ctx, b.id, {
+        release: this.profileOf(b),
+        partitionConfigs: mine,
+        image: this.controller.image,
+        shared,
       });
+      this.brokers.set(b.id, broker);
     }
-    // After every other partition, so a cluster without groups is assigned exactly as before.
-    this.spec.consumerOffsets?.partitions.forEach((p, i) => {
-      const key = consumerOffsetsPartitionKey(i);
-      this.consumerOffsetsPartitions.push(key);
-      out.push({ partition: key, replicas: p.replicas, uncleanLeaderElectionEnable: false });
-    });
-    return out;
-  }
-
-  /** The brokers' group coordinator settings, for a cluster with __consumer_offsets. */
-  private groupCoordinatorSettings(): { groupCoordinator?: GroupCoordinatorSettings } {
-    const offsets = this.spec.consumerOffsets;
-    if (!offsets) return {};
-    const input = this.spec.topics.find((t) => t.name === offsets.inputTopic);
-    if (!input) throw new Error(`consumer groups read ${offsets.inputTopic}, which is not a topic of the cluster`);
-    return {
-      groupCoordinator: {
-        partitionCount: offsets.partitions.length,
-        group: {
-          sessionTimeoutMs: offsets.sessionTimeoutMs,
-          rebalanceTimeoutMs: offsets.rebalanceTimeoutMs,
-          partitions: input.partitions.map((_, i) => partitionKey(input.name, i)),
-        },
-        options: {
-          txnOffsetCommitGenerationCheck: offsets.txnOffsetCommitGenerationCheck,
-          markerTransactionVersionReachesLog: offsets.markerTransactionVersionReachesLog,
-          onTxnOffsetsAccepted: (a) => this.acceptedTxnOffsets.push(a),
-        },
-      },
-    };
-  }
-
-  private partitionConfigs(): Map<PartitionKey, PartitionConfig> {
-    const lag = this.spec.broker.replicaLagTimeMaxMs;
-    const configs = new Map<PartitionKey, PartitionConfig>();
-    for (const key of this.transactionStatePartitions)
-      configs.set(key, { minInsyncReplicas: this.spec.transactionState.minInsyncReplicas, replicaLagTimeMaxMs: lag });
-    for (const topic of this.spec.topics)
-      for (let i = 0; i < topic.partitions.length; i++)
-        configs.set(partitionKey(topic.name, i), {
-          minInsyncReplicas: topic.minInsyncReplicas,
-          replicaLagTimeMaxMs: lag,
-        });
-    const offsets = this.spec.consumerOffsets;
-    for (const key of this.consumerOffsetsPartitions)
-      configs.set(key, { minInsyncReplicas: offsets?.minInsyncReplicas ?? 1, replicaLagTimeMaxMs: lag });
-    return configs;
   }
 
   replicasOf(partition: PartitionKey): readonly string[] {
@@ -438,7 +333,7 @@ export class Cluster {
     }
   }
 
-  private logOf(broker: string, partition: PartitionKey): PartitionLog {
+  logOf(broker: string, partition: PartitionKey): PartitionLog {
     const log = this.brokers.get(broker)?.logs.get(partition);
     if (!log) throw new Error(`${broker} holds no replica of ${partition}`);
     return log;
@@ -677,51 +572,14 @@ export class Cluster {
 
   // ------------------------------------------------------------------ what the oracle reads at the end
 
-  /** The replica the final checks read: the leader, or (offline) the first assigned replica. */
-  private finalReplicaOf(partition: PartitionKey): { broker: KafkaBroker; log: PartitionLog } {
-    const reg = this.controller.registration(partition);
-    const id = reg.leader ?? (reg.replicas[0] as string);
-    const broker = this.brokerOf(id);
-    return { broker, log: this.logOf(id, partition) };
-  }
-
   /** Every partition as the cluster's consumers read it now (default read_committed if there are none). */
   finalReads(): FinalPartitionRead[] {
-    const consumer = this.consumers[0];
-    return this.partitions.map((partition) => {
-      const { broker, log } = this.finalReplicaOf(partition);
-      const { records, readBound } = consumer ? consumer.readAll(log) : readPartition(log);
-      return {
-        partition,
-        broker: broker.id,
-        brokerRelease: broker.releaseName,
-        readBound,
-        highWatermark: log.highWatermark,
-        records,
-      };
-    });
+    return finalReads(this);
   }
 
   /** What the processing checks read at the end (null without processors). */
   processingView(): ProcessingView | null {
-    const offsets = this.spec.consumerOffsets;
-    const processors = this.processors;
-    if (!offsets?.processors || !processors) return null;
-    const groupId = offsets.processors.groupId;
-    const index = groupPartitionFor(groupId, this.consumerOffsetsPartitions.length);
-    const key = consumerOffsetsPartitionKey(index);
-    const leader = this.controller.registration(key).leader;
-    const shard = leader === null ? null : this.brokerOf(leader).groupShard(index);
-    const input = this.partitions.filter((p) => p.startsWith(`${offsets.inputTopic}-`));
-    return {
-      groupId,
-      inputTopic: offsets.inputTopic,
-      outputTopic: offsets.processors.outputTopic,
-      offsetsPartition: key,
-      committed: input.map((partition) => ({ partition, offset: shard?.committedOffset(groupId, partition) ?? null })),
-      journal: processors.journal,
-      accepted: this.acceptedTxnOffsets,
-    };
+    return processingView(this);
   }
 
   /** What each consumer polled during the run, in poll order. */
@@ -730,75 +588,6 @@ export class Cluster {
   }
 
   snapshot(): ClusterSnapshot {
-    const transactions: ClusterSnapshot["transactions"] = [];
-    for (const broker of this.brokers.values()) {
-      const coordinator = broker.coordinator;
-      if (!coordinator) continue;
-      for (const m of coordinator.state.all()) {
-        const epoch = coordinator.state.coordinatorEpochOf(coordinator.state.partitionFor(m.transactionalId));
-        transactions.push({
-          transactionalId: m.transactionalId,
-          coordinator: broker.id,
-          coordinatorEpoch: epoch ?? -1,
-          state: m.state,
-          pendingState: m.pendingState,
-          producerId: m.producerId,
-          producerEpoch: m.producerEpoch,
-          ghostTxn: m.ghostTxn,
-          partitions: [...m.topicPartitions],
-        });
-      }
-    }
-    const served = new Set(transactions.map((t) => t.transactionalId));
-    // An expired id (transactional.id.expiration.ms) has no state, yet its coordinator serves it.
-    for (const broker of this.brokers.values())
-      for (const p of this.producers)
-        if (broker.coordinator?.state.servesExpired(p.config.transactionalId)) served.add(p.config.transactionalId);
-    const unservedTransactionalIds = this.producers
-      .map((p) => p.config.transactionalId)
-      .filter((id, i, all) => all.indexOf(id) === i && !served.has(id))
-      .map((transactionalId) => {
-        const index = transactionStatePartitionFor(transactionalId, this.transactionStatePartitions.length);
-        const key = transactionStatePartitionKey(index);
-        return { transactionalId, partition: key, leader: this.controller.registration(key).leader };
-      })
-      .filter((u) => this.wasEverUsed(u.transactionalId));
-    // Offsets partitions too (only in a cluster with groups): a transaction left open there hangs as well.
-    const partitions = [...this.partitions, ...this.consumerOffsetsPartitions].map((partition) => {
-      const { broker, log } = this.finalReplicaOf(partition);
-      const open = [...log.producers.values()]
-        .filter((e) => e.currentTxnFirstOffset !== null)
-        .map((e) => ({
-          producerId: e.producerId,
-          firstOffset: e.currentTxnFirstOffset as number,
-          ghostTxns: [
-            ...new Set(
-              log
-                .dataBatchesOf(e.producerId, e.currentTxnFirstOffset as number, log.logEndOffset)
-                .map((b) => b.ghostTxn ?? "?"),
-            ),
-          ],
-        }));
-      return {
-        partition,
-        broker: broker.id,
-        brokerRelease: broker.releaseName,
-        highWatermark: log.highWatermark,
-        lastStableOffset: log.lastStableOffset(),
-        openTransactions: open,
-        batches: log.batches,
-        abortedTxns: log.abortedTxns.map((a) => ({
-          producerId: a.producerId,
-          firstOffset: a.firstOffset,
-          lastOffset: a.lastOffset,
-        })),
-      };
-    });
-    return { transactions, unservedTransactionalIds, partitions };
-  }
-
-  /** A transactional.id some producer instance initialised (its state exists somewhere). */
-  private wasEverUsed(transactionalId: string): boolean {
-    return this.producers.some((p) => p.config.transactionalId === transactionalId && p.transactionsStarted > 0);
+    return clusterSnapshot(this);
   }
 }

@@ -1,4 +1,4 @@
-import type { AbortedTxn, Isolation, LogBatch } from "./broker/partition-log.js";
+import type { AbortedTxn, Isolation, LogBatch } from "./broker/log-batch.js";
 import type { PartitionKey } from "./common/types.js";
 
 /**

@@ -1,4 +1,5 @@
-import type { CompletedTxn, LogBatch, MarkerEpochRule } from "./broker/partition-log.js";
+import type { CompletedTxn, MarkerEpochRule } from "./broker/partition-log.js";
+import type { LogBatch } from "./broker/log-batch.js";
 import type { PartitionKey, TransactionResult, TransactionVersion } from "./common/types.js";
 import type { ReleaseName } from "./release.js";
 

@@ -1,7 +1,8 @@
 import type { TransactionalProducer } from "./client/transactional-producer.js";
 import type { Cluster } from "./cluster.js";
-import type { Range } from "./cluster-spec.js";
 import type { TransactionVersion } from "./common/types.js";
+import type { FaultTargets } from "./faults/node-fault.js";
+import { NODE_FAULT_LIST } from "./faults/registry.js";
 import type { ReleaseName } from "./release.js";
 
 /** Bound on producer restarts per run (each creates a new instance). */
@@ -14,10 +15,10 @@ const MAX_BROKER_STOPS = 64;
 const CATCH_UP_POLL_MS = 50;
 
 /**
- * Node-level faults, drawn every tick while faults are on: broker stalls (GC pauses), cuts between
- * brokers, leadership moves of __transaction_state partitions (coordinator failovers) and of data
- * partitions, controlled shutdowns and crashes with their restarts, producer pauses (zombies) and
- * restarts. At most `maxBrokersDown` brokers are down at a time (by default one: maintenance, not a disaster).
+ * Node-level faults, drawn every tick while faults are on: first the registered ones
+ * (src/kafka/faults/: broker stalls, cuts between brokers, coordinator failovers, transaction-log
+ * outages, leader moves), then controlled shutdowns and crashes with their restarts, producer
+ * pauses (zombies) and restarts. At most `maxBrokersDown` brokers are down at a time (by default one: maintenance, not a disaster).
  * Scheduled upgrades and a rolling upgrade run at their times regardless of the fault window, and
  * the controller's preferred-leader election runs every leader.imbalance.check.interval.ms.
  */
@@ -29,7 +30,20 @@ export class Nemesis {
   private readonly down = new Map<string, () => void>();
   readonly zombies: TransactionalProducer[] = [];
 
-  constructor(private readonly cluster: Cluster) {}
+  /** What the registered faults may do to the cluster. */
+  private readonly targets: FaultTargets;
+
+  constructor(private readonly cluster: Cluster) {
+    this.targets = {
+      transactionStatePartitions: cluster.transactionStatePartitions,
+      partitions: cluster.partitions,
+      emit: (node, kind, fields) => cluster.sim.emit(node, kind, fields),
+      moveLeader: (partition) => cluster.controller.moveLeader(partition),
+      startTransactionLogOutage: (index, untilMs) => cluster.startTransactionLogOutage(index, untilMs),
+      stoppableBrokers: () => this.stoppableBrokers(),
+      stopBroker: (how, broker, downtimeMs) => this.stopBroker(how, broker, downtimeMs),
+    };
+  }
 
   start(): void {
     const { faults, broker } = this.cluster.spec;
@@ -60,24 +74,9 @@ export class Nemesis {
     const { sim, choices, net, spec } = this.cluster;
     const f = spec.faults;
     const now = sim.nowMs;
-    for (const broker of this.cluster.brokers.keys()) {
-      if (choices.chance("nemesis:stall", f.brokerStall.ppm)) {
-        net.stall(
-          broker,
-          now + choices.between("nemesis:stall", f.brokerStall.durationMs.min, f.brokerStall.durationMs.max),
-        );
-      }
-    }
-    if (choices.chance("nemesis:partition", f.linkPartition.ppm)) this.partitionLink();
-    if (choices.chance("nemesis:failover", f.coordinatorFailover.ppm))
-      this.moveLeader(this.cluster.transactionStatePartitions, "nemesis:failover");
-    // Guarded: a stream asked for at all is part of the run's tape, even at rate 0.
-    if (f.transactionLogOutage.ppm > 0 && choices.chance("nemesis:txnlog-outage", f.transactionLogOutage.ppm))
-      this.transactionLogOutage();
-    if (choices.chance("nemesis:leader", f.leaderMove.ppm)) this.moveLeader(this.cluster.partitions, "nemesis:leader");
-    if (choices.chance("nemesis:shutdown", f.controlledShutdown.ppm))
-      this.stopBroker("controlled", f.controlledShutdown.downtimeMs);
-    if (choices.chance("nemesis:crash", f.brokerCrash.ppm)) this.stopBroker("crash", f.brokerCrash.downtimeMs);
+    // The registered faults first, in their order (src/kafka/faults/registry.ts), then the others.
+    const draw = { choices, net, nowMs: now, brokers: [...this.cluster.brokers.keys()], cluster: this.targets };
+    for (const fault of NODE_FAULT_LIST) fault.draw(draw, f[fault.field]);
     this.cluster.producers.forEach((producer, i) => {
       if (producer.isDone) return;
       if (choices.chance("nemesis:pause", f.producerPause.ppm)) {
@@ -91,52 +90,15 @@ export class Nemesis {
     sim.schedule(f.nemesisTickMs, () => this.tick());
   }
 
-  /** Cut the link between two brokers (both ways, or one way). */
-  private partitionLink(): void {
-    const { sim, choices, net, spec } = this.cluster;
-    const brokers = [...this.cluster.brokers.keys()];
-    if (brokers.length < 2) return;
-    const from = brokers[choices.pick("nemesis:partition", brokers.length)] as string;
-    const others = brokers.filter((b) => b !== from);
-    const to = others[choices.pick("nemesis:partition", others.length)] as string;
-    const { durationMs, oneWayPpm } = spec.faults.linkPartition;
-    const until = sim.nowMs + choices.between("nemesis:partition", durationMs.min, durationMs.max);
-    const oneWay = choices.chance("nemesis:partition", oneWayPpm);
-    net.block(from, to, until);
-    if (!oneWay) net.block(to, from, until);
+  /** The brokers a stop may take (FaultTargets.stoppableBrokers). */
+  private stoppableBrokers(): readonly string[] {
+    if (this.down.size >= this.cluster.spec.faults.maxBrokersDown || this.brokerStops >= MAX_BROKER_STOPS) return [];
+    return [...this.cluster.brokers.values()].filter((b) => b.isRunning && !this.down.has(b.id)).map((b) => b.id);
   }
 
-  /** One __transaction_state partition refuses appends for a drawn time (its ISR below min.insync.replicas). */
-  private transactionLogOutage(): void {
-    const { choices, sim, spec } = this.cluster;
-    const count = this.cluster.transactionStatePartitions.length;
-    if (count === 0) return;
-    const partition = choices.pick("nemesis:txnlog-outage", count);
-    const { min, max } = spec.faults.transactionLogOutage.durationMs;
-    const durationMs = choices.between("nemesis:txnlog-outage", min, max);
-    sim.emit("nemesis", "fault.txnlog-outage", { partition, durationMs });
-    this.cluster.startTransactionLogOutage(partition, sim.nowMs + durationMs);
-  }
-
-  /** The leadership of one of `partitions` moves to another in-sync replica (if there is one). */
-  private moveLeader(partitions: readonly string[], stream: string): void {
-    if (partitions.length === 0) return;
-    const partition = partitions[this.cluster.choices.pick(stream, partitions.length)] as string;
-    this.cluster.sim.emit("nemesis", "fault.leader-move", { partition });
-    this.cluster.controller.moveLeader(partition);
-  }
-
-  /** A controlled shutdown or a crash of one running broker, and its restart after the drawn downtime. */
-  private stopBroker(how: "controlled" | "crash", downtimeMs: Range): void {
-    const { choices, sim } = this.cluster;
-    const stream = how === "controlled" ? "nemesis:shutdown" : "nemesis:crash";
-    if (this.down.size >= this.cluster.spec.faults.maxBrokersDown || this.brokerStops >= MAX_BROKER_STOPS) return;
-    const running = [...this.cluster.brokers.values()]
-      .filter((b) => b.isRunning && !this.down.has(b.id))
-      .map((b) => b.id);
-    if (running.length < 2) return;
-    const broker = running[choices.pick(stream, running.length)] as string;
-    const downtime = choices.between(stream, downtimeMs.min, downtimeMs.max);
+  /** A controlled shutdown or a crash of `broker` (drawn by src/kafka/faults/broker-stop.ts), and its restart after `downtime`. */
+  private stopBroker(how: "controlled" | "crash", broker: string, downtime: number): void {
+    const { sim } = this.cluster;
     this.brokerStops++;
     sim.emit("nemesis", how === "controlled" ? "fault.controlled-shutdown" : "fault.crash", {
       broker,

@@ -1,4 +1,5 @@
-import { describeRule, type LogBatch } from "../kafka/broker/partition-log.js";
+import { describeRule } from "../kafka/broker/partition-log.js";
+import type { LogBatch } from "../kafka/broker/log-batch.js";
 import { isConsumerOffsetsPartition } from "../kafka/coordinator/group/group-partitioning.js";
 import type { LeaderChangeSeen, MarkerOutcome, MarkerSend, TxnDecision } from "../kafka/ghost.js";
 import { RELEASES } from "../kafka/release.js";

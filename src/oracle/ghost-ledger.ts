@@ -1,4 +1,4 @@
-import type { LogBatch } from "../kafka/broker/partition-log.js";
+import type { LogBatch } from "../kafka/broker/log-batch.js";
 import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
 import type {
   CompletionWakeupLost,

@@ -1,4 +1,4 @@
-import type { ClusterSnapshot } from "../kafka/cluster.js";
+import type { ClusterSnapshot } from "../kafka/cluster-final-state.js";
 import { Errors, errorName } from "../kafka/common/errors.js";
 import { isPrepare } from "../kafka/coordinator/transaction-state.js";
 import type { CompletionWakeupLost, MarkerOutcome, MarkerSend } from "../kafka/ghost.js";

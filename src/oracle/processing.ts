@@ -1,5 +1,5 @@
 import { inputOf, type ProcessedTxn } from "../kafka/client/processor.js";
-import type { FinalPartitionRead, ProcessingView } from "../kafka/cluster.js";
+import type { FinalPartitionRead, ProcessingView } from "../kafka/cluster-final-state.js";
 import type { PartitionKey } from "../kafka/common/types.js";
 import type { AcceptedTxnOffsets } from "../kafka/coordinator/group/group-coordinator-shard.js";
 import type { Violation } from "./violation.js";

@@ -1,4 +1,4 @@
-import type { LogBatch } from "../kafka/broker/partition-log.js";
+import type { LogBatch } from "../kafka/broker/log-batch.js";
 import type { PartitionKey } from "../kafka/common/types.js";
 import { Errors } from "../kafka/common/errors.js";
 import { isConsumerOffsetsPartition } from "../kafka/coordinator/group/group-partitioning.js";

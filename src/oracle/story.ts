@@ -1,3 +1,4 @@
+import { NODE_FAULT_LIST } from "../kafka/faults/registry.js";
 import { errorName, Errors } from "../kafka/common/errors.js";
 import { isEvent, type RecordedEvents, typedEvent } from "../kafka/trace-events.js";
 import type { Violation } from "./violation.js";
@@ -158,6 +159,8 @@ function generationLine(e: TraceEvent, seen: Map<string, number>, v: Violation):
 function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v: Violation): string | null {
   const involved = (txn: string | null) => txn !== null && txns.has(txn);
   const atPartition = (partition: string) => !v.partition || partition === v.partition;
+  const fault = NODE_FAULT_LIST.find((f) => f.traceEvent === e.kind);
+  if (fault?.storyLine) return fault.storyLine(e, { broker: v.broker ?? null });
   const { kind, fields: f } = typedEvent(e);
   switch (kind) {
     case "producer.begin":
@@ -222,8 +225,6 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
         : null;
     case "txn.complete":
       return involved(f.txn) ? `${e.node} writes ${str(f.state)} for ${str(f.txn)}` : null;
-    case "fault.stall":
-      return v.broker === e.node ? `fault: ${e.node} stalls until t=${str(f.untilMs)}ms` : null;
     case "controller.leader":
       return atPartition(f.partition) || str(f.partition).startsWith("__transaction_state-")
         ? `${str(f.partition).startsWith("__transaction_state-") ? "coordinator failover" : "leader change"}: ${str(f.partition)} moves from ${str(f.from)} to ${str(f.leader)} (leader epoch ${str(f.leaderEpoch)}, ${str(f.cause)})`

@@ -5,7 +5,7 @@ import type { ReleaseFlags } from "../kafka/release.js";
 import { shardRange } from "../fuzz/search/search-options.js";
 import { strategyNamed } from "../fuzz/search/strategies.js";
 import { TOOL_NAME, TOOL_VERSION } from "../version.js";
-import { InputError } from "../scenario/input-error.js";
+import { InputError } from "../common/input-error.js";
 import type { LoadedScenario } from "../scenario/loader.js";
 import { canonicalJson } from "../scenario/loader.js";
 import type { StepRecord } from "../scenario/script/script-driver.js";

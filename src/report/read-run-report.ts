@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { JSON_LARGE_LIMITS, JsonBytesError, parseJsonBytes } from "../common/json-large.js";
-import { describeFound, InputError } from "../scenario/input-error.js";
-import { readInputBytes } from "../scenario/read-input.js";
+import { describeFound, InputError } from "../common/input-error.js";
+import { readInputBytes } from "../common/read-input.js";
 import { parseJsonInput } from "../scenario/json-positions.js";
 import type { RunReport } from "./run-report.js";
 import { runReportSchema } from "./run-report-schema.js";

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import type { JobOutcome } from "../fuzz/executor/run-job.js";
 import { type CoveragePoint, parseStateKey } from "../oracle/protocol-coverage.js";
 import { outputErrorOf } from "../common/output-error.js";
-import { InputError } from "../scenario/input-error.js";
-import { readInputBytes } from "../scenario/read-input.js";
+import { InputError } from "../common/input-error.js";
+import { readInputBytes } from "../common/read-input.js";
 import { TOOL_VERSION } from "../version.js";
 
 /**

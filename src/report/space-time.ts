@@ -1,3 +1,4 @@
+import { NODE_FAULT_LIST } from "../kafka/faults/registry.js";
 import { type SeedTrace, type ServerNode, seedLabel } from "../fuzz/failure-traces.js";
 import { errorName } from "../kafka/common/errors.js";
 import { isEvent, type RecordedEvent, transactionOf, typedEvent } from "../kafka/trace-events.js";
@@ -341,19 +342,13 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
   for (const e of events) {
     const { kind, fields: x } = typedEvent(e);
     const at = { fromMs: e.timeMs, index: e.index };
+    // A registered fault draws its own band (src/kafka/faults/).
+    const fault = NODE_FAULT_LIST.find((f) => f.traceEvent === e.kind)?.band?.(e, (l) => laneIds.has(l));
+    if (fault) {
+      bands.push({ kind: fault.kind, lanes: [...fault.lanes], ...at, toMs: until(fault.untilMs), label: fault.label });
+      continue;
+    }
     switch (kind) {
-      case "fault.stall":
-        bands.push({ kind: "stall", lanes: [e.node], ...at, toMs: until(x.untilMs), label: `${e.node} stalled` });
-        break;
-      case "fault.partition":
-        bands.push({
-          kind: "partition",
-          lanes: [e.node, x.to].filter((l) => laneIds.has(l)),
-          ...at,
-          toMs: until(x.untilMs),
-          label: `link ${e.node} -> ${x.to} cut`,
-        });
-        break;
       case "producer.pause":
         bands.push({
           kind: "pause",

@@ -1,4 +1,4 @@
-import { InputError } from "./input-error.js";
+import { InputError } from "../common/input-error.js";
 /**
  * Where a path lies in a JSON text, for `file:line:col` messages about JSON files (seed files). It
  * walks the text once along the path, skipping every other value, so it costs a fraction of a

@@ -5,10 +5,10 @@ import { fileURLToPath } from "node:url";
 import { isMap, isNode, isPair, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import type { z } from "zod";
 import { didYouMean } from "./did-you-mean.js";
-import { describeFound, InputError, InputErrors } from "./input-error.js";
+import { describeFound, InputError, InputErrors } from "../common/input-error.js";
 import { type KafkaRename, kafkaNamesAt, renameKafkaNames } from "./kafka-names.js";
 import { keysAt } from "./schema-walk.js";
-import { readInputFile } from "./read-input.js";
+import { readInputFile } from "../common/read-input.js";
 import { type Scenario, scenarioSchema } from "./schema.js";
 import { type SemanticProblem, semanticProblems } from "./semantic-checks.js";
 

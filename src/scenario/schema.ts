@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { PRODUCER_DEFAULTS } from "../kafka/client/producer-config.js";
+import { MAX_VIRTUAL_TIME_MS, ms, probability, range } from "../kafka/faults/fault-settings.js";
+import { nodeFaultSchemas } from "../kafka/faults/registry.js";
 import { FLAG_NAMES, RELEASE_NAMES } from "../kafka/release.js";
 import { EVENT_POINTS, MARKER_VALUES, OFFSETS_MARKER_VALUES } from "../oracle/protocol-coverage.js";
 import { VIOLATION_KINDS } from "../oracle/violation.js";
@@ -20,16 +22,10 @@ export const LIMITS = {
   transactionsPerSeed: 50_000,
   /** producers x transactions x the most records per transaction. */
   recordsPerSeed: 200_000,
-  virtualTimeMs: 86_400_000,
+  virtualTimeMs: MAX_VIRTUAL_TIME_MS,
   seeds: 100_000_000,
 } as const;
 
-const ms = (max: number = LIMITS.virtualTimeMs) => z.int().min(0).max(max);
-const range = (max: number = LIMITS.virtualTimeMs) =>
-  z
-    .tuple([z.int().min(0).max(max), z.int().min(0).max(max)])
-    .refine(([a, b]) => a <= b, { message: "expected [min, max] with min <= max" });
-const probability = z.number().min(0).max(1);
 const nodeId = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, {
   message: "expected a node id such as broker-1 (lower case letters, digits, dashes)",
 });
@@ -182,31 +178,10 @@ const faults = z.strictObject({
   }),
   markerRequests: linkFaults.optional(),
   nemesisTickMs: ms().default(100),
-  brokerStall: z.strictObject({ probability, durationMs: range() }).default({ probability: 0, durationMs: [100, 500] }),
-  linkPartition: z
-    .strictObject({ probability, durationMs: range(), oneWayProbability: probability.default(0.5) })
-    .default({ probability: 0, durationMs: [100, 500], oneWayProbability: 0.5 }),
-  /** A __transaction_state partition's leadership moves to another in-sync replica (a coordinator failover). */
-  coordinatorFailover: z.strictObject({ probability }).default({ probability: 0 }),
-  /**
-   * A __transaction_state partition refuses appends (NOT_ENOUGH_REPLICAS, as under
-   * min.insync.replicas) for the drawn duration: the coordinator's writes fail (TLOGF).
-   */
-  transactionLogOutage: z
-    .strictObject({ probability, durationMs: range().default([100, 1_000]) })
-    .default({ probability: 0, durationMs: [100, 1_000] }),
-  /** A data partition's leadership moves to another in-sync replica. */
-  leaderMove: z.strictObject({ probability }).default({ probability: 0 }),
-  /** A broker shuts down (controlled: its leadership moves first) and restarts after the downtime. */
-  controlledShutdown: z
-    .strictObject({ probability, downtimeMs: range().default([200, 1_000]) })
-    .default({ probability: 0, downtimeMs: [200, 1_000] }),
+  // The registered faults (src/kafka/faults/registry.ts), each declaring its own settings.
+  ...nodeFaultSchemas,
   /** At most this many brokers down at once (shutdowns and crashes); one is maintenance, two a bad day. */
   maxBrokersDown: z.int().min(1).max(LIMITS.brokers).default(1),
-  /** A broker crashes and restarts after the downtime; the controller fences it after its session timeout. */
-  brokerCrash: z
-    .strictObject({ probability, downtimeMs: range().default([200, 1_000]) })
-    .default({ probability: 0, downtimeMs: [200, 1_000] }),
   producerPause: z
     .strictObject({ probability, durationMs: range() })
     .default({ probability: 0, durationMs: [100, 1000] }),

@@ -1,7 +1,7 @@
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { didYouMean } from "./did-you-mean.js";
-import { InputError } from "./input-error.js";
+import { InputError } from "../common/input-error.js";
 import { kafkaNamesAt } from "./kafka-names.js";
 import { contentHash, describeIssue, fieldName, type LoadedScenario } from "./loader.js";
 import { scenarioSchema } from "./schema.js";

@@ -1,12 +1,11 @@
 import type { LinkFaults, NetworkModel } from "../sim/network.js";
 import type { ClusterSpec, ConsumerOffsetsSpec, ProcessorRestartSpec, Range } from "../kafka/cluster-spec.js";
+import { ppm } from "../kafka/faults/fault-settings.js";
+import { nodeFaultSpecs } from "../kafka/faults/registry.js";
 import { defaultClientRelease, type ReleaseFlags } from "../kafka/release.js";
 import type { Scenario } from "./schema.js";
 
-/** Probabilities are written as decimals in scenarios and used as parts per million in the model. */
-export function ppm(probability: number): number {
-  return Math.round(probability * 1_000_000);
-}
+export { ppm } from "../kafka/faults/fault-settings.js";
 
 function range([min, max]: readonly [number, number]): Range {
   return { min, max };
@@ -150,23 +149,7 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       network: linkFaults(f.network, networkModel(s)),
       markerRequests: f.markerRequests ? linkFaults(f.markerRequests, networkModel(s)) : null,
       nemesisTickMs: f.nemesisTickMs,
-      brokerStall: { ppm: ppm(f.brokerStall.probability), durationMs: range(f.brokerStall.durationMs) },
-      linkPartition: {
-        ppm: ppm(f.linkPartition.probability),
-        durationMs: range(f.linkPartition.durationMs),
-        oneWayPpm: ppm(f.linkPartition.oneWayProbability),
-      },
-      coordinatorFailover: { ppm: ppm(f.coordinatorFailover.probability) },
-      transactionLogOutage: {
-        ppm: ppm(f.transactionLogOutage.probability),
-        durationMs: range(f.transactionLogOutage.durationMs),
-      },
-      leaderMove: { ppm: ppm(f.leaderMove.probability) },
-      controlledShutdown: {
-        ppm: ppm(f.controlledShutdown.probability),
-        downtimeMs: range(f.controlledShutdown.downtimeMs),
-      },
-      brokerCrash: { ppm: ppm(f.brokerCrash.probability), downtimeMs: range(f.brokerCrash.downtimeMs) },
+      ...nodeFaultSpecs(f),
       maxBrokersDown: f.maxBrokersDown,
       producerPause: { ppm: ppm(f.producerPause.probability), durationMs: range(f.producerPause.durationMs) },
       producerRestart: {

@@ -4,7 +4,8 @@ import { runBug } from "../../src/fuzz/bug-history-run.js";
 import { runConfigFor } from "../../src/fuzz/campaign.js";
 import { runSeed } from "../../src/fuzz/run-seed.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
-import { type LogBatch, PartitionLog } from "../../src/kafka/broker/partition-log.js";
+import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
+import type { LogBatch } from "../../src/kafka/broker/log-batch.js";
 import {
   Errors,
   OutOfOrderSequenceException,

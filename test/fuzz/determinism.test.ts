@@ -79,10 +79,21 @@ describe("no wall clock or unseeded randomness in the simulation code", () => {
       const p = join(dir, f);
       return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
     });
-  const simulationFiles = [
-    ...["sim", "kafka", "oracle", "scenario", "fuzz/run-shaping"].flatMap((d) => files(join(root, d))),
-    join(root, "fuzz/run-seed.ts"),
-  ];
+  // One list for both guards: the files biome's override runs the determinism lint rule on
+  // (.ci/no-nondeterminism.grit), each a folder ("src/x/**") or a file.
+  const biome = JSON.parse(readFileSync(join(root, "../biome.json"), "utf8")) as {
+    overrides: { includes: string[]; plugins?: string[] }[];
+  };
+  const guarded = biome.overrides.find((o) => o.plugins?.includes("./.ci/no-nondeterminism.grit"))?.includes ?? [];
+  const simulationFiles = guarded.flatMap((glob) =>
+    glob.endsWith("/**") ? files(join(root, "..", glob.slice(0, -3))) : [join(root, "..", glob)],
+  );
+
+  it("guards the simulation's folders and the late-copy finder, which runs inside every coverage run", () => {
+    const guardedPaths = simulationFiles.map((f) => f.slice(root.length + 1));
+    for (const path of ["sim/simulation.ts", "kafka/cluster.ts", "fuzz/run-seed.ts", "fuzz/search/late-copy-finder.ts"])
+      expect(guardedPaths).toContain(path);
+  });
 
   it.each(simulationFiles.map((f) => [f.slice(root.length + 1)]))(
     "%s uses only the seeded source and virtual time",

@@ -1,5 +1,6 @@
 import type { BrokerConfig, ClusterContext } from "../../src/kafka/cluster-context.js";
-import { ProducerIdManager, TransactionCoordinator } from "../../src/kafka/coordinator/transaction-coordinator.js";
+import { ProducerIdManager } from "../../src/kafka/coordinator/producer-id-manager.js";
+import { TransactionCoordinator } from "../../src/kafka/coordinator/transaction-coordinator.js";
 import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
 import { TransactionMetadata } from "../../src/kafka/coordinator/transaction-metadata.js";
 import type { TransactionStateName } from "../../src/kafka/coordinator/transaction-state.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type MarkerInput, PartitionLog } from "../../src/kafka/broker/partition-log.js";
+import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
+import type { MarkerInput } from "../../src/kafka/broker/log-append.js";
 import { filterReadCommitted } from "../../src/kafka/client/read-committed-consumer.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import { type ReleaseName, releaseProfile } from "../../src/kafka/release.js";

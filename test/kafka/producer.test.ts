@@ -2,11 +2,9 @@ import { describe, expect, it } from "vitest";
 import { PRODUCER_DEFAULTS, TIME_SCALE } from "../../src/kafka/client/producer-config.js";
 import { ApiVersions } from "../../src/kafka/client/api-versions.js";
 import { type ProducerBatch, RecordAccumulator } from "../../src/kafka/client/record-accumulator.js";
-import {
-  type ProducerBehaviour,
-  TransactionManager,
-  UNKNOWN_PRODUCER_ID,
-} from "../../src/kafka/client/transaction-manager.js";
+import { TransactionManager } from "../../src/kafka/client/transaction-manager.js";
+import { UNKNOWN_PRODUCER_ID } from "../../src/kafka/client/txn-response-errors.js";
+import type { ProducerBehaviour } from "../../src/kafka/client/producer-behaviour.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import type { TransactionVersion } from "../../src/kafka/common/types.js";
 import { loadScenario, runSeed } from "../../src/index.js";

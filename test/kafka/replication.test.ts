@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { LeaderEpochCache, UNDEFINED_EPOCH } from "../../src/kafka/broker/leader-epoch-cache.js";
 import { Partition } from "../../src/kafka/broker/partition.js";
-import { type LogBatch, PartitionLog } from "../../src/kafka/broker/partition-log.js";
+import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
+import type { LogBatch } from "../../src/kafka/broker/log-batch.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import type { PartitionRegistration } from "../../src/kafka/metadata/metadata-image.js";
 import { type LeaderChange, QuorumController } from "../../src/kafka/metadata/quorum-controller.js";

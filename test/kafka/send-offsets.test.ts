@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ApiVersions } from "../../src/kafka/client/api-versions.js";
-import {
-  type ConsumerGroupMetadata,
-  type ProducerBehaviour,
-  TransactionManager,
-} from "../../src/kafka/client/transaction-manager.js";
+import { TransactionManager } from "../../src/kafka/client/transaction-manager.js";
+import type { ProducerBehaviour } from "../../src/kafka/client/producer-behaviour.js";
+import type { ConsumerGroupMetadata } from "../../src/kafka/client/txn-request.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import type { TransactionVersion } from "../../src/kafka/common/types.js";
 

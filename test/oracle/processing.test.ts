@@ -3,7 +3,7 @@ import { runConfigFor } from "../../src/fuzz/campaign.js";
 import { findMutant } from "../../src/fuzz/mutants.js";
 import { runSeed } from "../../src/fuzz/run-seed.js";
 import { inputOf, outputValue } from "../../src/kafka/client/processor.js";
-import type { FinalPartitionRead, ProcessingView } from "../../src/kafka/cluster.js";
+import type { FinalPartitionRead, ProcessingView } from "../../src/kafka/cluster-final-state.js";
 import type { PartitionKey } from "../../src/kafka/common/types.js";
 import { checkProcessing } from "../../src/oracle/processing.js";
 import { parseScenario, resolveScenario } from "../../src/scenario/loader.js";

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type CommandHandler, COMMANDS, runCli } from "../../src/cli/cli.js";
 import { planRun, type RunArgs } from "../../src/cli/commands/run.js";
-import { InputError } from "../../src/scenario/input-error.js";
+import { InputError } from "../../src/common/input-error.js";
 import { FUZZ_RUNS, FUZZ_SEED } from "./input-fuzz-helpers.js";
 
 // The command line fuzzed in-process through the real yargs parser and the real argument checks.

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { expect } from "vitest";
-import { InputError } from "../../src/scenario/input-error.js";
+import { InputError } from "../../src/common/input-error.js";
 
 /**
  * Shared pieces of the input-fuzzing tests: values no schema expects, edits of a valid document at

@@ -6,7 +6,7 @@ import { EXIT, InternalError, reportFatal } from "../../src/cli/errors.js";
 import { executeJob } from "../../src/fuzz/executor/run-job.js";
 import { runConfigFor } from "../../src/fuzz/campaign.js";
 import { readResultsLog, ResultsLog, resultsFile } from "../../src/report/results-log.js";
-import { InputError } from "../../src/scenario/input-error.js";
+import { InputError } from "../../src/common/input-error.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
 const dir = mkdtempSync(join(tmpdir(), "eosfuzz-internal-"));

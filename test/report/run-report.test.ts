@@ -6,7 +6,7 @@ import { createProgress, formatDuration, heartbeatLine } from "../../src/report/
 import { readRunReport } from "../../src/report/read-run-report.js";
 import { deterministicPart, WALL_CLOCK_FIELDS } from "../../src/report/run-report.js";
 import { runReportJsonSchema, runReportSchema } from "../../src/report/run-report-schema.js";
-import { InputError } from "../../src/scenario/input-error.js";
+import { InputError } from "../../src/common/input-error.js";
 import { ROOT } from "../cli/cli-helpers.js";
 import { campaignReport, firstGapFailure, withExpectation } from "./report-fixtures.js";
 

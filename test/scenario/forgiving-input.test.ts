@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scenarioArgument } from "../../src/fuzz/search/replay-commands.js";
 import { closestNames } from "../../src/scenario/did-you-mean.js";
-import { type InputError, problemsOf } from "../../src/scenario/input-error.js";
+import { type InputError, problemsOf } from "../../src/common/input-error.js";
 import { parseScenario, resolveScenario } from "../../src/scenario/loader.js";
 import { applySettings, parseSettings } from "../../src/scenario/settings.js";
 import { eosfuzz, ROOT } from "../cli/cli-helpers.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { InputErrors } from "../../src/scenario/input-error.js";
+import { InputErrors } from "../../src/common/input-error.js";
 import { parseScenario } from "../../src/scenario/loader.js";
 import { eosfuzz } from "../cli/cli-helpers.js";
 

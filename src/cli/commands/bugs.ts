@@ -10,7 +10,7 @@ import {
   runBug,
 } from "../../fuzz/bug-history-run.js";
 import type { CampaignResult } from "../../fuzz/campaign.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { EXIT } from "../errors.js";
 
 export interface BugsArgs {

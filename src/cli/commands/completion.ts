@@ -3,7 +3,7 @@ import { MUTANTS } from "../../fuzz/mutants.js";
 import { PCT_SCOPES } from "../../fuzz/run-shaping/pct.js";
 import { STRATEGY_NAMES } from "../../fuzz/search/strategies.js";
 import { builtinScenarioNames } from "../../scenario/loader.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { EXIT } from "../errors.js";
 
 /** A command as completion sees it: its name and the options its builder declares. */

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import chalk from "chalk";
 import type { Argv } from "yargs";
 import { harnessReleases, HarnessUnavailable } from "../../harness/kafka-releases.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { loadScenario } from "../../scenario/loader.js";
 import { killAllNow } from "../../confirm/process/child-registry.js";
 import { EXIT } from "../errors.js";

@@ -2,7 +2,7 @@ import chalk from "chalk";
 import type { Argv } from "yargs";
 import { findMutant, MUTANTS } from "../../fuzz/mutants.js";
 import { harnessRelease, harnessReleases, HarnessUnavailable } from "../../harness/kafka-releases.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { resolveScenario } from "../../scenario/loader.js";
 import { EXIT } from "../errors.js";
 import { writeJsonStdout } from "./run.js";

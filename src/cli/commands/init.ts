@@ -3,7 +3,7 @@ import { basename, dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv } from "yargs";
 import { writeFileAtomic } from "../../common/write-files.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { EXIT } from "../errors.js";
 
 export interface InitArgs {

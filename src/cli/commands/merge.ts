@@ -4,7 +4,7 @@ import { emitGithubActions } from "../../report/github-actions.js";
 import { mergeShardReports, readShardReport } from "../../report/merge-reports.js";
 import { buildRunReport } from "../../report/run-report.js";
 import { renderRunReport } from "../../report/terminal.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import type { OutputError } from "../../common/output-error.js";
 import { attemptWrite, defaultReportDir } from "../../report/report-dir.js";
 import { EXIT, reportOutputProblems } from "../errors.js";

@@ -2,7 +2,7 @@ import chalk from "chalk";
 import type { Argv } from "yargs";
 import { runCampaign } from "../../fuzz/campaign.js";
 import { EQUIVALENT_MUTANTS, MUTANTS } from "../../fuzz/mutants.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { resolveScenario } from "../../scenario/loader.js";
 import { EXIT } from "../errors.js";
 

@@ -9,7 +9,7 @@ import type { ReplayView } from "../../report/html/page.js";
 import type { OutputError } from "../../common/output-error.js";
 import { attemptWrite, writeReplayHtml } from "../../report/report-dir.js";
 import { type EventRange, renderReplay } from "../../report/replay-render.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { applySettings, parseSettings } from "../../scenario/settings.js";
 import { setOption } from "./search-args.js";
 import { EXIT, reportOutputProblems } from "../errors.js";

@@ -22,7 +22,7 @@ import { ResultsLog, resultsFile } from "../../report/results-log.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { writeFileAtomic } from "../../common/write-files.js";
 import { notOneOf } from "../../scenario/did-you-mean.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { resolveScenario } from "../../scenario/loader.js";
 import { applySettings, parseSettings } from "../../scenario/settings.js";
 import { shellWord } from "../../fuzz/search/replay-commands.js";

@@ -4,7 +4,7 @@ import { PCT_SCOPES, type PctScope } from "../../fuzz/run-shaping/pct.js";
 import type { Shard } from "../../fuzz/search/search-options.js";
 import { STRATEGY_NAMES, type StrategyName } from "../../fuzz/search/strategies.js";
 import { notOneOf } from "../../scenario/did-you-mean.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 
 /** The search, scale and statistics options of `eosfuzz run`. */
 export interface SearchArgs {

@@ -5,7 +5,7 @@ import type { ReleaseFlags } from "../../kafka/release.js";
 import { shellWord } from "../../fuzz/search/replay-commands.js";
 import { renderShrink, shrinkFurtherCommand } from "../../report/shrink-render.js";
 import { writeFileAtomic } from "../../common/write-files.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import { EXIT } from "../errors.js";
 
 export interface ShrinkArgs {

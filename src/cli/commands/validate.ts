@@ -1,7 +1,7 @@
 import chalk from "chalk";
 import type { Argv } from "yargs";
 import { describeExpectation } from "../../report/terminal.js";
-import { InputError, problemsOf } from "../../scenario/input-error.js";
+import { InputError, problemsOf } from "../../common/input-error.js";
 import { loadScenarioFile } from "../../scenario/loader.js";
 import { EXIT } from "../errors.js";
 import { writeJsonStdout } from "./run.js";

@@ -1,5 +1,6 @@
-import type { LogBatch, MarkerEpochRule } from "../../kafka/broker/partition-log.js";
-import type { FinalPartitionRead } from "../../kafka/cluster.js";
+import type { MarkerEpochRule } from "../../kafka/broker/partition-log.js";
+import type { LogBatch } from "../../kafka/broker/log-batch.js";
+import type { FinalPartitionRead } from "../../kafka/cluster-final-state.js";
 import type { PartitionKey, TransactionResult, TransactionVersion } from "../../kafka/common/types.js";
 import type { MarkerOutcome, MarkerSend } from "../../kafka/ghost.js";
 import { isReleaseName, RELEASES, type ReleaseName } from "../../kafka/release.js";

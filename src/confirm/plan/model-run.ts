@@ -8,7 +8,7 @@ import { readSeedFile } from "../../fuzz/seed-file.js";
 import { shrinkOne } from "../../fuzz/shrink-seed.js";
 import { targetOf } from "../../fuzz/shrink.js";
 import type { LoadedScenario } from "../../scenario/loader.js";
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import type { Tape } from "../../sim/choice-tape.js";
 import type { TraceEvent } from "../../sim/trace.js";
 

@@ -1,7 +1,8 @@
 import { ApiVersions } from "../../kafka/client/api-versions.js";
 import { producerBehaviour } from "../../kafka/client/producer-behaviour.js";
 import { type ProducerBatch, RecordAccumulator } from "../../kafka/client/record-accumulator.js";
-import { TransactionManager, type TxnRequest, type TxnResponseAction } from "../../kafka/client/transaction-manager.js";
+import { TransactionManager } from "../../kafka/client/transaction-manager.js";
+import type { TxnRequest, TxnResponseAction } from "../../kafka/client/txn-request.js";
 import { Errors } from "../../kafka/common/errors.js";
 import type { PartitionKey } from "../../kafka/common/types.js";
 import type { ReleaseFlags } from "../../kafka/release.js";

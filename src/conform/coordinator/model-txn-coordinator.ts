@@ -1,6 +1,7 @@
 import type { BrokerConfig, ClusterContext } from "../../kafka/cluster-context.js";
 import { Errors, errorCode, errorName, IllegalStateException } from "../../kafka/common/errors.js";
-import { ProducerIdManager, TransactionCoordinator } from "../../kafka/coordinator/transaction-coordinator.js";
+import { ProducerIdManager } from "../../kafka/coordinator/producer-id-manager.js";
+import { TransactionCoordinator } from "../../kafka/coordinator/transaction-coordinator.js";
 import { KafkaThrownException, TransactionMetadata } from "../../kafka/coordinator/transaction-metadata.js";
 import type { TransactionVersion } from "../../kafka/common/types.js";
 import { NO_GHOST } from "../../kafka/ghost.js";

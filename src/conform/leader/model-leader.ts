@@ -1,9 +1,6 @@
-import {
-  type DataAppendResult,
-  type LogBatch,
-  type MarkerAppendResult,
-  PartitionLog,
-} from "../../kafka/broker/partition-log.js";
+import { PartitionLog } from "../../kafka/broker/partition-log.js";
+import type { DataAppendResult, MarkerAppendResult } from "../../kafka/broker/log-append.js";
+import type { LogBatch } from "../../kafka/broker/log-batch.js";
 import { errorName, Errors } from "../../kafka/common/errors.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import type { LeaderConfig, LeaderOp, LeaderResult, LeaderState } from "./leader-ops.js";

@@ -3,7 +3,8 @@ import type {
   LogObserverFactory,
   PartitionLogObserver,
 } from "../../kafka/broker/partition-log-observer.js";
-import type { LogBatch, PartitionLog } from "../../kafka/broker/partition-log.js";
+import type { PartitionLog } from "../../kafka/broker/partition-log.js";
+import type { LogBatch } from "../../kafka/broker/log-batch.js";
 import type { PartitionKey } from "../../kafka/common/types.js";
 import type { LeaderOp, LeaderResult } from "../leader/leader-ops.js";
 import { dataAnswer, leaderStateOf, markerAnswer, none, refused } from "../leader/model-leader.js";

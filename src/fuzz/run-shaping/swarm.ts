@@ -1,3 +1,4 @@
+import { NODE_FAULT_LIST, type NodeFaultField } from "../../kafka/faults/registry.js";
 import type { ClusterSpec, FaultSpec } from "../../kafka/cluster-spec.js";
 import type { Scenario } from "../../scenario/schema.js";
 import type { ChoiceSource } from "../../sim/choice-tape.js";
@@ -58,15 +59,7 @@ function linkKnobs(
 }
 
 /** Node-level faults of the nemesis: the same field names in the ClusterSpec and in a scenario. */
-type NodeFault =
-  | "brokerStall"
-  | "linkPartition"
-  | "coordinatorFailover"
-  | "leaderMove"
-  | "controlledShutdown"
-  | "brokerCrash"
-  | "producerPause"
-  | "producerRestart";
+type NodeFault = NodeFaultField | "producerPause" | "producerRestart";
 
 function nodeKnob(field: NodeFault, name: string): FaultKnob {
   return {
@@ -89,12 +82,8 @@ const KNOBS: readonly FaultKnob[] = [
     (f) => f.markerRequests,
     (s) => s.faults.markerRequests,
   ),
-  nodeKnob("brokerStall", "broker stall"),
-  nodeKnob("linkPartition", "link partition"),
-  nodeKnob("coordinatorFailover", "coordinator failover"),
-  nodeKnob("leaderMove", "leader move"),
-  nodeKnob("controlledShutdown", "controlled shutdown"),
-  nodeKnob("brokerCrash", "broker crash"),
+  // The registered faults (src/kafka/faults/registry.ts), in their draw order, then the others.
+  ...NODE_FAULT_LIST.filter((f) => f.swarm !== false).map((f) => nodeKnob(f.field, f.name)),
   nodeKnob("producerPause", "producer pause"),
   nodeKnob("producerRestart", "producer restart"),
 ];

@@ -1,4 +1,4 @@
-import { InputError } from "../../scenario/input-error.js";
+import { InputError } from "../../common/input-error.js";
 import type { StrategyInfo } from "../campaign.js";
 import type { StopReason } from "../campaign-tally.js";
 import type { PctParams } from "../run-shaping/pct.js";

@@ -1,12 +1,7 @@
 import type { PartitionKey } from "../common/types.js";
-import type {
-  DataAppendResult,
-  DataBatchInput,
-  LogBatch,
-  MarkerAppendResult,
-  MarkerInput,
-  PartitionLog,
-} from "./partition-log.js";
+import type { PartitionLog } from "./partition-log.js";
+import type { DataAppendResult, DataBatchInput, MarkerAppendResult, MarkerInput } from "./log-append.js";
+import type { LogBatch } from "./log-batch.js";
 
 /**
  * Every call that judges or changes one replica's log, with the model's answer: what a trace

@@ -1,136 +1,31 @@
 import { BoundExceeded } from "../../sim/bounds.js";
+import { assert } from "../common/assert.js";
 import {
   Errors,
   InvalidTxnStateException,
   OutOfOrderSequenceException,
   TransactionCoordinatorFencedException,
 } from "../common/errors.js";
-import type { PartitionKey, TransactionResult } from "../common/types.js";
+import type { PartitionKey } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
+import type { DataAppendResult, DataBatchInput, MarkerAppendResult, MarkerInput } from "./log-append.js";
+import type {
+  AbortedTxn,
+  GroupMetadataRecord,
+  Isolation,
+  LogBatch,
+  OffsetCommitRecord,
+  TxnLogRecord,
+} from "./log-batch.js";
+import { batchesBetween } from "./log-batch.js";
 import { LeaderEpochCache } from "./leader-epoch-cache.js";
 import type { LogOperation, PartitionLogObserver } from "./partition-log-observer.js";
 import type { ProducerStateEntry, VerificationStateEntry } from "./producer-state-entry.js";
-import {
-  type CompletedTxn,
-  type DataBatchFacts,
-  type MarkerEpochRule,
-  type ProducerSnapshotEntry,
-  ProducerStateManager,
-} from "./producer-state-manager.js";
+import { ProducerSnapshots } from "./producer-snapshots.js";
+import { type CompletedTxn, factsOf, factsOfLogBatch, ProducerStateManager } from "./producer-state-manager.js";
 
 export type { CompletedTxn, MarkerEpochRule } from "./producer-state-manager.js";
 export { describeRule, judgeMarkerEpoch } from "./producer-state-manager.js";
-
-export type Isolation = "READ_UNCOMMITTED" | "READ_COMMITTED";
-
-/** One record batch in the log. Data batches carry values; control batches carry a marker. */
-export interface LogBatch {
-  baseOffset: number;
-  lastOffset: number;
-  producerId: number;
-  producerEpoch: number;
-  baseSequence: number;
-  isTransactional: boolean;
-  control: { type: TransactionResult; coordinatorEpoch: number } | null;
-  values: readonly string[];
-  /** Ghost (not Kafka): the transaction attempt that wrote this batch or for which the marker was issued. */
-  ghostTxn: string | null;
-  /** The leader epoch of the leader that appended it (absent: epoch 0, a log written before leaders moved). */
-  partitionLeaderEpoch?: number;
-  /** A __transaction_state record: the transactional.id and its state (keyed and compacted by id). */
-  txnRecord?: TxnLogRecord;
-  /** The batch's max timestamp: the leader's clock at its append (set only when the log has a clock). */
-  maxTimestamp?: number;
-  /** __consumer_offsets records of a group coordinator's (Txn)OffsetCommit (OffsetCommitKey/Value). */
-  offsetCommits?: readonly OffsetCommitRecord[];
-  /** A __consumer_offsets GroupMetadata record: the group's generation as of its last completed join. */
-  groupMetadata?: GroupMetadataRecord;
-}
-
-/** A GroupMetadata record, reduced to what a new coordinator must not forget (generations stay unique). */
-export interface GroupMetadataRecord {
-  readonly groupId: string;
-  readonly generationId: number;
-  /** How many member ids the group has handed out (new ids never repeat an old one). */
-  readonly memberSequence: number;
-}
-
-/** One OffsetCommit record of __consumer_offsets: a group's next offset of one input partition. */
-export interface OffsetCommitRecord {
-  readonly groupId: string;
-  readonly partition: PartitionKey;
-  readonly offset: number;
-  readonly generationId: number;
-  readonly memberId: string;
-}
-
-/**
- * One record of __transaction_state (TransactionLog's key and value). The log keeps the value as the
- * coordinator wrote it and reads nothing in it, as Kafka's log keeps the record's bytes; the
- * coordinator reads it back (TransactionLog.readTxnRecordValue), so the log knows no coordinator type.
- */
-export interface TxnLogRecord {
-  readonly transactionalId: string;
-  readonly value: unknown;
-}
-
-/** TransactionIndex entry (only aborted transactions are indexed). */
-export interface AbortedTxn {
-  producerId: number;
-  firstOffset: number;
-  lastOffset: number;
-  lastStableOffset: number;
-}
-
-export interface DataBatchInput {
-  producerId: number;
-  producerEpoch: number;
-  baseSequence: number;
-  isTransactional: boolean;
-  values: readonly string[];
-  ghostTxn: string | null;
-  /** Guard obtained from verification, or 0 when no verification was done. */
-  verificationGuard: number;
-  /** Who appends: a client's Produce (the default) or the group coordinator's TxnOffsetCommit write. */
-  origin?: "CLIENT" | "COORDINATOR";
-  /** The group coordinator's records carried by this batch. */
-  offsetCommits?: readonly OffsetCommitRecord[];
-}
-
-export type DataAppendResult =
-  | { kind: "appended"; batch: LogBatch }
-  | { kind: "duplicate"; firstOffset: number; lastOffset: number }
-  | { kind: "error"; errorCode: number; reason: string };
-
-export interface MarkerInput {
-  producerId: number;
-  producerEpoch: number;
-  result: TransactionResult;
-  coordinatorEpoch: number;
-  /** From the WriteTxnMarkers request: 0 for v1 (field absent), else the field's value. */
-  transactionVersion: number;
-  ghostTxn: string | null;
-}
-
-export type MarkerAppendResult =
-  | {
-      kind: "appended";
-      batch: LogBatch;
-      completed: CompletedTxn | null;
-      rule: MarkerEpochRule;
-      storedEpochBefore: number;
-      storedCoordinatorEpochBefore: number;
-      openTxnBefore: boolean;
-    }
-  | {
-      kind: "error";
-      errorCode: number;
-      rule: MarkerEpochRule;
-      storedEpochBefore: number;
-      storedCoordinatorEpochBefore: number;
-      openTxnBefore: boolean;
-      reason: string;
-    };
 
 /** What a replica's log is given besides its partition and its broker's flags. */
 export interface PartitionLogOptions {
@@ -156,13 +51,8 @@ export class PartitionLog {
   highWatermark = 0;
   readonly producerState: ProducerStateManager;
   readonly abortedTxns: AbortedTxn[] = [];
-  /**
-   * The producer-state snapshots on disk (ascending offsets), each as the file holds it: Kafka takes
-   * one where a truncation or a restart's recovery rebuilt the state, and at a clean shutdown. A later
-   * rebuild loads the latest one at or below its offset (dropping producers expired by then) and
-   * replays the batches after it.
-   */
-  private readonly snapshots: { offset: number; entries: ProducerSnapshotEntry[] }[] = [];
+  /** The producer-state snapshot files of the log's directory. */
+  private readonly snapshots = new ProducerSnapshots();
   /**
    * UnifiedLog's cached first unstable offset (firstUnstableOffsetMetadata), which the last stable
    * offset reads: refreshed from the producer state after an append, a high-watermark move, an
@@ -389,6 +279,11 @@ export class PartitionLog {
 
   /** The batch at the log end: the log, its end offset, and the epoch it starts (LeaderEpochFileCache.assign). */
   private pushBatch(batch: LogBatch): void {
+    // Every append (leader, follower, coordinator record) lands at the log end: offsets have no gap.
+    assert(
+      batch.baseOffset === this.logEndOffset,
+      () => `${this.partition}: batch at ${batch.baseOffset}, log end ${this.logEndOffset}`,
+    );
     this.batches.push(batch);
     this.logEndOffset = batch.lastOffset + 1;
     this.leaderEpochCache.assign(batch.partitionLeaderEpoch ?? 0, batch.baseOffset);
@@ -427,9 +322,9 @@ export class PartitionLog {
     // restarted log then loads the snapshot at its log end.
     if (clean) {
       this.takeSnapshot(this.logEndOffset);
-      this.removeStraySnapshots();
+      this.snapshots.removeStray();
     } else {
-      this.removeStraySnapshots();
+      this.snapshots.removeStray();
       this.rebuildProducerState({ rebuildAbortedIndex: true });
       this.takeSnapshot(this.logEndOffset);
     }
@@ -529,7 +424,7 @@ export class PartitionLog {
     const keptAborted = this.abortedTxns.filter((a) => a.lastOffset < this.logEndOffset);
     this.abortedTxns.splice(0, this.abortedTxns.length, ...keptAborted);
     // ProducerStateManager.truncateAndReload drops the snapshots above the new log end.
-    while ((this.snapshots.at(-1)?.offset ?? -1) > this.logEndOffset) this.snapshots.pop();
+    this.snapshots.dropAbove(this.logEndOffset);
     this.rebuildProducerState({ rebuildAbortedIndex: false });
     this.takeSnapshot(this.logEndOffset);
     // UnifiedLog.truncateTo moves the high watermark (and so drops completed transactions below it)
@@ -545,22 +440,7 @@ export class PartitionLog {
 
   /** ProducerStateManager.takeSnapshot at `offset`: the state now, as its file holds it. */
   private takeSnapshot(offset: number): void {
-    // A snapshot file at the same offset is overwritten.
-    const kept = this.snapshots.filter((s) => s.offset !== offset);
-    kept.push({ offset, entries: this.producerState.writeSnapshot() });
-    kept.sort((a, b) => a.offset - b.offset);
-    this.snapshots.splice(0, this.snapshots.length, ...kept);
-  }
-
-  /**
-   * ProducerStateManager.removeStraySnapshots as LogLoader calls it when a log is opened: of the
-   * snapshots at no segment's base offset (the model's log is one segment, based at 0) only the
-   * latest stays.
-   */
-  private removeStraySnapshots(): void {
-    const latest = this.snapshots.at(-1);
-    const kept = this.snapshots.filter((s) => s.offset === 0 || s === latest);
-    this.snapshots.splice(0, this.snapshots.length, ...kept);
+    this.snapshots.take(offset, this.producerState.writeSnapshot());
   }
 
   /**
@@ -570,7 +450,7 @@ export class PartitionLog {
    * REPLICATION). Without a snapshot everything is replayed and nothing is dropped for expiry.
    */
   private rebuildProducerState(options: { rebuildAbortedIndex: boolean }): void {
-    const snapshot = [...this.snapshots].reverse().find((s) => s.offset <= this.logEndOffset) ?? null;
+    const snapshot = this.snapshots.latestAtOrBelow(this.logEndOffset);
     const aborted = options.rebuildAbortedIndex ? [] : [...this.abortedTxns];
     this.producerState.reset();
     this.abortedTxns.length = 0;
@@ -681,7 +561,7 @@ export class PartitionLog {
   ): { batches: LogBatch[]; abortedTransactions: AbortedTxn[]; upperBound: number } {
     const lastStableOffset = at.lastStableOffset ?? this.lastStableOffset();
     const upperBound = isolation === "READ_COMMITTED" ? lastStableOffset : this.highWatermark;
-    const batches = this.batchesBetween(fetchOffset, upperBound, maxBatches);
+    const batches = batchesBetween(this.batches, fetchOffset, upperBound, maxBatches);
     const abortedTransactions: AbortedTxn[] = [];
     if (isolation === "READ_COMMITTED") {
       for (const a of this.abortedTxns) {
@@ -693,29 +573,7 @@ export class PartitionLog {
 
   /** A follower's fetch: everything from fetchOffset to the log end. */
   readToLogEnd(fetchOffset: number, maxBatches: number): LogBatch[] {
-    return this.batchesBetween(fetchOffset, this.logEndOffset, maxBatches);
-  }
-
-  /** Batches that end at or after `fromOffset` and start below `upperBound`, at most `maxBatches`. */
-  private batchesBetween(fromOffset: number, upperBound: number, maxBatches: number): LogBatch[] {
-    const start = this.firstBatchEndingAtOrAfter(fromOffset);
-    const limit = Math.min(this.batches.length, start + maxBatches);
-    let end = start;
-    while (end < limit && (this.batches[end] as LogBatch).baseOffset < upperBound) end++;
-    // One copy of the exact size (an array grown by push reserves room for 16 at its first element).
-    return this.batches.slice(start, end);
-  }
-
-  /** Index of the first batch whose last offset is >= offset (batches are in offset order). */
-  private firstBatchEndingAtOrAfter(offset: number): number {
-    let low = 0;
-    let high = this.batches.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if ((this.batches[mid] as LogBatch).lastOffset < offset) low = mid + 1;
-      else high = mid;
-    }
-    return low;
+    return batchesBetween(this.batches, fetchOffset, this.logEndOffset, maxBatches);
   }
 
   /** Data batches of `producerId` in [firstOffset, lastOffset] (the records a marker closed). */
@@ -731,27 +589,3 @@ export class PartitionLog {
 }
 
 type DataAppendInput = DataBatchInput;
-
-/** A data batch as the producer state sees it: a client's at `firstOffset`, or one of the log (a follower's copy, a rebuild). */
-function factsOf(
-  batch: Pick<LogBatch, "producerId" | "producerEpoch" | "baseSequence" | "isTransactional" | "values">,
-  firstOffset: number,
-  timestamp: number | undefined,
-): DataBatchFacts {
-  const facts: DataBatchFacts = {
-    producerId: batch.producerId,
-    producerEpoch: batch.producerEpoch,
-    baseSequence: batch.baseSequence,
-    lastSequence: batch.baseSequence + batch.values.length - 1,
-    isTransactional: batch.isTransactional,
-    firstOffset,
-    lastOffset: firstOffset + batch.values.length - 1,
-  };
-  if (timestamp !== undefined) facts.timestamp = timestamp;
-  return facts;
-}
-
-/** A batch of the log as the producer state sees it. */
-function factsOfLogBatch(batch: LogBatch): DataBatchFacts {
-  return factsOf(batch, batch.baseOffset, batch.maxTimestamp);
-}

@@ -1,6 +1,7 @@
 import { Errors } from "../common/errors.js";
 import { MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, type TransactionResult } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
+import type { LogBatch } from "./log-batch.js";
 import {
   type BatchMetadata,
   ProducerStateEntry,
@@ -549,4 +550,28 @@ export function judgeMarkerEpoch(
     flags.equalEpochNoOpenTxnTolerance && (!openTxn || atMax || flags.equalEpochToleranceIgnoresOpenTxn);
   if (markerEpoch === storedEpoch && tolerated) return { rule: "kafka-19999-equal-epoch", valid: true };
   return { rule: "strict-tv2", valid: false };
+}
+
+/** A data batch as the producer state sees it: a client's at `firstOffset`, or one of the log (a follower's copy, a rebuild). */
+export function factsOf(
+  batch: Pick<LogBatch, "producerId" | "producerEpoch" | "baseSequence" | "isTransactional" | "values">,
+  firstOffset: number,
+  timestamp: number | undefined,
+): DataBatchFacts {
+  const facts: DataBatchFacts = {
+    producerId: batch.producerId,
+    producerEpoch: batch.producerEpoch,
+    baseSequence: batch.baseSequence,
+    lastSequence: batch.baseSequence + batch.values.length - 1,
+    isTransactional: batch.isTransactional,
+    firstOffset,
+    lastOffset: firstOffset + batch.values.length - 1,
+  };
+  if (timestamp !== undefined) facts.timestamp = timestamp;
+  return facts;
+}
+
+/** A batch of the log as the producer state sees it. */
+export function factsOfLogBatch(batch: LogBatch): DataBatchFacts {
+  return factsOf(batch, batch.baseOffset, batch.maxTimestamp);
 }

@@ -7,7 +7,7 @@ import type { FetchPartition, FetchPartitionData, FetchRequest } from "../fetch-
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
 import { UNDEFINED_EPOCH } from "./leader-epoch-cache.js";
 import type { Partition } from "./partition.js";
-import type { LogBatch } from "./partition-log.js";
+import type { LogBatch } from "./log-batch.js";
 import { MAX_FETCH_BATCHES, type ReplicationConfig } from "./replica-manager.js";
 
 /** A fetched partition's state in its fetcher (PartitionFetchState). */

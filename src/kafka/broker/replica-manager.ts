@@ -19,7 +19,8 @@ import {
 } from "./delayed-operations.js";
 import { UNDEFINED_EPOCH } from "./leader-epoch-cache.js";
 import { Partition, type PartitionConfig } from "./partition.js";
-import type { LogBatch, PartitionLog } from "./partition-log.js";
+import type { PartitionLog } from "./partition-log.js";
+import type { LogBatch } from "./log-batch.js";
 
 /** One partition's ISR change a leader asks the controller for (AlterPartitionRequest's partition data). */
 export interface AlterPartitionItem {

@@ -7,6 +7,7 @@ import type { KafkaRequest, KafkaResponse, MarkerGhost } from "../protocol.js";
 import {
   decodeWriteTxnMarkersResponse,
   encodeWriteTxnMarkersRequest,
+  type WritableTxnMarker,
   WRITE_TXN_MARKERS_MAX_VERSION,
 } from "../wire/write-txn-markers.js";
 import { ConnectionPool } from "../../sim/network.js";
@@ -122,18 +123,7 @@ export class KafkaAdminClient {
       return;
     }
     const version = Math.min(WRITE_TXN_MARKERS_MAX_VERSION, max);
-    const dash = spec.topicPartition.lastIndexOf("-");
-    const marker = {
-      producerId: spec.producerId,
-      producerEpoch: spec.producerEpoch,
-      transactionResult: false,
-      topics: [
-        { name: spec.topicPartition.slice(0, dash), partitionIndexes: [Number(spec.topicPartition.slice(dash + 1))] },
-      ],
-      coordinatorEpoch: spec.coordinatorEpoch,
-      // Not set by AbortTransactionHandler.buildRequest: WriteTxnMarkersRequest.json's default, 0.
-      transactionVersion: 0,
-    };
+    const marker = abortMarker(spec);
     const bytes = encodeWriteTxnMarkersRequest(
       { apiVersion: version, correlationId: this.nextCorrelationId++, clientId: ADMIN_CLIENT_NODE },
       [marker],
@@ -176,6 +166,22 @@ export class KafkaAdminClient {
       },
     );
   }
+}
+
+/** AbortTransactionHandler.buildRequest: one ABORT marker for the spec's partition, producer and epochs. */
+function abortMarker(spec: AbortTransactionSpec): WritableTxnMarker {
+  const dash = spec.topicPartition.lastIndexOf("-");
+  return {
+    producerId: spec.producerId,
+    producerEpoch: spec.producerEpoch,
+    transactionResult: false,
+    topics: [
+      { name: spec.topicPartition.slice(0, dash), partitionIndexes: [Number(spec.topicPartition.slice(dash + 1))] },
+    ],
+    coordinatorEpoch: spec.coordinatorEpoch,
+    // Not set by AbortTransactionHandler.buildRequest: WriteTxnMarkersRequest.json's default, 0.
+    transactionVersion: 0,
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { PartitionKey } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
 import type { ClientMetadata } from "./client-metadata.js";
-import type { ConsumerGroupMetadata } from "./transaction-manager.js";
+import type { ConsumerGroupMetadata } from "./txn-request.js";
 
 export interface ConsumerCoordinatorConfig {
   /** Node name in traces. */

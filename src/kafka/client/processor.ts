@@ -7,7 +7,7 @@ import type { KafkaRequest, KafkaResponse } from "../protocol.js";
 import type { ClientMetadata } from "./client-metadata.js";
 import type { ConsumerCoordinator } from "./consumer-coordinator.js";
 import { type ConsumedRecord, filterReadCommitted } from "./read-committed-consumer.js";
-import type { ConsumerGroupMetadata } from "./transaction-manager.js";
+import type { ConsumerGroupMetadata } from "./txn-request.js";
 import type { ProcessedWork, ProcessingHooks } from "./transactional-producer.js";
 
 export interface ProcessorSettings {

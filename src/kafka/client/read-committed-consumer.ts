@@ -1,7 +1,8 @@
 import type { Stream } from "../../sim/choice-tape.js";
 import { BoundExceeded } from "../../sim/bounds.js";
 import { ConnectionPool } from "../../sim/network.js";
-import type { AbortedTxn, LogBatch, PartitionLog } from "../broker/partition-log.js";
+import type { PartitionLog } from "../broker/partition-log.js";
+import type { AbortedTxn, LogBatch } from "../broker/log-batch.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";

@@ -8,7 +8,8 @@ import { endTxnVersionFor, type KafkaRequest, type KafkaResponse, produceVersion
 import type { ClientMetadata } from "./client-metadata.js";
 import type { ProducerConfig } from "./producer-config.js";
 import type { ProducerBatch, RecordAccumulator } from "./record-accumulator.js";
-import type { TransactionManager, TxnRequest, TxnResponseAction } from "./transaction-manager.js";
+import type { TransactionManager } from "./transaction-manager.js";
+import type { TxnRequest, TxnResponseAction } from "./txn-request.js";
 
 /** The producer's parts the Sender works with. */
 export interface SenderParts {

@@ -1,4 +1,4 @@
-import { Errors, errorName } from "../common/errors.js";
+import { Errors } from "../common/errors.js";
 import {
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
@@ -7,135 +7,30 @@ import {
   type TransactionVersion,
 } from "../common/types.js";
 import type { ApiVersions } from "./api-versions.js";
+import type { ProducerBehaviour } from "./producer-behaviour.js";
 import type { ProducerBatch } from "./record-accumulator.js";
-
-/** TransactionManager.State. */
-export type TransactionState =
-  | "UNINITIALIZED"
-  | "INITIALIZING"
-  | "READY"
-  | "IN_TRANSACTION"
-  | "COMMITTING_TRANSACTION"
-  | "ABORTING_TRANSACTION"
-  | "ABORTABLE_ERROR"
-  | "FATAL_ERROR";
-
-/** State.isTransitionValid: the states each state may be entered from (FATAL_ERROR: from any). */
-const VALID_PREVIOUS: Record<TransactionState, readonly TransactionState[] | "any"> = {
-  UNINITIALIZED: ["READY", "ABORTABLE_ERROR"],
-  // From COMMITTING_TRANSACTION: the epoch bump of a client moving up to TV2 after its commit.
-  INITIALIZING: ["UNINITIALIZED", "COMMITTING_TRANSACTION", "ABORTING_TRANSACTION"],
-  READY: ["INITIALIZING", "COMMITTING_TRANSACTION", "ABORTING_TRANSACTION"],
-  IN_TRANSACTION: ["READY"],
-  COMMITTING_TRANSACTION: ["IN_TRANSACTION"],
-  ABORTING_TRANSACTION: ["IN_TRANSACTION", "ABORTABLE_ERROR"],
-  ABORTABLE_ERROR: ["IN_TRANSACTION", "COMMITTING_TRANSACTION", "ABORTABLE_ERROR", "INITIALIZING"],
-  FATAL_ERROR: "any",
-};
-
-/** ConsumerGroupMetadata: what the consumer hands to sendOffsetsToTransaction (KIP-447). */
-export interface ConsumerGroupMetadata {
-  readonly groupId: string;
-  readonly generationId: number;
-  readonly memberId: string;
-  readonly groupInstanceId: string | null;
-}
-
-/** Input offsets to commit in the transaction: the next offset to read, per input partition. */
-export type TxnOffsets = readonly { partition: PartitionKey; offset: number }[];
-
-/**
- * A request of the transaction, in the order Kafka sends them (TxnRequestHandler.Priority): to the
- * transaction coordinator, except TxnOffsetCommit, which goes to the group coordinator.
- */
-export type TxnRequest =
-  | { api: "InitProducerId" /** KIP-360: with the current id and epoch, to bump the epoch. */; bump: boolean }
-  | { api: "AddPartitionsToTxn"; partitions: PartitionKey[] }
-  | { api: "AddOffsetsToTxn"; offsets: TxnOffsets; group: ConsumerGroupMetadata }
-  | { api: "TxnOffsetCommit"; offsets: TxnOffsets; group: ConsumerGroupMetadata }
-  | { api: "EndTxn"; commit: boolean /** as built: v5 for TV2, else v4 */; transactionVersion: TransactionVersion };
-
-/** Priority.ADD_PARTITIONS_OR_OFFSETS covers AddPartitionsToTxn, AddOffsetsToTxn and TxnOffsetCommit. */
-const PRIORITY: Record<TxnRequest["api"], number> = {
-  InitProducerId: 1,
-  AddPartitionsToTxn: 2,
-  AddOffsetsToTxn: 2,
-  TxnOffsetCommit: 2,
-  EndTxn: 3,
-};
-/** The epoch bump after an abort goes after the EndTxn (Priority.EPOCH_BUMP). */
-const EPOCH_BUMP_PRIORITY = 4;
-
-/** What the Sender does with a coordinator request after its answer. */
-export type TxnResponseAction = "done" | "retry" | "lookup-and-retry";
-
-/** Errors whose exception is a RetriableException: the request (or batch) is simply sent again. */
-export const RETRIABLE = new Set<number>([
-  Errors.UNKNOWN_TOPIC_OR_PARTITION,
-  Errors.NOT_LEADER_OR_FOLLOWER,
-  Errors.REQUEST_TIMED_OUT,
-  Errors.NETWORK_EXCEPTION,
-  Errors.COORDINATOR_LOAD_IN_PROGRESS,
-  Errors.COORDINATOR_NOT_AVAILABLE,
-  Errors.NOT_COORDINATOR,
-  Errors.NOT_ENOUGH_REPLICAS,
-  Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-  Errors.CONCURRENT_TRANSACTIONS,
-  Errors.KAFKA_STORAGE_ERROR,
-  Errors.FENCED_LEADER_EPOCH,
-  Errors.UNKNOWN_LEADER_EPOCH,
-]);
-
-/**
- * Errors maybeTransitionToErrorState makes fatal in every modelled release: their exceptions are
- * ClusterAuthorizationException, TransactionalIdAuthorizationException, ProducerFencedException and
- * UnsupportedVersionException (INVALID_PRODUCER_ID_MAPPING joins them in 4.0, KAFKA-18019).
- */
-const FATAL_SEND_ERRORS = new Set<number>([
-  Errors.CLUSTER_AUTHORIZATION_FAILED,
-  Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-  Errors.PRODUCER_FENCED,
-  Errors.UNSUPPORTED_VERSION,
-]);
-
-/** UNKNOWN_PRODUCER_ID (59): the leader lost the producer's state. Not in the coordinator's error list. */
-export const UNKNOWN_PRODUCER_ID = Errors.UNKNOWN_PRODUCER_ID;
-
-/**
- * The producer's behaviour switches: what differs between client releases, and switches that break
- * the client on purpose (mutants). Read from the client's release profile (producerBehaviour).
- */
-export interface ProducerBehaviour {
-  /** KIP-588: INVALID_PRODUCER_EPOCH on a produce is abortable (off: fatal, as before Kafka 2.7). */
-  invalidProducerEpochOnProduceAbortable: boolean;
-  /** KIP-890: a TV2 client takes the producer id and epoch from the EndTxn response (off: keeps its own). */
-  adoptEndTxnEpoch: boolean;
-  /** The application aborts without flushing first (unsent batches fail; EndTxn waits for those in flight). */
-  abortWithoutFlush: boolean;
-  /** Bug switch KAFKA-9279: an error send() meets itself does not reach the transaction manager. */
-  commitIgnoresSyncSendErrors?: boolean;
-  /** Bug switch KAFKA-18401: a TV2 client sends EndTxn for a transaction that added nothing. */
-  tv2EndTxnForEmptyTxn?: boolean;
-  /** Bug switch KAFKA-5364: in ABORTABLE_ERROR queued batches are still drained, without the transactional flag. */
-  drainDropsTxnFlagInAbortableError?: boolean;
-  /** KAFKA-5793's client half: OUT_OF_ORDER_SEQUENCE_NUMBER on a produce is fatal (0.11 to 2.4); off: abortable. */
-  outOfOrderSequenceFatal?: boolean;
-  /**
-   * KAFKA-18019 (4.0): INVALID_PRODUCER_ID_MAPPING is fatal on AddPartitionsToTxn, AddOffsetsToTxn,
-   * EndTxn and a produce; off (3.x): abortable, with a client epoch bump (abortableErrorIfPossible).
-   */
-  invalidProducerIdMappingFatal?: boolean;
-  /**
-   * KAFKA-19250 (4.1.0): TRANSACTION_ABORTABLE answering EndTxn(ABORT) is fatal ("Failed to abort
-   * transaction"); off: it fails the abort and the state stays ABORTING_TRANSACTION.
-   */
-  endTxnAbortAbortableErrorFatal?: boolean;
-  /**
-   * KAFKA-20444 (KIP-1319, 4.4): GROUP_ID_NOT_FOUND and STALE_MEMBER_EPOCH answering TxnOffsetCommit
-   * are abortable (CommitFailedException, as ILLEGAL_GENERATION); off: fatal (an unexpected error).
-   */
-  txnOffsetCommitMemberEpochErrorsAbortable?: boolean;
-}
+import { TxnPartitionMap } from "./txn-partition-map.js";
+import { type TransactionState, VALID_PREVIOUS } from "./txn-manager-state.js";
+import {
+  addOffsetsError,
+  FATAL_SEND_ERRORS,
+  RETRIABLE,
+  UNKNOWN_PRODUCER_ID,
+  addPartitionsError,
+  endTxnError,
+  findCoordinatorError,
+  initProducerIdError,
+  type TxnErrorVerdict,
+  txnOffsetCommitError,
+} from "./txn-response-errors.js";
+import {
+  type ConsumerGroupMetadata,
+  EPOCH_BUMP_PRIORITY,
+  PRIORITY,
+  type TxnOffsets,
+  type TxnRequest,
+  type TxnResponseAction,
+} from "./txn-request.js";
 
 /** What the application hears from the transaction manager. */
 export interface TransactionManagerListener {
@@ -145,14 +40,6 @@ export interface TransactionManagerListener {
   abortable(reason: string): void;
   /** The client moved to another transaction version (finalized features changed). */
   transactionVersion?(version: TransactionVersion): void;
-}
-
-/** TxnPartitionEntry: the sequence state of one partition, valid for one producer id and epoch. */
-interface TxnPartitionEntry {
-  nextSequence: number;
-  lastAckedSequence: number;
-  /** Batches in flight or waiting for a retry, by base sequence (inflightBatchesBySequence). */
-  inflight: ProducerBatch[];
 }
 
 /**
@@ -170,7 +57,7 @@ export class TransactionManager {
   epochBumpRequired = false;
   /** Something was added to the transaction: only then does ending it need an EndTxn. */
   transactionStarted = false;
-  private readonly partitions = new Map<PartitionKey, TxnPartitionEntry>();
+  private readonly partitions = new TxnPartitionMap();
   readonly partitionsInTransaction = new Set<PartitionKey>();
   private readonly newPartitionsInTransaction: PartitionKey[] = [];
   private readonly pendingPartitionsInTransaction = new Set<PartitionKey>();
@@ -488,6 +375,14 @@ export class TransactionManager {
     return "lookup-and-retry";
   }
 
+  /** What a handler decided on an error in its answer (txn-response-errors.ts, in Kafka's order), done. */
+  private onError(api: string, verdict: TxnErrorVerdict): void {
+    const { errorCode, reason } = verdict;
+    if (verdict.kind === "fatal") this.transitionToFatalError(api, errorCode, reason);
+    else if (verdict.kind === "abortable-if-possible") this.abortableErrorIfPossible(api, errorCode, reason);
+    else this.abortableError(api, errorCode, reason);
+  }
+
   /** The transaction coordinator moved or is not there: look it up again (every handler but TxnOffsetCommit's). */
   private static coordinatorRetry(errorCode: number): TxnResponseAction | null {
     if (errorCode === Errors.NOT_COORDINATOR || errorCode === Errors.COORDINATOR_NOT_AVAILABLE)
@@ -496,27 +391,15 @@ export class TransactionManager {
     return null;
   }
 
-  /**
-   * FindCoordinatorHandler.handleResponse (the answer of a lookup of `keyType`): a retriable error
-   * asks again; a missing authorization for the transactional id is fatal, for the group abortable;
-   * TRANSACTION_ABORTABLE is abortable; anything else is fatal. A disconnect just asks again.
-   */
+  /** FindCoordinatorHandler.handleResponse (a lookup of `keyType`): a retriable error asks again. */
   handleFindCoordinatorResponse(keyType: "TRANSACTION" | "GROUP", errorCode: number): TxnResponseAction {
     if (errorCode === Errors.NONE) return "done";
     if (RETRIABLE.has(errorCode)) return "retry";
-    const reason = `FindCoordinator(${keyType}): ${errorName(errorCode)}`;
-    if (errorCode === Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
-      this.transitionToFatalError("FindCoordinator", errorCode, reason);
-    else if (errorCode === Errors.GROUP_AUTHORIZATION_FAILED || errorCode === Errors.TRANSACTION_ABORTABLE)
-      this.abortableError("FindCoordinator", errorCode, reason);
-    else this.transitionToFatalError("FindCoordinator", errorCode, reason);
+    this.onError("FindCoordinator", findCoordinatorError(keyType, errorCode));
     return "done";
   }
 
-  /**
-   * InitProducerIdHandler.handleResponse. A missing authorization is abortable here (the application
-   * may retry initTransactions); a fenced producer fatal; anything unexpected fatal.
-   */
+  /** InitProducerIdHandler.handleResponse: the new id and epoch, or the error's verdict. */
   handleInitProducerIdResponse(errorCode: number, producerId: number, producerEpoch: number): TxnResponseAction {
     if (errorCode === Errors.NONE) {
       this.producerId = producerId;
@@ -529,21 +412,11 @@ export class TransactionManager {
     }
     const again = TransactionManager.coordinatorRetry(errorCode);
     if (again) return again;
-    const reason = `InitProducerId: ${errorName(errorCode)}`;
-    if (errorCode === Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED || errorCode === Errors.CLUSTER_AUTHORIZATION_FAILED)
-      this.abortableError("InitProducerId", errorCode, reason);
-    else if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError("InitProducerId", Errors.PRODUCER_FENCED, reason);
-    else if (errorCode === Errors.TRANSACTION_ABORTABLE) this.abortableError("InitProducerId", errorCode, reason);
-    else this.transitionToFatalError("InitProducerId", errorCode, reason);
+    this.onError("InitProducerId", initProducerIdError(errorCode));
     return "done";
   }
 
-  /**
-   * AddPartitionsToTxnHandler.handleResponse (the first error of the response decides): fatal for a
-   * fenced producer, a missing transactional-id authorization, INVALID_TXN_STATE and (4.0+)
-   * INVALID_PRODUCER_ID_MAPPING; UNKNOWN_PRODUCER_ID needs an epoch bump; anything else abortable.
-   */
+  /** AddPartitionsToTxnHandler.handleResponse (the first error of the response decides). */
   handleAddPartitionsResponse(partitions: readonly PartitionKey[], errorCode: number): TxnResponseAction {
     if (errorCode === Errors.NONE) {
       for (const p of partitions) {
@@ -556,29 +429,11 @@ export class TransactionManager {
     const again = TransactionManager.coordinatorRetry(errorCode);
     if (again) return again;
     for (const p of partitions) this.pendingPartitionsInTransaction.delete(p);
-    const api = "AddPartitionsToTxn";
-    const reason = `${api}: ${errorName(errorCode)}`;
-    if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError(api, Errors.PRODUCER_FENCED, reason);
-    else if (
-      errorCode === Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
-      errorCode === Errors.INVALID_TXN_STATE ||
-      (errorCode === Errors.INVALID_PRODUCER_ID_MAPPING && this.invalidProducerIdMappingFatal)
-    )
-      this.transitionToFatalError(api, errorCode, reason);
-    else if (errorCode === UNKNOWN_PRODUCER_ID || errorCode === Errors.INVALID_PRODUCER_ID_MAPPING)
-      this.abortableErrorIfPossible(api, errorCode, reason);
-    // TOPIC_AUTHORIZATION_FAILED, OPERATION_NOT_ATTEMPTED, TRANSACTION_ABORTABLE and any other error.
-    else this.abortableError(api, errorCode, reason);
+    this.onError("AddPartitionsToTxn", addPartitionsError(errorCode, this.behaviour));
     return "done";
   }
 
-  /**
-   * AddOffsetsToTxnHandler.handleResponse: on success the TxnOffsetCommit follows. UNKNOWN_PRODUCER_ID
-   * needs an epoch bump; a fenced producer, a missing transactional-id authorization,
-   * INVALID_TXN_STATE and (4.0+) INVALID_PRODUCER_ID_MAPPING are fatal; a missing group
-   * authorization and TRANSACTION_ABORTABLE abortable; anything else is fatal.
-   */
+  /** AddOffsetsToTxnHandler.handleResponse: on success the TxnOffsetCommit follows. */
   handleAddOffsetsResponse(
     request: Extract<TxnRequest, { api: "AddOffsetsToTxn" }>,
     errorCode: number,
@@ -593,26 +448,13 @@ export class TransactionManager {
     }
     const again = TransactionManager.coordinatorRetry(errorCode);
     if (again) return again;
-    const api = "AddOffsetsToTxn";
-    const reason = `${api}: ${errorName(errorCode)}`;
-    const mappingFatal = this.invalidProducerIdMappingFatal;
-    if (errorCode === UNKNOWN_PRODUCER_ID || (errorCode === Errors.INVALID_PRODUCER_ID_MAPPING && !mappingFatal))
-      this.abortableErrorIfPossible(api, errorCode, reason);
-    else if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError(api, Errors.PRODUCER_FENCED, reason);
-    else if (errorCode === Errors.GROUP_AUTHORIZATION_FAILED || errorCode === Errors.TRANSACTION_ABORTABLE)
-      this.abortableError(api, errorCode, reason);
-    // TRANSACTIONAL_ID_AUTHORIZATION_FAILED, INVALID_TXN_STATE, INVALID_PRODUCER_ID_MAPPING (4.0+), anything else.
-    else this.transitionToFatalError(api, errorCode, reason);
+    this.onError("AddOffsetsToTxn", addOffsetsError(errorCode, this.behaviour));
     return "done";
   }
 
   /**
    * TxnOffsetCommitHandler.handleResponse, in its order: the group coordinator moved, is not there
-   * or timed out -> look it up again; any other retriable error -> send again to the same one; a
-   * missing group authorization, a fenced instance, TRANSACTION_ABORTABLE, a stale member or
-   * generation (KIP-447's CommitFailedException; with KIP-1319, 4.4, GROUP_ID_NOT_FOUND and
-   * STALE_MEMBER_EPOCH too) -> abortable; a fenced producer -> fatal; anything else fatal.
+   * or timed out -> look it up again; any other retriable error -> send again to the same one.
    */
   handleTxnOffsetCommitResponse(errorCode: number): TxnResponseAction {
     if (errorCode === Errors.NONE) return "done";
@@ -623,33 +465,13 @@ export class TransactionManager {
     )
       return "lookup-and-retry";
     if (RETRIABLE.has(errorCode)) return "retry";
-    const api = "TxnOffsetCommit";
-    const reason = `${api}: ${errorName(errorCode)}`;
-    const memberEpochError =
-      (errorCode === Errors.GROUP_ID_NOT_FOUND || errorCode === Errors.STALE_MEMBER_EPOCH) &&
-      this.behaviour.txnOffsetCommitMemberEpochErrorsAbortable === true;
-    if (
-      errorCode === Errors.GROUP_AUTHORIZATION_FAILED ||
-      errorCode === Errors.FENCED_INSTANCE_ID ||
-      errorCode === Errors.TRANSACTION_ABORTABLE ||
-      errorCode === Errors.UNKNOWN_MEMBER_ID ||
-      errorCode === Errors.ILLEGAL_GENERATION ||
-      memberEpochError
-    )
-      this.abortableError(api, errorCode, reason);
-    else if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError(api, Errors.PRODUCER_FENCED, reason);
-    else this.transitionToFatalError(api, errorCode, reason);
+    this.onError("TxnOffsetCommit", txnOffsetCommitError(errorCode, this.behaviour));
     return "done";
   }
 
   /**
    * EndTxnHandler.handleResponse. A TV2 coordinator answers with the epoch it bumped to (KIP-890):
-   * the client takes it and starts its sequences again at 0 for the next transaction. Errors: a
-   * fenced producer, a missing transactional-id authorization, INVALID_TXN_STATE and (4.0+)
-   * INVALID_PRODUCER_ID_MAPPING are fatal; UNKNOWN_PRODUCER_ID needs an epoch bump;
-   * TRANSACTION_ABORTABLE is abortable, except on an abort since KAFKA-19250 (4.1.0), where it is
-   * fatal ("Failed to abort transaction": an abort cannot end in another abort); anything else fatal.
+   * the client takes it and starts its sequences again at 0 for the next transaction.
    */
   handleEndTxnResponse(errorCode: number, producerId: number, producerEpoch: number): TxnResponseAction {
     if (errorCode === Errors.NONE) {
@@ -664,40 +486,16 @@ export class TransactionManager {
     }
     const again = TransactionManager.coordinatorRetry(errorCode);
     if (again) return again;
-    const api = "EndTxn";
-    const reason = `${api}: ${errorName(errorCode)}`;
     const isAbort = this.state === "ABORTING_TRANSACTION";
-    if (errorCode === Errors.INVALID_PRODUCER_EPOCH || errorCode === Errors.PRODUCER_FENCED)
-      this.transitionToFatalError(api, Errors.PRODUCER_FENCED, reason);
-    else if (
-      errorCode === Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
-      errorCode === Errors.INVALID_TXN_STATE ||
-      (errorCode === Errors.INVALID_PRODUCER_ID_MAPPING && this.invalidProducerIdMappingFatal)
-    )
-      this.transitionToFatalError(api, errorCode, reason);
-    else if (errorCode === UNKNOWN_PRODUCER_ID || errorCode === Errors.INVALID_PRODUCER_ID_MAPPING)
-      this.abortableErrorIfPossible(api, errorCode, reason);
-    else if (isAbort && errorCode === Errors.TRANSACTION_ABORTABLE && this.behaviour.endTxnAbortAbortableErrorFatal)
-      this.transitionToFatalError(api, errorCode, `${reason} (Failed to abort transaction)`);
-    else if (errorCode === Errors.TRANSACTION_ABORTABLE) this.abortableError(api, errorCode, reason);
-    else this.transitionToFatalError(api, errorCode, reason);
+    this.onError("EndTxn", endTxnError(errorCode, { isAbort, behaviour: this.behaviour }));
     return "done";
   }
 
   // ------------------------------------------------------------------ sequences (TxnPartitionMap)
 
-  private entry(partition: PartitionKey): TxnPartitionEntry {
-    let e = this.partitions.get(partition);
-    if (!e) {
-      e = { nextSequence: 0, lastAckedSequence: -1, inflight: [] };
-      this.partitions.set(partition, e);
-    }
-    return e;
-  }
-
   /** resetSequenceNumbers: a new producer id or epoch starts every partition at sequence 0. */
   private resetSequenceNumbers(): void {
-    this.partitions.clear();
+    this.partitions.reset();
   }
 
   /** isSendToPartitionAllowed: TV0/1 only after AddPartitionsToTxn added the partition. */
@@ -713,7 +511,7 @@ export class TransactionManager {
    */
   shouldStopDrain(batch: ProducerBatch): boolean {
     if (this.producerId === NO_PRODUCER_ID) return true;
-    const e = this.entry(batch.partition);
+    const e = this.partitions.getOrCreate(batch.partition);
     const first = e.inflight[0];
     if (!batch.hasSequence) {
       return !!first && (first.producerId !== this.producerId || first.producerEpoch !== this.producerEpoch);
@@ -734,7 +532,7 @@ export class TransactionManager {
   assignSequence(batch: ProducerBatch): void {
     if (batch.hasSequence) return;
     batch.isTransactional = !this.drainsInAbortableError;
-    const e = this.entry(batch.partition);
+    const e = this.partitions.getOrCreate(batch.partition);
     batch.producerId = this.producerId;
     batch.producerEpoch = this.producerEpoch;
     batch.baseSequence = e.nextSequence;
@@ -751,7 +549,7 @@ export class TransactionManager {
   canRetry(errorCode: number, batch: ProducerBatch): boolean {
     if (batch.producerId !== this.producerId || batch.producerEpoch !== this.producerEpoch) return false;
     if (errorCode === Errors.OUT_OF_ORDER_SEQUENCE_NUMBER) {
-      const e = this.entry(batch.partition);
+      const e = this.partitions.getOrCreate(batch.partition);
       return batch.baseSequence !== e.lastAckedSequence + 1;
     }
     return RETRIABLE.has(errorCode);
@@ -760,7 +558,7 @@ export class TransactionManager {
   /** handleCompletedBatch: the leader has it; later batches of the partition are now the first in flight. */
   handleCompletedBatch(batch: ProducerBatch): void {
     if (batch.producerId !== this.producerId || batch.producerEpoch !== this.producerEpoch) return;
-    const e = this.entry(batch.partition);
+    const e = this.partitions.getOrCreate(batch.partition);
     e.lastAckedSequence = Math.max(e.lastAckedSequence, batch.lastSequence);
     this.removeInFlightBatch(batch);
   }
@@ -782,23 +580,11 @@ export class TransactionManager {
     else this.maybeTransitionToErrorState("Produce", errorCode, reason);
     this.removeInFlightBatch(batch);
     if (batch.producerId !== this.producerId || batch.producerEpoch !== this.producerEpoch) return;
-    if (errorCode === UNKNOWN_PRODUCER_ID) this.partitions.delete(batch.partition);
-    else if (!unknownFate) this.adjustSequencesDueToFailedBatch(batch);
-  }
-
-  /** Later batches of the partition move down by the failed batch's record count. */
-  private adjustSequencesDueToFailedBatch(failed: ProducerBatch): void {
-    const e = this.partitions.get(failed.partition);
-    if (!e) return;
-    e.nextSequence -= failed.recordCount;
-    for (const b of e.inflight) if (b.baseSequence > failed.baseSequence) b.baseSequence -= failed.recordCount;
+    if (errorCode === UNKNOWN_PRODUCER_ID) this.partitions.remove(batch.partition);
+    else if (!unknownFate) this.partitions.adjustSequencesDueToFailedBatch(batch);
   }
 
   private removeInFlightBatch(batch: ProducerBatch): void {
-    const e = this.partitions.get(batch.partition);
-    if (!e) return;
-    // By identity, not by sequence: two batches can share a base sequence across an epoch bump (KAFKA-13794).
-    const at = e.inflight.indexOf(batch);
-    if (at >= 0) e.inflight.splice(at, 1);
+    this.partitions.removeInFlightBatch(batch);
   }
 }

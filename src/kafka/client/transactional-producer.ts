@@ -8,12 +8,9 @@ import type { ClientMetadata } from "./client-metadata.js";
 import type { ProducerConfig } from "./producer-config.js";
 import { RecordAccumulator } from "./record-accumulator.js";
 import { Sender } from "./sender.js";
-import {
-  type ConsumerGroupMetadata,
-  type ProducerBehaviour,
-  TransactionManager,
-  type TxnOffsets,
-} from "./transaction-manager.js";
+import { TransactionManager } from "./transaction-manager.js";
+import type { ProducerBehaviour } from "./producer-behaviour.js";
+import type { ConsumerGroupMetadata, TxnOffsets } from "./txn-request.js";
 
 export type { ProducerConfig } from "./producer-config.js";
 

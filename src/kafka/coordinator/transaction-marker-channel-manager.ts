@@ -1,5 +1,6 @@
 import type { Connection, RpcResult } from "../../sim/network.js";
 import { BoundExceeded } from "../../sim/bounds.js";
+import { assert, isInt32 } from "../common/assert.js";
 import { Errors, errorName, IllegalStateException } from "../common/errors.js";
 import type { IdSequence } from "../common/id-sequence.js";
 import { type PartitionKey, parsePartitionKey, type TransactionResult } from "../common/types.js";
@@ -14,32 +15,7 @@ import {
 import type { CoordinatorHost } from "./transaction-coordinator.js";
 import type { TransactionMetadata, TxnTransitMetadata } from "./transaction-metadata.js";
 import type { TransactionStateManager } from "./transaction-state-manager.js";
-
-/** One marker for one destination broker (TxnMarkerEntry), kept identical across re-sends. */
-export interface TxnMarkerEntry {
-  readonly markerId: number;
-  readonly transactionalId: string;
-  readonly producerId: number;
-  readonly producerEpoch: number;
-  readonly result: TransactionResult;
-  readonly coordinatorEpoch: number;
-  readonly transactionVersion: number;
-  readonly partitions: readonly PartitionKey[];
-  readonly ghostTxn: string | null;
-  resend: number;
-}
-
-/** PendingCompleteTxn: a transaction whose markers are out; removal is compare-and-remove. */
-export interface PendingCompleteTxn {
-  readonly transactionalId: string;
-  readonly coordinatorEpoch: number;
-  readonly metadata: TransactionMetadata;
-  readonly completeTransit: TxnTransitMetadata;
-  readonly result: TransactionResult;
-  acked: number;
-  /** The CompleteX write is in flight (it is written once, whatever acknowledges after). */
-  completing: boolean;
-}
+import type { PendingCompleteTxn, TxnMarkerEntry } from "./txn-marker-entry.js";
 
 interface QueuedMarker {
   pending: PendingCompleteTxn;
@@ -127,6 +103,15 @@ export class TransactionMarkerChannelManager {
     metadata: TransactionMetadata,
     completeTransit: TxnTransitMetadata,
   ): void {
+    assert(
+      isInt32(coordinatorEpoch) && coordinatorEpoch >= 0,
+      () => `markers at coordinator epoch ${coordinatorEpoch}`,
+    );
+    // The markers carry the decision the CompleteX transit will record (prepareComplete's target).
+    assert(
+      completeTransit.txnState === (result === "COMMIT" ? "CompleteCommit" : "CompleteAbort"),
+      () => `${metadata.transactionalId}: ${result} markers for a transit to ${completeTransit.txnState}`,
+    );
     const pending: PendingCompleteTxn = {
       transactionalId: metadata.transactionalId,
       coordinatorEpoch,

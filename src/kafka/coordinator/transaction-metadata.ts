@@ -1,3 +1,4 @@
+import { assert, isInt16, isInt32, isInt64 } from "../common/assert.js";
 import { IllegalStateException } from "../common/errors.js";
 import {
   isEpochExhausted,
@@ -168,6 +169,11 @@ export class TransactionMetadata {
     txnTimeoutMs: number,
     nowMs: number,
   ) {
+    // Kafka's field types (String, long, short, int): a value outside them is a bug of the caller.
+    assert(transactionalId.length > 0, "TransactionMetadata: empty transactional.id");
+    assert(isInt64(producerId) && producerId >= NO_PRODUCER_ID, () => `${transactionalId}: producer id ${producerId}`);
+    assert(isInt16(producerEpoch), () => `${transactionalId}: producer epoch ${producerEpoch} is not a short`);
+    assert(isInt32(txnTimeoutMs), () => `${transactionalId}: transaction timeout ${txnTimeoutMs} is not an int`);
     this.producerId = producerId;
     this.producerEpoch = producerEpoch;
     this.txnTimeoutMs = txnTimeoutMs;

@@ -1,4 +1,4 @@
-import type { LogBatch, TxnLogRecord } from "../broker/partition-log.js";
+import type { LogBatch, TxnLogRecord } from "../broker/log-batch.js";
 import { Errors, IllegalStateException } from "../common/errors.js";
 import { TransactionMetadata, type TxnTransitMetadata } from "./transaction-metadata.js";
 import { transactionStatePartitionFor } from "./transaction-partitioning.js";

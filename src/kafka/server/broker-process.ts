@@ -1,13 +1,14 @@
 import type { InboundRequest } from "../../sim/network.js";
 import type { AddPartitionsToTxnManager } from "../broker/add-partitions-to-txn-manager.js";
-import type { LogBatch, PartitionLog } from "../broker/partition-log.js";
+import type { PartitionLog } from "../broker/partition-log.js";
+import type { LogBatch } from "../broker/log-batch.js";
 import type { ReplicaFetcher } from "../broker/replica-fetcher.js";
 import type { AlterPartitionChannel, ReplicaManager } from "../broker/replica-manager.js";
 import type { ClusterContext } from "../cluster-context.js";
 import type { IdSequence } from "../common/id-sequence.js";
 import type { PartitionKey } from "../common/types.js";
 import type { GroupCoordinator, GroupCoordinatorSettings } from "../coordinator/group/group-coordinator.js";
-import type { ProducerIdManager } from "../coordinator/transaction-coordinator.js";
+import type { ProducerIdManager } from "../coordinator/producer-id-manager.js";
 import type { TransactionCoordinator } from "../coordinator/transaction-coordinator.js";
 import type { MetadataImage } from "../metadata/metadata-image.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";

@@ -1,4 +1,5 @@
-import type { MarkerAppendResult, MarkerEpochRule, PartitionLog } from "../broker/partition-log.js";
+import type { MarkerEpochRule, PartitionLog } from "../broker/partition-log.js";
+import type { MarkerAppendResult } from "../broker/log-append.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey, TransactionResult } from "../common/types.js";
 import type { MarkerOutcome } from "../ghost.js";

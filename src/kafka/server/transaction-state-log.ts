@@ -1,4 +1,4 @@
-import type { LogBatch } from "../broker/partition-log.js";
+import type { LogBatch } from "../broker/log-batch.js";
 import type { ReplicaManager } from "../broker/replica-manager.js";
 import { Errors } from "../common/errors.js";
 import type { TxnTransitMetadata } from "../coordinator/transaction-metadata.js";

@@ -1,4 +1,4 @@
-import type { MarkerAppendResult, MarkerInput } from "../broker/partition-log.js";
+import type { MarkerAppendResult, MarkerInput } from "../broker/log-append.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import { consumerOffsetsPartitionIndex, isConsumerOffsetsPartition } from "../coordinator/group/group-partitioning.js";

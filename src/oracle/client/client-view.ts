@@ -1,5 +1,5 @@
 import type { Observation } from "../../kafka/client/read-committed-consumer.js";
-import type { FinalPartitionRead } from "../../kafka/cluster.js";
+import type { FinalPartitionRead } from "../../kafka/cluster-final-state.js";
 import type { PartitionKey } from "../../kafka/common/types.js";
 
 /**

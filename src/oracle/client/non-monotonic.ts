@@ -1,5 +1,5 @@
 import type { ConsumedRecord } from "../../kafka/client/read-committed-consumer.js";
-import type { FinalPartitionRead } from "../../kafka/cluster.js";
+import type { FinalPartitionRead } from "../../kafka/cluster-final-state.js";
 import type { Violation } from "../violation.js";
 import { type ClientCheckContext, clientViolation } from "./check-context.js";
 import { identifyRecord, type RecordIdentity } from "./client-view.js";

@@ -1,4 +1,6 @@
-import type { LogBatch, MarkerAppendResult, PartitionLog } from "../../broker/partition-log.js";
+import type { PartitionLog } from "../../broker/partition-log.js";
+import type { MarkerAppendResult } from "../../broker/log-append.js";
+import type { LogBatch } from "../../broker/log-batch.js";
 import { Errors } from "../../common/errors.js";
 import type { PartitionKey, TransactionResult } from "../../common/types.js";
 import { ClassicGroup, type ClassicGroupConfig, type JoinResult, type SyncResult } from "./classic-group.js";
