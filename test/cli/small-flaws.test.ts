@@ -1,0 +1,60 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { visibleLength } from "../../src/report/terminal-width.js";
+import { eosfuzz, ROOT } from "./cli-helpers.js";
+
+// Item 7 of issue 30 ("Triage as a Kafka engineer does it"): -h and -V, examples in --help that
+// exist, no citation of a document the repository does not have, output fitted to the terminal.
+
+const widest = (text: string) => Math.max(...text.split("\n").map(visibleLength));
+
+describe("short flags", () => {
+  it("-h is --help and -V is --version, for eosfuzz and for a command", () => {
+    expect(eosfuzz(["-V"])).toEqual(eosfuzz(["--version"]));
+    expect(eosfuzz(["-h"])).toMatchObject({ code: 0, stdout: eosfuzz(["--help"]).stdout });
+    expect(eosfuzz(["run", "-h"]).stdout).toBe(eosfuzz(["run", "--help"]).stdout);
+    // After `--` a token is an argument, not a flag.
+    expect(eosfuzz(["validate", "--", "-h"]).stdout).not.toContain("Examples:");
+  });
+});
+
+describe("--help examples", () => {
+  it("name files that are in the repository", () => {
+    const commands = ["run", "replay", "shrink", "regress", "report", "bugs", "confirm", "conform"];
+    const files = new Set<string>();
+    for (const argv of [[], ...commands.map((c) => [c])]) {
+      const help = eosfuzz([...argv, "--help"]).stdout;
+      for (const m of help.matchAll(/\b(?:seeds|scenarios|examples)\/[\w./-]+\.(?:json|yaml)\b/g)) files.add(m[0]);
+    }
+    expect(files.size).toBeGreaterThan(0);
+    for (const file of files) expect(existsSync(join(ROOT, file)), file).toBe(true);
+  });
+});
+
+describe("eosfuzz scenarios", () => {
+  it("cites no KAFKA.md (not in the repository) and fits an 80-column terminal", () => {
+    expect(existsSync(join(ROOT, "KAFKA.md"))).toBe(false);
+    const json = eosfuzz(["scenarios", "--json"]).stdout;
+    expect(json).not.toContain("KAFKA.md");
+    const r = eosfuzz(["scenarios"], { env: { COLUMNS: "80" } });
+    expect(r.code).toBe(0);
+    expect(widest(r.stdout)).toBeLessThanOrEqual(80);
+  });
+});
+
+describe("a run's output at the terminal's width", () => {
+  const run = ["run", "--scenario", "kip-1228-gap", "--seed-start", "6", "--seeds", "1", "--workers", "0"];
+  const args = [...run, "--no-shrink", "--no-progress"];
+
+  it("fits 80 columns, table included; in a pipe without COLUMNS the lines stay whole", () => {
+    const fitted = eosfuzz(args, { env: { COLUMNS: "80" } });
+    expect(fitted.code).toBe(0);
+    expect(fitted.stdout).toContain("│ kind");
+    expect(widest(fitted.stdout)).toBeLessThanOrEqual(80);
+    const whole = eosfuzz(args);
+    expect(widest(whole.stdout)).toBeGreaterThan(80);
+    // The replay command stays whole on one line, to be copied.
+    expect(fitted.stdout).toMatch(/^ +replay: eosfuzz run --scenario kip-1228-gap --seed-start 6 --seeds 1$/m);
+  });
+});
