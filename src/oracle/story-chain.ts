@@ -110,7 +110,10 @@ export function causalChainOf(trace: readonly TraceEvent[], txns: ReadonlySet<st
       case "net.drop": {
         if (!("corr" in f)) return [];
         const r = requests.get(requestKey(f.conn, f.corr));
-        if (!relevant(r)) return [];
+        // A fault counts on a marker request of the story, on a request another step of the story
+        // needs (a late EndTxn, a Produce whose verification failed), not on every request of its
+        // transactions: a delayed Produce response the producer simply waits for changes nothing.
+        if (!relevant(r) || (r.msg !== "WriteTxnMarkers" && !decisive.has(r.key) && !shown.has(r.key))) return [];
         return after(r, faultLine(e, r));
       }
       case "produce.verify-failed": {
