@@ -342,7 +342,10 @@ const SHORT_FLAGS: Readonly<Record<string, string>> = { "-h": "--help", "-V": "-
 
 function withShortFlags(argv: readonly string[]): string[] {
   const end = argv.indexOf("--");
-  return argv.map((token, i) => (end >= 0 && i > end ? token : (SHORT_FLAGS[token] ?? token)));
+  // Own keys only: "toString" is an argument, not Object.prototype's method.
+  return argv.map((token, i) =>
+    (end >= 0 && i > end) || !Object.hasOwn(SHORT_FLAGS, token) ? token : (SHORT_FLAGS[token] as string),
+  );
 }
 
 /**

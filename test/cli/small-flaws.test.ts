@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { visibleLength } from "../../src/report/terminal-width.js";
@@ -71,5 +72,32 @@ describe("the exhaustive strategy's clean result", () => {
     );
     const random = eosfuzz([...base, "--seeds", "3"]);
     expect(random.stdout).toContain("(95% confidence)");
+  });
+});
+
+describe("files of eosfuzz where they do not belong (item 8)", () => {
+  it("a run.json given as a scenario: one whole line saying what it is and what reads it, exit 2", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eosfuzz-runjson-"));
+    const run = eosfuzz(["run", "--scenario", "kip-1228-gap-small", "--seeds", "2", "--no-progress", "--out", dir]);
+    expect(run.code, run.stderr).toBeLessThanOrEqual(1);
+    const r = eosfuzz(["run", "--scenario", join(dir, "run.json"), "--no-progress"]);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /run\.json:1:1: expected a scenario file .*found the run report \(run\.json\) of a run of scenario kip-1228-gap-small: eosfuzz report reads it, and its scenario is \S+kip-1228-gap-small\.yaml$/,
+    );
+    expect(lines[0]).not.toContain("...");
+  });
+
+  it("a resumed run whose results.jsonl header is corrupt names the file and the field, not a flag", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eosfuzz-resume-"));
+    eosfuzz(["run", "--scenario", "kip-1228-gap-small", "--seeds", "2", "--no-progress", "--no-shrink", "--out", dir]);
+    const file = join(dir, "results.jsonl");
+    const [header, ...rest] = readFileSync(file, "utf8").split("\n");
+    writeFileSync(file, [header?.replace('"seeds":2', '"seeds":-5'), ...rest].join("\n"));
+    const r = eosfuzz(["run", "--resume", dir, "--no-progress"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`eosfuzz: ${file} args.seeds: expected an integer in [1, 100000000], found -5\n`);
   });
 });

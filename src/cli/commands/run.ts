@@ -33,6 +33,7 @@ import { EXIT, InternalError, reportOutputProblems } from "../errors.js";
 import { stopGracefully } from "../interrupt.js";
 import { type DirLock, lockDir, refuseUsedOutDir } from "../out-dir.js";
 import {
+  CAMPAIGN_OPTIONS,
   campaignArgsOf,
   checkResumedRuns,
   checkResumedScenario,
@@ -211,6 +212,25 @@ function resumedRun(given: RunArgs): Resumed<RunArgs> | null {
 /** Check every argument of `eosfuzz run` (bad ones are one InputError line), resolve the scenario, plan the campaign. */
 export function planRun(given: RunArgs): RunPlan {
   const resumed = resumedRun(given);
+  try {
+    return planChecked(given, resumed);
+  } catch (e) {
+    throw resumed ? blameResultsLog(e, given, resumed) : e;
+  }
+}
+
+/**
+ * A campaign option a resumed run took from its results log and found bad (a corrupt or edited
+ * header): the problem is the file's field, not a flag the user never gave.
+ */
+function blameResultsLog(e: unknown, given: RunArgs, resumed: Resumed<RunArgs>): unknown {
+  if (!(e instanceof InputError) || !e.file.startsWith("--") || e.field !== "") return e;
+  const name = e.file.slice(2);
+  const fromLog = name in CAMPAIGN_OPTIONS && (given as unknown as Record<string, unknown>)[name] === undefined;
+  return fromLog ? new InputError(resumed.file, `args.${name}`, e.problem) : e;
+}
+
+function planChecked(given: RunArgs, resumed: Resumed<RunArgs> | null): RunPlan {
   const args = resumed?.args ?? given;
   checkInteger("shrink-budget-ms", args["shrink-budget-ms"], 1, 86_400_000);
   const seedTimeoutMs = parseDuration("seed-timeout", args["seed-timeout"]);
