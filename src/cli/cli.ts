@@ -1,4 +1,5 @@
 import type { Argv } from "yargs";
+import { outputWidth } from "../report/terminal-width.js";
 import { editDistance } from "../scenario/did-you-mean.js";
 import { InputError } from "../common/input-error.js";
 import { TOOL_VERSION } from "../version.js";
@@ -96,7 +97,7 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
       return { builder: m.replayBuilder, handler: m.replayCommand };
     },
     examples: [
-      ["eosfuzz replay seeds/kip-1228-gap.seed-4.json --trace", "re-run a saved failure and print its events"],
+      ["eosfuzz replay seeds/kip-1228-gap.seed-6.json --trace", "re-run a saved failure and print its events"],
     ],
   },
   {
@@ -107,7 +108,7 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
       const m = await import("./commands/shrink.js");
       return { builder: m.shrinkBuilder, handler: m.shrinkCommand };
     },
-    examples: [["eosfuzz shrink seeds/kip-1228-gap.seed-4.json", "its minimal schedule, saved next to it"]],
+    examples: [["eosfuzz shrink seeds/kip-1228-gap.seed-6.json", "its minimal schedule, saved next to it"]],
   },
   {
     name: "regress",
@@ -242,7 +243,8 @@ export interface CliOptions {
  * returns its exit code. Bad usage throws InputError (one line, exit 2); the process's own concerns
  * (exit code, colour, broken pipes) stay in main.ts. Tests call this in-process.
  */
-export async function runCli(argv: readonly string[], options: CliOptions = {}): Promise<number> {
+export async function runCli(given: readonly string[], options: CliOptions = {}): Promise<number> {
+  const argv = withShortFlags(given);
   let code: number = EXIT.ok;
   const exitWith = (c: number) => {
     code = c;
@@ -330,9 +332,20 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
       );
     })
     .help()
-    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .wrap(Math.min(110, outputWidth() ?? 110))
     .parseAsync();
   return code;
+}
+
+/** The short flags every command takes, as their long names: -h is --help, -V --version (before `--`). */
+const SHORT_FLAGS: Readonly<Record<string, string>> = { "-h": "--help", "-V": "--version" };
+
+function withShortFlags(argv: readonly string[]): string[] {
+  const end = argv.indexOf("--");
+  // Own keys only: "toString" is an argument, not Object.prototype's method.
+  return argv.map((token, i) =>
+    (end >= 0 && i > end) || !Object.hasOwn(SHORT_FLAGS, token) ? token : (SHORT_FLAGS[token] as string),
+  );
 }
 
 /**

@@ -1,5 +1,8 @@
 import { existsSync } from "node:fs";
-import { traceFailures } from "../fuzz/failure-traces.js";
+import { type SeedTrace, serversOf, traceFailures } from "../fuzz/failure-traces.js";
+import { runConfigFor } from "../fuzz/campaign.js";
+import { replaySeed } from "../fuzz/replay.js";
+import { readSeedFile } from "../fuzz/seed-file.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import { reportedFailures } from "../report/failure-selection.js";
 import type { ReportContent } from "../report/report-dir.js";
@@ -20,7 +23,8 @@ export function traceReport(
 ): ReportContent {
   const failures = reportedFailures(report);
   if (failures.length === 0) return { report, traces: [], notes: [] };
-  if (!loaded) return { report, traces: [], notes: [`No diagrams: ${whyNoScenario}`] };
+  const shrunk = shrunkTrace(report);
+  if (!loaded) return { report, traces: [], notes: [`No diagrams: ${whyNoScenario}`], shrunk };
   const seen = new Set<number>();
   // A run that hung or took its worker down (model-timeout) is not run again here: it could hang this process.
   const wanted = failures.filter((v) => v.kind !== "model-timeout" && !seen.has(v.seed) && seen.add(v.seed));
@@ -37,7 +41,34 @@ export function traceReport(
       (t) =>
         `Seed ${t.seed} ran with trace hash ${t.traceHash}, not ${t.recordedTraceHash} as recorded: the model changed since the run, so its diagram shows the run as eosfuzz runs it today.`,
     );
-  return { report, traces, notes };
+  return { report, traces, notes, shrunk };
+}
+
+/**
+ * The shrunk first failure, from the tape the run saved (it holds the reduced scenario the shrink
+ * may have made): replayed for the page's first diagram. Null when there is none or it is unreadable.
+ */
+function shrunkTrace(report: RunReport): SeedTrace | null {
+  const file = report.shrunk?.savedTo;
+  if (!file || !existsSync(file)) return null;
+  try {
+    const loaded = readSeedFile(file);
+    const r = replaySeed(loaded);
+    const config = runConfigFor(loaded.scenario, loaded.seedFile.overrides as Partial<ReleaseFlags>);
+    return {
+      scenario: r.scenario,
+      seed: null,
+      traceHash: r.traceHash,
+      recordedTraceHash: r.recordedTraceHash,
+      events: r.trace,
+      eventCount: r.events,
+      violations: r.violations,
+      servers: serversOf(config),
+    };
+  } catch (e) {
+    if (e instanceof InputError) return null;
+    throw e;
+  }
 }
 
 /**

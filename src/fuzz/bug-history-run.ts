@@ -27,6 +27,8 @@ export interface BugRunOptions {
    * bugs share one baseline (no overrides), which then runs once.
    */
   baselines?: Map<string, CampaignResult>;
+  /** Where the shrunk tape's seed file is to go (the caller writes it); null or absent: nowhere. */
+  saveDir?: string | null;
 }
 
 /** The generic scenario of `eosfuzz bugs run --generic` (issue 31). */
@@ -57,6 +59,10 @@ export interface BugOutcome {
   /** Protocol steps of the shrunk failure's story, and its messages (null: not shrunk). */
   shrunkSteps: number | null;
   shrunkMessages: number | null;
+  /** The shrunk failure's story, numbered protocol steps (null: not shrunk). */
+  story: string[] | null;
+  /** The shrunk tape's seed file, to write where the caller chose (null: not shrunk, or nowhere to save). */
+  shrunkFile: { path: string; content: string } | null;
   /** Why the bug was not found, or is not modelled. */
   why: string | null;
 }
@@ -88,6 +94,8 @@ function notModelled(bug: HistoricalBug): BugOutcome {
     explanation: "",
     shrunkSteps: null,
     shrunkMessages: null,
+    story: null,
+    shrunkFile: null,
     why: `${bug.bug ? "flag only, no generic scenario reaches it" : "not modelled"}: ${bug.missing ?? "no flag yet"}`,
   };
 }
@@ -128,14 +136,22 @@ export function runBug(bug: HistoricalBug, options: BugRunOptions): BugOutcome {
   let explanation = first ? first.summary : "";
   let shrunkSteps: number | null = null;
   let shrunkMessages: number | null = null;
+  let story: string[] | null = null;
+  let shrunkFile: BugOutcome["shrunkFile"] = null;
   if (first && options.shrinkBudgetMs > 0) {
     // Shrink the first symptom itself, not whatever the same seed reported before it.
     const onlyFirst = { ...withBug, violations: [first] };
-    const shrunk = shrinkFirstFailure(onlyFirst, { budgetMs: options.shrinkBudgetMs, saveDir: null, overrides: on });
+    const shrunk = shrinkFirstFailure(onlyFirst, {
+      budgetMs: options.shrinkBudgetMs,
+      saveDir: options.saveDir ?? null,
+      overrides: on,
+    });
     if (shrunk && shrunk.summary.kind === first.kind) {
       shrunkSteps = shrunk.summary.story.length;
       shrunkMessages = shrunk.summary.after.messages;
       explanation = shrunk.summary.violation.summary;
+      story = shrunk.summary.story;
+      shrunkFile = shrunk.seedFile;
     }
   }
   const found = first !== null && symptomSeedsOff === 0;
@@ -163,11 +179,13 @@ export function runBug(bug: HistoricalBug, options: BugRunOptions): BugOutcome {
     explanation,
     shrunkSteps,
     shrunkMessages,
+    story,
+    shrunkFile,
     why,
   };
 }
 
 /** The benchmark passes when every bug the catalogue expects found was found. */
-export function benchmarkPassed(outcomes: readonly BugOutcome[]): boolean {
+export function benchmarkPassed(outcomes: readonly Pick<BugOutcome, "expectFound" | "found">[]): boolean {
   return outcomes.every((o) => !o.expectFound || o.found);
 }

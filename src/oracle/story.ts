@@ -1,6 +1,8 @@
 import { NODE_FAULT_LIST } from "../kafka/faults/registry.js";
 import { errorName, Errors } from "../kafka/common/errors.js";
 import { isEvent, type RecordedEvents, typedEvent } from "../kafka/trace-events.js";
+import { causalChainOf } from "./story-chain.js";
+import { foldRepeats } from "./story-fold.js";
 import type { Violation } from "./violation.js";
 import type { TraceEvent, TraceValue } from "../sim/trace.js";
 
@@ -8,38 +10,38 @@ import type { TraceEvent, TraceValue } from "../sim/trace.js";
  * The minimal counterexample as a short numbered story: one line per protocol step that matters
  * (faults included), in Kafka's terms, so a Kafka engineer reads the race in under a minute.
  * It selects from a recorded trace the events of the transactions the violation names, at the
- * partition and broker it names, and the faults on the connections that carried their markers.
+ * partition and broker it names, and what the violation depends on besides (story-chain.ts): the
+ * feature change, each request a fault or an error answer acted on, the verification that failed.
+ * A loop (a marker re-sent a hundred times) is told once (story-fold.ts).
  */
 export function renderStory(trace: readonly TraceEvent[], violation: Violation): string[] {
   const txns = new Set([violation.transaction, violation.markerIssuedFor].filter((t): t is string => !!t));
-  const markerConns = new Set<number>();
-  for (const e of trace) {
-    if (
-      isEvent(e, "net.send") &&
-      e.fields.msg === "WriteTxnMarkers" &&
-      (!violation.broker || e.fields.to === violation.broker)
-    )
-      markerConns.add(e.fields.conn);
-  }
+  const chain = causalChainOf(trace, txns, violation);
   const group = groupSideOf(trace, txns);
   const lines: string[] = [];
   const generations = new Map<string, number>();
   // A zombie commit's story names the generations that began while its transaction ran, up to its offsets' write.
   let txnRunning = false;
+  const push = (e: TraceEvent, line: string) => {
+    if (lines[lines.length - 1]?.endsWith(line) !== true) lines.push(`t=${e.timeMs}ms`.padEnd(10) + line);
+  };
   for (const e of trace) {
     if (e.timeMs > violation.atMs) break;
-    const own = storyLine(e, txns, markerConns, violation);
-    const groupLine = own === null ? groupStoryLine(e, txns, group, violation) : null;
+    const own = storyLine(e, txns, violation);
+    if (own && isEvent(e, "markers.send")) chain.markerLines.add(`${e.node}#${e.fields.corr}`);
+    const caused = chain.linesOf(e);
+    const groupLine = own === null && caused.length === 0 ? groupStoryLine(e, txns, group, violation) : null;
     if (own && isEvent(e, "producer.begin")) txnRunning = true;
     if (groupLine && isEvent(e, "group.txn-offsets")) txnRunning = false;
     // A generation that began while the zombie's transaction ran is told as such, in place of the join's answer.
     const generation = generationLine(e, generations, violation);
     const line = own ?? (txnRunning && generation !== null ? generation : groupLine);
-    if (line && lines[lines.length - 1]?.endsWith(line) !== true) lines.push(`t=${e.timeMs}ms`.padEnd(10) + line);
+    for (const c of caused) push(e, c);
+    if (line) push(e, line);
     if (isTheViolation(e, violation)) break;
   }
   lines.push(`t=${violation.atMs}ms`.padEnd(10) + `=> ${violation.kind}: ${violation.summary}`);
-  return lines.map((l, i) => `${String(i + 1).padStart(2)}. ${l}`);
+  return foldRepeats(lines).map((l, i) => `${String(i + 1).padStart(2)}. ${l}`);
 }
 
 /** The group members and processors of the story's transactions (from their TxnOffsetCommits and names). */
@@ -156,7 +158,7 @@ function generationLine(e: TraceEvent, seen: Map<string, number>, v: Violation):
   return `${e.node}: the join completes, group ${f.group} is at generation ${f.gen} (${f.member}'s JoinGroup answer)`;
 }
 
-function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v: Violation): string | null {
+function storyLine(e: TraceEvent, txns: Set<string>, v: Violation): string | null {
   const involved = (txn: string | null) => txn !== null && txns.has(txn);
   const atPartition = (partition: string) => !v.partition || partition === v.partition;
   const fault = NODE_FAULT_LIST.find((f) => f.traceEvent === e.kind);
@@ -193,29 +195,8 @@ function storyLine(e: TraceEvent, txns: Set<string>, markerConns: Set<number>, v
     case "markers.send": {
       if (!involved(f.txn) || (v.broker && f.broker !== v.broker)) return null;
       const copy = f.resend + 1;
-      return `${e.node} sends marker #${str(f.marker)}${copy > 1 ? ` again (copy ${copy})` : ""} to ${str(f.broker)}: WriteTxnMarkers v${str(f.v)} ${str(f.result)} producerId ${str(f.pid)} epoch ${str(f.epoch)} coordinatorEpoch ${str(f.ce)}`;
+      return `${e.node} sends marker #${str(f.marker)}${copy > 1 ? ` again (copy ${copy})` : ""} to ${str(f.broker)}: WriteTxnMarkers v${str(f.v)} ${str(f.result)} producerId ${str(f.pid)} epoch ${str(f.epoch)} coordinatorEpoch ${str(f.ce)} [request ${f.corr}]`;
     }
-    case "net.slow":
-      if (!markerConns.has(f.conn) || f.dir !== "request") return null;
-      return f.copy === 1
-        ? `fault: the duplicate is delayed ${str(f.delayMs)} ms in the network`
-        : `fault: that request is delayed ${str(f.delayMs)} ms in the network`;
-    case "net.duplicate":
-      return markerConns.has(f.conn) && f.dir === "request" ? "fault: the network duplicates that request" : null;
-    case "net.drop":
-      return markerConns.has(f.conn) ? `fault: the network loses a ${str(f.dir)} of that connection` : null;
-    case "net.retransmit":
-      return markerConns.has(f.conn) && f.dir === "request"
-        ? "fault: that request's first transmission is lost; TCP retransmits it"
-        : null;
-    case "net.partition-hold":
-      return markerConns.has(f.conn)
-        ? `fault: a partition holds a ${str(f.dir)} of that connection until t=${str(f.untilMs)}ms`
-        : null;
-    case "net.close":
-      return markerConns.has(f.conn) && e.node === e.node.replace(/^p\d.*/, "")
-        ? `${e.node} closes the connection to ${v.broker ?? "the broker"}: ${str(f.reason)}`
-        : null;
     case "marker.append":
       if (!involved(f.txn) || !atPartition(f.partition)) return null;
       return `${e.node} accepts ${str(f.txn)}'s ${str(f.result)} marker at ${str(f.partition)} (${ruleText(f)}): offset ${str(f.offset)}${f.closedFrom >= 0 ? `, closing offsets ${str(f.closedFrom)}..${str(f.offset)}` : ", nothing open to close"}`;

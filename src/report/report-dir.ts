@@ -16,6 +16,8 @@ export interface ReportContent {
   /** The reported failures traced again (see reportedFailures); may be fewer, with notes saying why. */
   traces: readonly SeedTrace[];
   notes: readonly string[];
+  /** The shrunk first failure's saved tape, replayed (null: no shrink, or its tape is gone). */
+  shrunk?: SeedTrace | null;
 }
 
 /** What writing a report directory did: the files written, and those that could not be (one line each). */
@@ -43,7 +45,13 @@ export function writeReportDir(dir: string, content: ReportContent): WrittenFile
     const trace = bySeed.get(seed);
     if (trace) put(shivizFileName(seed), (path) => writeFileAtomic(path, shivizLog(trace.events), "a ShiViz log"));
   }
-  const page = renderRunHtml({ report: content.report, traces: content.traces, notes: content.notes, withFiles: true });
+  const page = renderRunHtml({
+    report: content.report,
+    traces: content.traces,
+    notes: content.notes,
+    shrunk: content.shrunk ?? null,
+    withFiles: true,
+  });
   put("index.html", (path) => writeFileAtomic(path, page, "the HTML report"));
   return files;
 }
@@ -52,7 +60,13 @@ export function writeReportDir(dir: string, content: ReportContent): WrittenFile
 export function writeReportHtml(file: string, content: ReportContent): void {
   writeFileAtomic(
     file,
-    renderRunHtml({ report: content.report, traces: content.traces, notes: content.notes, withFiles: false }),
+    renderRunHtml({
+      report: content.report,
+      traces: content.traces,
+      notes: content.notes,
+      shrunk: content.shrunk ?? null,
+      withFiles: false,
+    }),
     "the HTML report",
   );
 }

@@ -13,6 +13,20 @@ function seconds(ms: number | null): string {
   return ms === null ? "" : `, ${(ms / 1000).toFixed(1)} s`;
 }
 
+/**
+ * What a clean result proves when the runs were no random sample: an enumeration (exhaustive)
+ * ran every schedule within its bound, so a confidence computed for random draws means nothing
+ * there; it says what was enumerated instead. Null for sampling strategies.
+ */
+export function cleanClaim(r: RunReport): string | null {
+  const x = r.strategy.exhaustive;
+  if (!x) return null;
+  const bound = `at most ${n(x.depth)} deviation${x.depth === 1 ? "" : "s"} from the simplest schedule`;
+  return x.exhaustive
+    ? `every schedule with ${bound} was run (${n(x.schedules)} schedules, ${n(x.states)} distinct states): a bug reachable within that bound would have shown`
+    : `the enumeration of schedules with ${bound} was cut short (complete up to ${n(x.depthCompleted)} deviation${x.depthCompleted === 1 ? "" : "s"}, ${n(x.schedules)} schedules): beyond that nothing is proved`;
+}
+
 /** Strategy, statistics and coverage lines of the terminal summary. */
 export function renderSearchSummary(r: RunReport): string[] {
   const out: string[] = [];
@@ -32,7 +46,7 @@ export function renderSearchSummary(r: RunReport): string[] {
   const needed = c.seedsNeeded.map((x) => `${percent(x.perSeedProbability)} needs ${n(x.seeds)}`).join(", ");
   const claim = r.statistics.signatures.length === 0 ? "no violation" : "no other violation";
   out.push(
-    `  ${claim} in ${n(c.seedsRun)} runs: any bug hit by >= ${percent(c.largestMissedPerSeedProbability)} of runs would have shown (95% confidence); seeds for 95%: ${needed}`,
+    `  ${claim} in ${n(c.seedsRun)} runs: ${cleanClaim(r) ?? `any bug hit by >= ${percent(c.largestMissedPerSeedProbability)} of runs would have shown (95% confidence); seeds for 95%: ${needed}`}`,
   );
   const cov = r.coverage;
   out.push(

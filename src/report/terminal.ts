@@ -5,6 +5,7 @@ import type { Expectation } from "../scenario/schema.js";
 import { type ReportedViolation, type RunReport, seedsCovered } from "./run-report.js";
 import { renderSearchSummary } from "./search-terminal.js";
 import { describeWhere, isModelFailure } from "../fuzz/expectation.js";
+import { visibleLength } from "./terminal-width.js";
 
 const n = (x: number) => x.toLocaleString("en-US");
 
@@ -33,20 +34,23 @@ function whereOf(v: ReportedViolation): string {
   return v.broker ? `${v.broker} (${v.brokerRelease ?? "?"})` : "coordinator";
 }
 
-/** Violations grouped by kind: count, seeds, places, first seed, and whether the expectation allows them. */
-export function violationTable(r: RunReport): string {
-  const table = new Table({
-    head: ["kind", "violations", "seeds", "where", "first seed", "expected"],
-    style: { head: [], border: [] },
-    colAligns: ["left", "right", "right", "left", "right", "left"],
-  });
+const HEAD = ["kind", "violations", "seeds", "where", "first seed", "expected"];
+/** The column that wraps when the table is wider than the terminal. */
+const WHERE = 3;
+
+/**
+ * Violations grouped by kind: count, seeds, places, first seed, and whether the expectation allows
+ * them; at most `width` columns wide (the places wrap), indent included.
+ */
+export function violationTable(r: RunReport, width: number | null = null, indent = 2): string {
+  const rows: string[][] = [];
   for (const kind of Object.keys(r.violationsByKind).filter((k) => !isModelFailure(k))) {
     const of = r.violations.filter((v) => v.kind === kind);
     const places = new Map<string, number>();
     for (const v of of) places.set(whereOf(v), (places.get(whereOf(v)) ?? 0) + 1);
     const placeText = [...places].map(([p, c]) => `${p} x${c}`).join(", ");
     const unexpected = of.some((v) => v.unexpected);
-    table.push([
+    rows.push([
       chalk.yellow(kind),
       n(r.violationsByKind[kind] ?? 0),
       n(new Set(of.map((v) => v.seed)).size),
@@ -55,6 +59,20 @@ export function violationTable(r: RunReport): string {
       unexpected ? chalk.red("no") : chalk.green("yes"),
     ]);
   }
+  // A column takes its widest cell and a space each side; the borders one column each.
+  const natural = HEAD.map((h, i) => Math.max(visibleLength(h), ...rows.map((row) => visibleLength(row[i] ?? ""))) + 2);
+  const others = natural.reduce((sum, w, i) => (i === WHERE ? sum : sum + w), 0);
+  const room = width === null ? null : width - indent - (HEAD.length + 1) - others;
+  const whereWidth = room !== null && room < (natural[WHERE] ?? 0) ? Math.max(12, room) : null;
+  const table = new Table({
+    head: HEAD,
+    style: { head: [], border: [] },
+    colAligns: ["left", "right", "right", "left", "right", "left"],
+    ...(whereWidth !== null
+      ? { colWidths: HEAD.map((_, i) => (i === WHERE ? whereWidth : null)), wordWrap: true }
+      : {}),
+  });
+  table.push(...rows);
   return table.toString();
 }
 
@@ -108,7 +126,7 @@ export function renderVerdict(r: RunReport, commands: VerdictCommands = {}): str
  */
 export function renderRunReport(
   r: RunReport,
-  options: { examples?: number; afterHeader?: string; verdict?: boolean } = {},
+  options: { examples?: number; afterHeader?: string; verdict?: boolean; width?: number | null } = {},
 ): string {
   const out: string[] = [];
   const shard = r.shard ? `  shard ${r.shard.index}/${r.shard.count}` : "";
@@ -128,7 +146,7 @@ export function renderRunReport(
     out.push(
       `  ${chalk.green(Object.keys(r.violationsByKind).length === 0 ? "no violations" : "no protocol violations")}`,
     );
-  else out.push(violationTable(r).replace(/^/gm, "  "));
+  else out.push(violationTable(r, options.width ?? null).replace(/^/gm, "  "));
   out.push(...modelFailureLines(r));
   out.push("");
   out.push(...renderSearchSummary(r));

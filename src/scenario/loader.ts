@@ -215,6 +215,21 @@ function writtenPath(renames: readonly KafkaRename[]): (path: Path) => Path {
 }
 
 /** Parse and validate scenario text; every problem becomes one InputError line. */
+/**
+ * A file eosfuzz wrote that is no scenario (a run report, a seed file, a results log) given where a
+ * scenario goes: one line saying what it is and what reads it, not a problem per field of it.
+ */
+function otherEosfuzzFile(data: Record<string, unknown>): string | null {
+  const expected = "expected a scenario file (YAML with name, cluster, workload, faults, expect)";
+  if ("schemaVersion" in data && "violationsByKind" in data && "scenarioHash" in data)
+    return `${expected}, found the run report (run.json) of a run${typeof data.scenario === "string" ? ` of scenario ${data.scenario}` : ""}: eosfuzz report reads it${typeof data.scenarioSource === "string" ? `, and its scenario is ${data.scenarioSource}` : ""}`;
+  if (data.format === "eosfuzz-seed")
+    return `${expected}, found a seed file: eosfuzz replay reads it, eosfuzz run --scenario takes the scenario it names`;
+  if (data.format === "eosfuzz-results")
+    return `${expected}, found a run's results log (results.jsonl): eosfuzz run --resume DIR reads it`;
+  return null;
+}
+
 export function parseScenario(text: string, file: string): LoadedScenario {
   const lines = new LineCounter();
   const { doc, data } = parseYaml(text, file, lines);
@@ -225,6 +240,8 @@ export function parseScenario(text: string, file: string): LoadedScenario {
       col: 1,
     });
   }
+  const other = otherEosfuzzFile(data as Record<string, unknown>);
+  if (other) throw new InputError(file, "", other, { line: 1, col: 1 });
   // Kafka's property names (min.insync.replicas) read as the fields that model them; problems name them as written.
   const { renames } = renameKafkaNames(data);
   const written = writtenPath(renames);

@@ -206,5 +206,126 @@ describe.skipIf(!hasChromium)(
         rmSync(dir, { recursive: true, force: true });
       }
     });
+
+    it("opens at the shrunk failure's violation, full run one click away; labels apart; a legend of what is drawn", {
+      timeout: 120_000,
+    }, async () => {
+      const out = mkdtempSync(join(tmpdir(), "eosfuzz-browser-open-"));
+      const run = eosfuzz(["run", "--scenario", "kip-1228-gap", "--seed-start", "6", "--seeds", "1", "--out", out]);
+      expect(run.code, run.stderr).toBe(0);
+      const viewport = { width: 1400, height: 1000 };
+      const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "eosfuzz-chromium-")), {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+        viewport,
+      });
+      try {
+        const page = context.pages()[0] ?? (await context.newPage());
+        const errors: string[] = [];
+        page.on("pageerror", (e) => errors.push(e.message));
+        await page.goto(`file://${join(out, "index.html")}`);
+        const layout = await page.evaluate(() => {
+          type Box = { left: number; right: number; top: number; bottom: number };
+          const box = (e: Element): Box => e.getBoundingClientRect();
+          const overlap = (a: Box, b: Box) =>
+            a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+          const shrunk = document.querySelector("#diagram-shrunk") as Element;
+          const scroll = box(shrunk.querySelector(".scroll") as Element);
+          const current = shrunk.querySelector("g.ev.current");
+          const view = { left: 0, top: 0, right: window.innerWidth, bottom: window.innerHeight };
+          const inView = (b: Box) =>
+            b.top >= view.top && b.bottom <= view.bottom && b.left >= view.left && b.right <= view.right;
+          const visibleIn = (b: Box, frame: Box) => b.top >= frame.top && b.bottom <= frame.bottom;
+          // Labels shown in the part of the diagram the reader sees.
+          const labels = [...shrunk.querySelectorAll("svg.spacetime text")]
+            .filter((t) => t.matches("text.alabel, text.elabel, .violation-line text, .band text"))
+            .filter((t) => getComputedStyle(t).display !== "none" && !t.closest(".future"))
+            .map((t) => ({ text: t.textContent ?? "", box: box(t) }))
+            .filter((l) => visibleIn(l.box, scroll));
+          const overlaps: string[] = [];
+          labels.forEach((a, i) => {
+            for (const b of labels.slice(i + 1)) if (overlap(a.box, b.box)) overlaps.push(`"${a.text}" / "${b.text}"`);
+          });
+          // Each legend entry names something drawn in its diagram, and each kind of thing drawn has its entry.
+          const drawnBy: Record<string, string> = {
+            markers: "g.msg.key",
+            messages: "g.msg:not(.key)",
+            stale: ".em-stale",
+            victim: ".em-victim",
+            related: ".em-related",
+            delayed: "g.msg.delayed",
+            late: "g.msg.fate-late",
+            duplicate: "g.msg.dup",
+            dropped: "g.msg.fate-dropped",
+            lost: "g.msg.fate-lost",
+          };
+          const legendCheck = (section: Element) => {
+            const svg = section.querySelector("svg.spacetime") as Element;
+            const entries = [...section.querySelectorAll(".legend [data-legend]")].map(
+              (e) => e.getAttribute("data-legend") ?? "",
+            );
+            const selector = (id: string) =>
+              drawnBy[id] ?? (id.startsWith("band-") ? `g.band.${id}` : `g.ev.cat-${id.slice("dot-".length)}`);
+            const undrawn = entries.filter((id) => svg.querySelector(selector(id)) === null);
+            const cats = [
+              ...new Set(
+                [...svg.querySelectorAll("g.ev")].map((g) => [...g.classList].find((c) => c.startsWith("cat-"))),
+              ),
+            ];
+            const bands = [
+              ...new Set(
+                [...svg.querySelectorAll("g.band")].map((g) => [...g.classList].find((c) => c.startsWith("band-"))),
+              ),
+            ];
+            const unexplained = [...cats.map((c) => `dot-${(c ?? "").slice(4)}`), ...bands.map((b) => b ?? "")].filter(
+              (id) => !entries.includes(id),
+            );
+            return { entries, undrawn, unexplained, legend: box(section.querySelector(".legend") as Element) };
+          };
+          const full = document.querySelector("#diagram-6") as Element;
+          const link = shrunk.querySelector('a[href="#seed-6"]');
+          return {
+            shrunkTop: box(shrunk).top,
+            current: current
+              ? { cls: current.getAttribute("class"), box: box(current.querySelector("circle") as Element) }
+              : null,
+            currentInView: current
+              ? inView(box(current.querySelector("circle") as Element)) && visibleIn(box(current), scroll)
+              : false,
+            labels: labels.length,
+            overlaps,
+            shrunkLegend: legendCheck(shrunk),
+            fullLegend: legendCheck(full),
+            legendInView: inView(box(shrunk.querySelector(".legend") as Element)),
+            link: link !== null,
+          };
+        });
+        // The page opens on the shrunk run (first on the page), at its violation, in view; not at t=0.
+        expect(layout.shrunkTop).toBeLessThan(viewport.height / 3);
+        expect(layout.current?.cls).toMatch(/em-stale/);
+        expect(layout.currentInView).toBe(true);
+        expect(layout.legendInView).toBe(true);
+        expect(layout.labels).toBeGreaterThan(3);
+        expect(layout.overlaps).toEqual([]);
+        for (const legend of [layout.shrunkLegend, layout.fullLegend]) {
+          expect(legend.undrawn).toEqual([]);
+          expect(legend.unexplained).toEqual([]);
+        }
+        // What a run contains decides its legend: the full run draws kinds the shrunk one does not.
+        expect(layout.fullLegend.entries.length).toBeGreaterThanOrEqual(layout.shrunkLegend.entries.length);
+        // The full run is one click away.
+        expect(layout.link).toBe(true);
+        await page.locator('#diagram-shrunk a[href="#seed-6"]').click();
+        const fullTop = await page.locator("#seed-6").evaluate((e) => e.getBoundingClientRect().top);
+        expect(Math.abs(fullTop)).toBeLessThan(50);
+        expect(errors).toEqual([]);
+        mkdirSync(SCREENSHOT_DIR, { recursive: true });
+        await page.screenshot({ path: join(SCREENSHOT_DIR, "report-opens-at-violation.png") });
+      } finally {
+        await context.close();
+        rmSync(out, { recursive: true, force: true });
+      }
+    });
   },
 );

@@ -18,7 +18,8 @@ export function eosfuzz(
 ): CliResult {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, FORCE_COLOR: "0", ...options.env },
+    // COLUMNS unset: no terminal width, whole lines (a test sets it to see the output fitted).
+    env: { ...process.env, FORCE_COLOR: "0", COLUMNS: "", ...options.env },
     encoding: "utf8",
     timeout: options.timeoutMs ?? 120_000,
     // spawnSync kills a child whose output passes maxBuffer (1 MiB by default); a whole trace in JSON is more.

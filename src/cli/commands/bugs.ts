@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import chalk from "chalk";
+import Table from "cli-table3";
 import type { Argv } from "yargs";
 import { BUG_HISTORY, findBug, type HistoricalBug, isModelled } from "../../fuzz/bug-history.js";
 import {
@@ -11,6 +12,10 @@ import {
 } from "../../fuzz/bug-history-run.js";
 import type { CampaignResult } from "../../fuzz/campaign.js";
 import { InputError } from "../../common/input-error.js";
+import { writeFileAtomic } from "../../common/write-files.js";
+import { shellWord } from "../../fuzz/search/replay-commands.js";
+import { fitted, outputWidth } from "../../report/terminal-width.js";
+import { temporaryTapeDir } from "./run.js";
 import { EXIT } from "../errors.js";
 
 export interface BugsArgs {
@@ -66,25 +71,66 @@ function bugJson(b: HistoricalBug): Record<string, unknown> {
   };
 }
 
+/** Words people use in these flags' names, spelt out ("tcTimeoutAbortKeepsEpoch": "coordinator: timeout abort keeps epoch"). */
+const FLAG_WORDS: Readonly<Record<string, string>> = {
+  tc: "coordinator:",
+  tlog: "transaction log",
+  tv2: "TV2",
+  tv1: "TV1",
+  pid: "producer id",
+  txn: "transaction",
+  end: "end",
+  psm: "producer state",
+};
+
+/** A release flag's name as words: camelCase split, abbreviations spelt out, numbers kept. */
+export function readableFlag(name: string): string {
+  return name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/([0-9])([A-Z])/g, "$1 $2")
+    .split(" ")
+    .map((word) => FLAG_WORDS[word.toLowerCase()] ?? word.toLowerCase())
+    .join(" ");
+}
+
+/** A bug's flag overrides, in words: "coordinator: timeout abort keeps epoch on". */
+function readableOverrides(overrides: Readonly<Record<string, unknown>>): string {
+  return Object.entries(overrides)
+    .map(([flag, value]) => `${readableFlag(flag)} ${value === true ? "on" : value === false ? "off" : String(value)}`)
+    .join(", ");
+}
+
 function listBugs(json: boolean): number {
   if (json) {
     process.stdout.write(`${JSON.stringify(BUG_HISTORY.map(bugJson))}\n`);
     return EXIT.ok;
   }
   const modelled = BUG_HISTORY.filter(isModelled).length;
-  const out = [
-    chalk.bold(`${BUG_HISTORY.length} historical Kafka transaction bugs, ${modelled} modelled`) +
-      chalk.dim("  (run them: eosfuzz bugs run [ID...])"),
-    "",
-  ];
+  // A table is sized when drawn: to the terminal, else to a width a log or a pager shows whole.
+  const width = outputWidth() ?? 120;
+  const head = ["id", "Kafka", "symptom", "the bug", "brought back by"];
+  // The two text columns share what the terminal leaves (whole lines in a pipe).
+  // Each Kafka ticket stays whole (what a reader searches for), one to a line; the text columns wrap.
+  const kafka = Math.max(...BUG_HISTORY.flatMap((b) => b.kafka.split(" ").map((w) => w.length))) + 3;
+  const fixed = 5 + kafka + 18 + 6 + 2;
+  const room = Math.max(40, width - fixed);
+  const table = new Table({
+    head,
+    style: { head: [], border: [] },
+    wordWrap: true,
+    colWidths: [5, kafka, 18, Math.floor(room / 2), room - Math.floor(room / 2)],
+  });
   for (const b of BUG_HISTORY) {
-    const where = isModelled(b)
-      ? `${b.scenario}, ${JSON.stringify(b.bug)}${b.expectFound ? "" : ", not expected found"}`
+    const how = isModelled(b)
+      ? `${b.scenario} with ${readableOverrides(b.bug ?? {})}; shows as ${b.kinds.join(" or ") || "no kind"}${b.expectFound ? "" : " (not expected found)"}`
       : chalk.dim(`not modelled: ${b.missing ?? "no flag yet"}`);
-    out.push(`  ${chalk.yellow(b.id)} ${b.kafka.padEnd(28)} ${b.symptom.padEnd(16)} ${b.title}`);
-    out.push(`      ${chalk.dim(`${b.flag}; ${b.kinds.join(" | ") || "no kind"}`)}; ${where}`);
+    table.push([chalk.yellow(b.id), b.kafka, b.symptom, b.title, how]);
   }
-  process.stdout.write(`${out.join("\n")}\n`);
+  process.stdout.write(
+    fitted(
+      `${chalk.bold(`${BUG_HISTORY.length} historical Kafka transaction bugs, ${modelled} modelled`)}${chalk.dim("  (run them: eosfuzz bugs run [ID...])")}\n\n${table.toString()}\n`,
+    ),
+  );
   return EXIT.ok;
 }
 
@@ -108,8 +154,11 @@ function selectBugs(ids: readonly string[]): HistoricalBug[] {
   });
 }
 
+/** One bug's outcome, with where its shrunk tape was saved. */
+type SavedOutcome = Omit<BugOutcome, "shrunkFile"> & { savedTo: string | null };
+
 /** One row of the human table. */
-function row(o: BugOutcome, generic: boolean): string {
+function row(o: SavedOutcome, generic: boolean): string {
   const verdict = !o.modelled
     ? chalk.dim(o.why?.startsWith("flag only") ? "no scenario" : "not modelled")
     : o.found
@@ -129,6 +178,8 @@ function row(o: BugOutcome, generic: boolean): string {
   const lines = [head];
   if (detail) lines.push(chalk.dim(`      ${detail}`));
   if (o.found && o.explanation) lines.push(`      ${o.explanation}`);
+  if (o.story) lines.push("      the shrunk failure:", ...o.story.map((step) => `        ${step}`));
+  if (o.savedTo) lines.push(`      replay it: eosfuzz replay ${shellWord(o.savedTo)}`);
   if (o.why) lines.push(chalk.dim(`      ${o.why}`));
   return lines.join("\n");
 }
@@ -137,18 +188,31 @@ function runBugs(ids: readonly string[], args: BugsArgs): number {
   const budgetSeeds = checkedInteger("budget-seeds", args["budget-seeds"], 1, 1_000_000);
   const shrinkBudgetMs = checkedInteger("shrink-budget-ms", args["shrink-budget-ms"], 0, 600_000);
   const bugs = selectBugs(ids);
-  const outcomes: BugOutcome[] = [];
+  const outcomes: SavedOutcome[] = [];
   const baselines = new Map<string, CampaignResult>();
+  // Each shrunk failure is saved as a tape, as a run's is, so that its replay command works.
+  const saveDir = temporaryTapeDir();
   for (const bug of bugs) {
-    const o = runBug(bug, {
+    const { shrunkFile, ...o } = runBug(bug, {
       budgetSeeds,
       shrinkBudgetMs,
       now: () => performance.now(),
       generic: args.generic,
       baselines,
+      saveDir,
     });
-    outcomes.push(o);
-    if (!args.json) process.stdout.write(`${row(o, args.generic)}\n`);
+    let savedTo: string | null = null;
+    if (shrunkFile) {
+      try {
+        writeFileAtomic(shrunkFile.path, shrunkFile.content, "the shrunk tape");
+        savedTo = shrunkFile.path;
+      } catch (e) {
+        process.stderr.write(`eosfuzz: the shrunk failure of ${o.id} was not saved: ${(e as Error).message}\n`);
+      }
+    }
+    const saved = { ...o, savedTo };
+    outcomes.push(saved);
+    if (!args.json) process.stdout.write(`${fitted(row(saved, args.generic))}\n`);
   }
   // The catalogue's expectations are for each bug's own scenario; the generic run is a measurement.
   const passed = args.generic || benchmarkPassed(outcomes);

@@ -4,6 +4,7 @@ import { emitGithubActions } from "../../report/github-actions.js";
 import { mergeShardReports, readShardReport } from "../../report/merge-reports.js";
 import { buildRunReport } from "../../report/run-report.js";
 import { renderRunReport } from "../../report/terminal.js";
+import { fitted, outputWidth } from "../../report/terminal-width.js";
 import { InputError } from "../../common/input-error.js";
 import type { OutputError } from "../../common/output-error.js";
 import { attemptWrite, defaultReportDir } from "../../report/report-dir.js";
@@ -61,7 +62,12 @@ export function mergeCommand(args: MergeArgs): number {
     });
   }
   if (args.json) writeJsonStdout(report);
-  else process.stdout.write(`${renderRunReport(report)}\n${written ? `\n  report: ${written}/index.html\n` : ""}`);
+  else
+    process.stdout.write(
+      fitted(
+        `${renderRunReport(report, { width: outputWidth() })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`,
+      ),
+    );
   emitGithubActions(report, (line) => (args.json ? process.stderr : process.stdout).write(line), process.env, problems);
   reportOutputProblems(problems);
   if (report.stoppedBy === "interrupted") return EXIT.interrupted;

@@ -9,6 +9,7 @@ import type { ReplayView } from "../../report/html/page.js";
 import type { OutputError } from "../../common/output-error.js";
 import { attemptWrite, writeReplayHtml } from "../../report/report-dir.js";
 import { type EventRange, renderReplay } from "../../report/replay-render.js";
+import { fitted } from "../../report/terminal-width.js";
 import { InputError } from "../../common/input-error.js";
 import { applySettings, parseSettings } from "../../scenario/settings.js";
 import { setOption } from "./search-args.js";
@@ -99,13 +100,15 @@ export function replayCommand(args: ReplayArgs): number {
     const out = range ? { ...rest, trace: trace.slice(range.from, range.to + 1) } : rest;
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
-    process.stdout.write(`${renderReplay(result, { trace: range })}\n`);
+    process.stdout.write(fitted(`${renderReplay(result, { trace: range })}\n`));
     const first = result.violations[0];
     if (first)
       process.stdout.write(
-        `\n  the story (numbered protocol steps)\n${renderStory(result.trace, first)
-          .map((l) => `    ${l}`)
-          .join("\n")}\n`,
+        fitted(
+          `\n  the story (numbered protocol steps)\n${renderStory(result.trace, first)
+            .map((l) => `    ${l}`)
+            .join("\n")}\n`,
+        ),
       );
     if (html) process.stdout.write(`\n  page: ${args.html}\n`);
   }

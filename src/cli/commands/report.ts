@@ -4,6 +4,7 @@ import { readRunReport } from "../../report/read-run-report.js";
 import type { OutputError } from "../../common/output-error.js";
 import { attemptWrite, writeReportDir, writeReportHtml } from "../../report/report-dir.js";
 import { renderRunReport } from "../../report/terminal.js";
+import { fitted, outputWidth } from "../../report/terminal-width.js";
 import { EXIT, reportOutputProblems } from "../errors.js";
 import { lockDir } from "../out-dir.js";
 import { findMutant } from "../../fuzz/mutants.js";
@@ -68,7 +69,9 @@ export function reportCommand(args: ReportArgs): number {
   }
   for (const note of content.notes) process.stderr.write(`eosfuzz: ${note}\n`);
   const where = [html ? args.html : undefined, dir ? `${args.out}/index.html` : undefined].filter(Boolean).join(", ");
-  process.stdout.write(`${renderRunReport(report)}\n${where ? `\n  report: ${where}\n` : ""}`);
+  process.stdout.write(
+    fitted(`${renderRunReport(report, { width: outputWidth() })}\n${where ? `\n  report: ${where}\n` : ""}`),
+  );
   emitGithubActions(report, (line) => process.stdout.write(line), process.env, problems);
   reportOutputProblems(problems);
   if (problems.length > 0) return EXIT.usage;

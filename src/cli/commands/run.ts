@@ -19,6 +19,7 @@ import { isGithubActions } from "../../report/github-env.js";
 import type { writeRunReport } from "../run-report-dir.js";
 import { attemptWrite, defaultReportDir } from "../../report/report-files.js";
 import { ResultsLog, resultsFile } from "../../report/results-log.js";
+import { fitted, outputWidth } from "../../report/terminal-width.js";
 import { buildRunReport, type RunReport } from "../../report/run-report.js";
 import { writeFileAtomic } from "../../common/write-files.js";
 import { notOneOf } from "../../scenario/did-you-mean.js";
@@ -32,6 +33,7 @@ import { EXIT, InternalError, reportOutputProblems } from "../errors.js";
 import { stopGracefully } from "../interrupt.js";
 import { type DirLock, lockDir, refuseUsedOutDir } from "../out-dir.js";
 import {
+  CAMPAIGN_OPTIONS,
   campaignArgsOf,
   checkResumedRuns,
   checkResumedScenario,
@@ -210,6 +212,25 @@ function resumedRun(given: RunArgs): Resumed<RunArgs> | null {
 /** Check every argument of `eosfuzz run` (bad ones are one InputError line), resolve the scenario, plan the campaign. */
 export function planRun(given: RunArgs): RunPlan {
   const resumed = resumedRun(given);
+  try {
+    return planChecked(given, resumed);
+  } catch (e) {
+    throw resumed ? blameResultsLog(e, given, resumed) : e;
+  }
+}
+
+/**
+ * A campaign option a resumed run took from its results log and found bad (a corrupt or edited
+ * header): the problem is the file's field, not a flag the user never gave.
+ */
+function blameResultsLog(e: unknown, given: RunArgs, resumed: Resumed<RunArgs>): unknown {
+  if (!(e instanceof InputError) || !e.file.startsWith("--") || e.field !== "") return e;
+  const name = e.file.slice(2);
+  const fromLog = name in CAMPAIGN_OPTIONS && (given as unknown as Record<string, unknown>)[name] === undefined;
+  return fromLog ? new InputError(resumed.file, `args.${name}`, e.problem) : e;
+}
+
+function planChecked(given: RunArgs, resumed: Resumed<RunArgs> | null): RunPlan {
   const args = resumed?.args ?? given;
   checkInteger("shrink-budget-ms", args["shrink-budget-ms"], 1, 86_400_000);
   const seedTimeoutMs = parseDuration("seed-timeout", args["seed-timeout"]);
@@ -367,6 +388,7 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
       attemptWrite(problems, () => writeFileAtomic(args.junit as string, renderJunit(report), "the JUnit report"));
     }
     const savedTo = report.shrunk?.savedTo ?? null;
+    const say = (text: string) => process.stdout.write(fitted(text));
     const verdict = async (): Promise<string> => {
       const { renderVerdict } = await import("../../report/terminal.js");
       const replay = session.shrunk ? (savedTo ? `eosfuzz replay ${shellWord(savedTo)}` : null) : null;
@@ -385,19 +407,18 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
       const steps = result.scriptSteps
         ? renderScriptSteps(result.scriptSteps, campaign.loaded.scenario.script?.steps.length ?? 0)
         : undefined;
-      process.stdout.write(
-        `${renderRunReport(report, { afterHeader: steps, verdict: false })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`,
+      say(
+        `${renderRunReport(report, { afterHeader: steps, verdict: false, width: outputWidth() })}\n${written ? `\n  report: ${written}/index.html\n` : ""}`,
       );
-      if (session.interruptedAfterRuns)
-        process.stdout.write("\n  interrupted after the last run: not shrunk, no seed files\n");
+      if (session.interruptedAfterRuns) say("\n  interrupted after the last run: not shrunk, no seed files\n");
       if (session.shrunk) {
         const shrinkFurther = savedTo ? shrinkFurtherCommand(savedTo, args["shrink-budget-ms"]) : null;
-        process.stdout.write(`\n${renderShrink(session.shrunk.summary, { savedTo, shrinkFurther })}\n`);
+        say(`\n${renderShrink(session.shrunk.summary, { savedTo, shrinkFurther })}\n`);
       }
-      for (const lost of tapeProblems) process.stdout.write(`\n  the shrunk failure was not saved: ${lost.message}\n`);
-      if (report.determinism) process.stdout.write(`\n${renderDeterminism(report.determinism)}\n`);
+      for (const lost of tapeProblems) say(`\n  the shrunk failure was not saved: ${lost.message}\n`);
+      if (report.determinism) say(`\n${renderDeterminism(report.determinism)}\n`);
       if (report.seedFiles && report.seedFiles.length > 0)
-        process.stdout.write(
+        say(
           `\n  saved ${report.seedFiles.length} seed file${report.seedFiles.length === 1 ? "" : "s"}${report.seedFiles[0] ? `, e.g. eosfuzz replay ${report.seedFiles[0]}` : ""}\n`,
         );
     }
@@ -411,7 +432,7 @@ async function runLocked(plan: RunPlan, outDir: string | null, startedAt: Date):
       );
     }
     // The verdict comes last, as vitest's and Jepsen's do: what a reader looks for first is at the bottom.
-    if (!args.json) process.stdout.write(`\n${await verdict()}\n`);
+    if (!args.json) say(`\n${await verdict()}\n`);
   } finally {
     endGraceful();
   }

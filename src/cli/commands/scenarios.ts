@@ -1,6 +1,7 @@
 import chalk from "chalk";
 import type { Argv } from "yargs";
 import { describeExpectation } from "../../report/terminal.js";
+import { fitted, outputWidth } from "../../report/terminal-width.js";
 import { BUILTIN_SCENARIO_DIR, builtinScenarioNames, loadScenarioFile } from "../../scenario/loader.js";
 import { EXIT } from "../errors.js";
 import { writeJsonStdout } from "./run.js";
@@ -42,9 +43,13 @@ export function scenariosCommand(args: ScenariosArgs): number {
     return EXIT.ok;
   }
   const width = Math.max(...scenarios.map((s) => s.name.length));
-  const lines = scenarios.map((s) => `  ${chalk.yellow(s.name.padEnd(width))}  ${firstSentence(s.description)}`);
+  // The sentence fills what the terminal leaves beside the name (100 characters in a pipe).
+  const room = Math.max(20, (outputWidth() ?? width + 104) - width - 4);
+  const lines = scenarios.map((s) => `  ${chalk.yellow(s.name.padEnd(width))}  ${firstSentence(s.description, room)}`);
   process.stdout.write(
-    `${chalk.bold(`${scenarios.length} built-in scenarios`)}${chalk.dim("  (eosfuzz run --scenario NAME; their files: eosfuzz scenarios --json)")}\n${lines.join("\n")}\n`,
+    fitted(
+      `${chalk.bold(`${scenarios.length} built-in scenarios`)}${chalk.dim("  (eosfuzz run --scenario NAME; their files: eosfuzz scenarios --json)")}\n${lines.join("\n")}\n`,
+    ),
   );
   return EXIT.ok;
 }

@@ -4,6 +4,7 @@ import { readSeedFile, renderSeedFile } from "../../fuzz/seed-file.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { shellWord } from "../../fuzz/search/replay-commands.js";
 import { renderShrink, shrinkFurtherCommand } from "../../report/shrink-render.js";
+import { fitted } from "../../report/terminal-width.js";
 import { writeFileAtomic } from "../../common/write-files.js";
 import { InputError } from "../../common/input-error.js";
 import { EXIT } from "../errors.js";
@@ -67,7 +68,9 @@ export function shrinkCommand(args: ShrinkArgs): number {
     );
   } else {
     process.stdout.write(
-      `${renderShrink(summary, { savedTo: path, shrinkFurther: shrinkFurtherCommand(path, budget) })}\n\n  replay it: eosfuzz replay ${shellWord(path)}\n`,
+      fitted(
+        `${renderShrink(summary, { savedTo: path, shrinkFurther: shrinkFurtherCommand(path, budget) })}\n\n  replay it: eosfuzz replay ${shellWord(path)}\n`,
+      ),
     );
   }
   return summary.deterministic ? EXIT.ok : EXIT.unexpected;

@@ -193,9 +193,28 @@ export const CLIENT_SCRIPT = String.raw`
       if (el) { play(false); show(stepOfIndex(Number(el.getAttribute("data-i"))), false); }
     });
     root.eosfuzz = { show: show, steps: steps, get current() { return current; }, declutter: declutter };
-    show(steps.length - 1, false);
+    // The diagram opens at its violation (in view), not at the end nor at t=0 of thousands of events.
+    var at = root.getAttribute("data-violation-index");
     fitLaneNames();
     declutter();
+    if (at) {
+      show(stepOfIndex(Number(at)), false);
+      // The violation near the top of the diagram's view, so that the legend above it stays in view too.
+      var dotNow = dots.get(steps[current]);
+      if (dotNow) {
+        var c = dotNow.querySelector("circle");
+        scroller.scrollTop = Number(c.getAttribute("cy")) + (head ? head.getBoundingClientRect().height : 0) - 150;
+        var cx = Number(c.getAttribute("cx"));
+        if (cx > scroller.clientWidth - 60) scroller.scrollLeft = cx - scroller.clientWidth / 2;
+      }
+    } else show(steps.length - 1, false);
+    // The page's first failure (the shrunk one) is where the page opens.
+    if (root.hasAttribute("data-open")) {
+      root.scrollIntoView({ block: "start" });
+      var seen = svg.querySelector(".ev.current circle");
+      var below = seen ? seen.getBoundingClientRect().bottom - window.innerHeight + 80 : 0;
+      if (below > 0) window.scrollBy(0, below);
+    }
   }
   document.querySelectorAll(".diagram").forEach(setup);
 })();

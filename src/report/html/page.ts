@@ -23,6 +23,7 @@ import {
   shrunkSection,
   statisticsSection,
 } from "./run-sections.js";
+import { renderLegend } from "./diagram-legend.js";
 import { REPORT_CSS } from "./style.js";
 import { renderSpaceTimeSvg } from "./svg-diagram.js";
 
@@ -49,18 +50,11 @@ function chainList(steps: readonly string[]): string {
   return `<ul class="chain">${items.join("")}</ul>`;
 }
 
-const LEGEND = `<div class="legend">
-<span><i style="border-color:#0969da"></i>WriteTxnMarkers</span><span><i style="border-color:#aab3bf"></i>other requests/responses</span>
-<span><i style="border-color:#cf222e;border-top-width:3px"></i>the stale marker</span><span><i style="border-color:#d4660a"></i>records it wrongly closed</span>
-<span><i style="border-color:#8250df"></i>same transactions</span><span><i style="border-color:#bf8700;border-top-style:dotted"></i>late response</span>
-<span><i style="border-color:#aab3bf;border-top-style:dashed"></i>duplicate copy</span><span>× dropped</span>
-<span><i style="border-color:#bf8700"></i>delayed by a slow network</span><span><i class="box" style="background:#bf87001a;border:1px dashed #bf870066"></i>time the stale copy spent in the network</span><span><i class="box" style="background:#cf222e22"></i>node stalled</span><span><i class="box" style="background:#bf870033"></i>link cut</span>
-<span><i class="box" style="background:#8250df22"></i>producer or processor paused</span><span><i class="dot" style="background:#bf3989"></i>group coordinator (JoinGroup, TxnOffsetCommit, offsets at __consumer_offsets)</span><span><i class="box" style="background:#1a7f370d;border:1px solid #1a7f3733"></i>quiet period</span>
-<span><i style="border-color:#cf222e;border-top-style:dashed"></i>coordinator failover</span>
-</div>`;
-
-/** One diagram with its controls: slider, step buttons, hover details, label toggles. */
-export function renderDiagramSection(st: SpaceTime, id: string, extra = ""): string {
+/**
+ * One diagram with its controls: slider, step buttons, hover details, label toggles, and the
+ * legend of what it draws (above it, in view). It opens at its violation (the page script).
+ */
+export function renderDiagramSection(st: SpaceTime, id: string, extra = "", options: { open?: boolean } = {}): string {
   const windowNote =
     st.window.first > 0 || st.window.last + 1 < st.window.total
       ? `<p class="muted">Showing trace events #${st.window.first}..#${st.window.last} of ${st.window.total} (the window that ends just after the violation).</p>`
@@ -69,7 +63,7 @@ export function renderDiagramSection(st: SpaceTime, id: string, extra = ""): str
   const head = violation
     ? `<h3><span class="pill bad">${escapeXml(violation.kind)}</span> ${escapeXml(violation.summary)}</h3>${chainList(violation.steps)}`
     : `<h3>No violation in this run</h3>`;
-  return `<section class="diagram" id="${escapeXml(id)}" tabindex="0" data-violation-index="${violation?.index ?? ""}">
+  return `<section class="diagram" id="${escapeXml(id)}" tabindex="0" data-violation-index="${violation?.index ?? ""}"${options.open ? " data-open" : ""}>
 <div class="controls">
 <button data-act="first" title="first event">|&lt;</button><button data-act="prev" title="previous event (←)">&lt;</button>
 <button data-act="play">play</button><button data-act="next" title="next event (→)">&gt;</button><button data-act="last" title="last event">&gt;|</button>
@@ -81,8 +75,8 @@ ${violation?.index != null ? `<button class="warn" data-act="violation">go to th
 </div>
 <div class="details" aria-live="polite"></div>
 <div class="explain">${head}${windowNote}${extra}</div>
+${renderLegend(st)}
 <div class="scroll">${renderSpaceTimeSvg(st, `${id}-svg`)}</div>
-${LEGEND}
 </section>`;
 }
 
@@ -120,6 +114,8 @@ export interface RunPageInput {
   traces: readonly SeedTrace[];
   /** Why some failures have no diagram (e.g. the scenario changed since the run). */
   notes?: readonly string[];
+  /** The shrunk first failure (its saved tape replayed), drawn first: the page opens at its violation. */
+  shrunk?: SeedTrace | null;
   /** The report directory holds ShiViz logs and junit.xml beside index.html. */
   withFiles?: boolean;
 }
@@ -232,10 +228,11 @@ export function renderRunHtml(input: RunPageInput): string {
     .sort()
     .map((k) => otherFieldSection(k, fields[k]));
   const matrix = kindByRelease(r);
+  const first = input.shrunk ? shrunkDiagram(r, input.shrunk, drawn) : "";
   const notes = (input.notes ?? []).map((n) => `<p class="muted">${escapeXml(n)}</p>`).join("");
   const body = `<header class="top"><h1>eosfuzz run · ${escapeXml(r.scenario)}</h1>
 <div>${verdict} <span class="muted">expectation: ${escapeXml(describeExpectation(r.expectation))}${r.mutant ? ` · mutant ${escapeXml(r.mutant)}` : ""}${r.interrupted ? " · interrupted" : ""} · ${escapeXml(r.tool.name)} ${escapeXml(r.tool.version)} · scenario hash <code>${escapeXml(r.scenarioHash)}</code> · started ${escapeXml(r.startedAt ?? "")}</span></div></header>
-<main>${summaryCards(r)}
+<main>${first}${summaryCards(r)}
 <h2>Expectation</h2>${checksTable(r)}${withFiles ? `<p class="muted">The same checks, with one test case per violation, are in <a href="junit.xml">junit.xml</a>; the run itself in <a href="run.json">run.json</a>.</p>` : ""}
 <h2>Violations by kind and broker release</h2>${renderKindByReleaseTable(matrix)}${renderKindByReleaseBars(matrix)}
 <h2>Seeds to first violation</h2>${renderDiscoveryCurve(r)}
@@ -246,4 +243,24 @@ ${undrawn.length > 0 ? `<p>More failures, one per kind and broker release:</p><u
 <h2>All violations</h2>${r.violations.length > 0 ? violationRows(r, withFiles, drawn) : `<p class="muted">None.</p>`}
 </main>`;
   return page(`eosfuzz ${r.scenario}`, body);
+}
+
+/**
+ * The first failure shrunk, drawn at the top of the page: a reader sees the violation at once, in a
+ * run of a few hundred events; the full run it was shrunk from is one click away (its diagram below).
+ */
+function shrunkDiagram(r: RunReport, trace: SeedTrace, drawn: ReadonlySet<number>): string {
+  const s = r.shrunk;
+  const violation = trace.violations.find((v) => v.kind === s?.kind) ?? trace.violations[0] ?? null;
+  if (!s || !violation) return "";
+  const full =
+    s.seed !== null && drawn.has(s.seed)
+      ? `the full run: <a href="#seed-${s.seed}">seed ${s.seed}</a>, ${s.before.events.toLocaleString("en-US")} events`
+      : s.seed !== null
+        ? `shrunk from seed ${s.seed} (${s.before.events.toLocaleString("en-US")} events)`
+        : "";
+  const saved = s.savedTo ? `replay: <code>eosfuzz replay ${escapeXml(s.savedTo)}</code>` : "";
+  const note = [full, saved].filter((x) => x !== "").join(" · ");
+  return `<h2 id="first-failure">The first failure, shrunk to ${s.after.events.toLocaleString("en-US")} events</h2>
+${renderDiagramSection(buildSpaceTime(trace, violation), "diagram-shrunk", note ? `<p>${note}</p>` : "", { open: true })}`;
 }

@@ -1,5 +1,5 @@
 import type { RunReport } from "../run-report.js";
-import { percent } from "../search-terminal.js";
+import { cleanClaim, percent } from "../search-terminal.js";
 import { shrinkFurtherCommand, storyHeading } from "../shrink-render.js";
 import { escapeXml } from "./escape.js";
 import { renderExtraField } from "./extra-fields.js";
@@ -113,7 +113,11 @@ export function statisticsSection(r: RunReport): string {
   const c = st.clean;
   const claim = st.signatures.length === 0 ? "No violation" : "No other violation";
   const needed = c.seedsNeeded.map((x) => `${percent(x.perSeedProbability)} needs ${n(x.seeds)}`).join(", ");
-  return `<h2>What the sweep showed</h2>${signatures}<p>${claim} in ${n(c.seedsRun)} runs: any bug hit by at least ${escapeXml(percent(c.largestMissedPerSeedProbability))} of runs would have shown (95% confidence). Runs a 95% detection needs, by how often a bug shows: ${escapeXml(needed)}.</p>`;
+  const enumerated = cleanClaim(r);
+  const proves = enumerated
+    ? `${escapeXml(enumerated)}.`
+    : `any bug hit by at least ${escapeXml(percent(c.largestMissedPerSeedProbability))} of runs would have shown (95% confidence). Runs a 95% detection needs, by how often a bug shows: ${escapeXml(needed)}.`;
+  return `<h2>What the sweep showed</h2>${signatures}<p>${claim} in ${n(c.seedsRun)} runs: ${proves}</p>`;
 }
 
 /** The abstract protocol states reached, those never reached, and the scenario's goals. */

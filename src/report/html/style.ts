@@ -38,6 +38,7 @@ td.num { text-align:right; font-variant-numeric: tabular-nums; }
 .legend i { display:inline-block; width:22px; height:0; border-top:2px solid; vertical-align:middle; margin-right:4px; }
 .legend i.box { height:10px; border:none; }
 .legend i.dot { width:9px; height:9px; border:none; border-radius:50%; }
+.legend b.cross { color:#cf222e; margin-right:4px; }
 svg.spacetime { display:block; font-size:11px; }
 svg.lanes-head { display:block; position:sticky; top:0; z-index:1; background:#fffffff0; border-bottom:1px solid var(--line); }
 svg .lane line { stroke:#c4ccd6; stroke-width:1.2; }
