@@ -416,6 +416,7 @@ export class PartitionLog {
     // Epochs that start at the truncation point go even when no batch does (a leader that wrote nothing in its epoch).
     this.leaderEpochCache.truncateFromEnd(offset);
     if (offset >= this.logEndOffset) return [];
+    const emptyBefore = this.producerState.isEmpty();
     let keep = this.batches.length;
     while (keep > 0 && (this.batches[keep - 1] as LogBatch).baseOffset >= offset) keep--;
     const removed = this.batches.splice(keep);
@@ -426,7 +427,9 @@ export class PartitionLog {
     this.abortedTxns.splice(0, this.abortedTxns.length, ...keptAborted);
     // ProducerStateManager.truncateAndReload drops the snapshots above the new log end.
     this.snapshots.dropAbove(this.logEndOffset);
-    this.rebuildProducerState({ rebuildAbortedIndex: false });
+    // UnifiedLog.rebuildProducerState skips the replay when the state held no producer before the
+    // truncation (isEmptyBeforeTruncation): truncating cannot bring one back, though a replay would.
+    this.rebuildProducerState({ rebuildAbortedIndex: false, skipReplay: emptyBefore });
     this.takeSnapshot(this.logEndOffset);
     // UnifiedLog.truncateTo moves the high watermark (and so drops completed transactions below it)
     // only when it is at or past the new log end: otherwise they stay until its next move.
@@ -450,7 +453,11 @@ export class PartitionLog {
    * a snapshot holds no completed transaction), then the batches after the snapshot replayed (origin
    * REPLICATION). Without a snapshot everything is replayed and nothing is dropped for expiry.
    */
-  private rebuildProducerState(options: { rebuildAbortedIndex: boolean; fromLogStart?: boolean }): void {
+  private rebuildProducerState(options: {
+    rebuildAbortedIndex: boolean;
+    fromLogStart?: boolean;
+    skipReplay?: boolean;
+  }): void {
     const snapshot = options.fromLogStart ? null : this.snapshots.latestAtOrBelow(this.logEndOffset);
     const aborted = options.rebuildAbortedIndex ? [] : [...this.abortedTxns];
     this.producerState.reset();
@@ -464,7 +471,7 @@ export class PartitionLog {
       this.producerState.loadSnapshot(snapshot.entries, expiry);
       while (i < this.batches.length && (this.batches[i] as LogBatch).baseOffset < snapshot.offset) i++;
     }
-    for (; i < this.batches.length; i++) this.replayProducerState(this.batches[i] as LogBatch);
+    if (!options.skipReplay) for (; i < this.batches.length; i++) this.replayProducerState(this.batches[i] as LogBatch);
     if (!options.rebuildAbortedIndex) this.abortedTxns.splice(0, this.abortedTxns.length, ...aborted);
   }
 

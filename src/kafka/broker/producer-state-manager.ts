@@ -446,6 +446,11 @@ export class ProducerStateManager {
     return first;
   }
 
+  /** ProducerStateManager.isEmpty: no producer and no completed transaction awaiting the high watermark. */
+  isEmpty(): boolean {
+    return this.producers.size === 0 && this.unreplicatedTxns.length === 0;
+  }
+
   openTransactionCount(): number {
     return this.ongoingTxns.size;
   }
