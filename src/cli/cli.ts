@@ -340,6 +340,11 @@ export async function runCli(given: readonly string[], options: CliOptions = {})
 /** The short flags every command takes, as their long names: -h is --help, -V --version (before `--`). */
 const SHORT_FLAGS: Readonly<Record<string, string>> = { "-h": "--help", "-V": "--version" };
 
+/** Every example command line --help shows, by command (so a test can run each through the parser). */
+export function helpExamples(): { command: string; line: string }[] {
+  return COMMAND_TABLE.flatMap((c) => c.examples.map(([line]) => ({ command: c.name, line })));
+}
+
 function withShortFlags(argv: readonly string[]): string[] {
   const end = argv.indexOf("--");
   // Own keys only: "toString" is an argument, not Object.prototype's method.

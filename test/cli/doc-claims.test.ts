@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeEach, afterEach, describe, expect, it, vi } from "vitest";
-import { type CommandHandler, COMMANDS, runCli } from "../../src/cli/cli.js";
+import { type CommandHandler, COMMANDS, helpExamples, runCli } from "../../src/cli/cli.js";
 import { planRun, type RunArgs } from "../../src/cli/commands/run.js";
 import { eosfuzz, ROOT } from "./cli-helpers.js";
 
@@ -52,6 +52,33 @@ describe("the README's quick start", () => {
     for (const { argv, line } of commands) {
       // Checked up to the work itself (init and validate name a file the reader makes first).
       await expect(runCli(argv, { handlers: stopBeforeWork }), line).resolves.toBe(0);
+    }
+  });
+});
+
+describe("the examples of --help", () => {
+  beforeEach(() => {
+    vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  it("every example command line of every command is one the tool accepts", async () => {
+    const myCluster = join(dir, "my-cluster.yaml");
+    copyFileSync(join(ROOT, "scenarios", "kip-1228.yaml"), myCluster);
+    const examples = helpExamples();
+    expect(new Set(examples.map((e) => e.command)).size).toBe(COMMANDS.length);
+    for (const { line } of examples) {
+      expect(line, "an example starts with eosfuzz").toMatch(/^eosfuzz /);
+      // The shell's part (a redirection) is not the tool's; the scenario file a reader writes first is
+      // stood for by a copy of a built-in one.
+      const argv = (line.split(/\s+(?:>>?|\|)\s+/)[0] as string)
+        .split(/\s+/)
+        .slice(1)
+        .map((a) => (a === "my-cluster.yaml" ? myCluster : a));
+      // Checked up to the work itself, as the README's lines are (a run is planned: its scenario loaded).
+      // A resume continues the run the example before it started, which this test does not run.
+      const handlers = argv.includes("--resume") ? { run: () => 0 } : stopBeforeWork;
+      await expect(runCli(argv, { handlers }), line).resolves.toBe(0);
     }
   });
 });
