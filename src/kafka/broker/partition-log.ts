@@ -318,15 +318,15 @@ export class PartitionLog {
     this.producerState.clearVerificationStates();
     // What memory held is gone. A clean shutdown wrote it to a snapshot at the log end (UnifiedLog.close).
     // After a crash, LogLoader.recoverSegment replays the unflushed segment (the model's one, based at
-    // 0) from its base with a producer state of its own, loading no snapshot but one at that base,
-    // which holds nothing; it rebuilds the transaction index and writes the result at the log end.
+    // the log start) from its base with a producer state of its own, whose truncateAndReload deletes
+    // every snapshot file; it rebuilds the transaction index and writes the result at the log end.
     // Either way the restarted log then loads the snapshot at its log end.
     if (clean) {
       this.takeSnapshot(this.logEndOffset);
       this.snapshots.removeStray();
     } else {
-      this.snapshots.removeStray();
-      this.rebuildProducerState({ rebuildAbortedIndex: true, fromLogStart: true });
+      this.snapshots.deleteAll();
+      this.rebuildProducerState({ rebuildAbortedIndex: true });
       this.takeSnapshot(this.logEndOffset);
     }
     this.rebuildProducerState({ rebuildAbortedIndex: false });
@@ -453,12 +453,8 @@ export class PartitionLog {
    * a snapshot holds no completed transaction), then the batches after the snapshot replayed (origin
    * REPLICATION). Without a snapshot everything is replayed and nothing is dropped for expiry.
    */
-  private rebuildProducerState(options: {
-    rebuildAbortedIndex: boolean;
-    fromLogStart?: boolean;
-    skipReplay?: boolean;
-  }): void {
-    const snapshot = options.fromLogStart ? null : this.snapshots.latestAtOrBelow(this.logEndOffset);
+  private rebuildProducerState(options: { rebuildAbortedIndex: boolean; skipReplay?: boolean }): void {
+    const snapshot = this.snapshots.latestAtOrBelow(this.logEndOffset);
     const aborted = options.rebuildAbortedIndex ? [] : [...this.abortedTxns];
     this.producerState.reset();
     this.abortedTxns.length = 0;

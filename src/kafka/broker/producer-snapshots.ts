@@ -38,6 +38,15 @@ export class ProducerSnapshots {
   }
 
   /**
+   * A crash's recovery of the segment based at the log start (LogLoader.recoverSegment): its producer
+   * state's truncateAndReload(logStart, segmentBase) deletes every snapshot file (those above the
+   * segment's base and the one at the log start), before the replay writes one at the log end.
+   */
+  deleteAll(): void {
+    this.files.length = 0;
+  }
+
+  /**
    * ProducerStateManager.removeStraySnapshots as LogLoader calls it when a log is opened: of the
    * snapshots at no segment's base offset (the model's log is one segment, based at 0) only the
    * latest stays.
