@@ -102,7 +102,7 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
   stopGracefully(() => process.exit(EXIT_INTERRUPTED));
   const { modelRunOfSeed, modelRunOfSeedFile } = await import("../../confirm/plan/model-run.js");
   const { confirm } = await import("../../confirm/confirm.js");
-  const { describeStep } = await import("../../confirm/plan/plan.js");
+  const { describeStep, isClusterEvent } = await import("../../confirm/plan/plan.js");
   const { staleMarkers } = await import("../../confirm/history/real-history.js");
   const model =
     args.file !== undefined
@@ -177,6 +177,10 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
         startMs: s.startMs,
         endMs: s.endMs,
       })),
+      events: run.steps
+        .filter((s) => isClusterEvent(s.step))
+        .map((s) => ({ step: s.index + 1, what: describeStep(s.step), real: s.real, startMs: s.startMs, endMs: s.endMs })),
+      eventsMissed: verdict.eventsMissed ?? [],
       notReplayed: plan.notReplayed,
       unsupported: plan.unsupported,
       notes: final.notes,

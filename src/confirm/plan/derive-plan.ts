@@ -35,7 +35,8 @@ const num = (f: Fields, k: string): number => Number(f[k]);
  * where the producer learnt the outcome (producer.outcome), and Admin.abortTransaction where its
  * marker reached the leader. Every marker copy that reached its leader after the coordinator had
  * re-sent it becomes a hold: armed before its transaction ends, released where the model
- * delivered it.
+ * delivered it. Cluster events (leadership moves, controlled shutdowns, crashes, restarts,
+ * transaction.version updates) are steps where the model's controller or nemesis had them.
  */
 export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPlan {
   const spec = runConfigFor(run.scenario).spec;
@@ -169,7 +170,7 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
   planLateMarkerCopies(trace, { producerOfPid, ends, steps, faults });
   planAdminAborts(trace, producerOfPid, steps);
   notReplayed.push(...unreplayedFaults(trace, faults));
-  unsupported.push(...unsupportedEvents(trace, spec.brokers.length));
+  unsupported.push(...planClusterEvents(trace, steps));
 
   // A wait for a transaction's markers comes after its commit or abort is called, even where the
   // model's markers landed before the producer heard the answer (the EndTxn response is later).
@@ -191,6 +192,7 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
       partitions: spec.transactionState.partitions.length,
       replicationFactor: rf,
       minInsyncReplicas: Math.min(spec.transactionState.minInsyncReplicas, rf),
+      assignment: spec.transactionState.partitions.map((p) => p.replicas.map((r) => nodeId.get(r) ?? 0)),
     },
     brokerRequestTimeoutMs: options.brokerRequestTimeoutMs ?? DEFAULT_BROKER_REQUEST_TIMEOUT_MS,
     topics: spec.topics.map((t) => ({
@@ -339,19 +341,87 @@ function unreplayedFaults(trace: readonly TraceEvent[], faults: readonly Planned
   return out;
 }
 
-/** Cluster events the plan does not replay: leadership moves, broker stops, upgrades, feature updates. */
-function unsupportedEvents(trace: readonly TraceEvent[], brokers: number): string[] {
-  const out: string[] = [];
-  let starts = 0;
+/**
+ * The model's cluster events as steps, each where the model had it (see planClusterEvent); returns
+ * what cannot be played (upgrades, unclean elections).
+ */
+function planClusterEvents(trace: readonly TraceEvent[], steps: PlanStep[]): string[] {
+  const unsupported: string[] = [];
+  const ctx = { started: new Set<string>(), requestedLevel: null as number | null };
   for (const e of trace) {
-    if (e.kind === "broker.start" && ++starts > brokers) out.push(`t=${e.timeMs}ms ${e.node} restarted`);
-    if (e.kind === "broker.stop" || e.kind === "broker.upgrade" || e.kind === "broker.controlled-shutdown")
-      out.push(`t=${e.timeMs}ms ${e.kind} of ${e.node}`);
-    if (e.kind === "replica.leader" && e.timeMs > 0)
-      out.push(
-        `t=${e.timeMs}ms ${e.node} became leader of ${str(e.fields, "partition")} (epoch ${num(e.fields, "leaderEpoch")})`,
-      );
-    if (e.kind.startsWith("feature.")) out.push(`t=${e.timeMs}ms ${e.kind}`);
+    const step = planClusterEvent(e, ctx, unsupported);
+    if (step) steps.push({ key: e.index, ...step } as PlanStep);
   }
-  return out;
+  return unsupported;
+}
+
+/** A step without its key (Omit over each member of the union). */
+type EventStep = PlanStep extends infer S ? (S extends PlanStep ? Omit<S, "key"> : never) : never;
+
+/**
+ * One trace event as a cluster event step, or null. The controller's leader changes: an operator's
+ * move (`reassign`) and the periodic preferred-leader election (`preferred`) are asked of the real
+ * controller (elect-leader); the changes a broker's shutdown, fencing or return makes, the real
+ * controller makes by itself (await-leader, after the step that stopped or started the broker).
+ * A controlled shutdown is asked where the model's controller heard of it (the stop follows by
+ * itself), a crash is a kill -9 where the model's broker stopped, a restart where it started again.
+ */
+function planClusterEvent(
+  e: TraceEvent,
+  ctx: { started: Set<string>; requestedLevel: number | null },
+  unsupported: string[],
+): EventStep | null {
+  const f = e.fields;
+  switch (e.kind) {
+    case "controller.leader": {
+      const partition = str(f, "partition");
+      const leader = f.leader === null ? null : str(f, "leader");
+      const cause = str(f, "cause");
+      const model: PlanStep["model"] = {
+        kind: "ok",
+        detail: `${leader ?? "no leader"} at leader epoch ${num(f, "leaderEpoch")}`,
+      };
+      if (cause === "unclean") {
+        unsupported.push(`t=${e.timeMs}ms unclean election of ${leader} for ${partition}`);
+        return null;
+      }
+      if ((cause === "reassign" || cause === "preferred") && leader !== null)
+        return { kind: "elect-leader", partition, broker: leader, leaderEpoch: num(f, "leaderEpoch"), cause, model };
+      return { kind: "await-leader", partition, broker: leader, leaderEpoch: num(f, "leaderEpoch"), cause, model };
+    }
+    case "broker.controlled-shutdown":
+      return { kind: "shutdown-broker", broker: str(f, "broker"), model: { kind: "ok", detail: "" } };
+    case "broker.stop":
+      // A controlled shutdown's stop follows its request (above); a restart's stop is the restart.
+      return str(f, "reason") === "crash"
+        ? { kind: "kill-broker", broker: e.node, model: { kind: "ok", detail: "" } }
+        : null;
+    case "broker.start":
+      if (!ctx.started.has(e.node)) {
+        ctx.started.add(e.node);
+        return null;
+      }
+      return { kind: "restart-broker", broker: e.node, model: { kind: "ok", detail: `on ${str(f, "release")}` } };
+    case "broker.upgrade":
+      unsupported.push(`t=${e.timeMs}ms ${e.node} upgraded from ${str(f, "from")} to ${str(f, "to")} (played as a restart on its release)`);
+      return null;
+    case "fault.feature-update":
+      ctx.requestedLevel = num(f, "level");
+      return null;
+    case "controller.features": {
+      // A refused update names the level still finalized; the level asked is the operator's.
+      const error = num(f, "errorCode");
+      return {
+        kind: "update-feature",
+        feature: "transaction.version",
+        level: ctx.requestedLevel ?? num(f, "transactionVersion"),
+        model:
+          error === 0
+            ? { kind: "ok", detail: `finalized at metadata offset ${num(f, "epoch")}` }
+            : { kind: "error", error: errorName(error), detail: str(f, "reason") },
+      };
+    }
+    default:
+      return null;
+  }
 }
