@@ -179,7 +179,13 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
       })),
       events: run.steps
         .filter((s) => isClusterEvent(s.step))
-        .map((s) => ({ step: s.index + 1, what: describeStep(s.step), real: s.real, startMs: s.startMs, endMs: s.endMs })),
+        .map((s) => ({
+          step: s.index + 1,
+          what: describeStep(s.step),
+          real: s.real,
+          startMs: s.startMs,
+          endMs: s.endMs,
+        })),
       eventsMissed: verdict.eventsMissed ?? [],
       notReplayed: plan.notReplayed,
       unsupported: plan.unsupported,

@@ -211,7 +211,8 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
 
 /**
  * A marker copy is late when its coordinator re-sent the same marker to the same leader before the
- * copy got there (its request timed out or its connection closed). Each becomes a hold.
+ * copy got there (its request timed out or its connection closed), or another coordinator (after a
+ * failover) sent the same transaction's marker there first. Each becomes a hold.
  */
 function planLateMarkerCopies(
   trace: readonly TraceEvent[],
@@ -236,12 +237,15 @@ function planLateMarkerCopies(
     if (deliver === undefined) continue;
     const marker = num(f, "marker");
     const resend = num(f, "resend");
+    // Overtaken: its coordinator re-sent it, or (after a coordinator failover) the new coordinator
+    // sent the same transaction's marker to the same leader, before this copy got there.
     const overtaken = sends.some(
       (o) =>
-        num(o.fields, "marker") === marker &&
         str(o.fields, "broker") === dest &&
-        num(o.fields, "resend") > resend &&
-        o.index < deliver,
+        o.index > s.index &&
+        o.index < deliver &&
+        ((num(o.fields, "marker") === marker && num(o.fields, "resend") > resend) ||
+          (f.txn !== null && o.fields.txn === f.txn && o.fields.result === f.result)),
     );
     if (!overtaken) continue;
     const producer = ctx.producerOfPid.get(num(f, "pid"));
@@ -403,7 +407,9 @@ function planClusterEvent(
       }
       return { kind: "restart-broker", broker: e.node, model: { kind: "ok", detail: `on ${str(f, "release")}` } };
     case "broker.upgrade":
-      unsupported.push(`t=${e.timeMs}ms ${e.node} upgraded from ${str(f, "from")} to ${str(f, "to")} (played as a restart on its release)`);
+      unsupported.push(
+        `t=${e.timeMs}ms ${e.node} upgraded from ${str(f, "from")} to ${str(f, "to")} (played as a restart on its release)`,
+      );
       return null;
     case "fault.feature-update":
       ctx.requestedLevel = num(f, "level");

@@ -518,7 +518,11 @@ interface PartitionState {
   replicas: number[];
 }
 
-async function describePartition(driver: DriverProcess, bootstrap: string, partition: string): Promise<PartitionState | null> {
+async function describePartition(
+  driver: DriverProcess,
+  bootstrap: string,
+  partition: string,
+): Promise<PartitionState | null> {
   const dash = partition.lastIndexOf("-");
   const r = await driver.request({ op: "describeTopic", bootstrap, name: partition.slice(0, dash), lane: "events" });
   if (r.error !== "NONE") return null;
@@ -583,7 +587,13 @@ async function electLeader(
         lane: "events",
       });
     try {
-      const r = await d.request({ op: "electLeaders", bootstrap: bs, type: "PREFERRED", partitions: [partition], lane: "events" });
+      const r = await d.request({
+        op: "electLeaders",
+        bootstrap: bs,
+        type: "PREFERRED",
+        partitions: [partition],
+        lane: "events",
+      });
       const error = r.error === "NONE" ? String((r.errors as Record<string, string>)[partition] ?? "NONE") : r.error;
       last = `electLeaders: ${error}`;
     } finally {
