@@ -571,7 +571,7 @@ async function electLeader(
   while (Date.now() < until) {
     const state = await describePartition(d, bs, partition);
     if (state?.leader === target) return { real: { kind: "ok", detail: `node ${target} leads` }, reply: { ...state } };
-    if (!state || !state.isr.includes(target)) {
+    if (!state?.isr.includes(target)) {
       last = state ? `node ${target} is not in the ISR ${state.isr.join(",")}` : "no metadata";
       await sleep(200);
       continue;
