@@ -86,6 +86,18 @@ describe("cluster events in the plan", () => {
     expect(order.indexOf(`the proxy releases the copy ${held} holds`)).toBeGreaterThan(failover);
   });
 
+  it("waits for no marker where the transaction appended nothing (the real producer never wrote there)", () => {
+    const crash = planOf("leader-failover", 5);
+    const sends = new Set(crash.steps.flatMap((s) => (s.kind === "send" ? [`${s.txn}|${s.partition}`] : [])));
+    const waits = crash.steps.filter((s) => s.kind === "await-marker");
+    expect(waits.length).toBeGreaterThan(20);
+    for (const w of waits) expect(sends.has(`${w.txn}|${w.partition}`), describeStep(w)).toBe(true);
+    // The model's p0.t7 had orders-3 added, but its record there was never appended.
+    expect(crash.notReplayed).toContain(
+      "p0.t7's ABORT marker has landed at orders-3: the transaction appended nothing there",
+    );
+  });
+
   it("an operator's transaction.version update is a step (tv-upgrade-under-load seed 0: at 3 s, TV2)", () => {
     const tv = planOf("tv-upgrade-under-load", 0);
     const updates = tv.steps.filter((s) => s.kind === "update-feature");

@@ -5,7 +5,7 @@ import { identifyRecord } from "../../oracle/client/client-view.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { compareReleases, kafkaReleaseFor, modelProfileOf } from "../cluster/kafka-jars.js";
 import type { ModelRun } from "./model-run.js";
-import type { ConfirmPlan, PlanBroker, PlannedFault, PlanStep } from "./plan.js";
+import { type ConfirmPlan, describeStep, type PlanBroker, type PlannedFault, type PlanStep } from "./plan.js";
 
 export interface PlanOptions {
   /** Run every broker on this Kafka release instead of the scenario's (the model's prediction is re-run too). */
@@ -172,6 +172,17 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
   notReplayed.push(...unreplayedFaults(trace, faults));
   unsupported.push(...planClusterEvents(trace, steps));
 
+  // A marker the model wrote where the transaction appended nothing (its partition was added, its
+  // produce failed) has no real counterpart: the real producer never wrote there, so its
+  // coordinator sends no marker there to wait for.
+  const sent = new Set(steps.flatMap((st) => (st.kind === "send" ? [`${st.txn}|${st.partition}`] : [])));
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const st = steps[i] as PlanStep;
+    if (st.kind === "await-marker" && !sent.has(`${st.txn}|${st.partition}`)) {
+      notReplayed.push(`${describeStep(st)}: the transaction appended nothing there`);
+      steps.splice(i, 1);
+    }
+  }
   // A wait for a transaction's markers comes after its commit or abort is called, even where the
   // model's markers landed before the producer heard the answer (the EndTxn response is later).
   const endKeys = new Map<string, number>();
