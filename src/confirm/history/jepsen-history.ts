@@ -29,7 +29,7 @@ export function jepsenHistory(plan: ConfirmPlan, run: RealRun): JepsenHistory {
   const partitions = plan.topics.flatMap((t) => t.assignment.map((_, p) => `${t.name}-${p}`));
   const keyOf = new Map(partitions.map((p, i) => [p, i]));
   const valueIds = new Map<string, number>();
-  const valueOf = (v: string): number => {
+  const valueIdOf = (v: string): number => {
     let id = valueIds.get(v);
     if (id === undefined) {
       id = valueIds.size + 1;
@@ -57,7 +57,7 @@ export function jepsenHistory(plan: ConfirmPlan, run: RealRun): JepsenHistory {
           .map((x) => {
             const send = x.step as Extract<StepRecord["step"], { kind: "send" }>;
             const k = keyOf.get(send.partition) ?? -1;
-            const v = valueOf(send.value);
+            const v = valueIdOf(send.value);
             const offset = typeof x.reply.offset === "number" ? x.reply.offset : null;
             return withOffset && x.real.kind === "ok" && offset !== null
               ? `[:send ${k} [${offset} ${v}]]`
@@ -75,7 +75,7 @@ export function jepsenHistory(plan: ConfirmPlan, run: RealRun): JepsenHistory {
     const process = processOf.get(st.producer) ?? -1;
     const sends = txn.sends.map((x) => {
       const send = x.step as Extract<StepRecord["step"], { kind: "send" }>;
-      return `[:send ${keyOf.get(send.partition) ?? -1} ${valueOf(send.value)}]`;
+      return `[:send ${keyOf.get(send.partition) ?? -1} ${valueIdOf(send.value)}]`;
     });
     ops.push({ type: "invoke", f: "txn", process, atMs: txn.begin.startMs, value: `[${sends.join(" ")}]` });
     ops.push({ type: "info", f: "txn", process, atMs: run.steps.at(-1)?.endMs ?? 0, value: `[${sends.join(" ")}]` });
@@ -88,7 +88,7 @@ export function jepsenHistory(plan: ConfirmPlan, run: RealRun): JepsenHistory {
   for (const r of [...run.finalRead.records].sort((a, b) => a.offset - b.offset)) {
     const k = keyOf.get(r.partition);
     if (k === undefined) continue;
-    byKey.set(k, [...(byKey.get(k) ?? []), `[${r.offset} ${valueOf(r.value)}]`]);
+    byKey.set(k, [...(byKey.get(k) ?? []), `[${r.offset} ${valueIdOf(r.value)}]`]);
   }
   const polled = [...byKey]
     .sort(([a], [b]) => a - b)
