@@ -98,6 +98,21 @@ describe("cluster events in the plan", () => {
     );
   });
 
+  it("a record two leaders appended (a retry at the new leader after a move) is sent once, where the copy that stayed was appended", () => {
+    // leader-failover seed 232783746 (drawn by confirm --random): p2.t7/2 was appended at orders-4 by
+    // broker-2 and, after broker-1 took orders-4 back, by broker-1; real Kafka wrote it twice when
+    // the plan sent it twice.
+    const moved = planOf("leader-failover", 232783746);
+    for (const p of [moved, plan, planOf("leader-failover", 5)]) {
+      const values = p.steps.flatMap((s) => (s.kind === "send" ? [s.value] : []));
+      expect(values.length).toBe(new Set(values).size);
+    }
+    const order = moved.steps.map(describeStep);
+    expect(order.indexOf("p2 sends p2.t7/2 to orders-4 and waits for the ack")).toBeGreaterThan(
+      order.indexOf("broker-1 is elected leader of orders-4 (preferred)"),
+    );
+  });
+
   it("an operator's transaction.version update is a step (tv-upgrade-under-load seed 0: at 3 s, TV2)", () => {
     const tv = planOf("tv-upgrade-under-load", 0);
     const updates = tv.steps.filter((s) => s.kind === "update-feature");

@@ -172,6 +172,16 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
   notReplayed.push(...unreplayedFaults(trace, faults));
   unsupported.push(...planClusterEvents(trace, steps));
 
+  // A record two leaders appended (the old leader's copy truncated after a leadership move, the
+  // producer's retry appended at the new one) is one send of a real producer, which retries by
+  // itself: it is played once, where the copy that stayed was appended.
+  const lastSend = new Map<string, number>();
+  for (const st of steps)
+    if (st.kind === "send") lastSend.set(st.value, Math.max(lastSend.get(st.value) ?? st.key, st.key));
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const st = steps[i] as PlanStep;
+    if (st.kind === "send" && lastSend.get(st.value) !== st.key) steps.splice(i, 1);
+  }
   // A marker the model wrote where the transaction appended nothing (its partition was added, its
   // produce failed) has no real counterpart: the real producer never wrote there, so its
   // coordinator sends no marker there to wait for.
