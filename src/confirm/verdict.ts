@@ -65,6 +65,15 @@ export function judge(
       const planned = plan.faults.find((p) => p.id === f.id);
       return `${f.id} never fired (${planned?.story ?? "?"})`;
     });
+  // A hold that fired only after its release step had given up waiting kept its copy past the
+  // point the model delivered it: the schedule was not the model's either.
+  for (const s of run.steps)
+    if (
+      s.step.kind === "release" &&
+      s.real.kind === "unknown" &&
+      (run.faults.find((f) => f.id === (s.step as { fault: string }).fault)?.firings.length ?? 0) > 0
+    )
+      unfired.push(`${s.step.fault} had not fired when the model delivered its copy (step ${s.index + 1})`);
   const divergence = firstDivergence(run, model.outcomes);
   if (unfired.length > 0)
     return {

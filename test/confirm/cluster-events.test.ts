@@ -166,6 +166,16 @@ describe("the verdict of a run with cluster events", () => {
     expect(judge(plan, run, dirty, { violations: [], outcomes }).verdict).toBe("inconclusive");
   });
 
+  it("a hold that fired only after its release step gave up is inconclusive (its copy was not delivered where the model had it)", () => {
+    const { plan, run } = withEvent({ kind: "ok", detail: "node 1 leads" });
+    const release = run.steps.find((s) => s.step.kind === "release");
+    if (!release) throw new Error("the fixture has a release");
+    release.real = { kind: "unknown", detail: "hold-1 never fired: nothing held to release" };
+    const v = judge(plan, run, clean, { violations: [], outcomes: plan.steps.map((s) => s.model) });
+    expect(v.verdict).toBe("inconclusive");
+    expect(v.unfired).toEqual([`hold-1 had not fired when the model delivered its copy (step ${release.index + 1})`]);
+  });
+
   it("a clean model run whose plan stopped early is inconclusive, not confirmed", () => {
     const { plan, run } = withEvent({ kind: "ok", detail: "" }, "step 9 got no answer within 45000 ms");
     const v = judge(plan, run, clean, { violations: [], outcomes: plan.steps.map((s) => s.model) });
