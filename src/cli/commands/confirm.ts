@@ -241,7 +241,7 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
     );
     for (const f of faults)
       out(
-        `  fault ${f.id}: hold ${f.planned}\n    fired ${f.fired} time${f.fired === 1 ? "" : "s"}${f.released ? `; released at ${(f.released.atMs / 1000).toFixed(2)} s: ${f.released.errors.map((e) => `${e.partition} ${e.error}`).join(", ")}` : ""}`,
+        `  fault ${f.id}: ${f.planned}\n    fired ${f.fired} time${f.fired === 1 ? "" : "s"}${f.released ? `; released at ${(f.released.atMs / 1000).toFixed(2)} s: ${f.released.errors.map((e) => `${e.partition} ${e.error}`).join(", ")}` : ""}`,
       );
     out("  steps:");
     for (const s of run.steps) {
@@ -364,7 +364,7 @@ async function confirmRandomCommand(args: ConfirmArgs): Promise<number> {
     out(chalk.dim(`  ${note}`));
     for (const r of rows)
       out(
-        `  seed ${r.seed}: ${VERDICT_COLOUR[r.verdict](r.verdict.toUpperCase())} (${r.reason}); ${r.steps} steps, ${r.events} cluster events, ${r.holds.fired}/${r.holds.planned} holds fired; ${(r.wallMs / 1000).toFixed(1)} s\n    Jepsen history: ${r.history}`,
+        `  seed ${r.seed}: ${VERDICT_COLOUR[r.verdict](r.verdict.toUpperCase())} (${r.reason}); ${r.steps} steps, ${r.events} cluster events, ${r.holds.fired}/${r.holds.planned} faults fired; ${(r.wallMs / 1000).toFixed(1)} s\n    Jepsen history: ${r.history}`,
       );
     out(
       `  ${counts.confirmed} confirmed, ${counts["not-reproduced"]} not reproduced, ${counts.inconclusive} inconclusive; node logs in ${outDir}`,

@@ -255,9 +255,36 @@ function planLateMarkerCopies(
     const f = s.fields;
     const dest = str(f, "broker");
     const deliver = deliveredAt.get(`${dest}|${num(f, "corr")}`);
-    if (deliver === undefined) continue;
     const marker = num(f, "marker");
     const resend = num(f, "resend");
+    if (deliver === undefined) {
+      // A copy the model's network lost, which its coordinator re-sent: dropped, so that the real
+      // coordinator re-sends it too (and a later hold of the re-sent copy counts the same copies).
+      const resent = sends.some(
+        (o) =>
+          num(o.fields, "marker") === marker && str(o.fields, "broker") === dest && num(o.fields, "resend") > resend,
+      );
+      const producer = ctx.producerOfPid.get(num(f, "pid"));
+      if (!resent || producer === undefined) continue;
+      const txn = str(f, "txn");
+      const id = `drop-${ctx.faults.length + 1}`;
+      const result = str(f, "result") === "ABORT" ? "ABORT" : "COMMIT";
+      ctx.faults.push({
+        id,
+        kind: "drop",
+        broker: dest,
+        coordinator: s.node,
+        producer,
+        result,
+        nth: resend + 1,
+        txn,
+        story: `t=${s.timeMs}ms ${s.node} sent marker #${marker} copy ${resend + 1} (${result} for ${txn}, epoch ${num(f, "epoch")}) to ${dest}; the network lost it and the coordinator re-sent it`,
+      });
+      const end = ctx.ends.get(txn);
+      const armKey = end !== undefined && end.index < s.index ? end.index - 0.5 : s.index - 0.5;
+      ctx.steps.push({ key: armKey, kind: "arm", fault: id, model: { kind: "ok", detail: "" } });
+      continue;
+    }
     // Overtaken: its coordinator re-sent it, or (after a coordinator failover) the new coordinator
     // sent the same transaction's marker to the same leader, before this copy got there.
     const overtaken = sends.some(

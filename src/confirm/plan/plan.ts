@@ -141,11 +141,13 @@ export function isClusterEvent(s: PlanStep): boolean {
 
 /**
  * A marker copy the model delivered after its coordinator had re-sent it: held by the proxy in
- * front of the leader's INTERNAL listener from its sending until its release step.
+ * front of the leader's INTERNAL listener from its sending until its release step. Or a copy the
+ * model's network lost before its coordinator re-sent it: dropped there.
  */
 export interface PlannedFault {
   id: string;
-  kind: "hold";
+  /** hold: kept until its release step; drop: lost (the connection closes), as the model's network lost it. */
+  kind: "hold" | "drop";
   /** The leader the copy goes to (whose proxy holds it). */
   broker: string;
   /** The coordinator that sends it (its marker channel's client id names its node). */

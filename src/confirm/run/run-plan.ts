@@ -402,7 +402,7 @@ async function playStep(
           clientIdPrefix: `broker-${coordinator}-txn-marker-sender`,
         },
         nth: f.nth,
-        action: { kind: "hold" },
+        action: { kind: f.kind },
       });
       ctx.armed.add(f.id);
       return { real: { kind: "ok", detail: "" }, reply: {} };
