@@ -179,6 +179,10 @@ const COMMAND_TABLE: readonly CommandEntry[] = [
         "the same plan with every broker on 4.2.1: the late copy is rejected",
       ],
       ["eosfuzz confirm --scenario tv1-legacy --seed 7 --json", "a scenario's seed, shrunk first; one JSON object"],
+      [
+        "eosfuzz confirm --scenario leader-failover --random --runs 3",
+        "three schedules drawn at random (not deterministic), leadership moves and restarts played; Jepsen histories",
+      ],
     ],
   },
   {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Violation } from "../oracle/violation.js";
 import { isReleaseName, type ReleaseName } from "../kafka/release.js";
 import { kafkaReleaseFor, modelProfileOf } from "./cluster/kafka-jars.js";
+import { jepsenHistory } from "./history/jepsen-history.js";
 import { judgeRealRun, type RealMarker } from "./history/real-history.js";
 import { derivePlan, type PlanOptions } from "./plan/derive-plan.js";
 import { type ModelRun, simulatorCost, withCluster } from "./plan/model-run.js";
@@ -62,6 +63,13 @@ export async function confirm(run: ModelRun, options: ConfirmOptions): Promise<C
     const real = await (options.runner ?? runPlan)(plan, { dir, log });
     // Everything the verdict is built from, kept with the node logs: it can be judged again without a cluster.
     writeFileSync(join(dir, "real-run.json"), `${JSON.stringify({ plan, run: real }, null, 1)}\n`);
+    // The client history again, for Jepsen's Kafka checker (jepsen.tests.kafka) to judge on its own.
+    const jepsen = jepsenHistory(plan, real);
+    writeFileSync(join(dir, "history.edn"), jepsen.edn);
+    writeFileSync(
+      join(dir, "history-keys.json"),
+      `${JSON.stringify({ keys: jepsen.keys, values: jepsen.values }, null, 1)}\n`,
+    );
     const judgement = judgeRealRun(plan, real);
     const verdict = judge(plan, real, judgement, model);
     attempts.push({

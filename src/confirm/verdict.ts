@@ -1,7 +1,7 @@
 import type { Violation } from "../oracle/violation.js";
 import type { RealJudgement } from "./history/real-history.js";
 import type { ConfirmPlan, ModelOutcome, PlanStep } from "./plan/plan.js";
-import { describeStep } from "./plan/plan.js";
+import { describeStep, isClusterEvent } from "./plan/plan.js";
 import type { RealRun } from "./run/real-run.js";
 
 /**
@@ -27,6 +27,8 @@ export interface Verdict {
   divergence: StepDivergence | null;
   /** Planned faults that never fired (a non-empty list makes the run inconclusive). */
   unfired: string[];
+  /** Cluster events that did not happen as planned (a non-empty list makes the run inconclusive). */
+  eventsMissed?: string[];
 }
 
 function sameOutcome(model: ModelOutcome, real: ModelOutcome): boolean {
@@ -63,6 +65,15 @@ export function judge(
       const planned = plan.faults.find((p) => p.id === f.id);
       return `${f.id} never fired (${planned?.story ?? "?"})`;
     });
+  // A hold that fired only after its release step had given up waiting kept its copy past the
+  // point the model delivered it: the schedule was not the model's either.
+  for (const s of run.steps)
+    if (
+      s.step.kind === "release" &&
+      s.real.kind === "unknown" &&
+      (run.faults.find((f) => f.id === (s.step as { fault: string }).fault)?.firings.length ?? 0) > 0
+    )
+      unfired.push(`${s.step.fault} had not fired when the model delivered its copy (step ${s.index + 1})`);
   const divergence = firstDivergence(run, model.outcomes);
   if (unfired.length > 0)
     return {
@@ -71,10 +82,29 @@ export function judge(
       divergence,
       unfired,
     };
+  // A leadership move, a stop or a restart that did not happen as the model had it leaves the run
+  // on another schedule than the model's: whatever it shows proves nothing either way. The model's
+  // answer to an event (a refused feature update) is compared as every step's is.
+  const eventsMissed = eventMisses(run, model.outcomes);
+  if (eventsMissed.length > 0)
+    return {
+      verdict: "inconclusive",
+      reason: `a planned cluster event did not happen as planned: ${eventsMissed.join("; ")}`,
+      divergence,
+      unfired,
+      eventsMissed,
+    };
   const want = kinds(model.violations);
   const got = kinds(judgement.violations);
   const first = model.violations[0]?.kind;
   if (first === undefined) {
+    if (got.length === 0 && run.stoppedEarly !== null)
+      return {
+        verdict: "inconclusive",
+        reason: `real Kafka wrote no violation, but the plan stopped early (${run.stoppedEarly})`,
+        divergence,
+        unfired,
+      };
     if (got.length === 0)
       return {
         verdict: "confirmed",
@@ -110,6 +140,21 @@ export function judge(
     divergence,
     unfired,
   };
+}
+
+/** The cluster event steps whose real outcome is not the model's (or that were never played: the plan stopped). */
+function eventMisses(run: RealRun, modelOutcomes: readonly ModelOutcome[]): string[] {
+  const out: string[] = [];
+  for (const s of run.steps) {
+    if (!isClusterEvent(s.step)) continue;
+    const model = modelOutcomes[s.index] ?? s.step.model;
+    const same = s.real.kind === "unknown" ? false : sameOutcome(model, s.real);
+    if (!same)
+      out.push(
+        `step ${s.index + 1} (${describeStep(s.step)}): ${s.real.kind === "error" ? s.real.error : s.real.kind}${s.real.detail ? `, ${s.real.detail}` : ""}`,
+      );
+  }
+  return out;
 }
 
 /** The model outcome of each step of `plan` as predicted by another model run's plan with the same shape (--all-brokers). */

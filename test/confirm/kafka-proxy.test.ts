@@ -162,6 +162,28 @@ describe("the fault proxy", () => {
     await expect(proxy.release("r1")).rejects.toThrow(/holds nothing/);
   });
 
+  it("two holds of the same copies, the 1st and the 2nd, both fire: every rule counts every request it matches", async () => {
+    const { broker, client, proxy } = await setup();
+    const first = proxy.arm({ ...rule({ kind: "hold" }, { producerId: 5, result: "COMMIT" }, 1), id: "first" });
+    const second = proxy.arm({ ...rule({ kind: "hold" }, { producerId: 5, result: "COMMIT" }, 2), id: "second" });
+    client.send(1, marker(5)); // held by "first"
+    // The coordinator re-sends each copy on a new connection after its request timed out.
+    const again = new Client(proxy.port);
+    const third = new Client(proxy.port);
+    cleanup.push(
+      () => again.socket.destroy(),
+      () => third.socket.destroy(),
+    );
+    await until(() => proxy.isHolding("first"));
+    again.send(2, marker(5)); // held by "second"
+    await until(() => proxy.isHolding("second"));
+    third.send(3, marker(5)); // passes
+    await until(() => third.responses.length === 1);
+    expect(first.firings.map((f) => f.request.correlationId)).toEqual([1]);
+    expect(second.firings.map((f) => f.request.correlationId)).toEqual([2]);
+    expect(broker.received.map((r) => r.correlationId)).toEqual([3]);
+  });
+
   it("delays a request, and the connection's later requests wait behind it", async () => {
     const { client, proxy } = await setup();
     proxy.arm(rule({ kind: "delay", ms: 300 }));

@@ -22,6 +22,9 @@ interface ConfirmJson {
   faults: { id: string; fired: number; released: { errors: { partition: string; error: string }[] } | null }[];
   steps: { what: string; real: { kind: string; error?: string } }[];
   evidence: { partition: string; offset: number; lines: string[] }[];
+  events: { what: string; real: { kind: string; error?: string } }[];
+  eventsMissed: string[];
+  unsupported: string[];
   retried: number;
   wallMs: number;
 }
@@ -118,6 +121,28 @@ describe("eosfuzz confirm on real clusters", () => {
       "INVALID_PRODUCER_EPOCH",
       "INVALID_PRODUCER_EPOCH",
     ]);
+    expect(json.violations).toEqual([]);
+  }, 600_000);
+
+  it("leader-failover seed 1 (Kafka 4.2.1 as it really behaves): a controlled shutdown, a coordinator failover while the broker is down, its restart and the preferred elections, played where the model had them: clean", async () => {
+    const { code, json } = await confirm(["--scenario", "leader-failover", "--seed", "1"]);
+    expect(json.verdict).toBe("confirmed");
+    expect(code).toBe(0);
+    expect(json.brokers.map((b) => b.kafkaVersion)).toEqual(["4.2.1", "4.2.1", "4.2.1"]);
+    expect(json.unsupported).toEqual([]);
+    expect(json.eventsMissed).toEqual([]);
+    expect(json.events.map((e) => [e.what, e.real.kind])).toEqual([
+      ["broker-2 shuts down (controlled)", "ok"],
+      ["the controller moves __transaction_state-2's leadership to broker-0 (controlled-shutdown)", "ok"],
+      ["the controller moves orders-2's leadership to broker-0 (controlled-shutdown)", "ok"],
+      ["the controller moves orders-5's leadership to broker-0 (controlled-shutdown)", "ok"],
+      ["broker-1 is elected leader of __transaction_state-2 (reassign)", "ok"],
+      ["broker-2 starts again", "ok"],
+      ["broker-2 is elected leader of __transaction_state-2 (preferred)", "ok"],
+      ["broker-2 is elected leader of orders-2 (preferred)", "ok"],
+      ["broker-2 is elected leader of orders-5 (preferred)", "ok"],
+    ]);
+    expect(json.faults.every((f) => f.fired === 1)).toBe(true);
     expect(json.violations).toEqual([]);
   }, 600_000);
 });

@@ -23,6 +23,8 @@ export interface ConfirmArgs {
   "shrink-budget-ms": number;
   out?: string;
   json: boolean;
+  random: boolean;
+  runs?: number;
 }
 
 export function confirmBuilder(y: Argv): Argv<ConfirmArgs> {
@@ -59,7 +61,23 @@ export function confirmBuilder(y: Argv): Argv<ConfirmArgs> {
       describe: "keep every node's data and logs here (default: a new temporary directory)",
     })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout and nothing else" })
+    .option("random", {
+      type: "boolean",
+      default: false,
+      describe:
+        "with --scenario and --runs N: N schedules of seeds drawn at random, each played as drawn (not deterministic)",
+    })
+    .option("runs", { type: "number", describe: "with --random: how many schedules (1-20)" })
     .check((a) => {
+      if (a.random) {
+        if (a.scenario === undefined || a.file !== undefined || a.seed !== undefined)
+          throw new InputError("--random", "", "expected --scenario NAME --runs N, without --seed or a seed file");
+        const runs = a.runs ?? 1;
+        if (!Number.isInteger(runs) || runs < 1 || runs > 20)
+          throw new InputError("--runs", "", `expected an integer in [1, 20], found ${runs}`);
+        return true;
+      }
+      if (a.runs !== undefined) throw new InputError("--runs", "", "--runs goes with --random");
       if ((a.file === undefined) === (a.scenario === undefined))
         throw new InputError(
           "eosfuzz confirm",
@@ -100,9 +118,10 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
   // A signal ends the command with 130 through process.exit, so the exit hook kills every JVM it
   // started (the signal's default action would skip it, leaving the watcher shells to do it).
   stopGracefully(() => process.exit(EXIT_INTERRUPTED));
+  if (args.random) return confirmRandomCommand(args);
   const { modelRunOfSeed, modelRunOfSeedFile } = await import("../../confirm/plan/model-run.js");
   const { confirm } = await import("../../confirm/confirm.js");
-  const { describeStep } = await import("../../confirm/plan/plan.js");
+  const { describeStep, isClusterEvent } = await import("../../confirm/plan/plan.js");
   const { staleMarkers } = await import("../../confirm/history/real-history.js");
   const model =
     args.file !== undefined
@@ -177,6 +196,16 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
         startMs: s.startMs,
         endMs: s.endMs,
       })),
+      events: run.steps
+        .filter((s) => isClusterEvent(s.step))
+        .map((s) => ({
+          step: s.index + 1,
+          what: describeStep(s.step),
+          real: s.real,
+          startMs: s.startMs,
+          endMs: s.endMs,
+        })),
+      eventsMissed: verdict.eventsMissed ?? [],
       notReplayed: plan.notReplayed,
       unsupported: plan.unsupported,
       notes: final.notes,
@@ -212,7 +241,7 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
     );
     for (const f of faults)
       out(
-        `  fault ${f.id}: hold ${f.planned}\n    fired ${f.fired} time${f.fired === 1 ? "" : "s"}${f.released ? `; released at ${(f.released.atMs / 1000).toFixed(2)} s: ${f.released.errors.map((e) => `${e.partition} ${e.error}`).join(", ")}` : ""}`,
+        `  fault ${f.id}: ${f.planned}\n    fired ${f.fired} time${f.fired === 1 ? "" : "s"}${f.released ? `; released at ${(f.released.atMs / 1000).toFixed(2)} s: ${f.released.errors.map((e) => `${e.partition} ${e.error}`).join(", ")}` : ""}`,
       );
     out("  steps:");
     for (const s of run.steps) {
@@ -260,4 +289,86 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
     );
   }
   return verdict.verdict === "confirmed" ? EXIT.ok : EXIT.unexpected;
+}
+
+/**
+ * `eosfuzz confirm --scenario NAME --random --runs N`: N seeds drawn at random (the set is not
+ * reproducible; each seed's schedule is, and the output names it), each schedule played as drawn on
+ * a fresh real cluster and judged by the same oracle; each run's history is also written for
+ * Jepsen's Kafka checker (history.edn). Exit 0 when every run is confirmed.
+ */
+async function confirmRandomCommand(args: ConfirmArgs): Promise<number> {
+  const { confirmRandom } = await import("../../confirm/random-runs.js");
+  const { randomInt } = await import("node:crypto");
+  const { isClusterEvent } = await import("../../confirm/plan/plan.js");
+  const scenario = loadScenario(args.scenario as string);
+  const seeds = Array.from({ length: args.runs ?? 1 }, () => randomInt(0, 2 ** 31 - 1));
+  const outDir = args.out !== undefined ? resolve(args.out) : mkdtempSync(join(tmpdir(), "eosfuzz-confirm-"));
+  mkdirSync(outDir, { recursive: true });
+  const say = args.json ? () => {} : (line: string) => process.stderr.write(`${chalk.dim(line)}\n`);
+  let runs: Awaited<ReturnType<typeof confirmRandom>>;
+  try {
+    runs = await confirmRandom(scenario, seeds, {
+      outDir,
+      allBrokers: args["all-brokers"] ?? null,
+      clientRelease: args["client-release"] ?? null,
+      transactionVersion: args["transaction-version"] ?? null,
+      brokerRequestTimeoutMs: args["request-timeout-ms"],
+      retries: args.retries,
+      log: say,
+    });
+  } catch (e) {
+    if (e instanceof HarnessUnavailable) throw new InputError("eosfuzz confirm", "", e.message);
+    throw e;
+  } finally {
+    killAllNow();
+  }
+  const note = "not deterministic: the seeds were drawn at random; each seed's schedule is reproducible with --seed";
+  const rows = runs.map(({ seed, result, dir }) => {
+    const v = result.final.verdict;
+    return {
+      seed,
+      verdict: v.verdict,
+      reason: v.reason,
+      model: result.model.violations.map((x) => x.kind),
+      violations: result.final.violations.map((x) => ({ kind: x.kind, summary: x.summary })),
+      steps: result.plan.steps.length,
+      events: result.final.run.steps.filter((s) => isClusterEvent(s.step)).length,
+      eventsMissed: v.eventsMissed ?? [],
+      holds: {
+        planned: result.plan.faults.length,
+        fired: result.final.run.faults.filter((f) => f.firings.length > 0).length,
+      },
+      unsupported: result.plan.unsupported,
+      retried: result.attempts.length - 1,
+      wallMs: result.wallMs,
+      history: join(dir, `attempt-${result.final.attempt}`, "history.edn"),
+    };
+  });
+  const counts = { confirmed: 0, "not-reproduced": 0, inconclusive: 0 };
+  for (const r of rows) counts[r.verdict]++;
+  if (args.json)
+    writeJsonStdout({
+      schemaVersion: 1,
+      random: true,
+      deterministic: false,
+      note,
+      scenario: scenario.scenario.name,
+      counts,
+      runs: rows,
+      dir: outDir,
+    });
+  else {
+    const out = (line = "") => process.stdout.write(`${line}\n`);
+    out(`eosfuzz confirm --scenario ${scenario.scenario.name} --random --runs ${seeds.length}`);
+    out(chalk.dim(`  ${note}`));
+    for (const r of rows)
+      out(
+        `  seed ${r.seed}: ${VERDICT_COLOUR[r.verdict](r.verdict.toUpperCase())} (${r.reason}); ${r.steps} steps, ${r.events} cluster events, ${r.holds.fired}/${r.holds.planned} faults fired; ${(r.wallMs / 1000).toFixed(1)} s\n    Jepsen history: ${r.history}`,
+      );
+    out(
+      `  ${counts.confirmed} confirmed, ${counts["not-reproduced"]} not reproduced, ${counts.inconclusive} inconclusive; node logs in ${outDir}`,
+    );
+  }
+  return counts.confirmed === rows.length ? EXIT.ok : EXIT.unexpected;
 }

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DriverProcess } from "../driver/driver-process.js";
-import { killGroup, runGuarded, spawnGuarded } from "../process/child-registry.js";
+import { killGroup, runGuarded, spawnGuarded, stopGroup } from "../process/child-registry.js";
 import { freePorts } from "./free-port.js";
 import { kafkaClasspath, metadataVersionFor } from "./kafka-jars.js";
 import {
@@ -295,20 +295,29 @@ export class RealCluster {
     return b.dataDir;
   }
 
-  /** kill -9 of one broker (a cluster event); restartBroker starts it again on the same storage. */
+  /** kill -9 of one broker (a cluster event), waiting until its JVM is gone; restartBroker starts it again. */
   async killBroker(name: string): Promise<void> {
     const node = this.node(name);
     const child = node.child;
     node.child = null;
-    if (child) await killGroup(child, "SIGKILL");
+    if (child) await stopGroup(child, "SIGKILL", 10_000);
   }
 
-  /** SIGTERM: Kafka's controlled shutdown, bounded by timeoutMs (then SIGKILL). */
-  async shutdownBroker(name: string, timeoutMs = 30_000): Promise<void> {
+  /**
+   * SIGTERM: Kafka's controlled shutdown (the JVM's shutdown hook asks the controller to move its
+   * leadership away, then stops), waiting until the JVM is gone. False when it took longer than
+   * timeoutMs and was killed.
+   */
+  async shutdownBroker(name: string, timeoutMs = 30_000): Promise<boolean> {
     const node = this.node(name);
     const child = node.child;
     node.child = null;
-    if (child) await killGroup(child, "SIGTERM", timeoutMs);
+    return child ? await stopGroup(child, "SIGTERM", timeoutMs) : true;
+  }
+
+  /** Whether a broker's JVM runs (it was not killed or shut down since it last started). */
+  isRunning(name: string): boolean {
+    return this.node(name).child !== null;
   }
 
   restartBroker(name: string): void {

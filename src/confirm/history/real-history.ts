@@ -163,11 +163,16 @@ export function judgeRealRun(plan: ConfirmPlan, run: RealRun): RealJudgement {
   const copies = markerCopies(run, producerOfPid, nodeName, brokerProfile);
   for (const c of copies) at(c.send.atMs, () => ledger.markerSent(c.send));
 
-  // The raw logs: data batches, then control batches with the copy that wrote each.
+  // The raw logs: data batches, then control batches with the copy that wrote each (read at each
+  // partition's leader at the end: its log holds what every earlier leader committed).
   const leaderOf = new Map(
     plan.topics.flatMap((t) =>
       t.assignment.map(
-        (replicas, p) => [`${t.name}-${p}` as PartitionKey, nodeName.get(replicas[0] as number) ?? "?"] as const,
+        (replicas, p) =>
+          [
+            `${t.name}-${p}` as PartitionKey,
+            run.finalLeaders?.[`${t.name}-${p}`] ?? nodeName.get(replicas[0] as number) ?? "?",
+          ] as const,
       ),
     ),
   );

@@ -5,7 +5,7 @@ import { identifyRecord } from "../../oracle/client/client-view.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { compareReleases, kafkaReleaseFor, modelProfileOf } from "../cluster/kafka-jars.js";
 import type { ModelRun } from "./model-run.js";
-import type { ConfirmPlan, PlanBroker, PlannedFault, PlanStep } from "./plan.js";
+import { type ConfirmPlan, describeStep, type PlanBroker, type PlannedFault, type PlanStep } from "./plan.js";
 
 export interface PlanOptions {
   /** Run every broker on this Kafka release instead of the scenario's (the model's prediction is re-run too). */
@@ -35,7 +35,8 @@ const num = (f: Fields, k: string): number => Number(f[k]);
  * where the producer learnt the outcome (producer.outcome), and Admin.abortTransaction where its
  * marker reached the leader. Every marker copy that reached its leader after the coordinator had
  * re-sent it becomes a hold: armed before its transaction ends, released where the model
- * delivered it.
+ * delivered it. Cluster events (leadership moves, controlled shutdowns, crashes, restarts,
+ * transaction.version updates) are steps where the model's controller or nemesis had them.
  */
 export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPlan {
   const spec = runConfigFor(run.scenario).spec;
@@ -169,8 +170,29 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
   planLateMarkerCopies(trace, { producerOfPid, ends, steps, faults });
   planAdminAborts(trace, producerOfPid, steps);
   notReplayed.push(...unreplayedFaults(trace, faults));
-  unsupported.push(...unsupportedEvents(trace, spec.brokers.length));
+  unsupported.push(...planClusterEvents(trace, steps));
 
+  // A record two leaders appended (the old leader's copy truncated after a leadership move, the
+  // producer's retry appended at the new one) is one send of a real producer, which retries by
+  // itself: it is played once, where the copy that stayed was appended.
+  const lastSend = new Map<string, number>();
+  for (const st of steps)
+    if (st.kind === "send") lastSend.set(st.value, Math.max(lastSend.get(st.value) ?? st.key, st.key));
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const st = steps[i] as PlanStep;
+    if (st.kind === "send" && lastSend.get(st.value) !== st.key) steps.splice(i, 1);
+  }
+  // A marker the model wrote where the transaction appended nothing (its partition was added, its
+  // produce failed) has no real counterpart: the real producer never wrote there, so its
+  // coordinator sends no marker there to wait for.
+  const sent = new Set(steps.flatMap((st) => (st.kind === "send" ? [`${st.txn}|${st.partition}`] : [])));
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const st = steps[i] as PlanStep;
+    if (st.kind === "await-marker" && !sent.has(`${st.txn}|${st.partition}`)) {
+      notReplayed.push(`${describeStep(st)}: the transaction appended nothing there`);
+      steps.splice(i, 1);
+    }
+  }
   // A wait for a transaction's markers comes after its commit or abort is called, even where the
   // model's markers landed before the producer heard the answer (the EndTxn response is later).
   const endKeys = new Map<string, number>();
@@ -191,6 +213,7 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
       partitions: spec.transactionState.partitions.length,
       replicationFactor: rf,
       minInsyncReplicas: Math.min(spec.transactionState.minInsyncReplicas, rf),
+      assignment: spec.transactionState.partitions.map((p) => p.replicas.map((r) => nodeId.get(r) ?? 0)),
     },
     brokerRequestTimeoutMs: options.brokerRequestTimeoutMs ?? DEFAULT_BROKER_REQUEST_TIMEOUT_MS,
     topics: spec.topics.map((t) => ({
@@ -209,7 +232,8 @@ export function derivePlan(run: ModelRun, options: PlanOptions = {}): ConfirmPla
 
 /**
  * A marker copy is late when its coordinator re-sent the same marker to the same leader before the
- * copy got there (its request timed out or its connection closed). Each becomes a hold.
+ * copy got there (its request timed out or its connection closed), or another coordinator (after a
+ * failover) sent the same transaction's marker there first. Each becomes a hold.
  */
 function planLateMarkerCopies(
   trace: readonly TraceEvent[],
@@ -231,15 +255,45 @@ function planLateMarkerCopies(
     const f = s.fields;
     const dest = str(f, "broker");
     const deliver = deliveredAt.get(`${dest}|${num(f, "corr")}`);
-    if (deliver === undefined) continue;
     const marker = num(f, "marker");
     const resend = num(f, "resend");
+    if (deliver === undefined) {
+      // A copy the model's network lost, which its coordinator re-sent: dropped, so that the real
+      // coordinator re-sends it too (and a later hold of the re-sent copy counts the same copies).
+      const resent = sends.some(
+        (o) =>
+          num(o.fields, "marker") === marker && str(o.fields, "broker") === dest && num(o.fields, "resend") > resend,
+      );
+      const producer = ctx.producerOfPid.get(num(f, "pid"));
+      if (!resent || producer === undefined) continue;
+      const txn = str(f, "txn");
+      const id = `drop-${ctx.faults.length + 1}`;
+      const result = str(f, "result") === "ABORT" ? "ABORT" : "COMMIT";
+      ctx.faults.push({
+        id,
+        kind: "drop",
+        broker: dest,
+        coordinator: s.node,
+        producer,
+        result,
+        nth: resend + 1,
+        txn,
+        story: `t=${s.timeMs}ms ${s.node} sent marker #${marker} copy ${resend + 1} (${result} for ${txn}, epoch ${num(f, "epoch")}) to ${dest}; the network lost it and the coordinator re-sent it`,
+      });
+      const end = ctx.ends.get(txn);
+      const armKey = end !== undefined && end.index < s.index ? end.index - 0.5 : s.index - 0.5;
+      ctx.steps.push({ key: armKey, kind: "arm", fault: id, model: { kind: "ok", detail: "" } });
+      continue;
+    }
+    // Overtaken: its coordinator re-sent it, or (after a coordinator failover) the new coordinator
+    // sent the same transaction's marker to the same leader, before this copy got there.
     const overtaken = sends.some(
       (o) =>
-        num(o.fields, "marker") === marker &&
         str(o.fields, "broker") === dest &&
-        num(o.fields, "resend") > resend &&
-        o.index < deliver,
+        o.index > s.index &&
+        o.index < deliver &&
+        ((num(o.fields, "marker") === marker && num(o.fields, "resend") > resend) ||
+          (f.txn !== null && o.fields.txn === f.txn && o.fields.result === f.result)),
     );
     if (!overtaken) continue;
     const producer = ctx.producerOfPid.get(num(f, "pid"));
@@ -339,19 +393,89 @@ function unreplayedFaults(trace: readonly TraceEvent[], faults: readonly Planned
   return out;
 }
 
-/** Cluster events the plan does not replay: leadership moves, broker stops, upgrades, feature updates. */
-function unsupportedEvents(trace: readonly TraceEvent[], brokers: number): string[] {
-  const out: string[] = [];
-  let starts = 0;
+/**
+ * The model's cluster events as steps, each where the model had it (see planClusterEvent); returns
+ * what cannot be played (upgrades, unclean elections).
+ */
+function planClusterEvents(trace: readonly TraceEvent[], steps: PlanStep[]): string[] {
+  const unsupported: string[] = [];
+  const ctx = { started: new Set<string>(), requestedLevel: null as number | null };
   for (const e of trace) {
-    if (e.kind === "broker.start" && ++starts > brokers) out.push(`t=${e.timeMs}ms ${e.node} restarted`);
-    if (e.kind === "broker.stop" || e.kind === "broker.upgrade" || e.kind === "broker.controlled-shutdown")
-      out.push(`t=${e.timeMs}ms ${e.kind} of ${e.node}`);
-    if (e.kind === "replica.leader" && e.timeMs > 0)
-      out.push(
-        `t=${e.timeMs}ms ${e.node} became leader of ${str(e.fields, "partition")} (epoch ${num(e.fields, "leaderEpoch")})`,
-      );
-    if (e.kind.startsWith("feature.")) out.push(`t=${e.timeMs}ms ${e.kind}`);
+    const step = planClusterEvent(e, ctx, unsupported);
+    if (step) steps.push({ key: e.index, ...step } as PlanStep);
   }
-  return out;
+  return unsupported;
+}
+
+/** A step without its key (Omit over each member of the union). */
+type EventStep = PlanStep extends infer S ? (S extends PlanStep ? Omit<S, "key"> : never) : never;
+
+/**
+ * One trace event as a cluster event step, or null. The controller's leader changes: an operator's
+ * move (`reassign`) and the periodic preferred-leader election (`preferred`) are asked of the real
+ * controller (elect-leader); the changes a broker's shutdown, fencing or return makes, the real
+ * controller makes by itself (await-leader, after the step that stopped or started the broker).
+ * A controlled shutdown is asked where the model's controller heard of it (the stop follows by
+ * itself), a crash is a kill -9 where the model's broker stopped, a restart where it started again.
+ */
+function planClusterEvent(
+  e: TraceEvent,
+  ctx: { started: Set<string>; requestedLevel: number | null },
+  unsupported: string[],
+): EventStep | null {
+  const f = e.fields;
+  switch (e.kind) {
+    case "controller.leader": {
+      const partition = str(f, "partition");
+      const leader = f.leader === null ? null : str(f, "leader");
+      const cause = str(f, "cause");
+      const model: PlanStep["model"] = {
+        kind: "ok",
+        detail: `${leader ?? "no leader"} at leader epoch ${num(f, "leaderEpoch")}`,
+      };
+      if (cause === "unclean") {
+        unsupported.push(`t=${e.timeMs}ms unclean election of ${leader} for ${partition}`);
+        return null;
+      }
+      if ((cause === "reassign" || cause === "preferred") && leader !== null)
+        return { kind: "elect-leader", partition, broker: leader, leaderEpoch: num(f, "leaderEpoch"), cause, model };
+      return { kind: "await-leader", partition, broker: leader, leaderEpoch: num(f, "leaderEpoch"), cause, model };
+    }
+    case "broker.controlled-shutdown":
+      return { kind: "shutdown-broker", broker: str(f, "broker"), model: { kind: "ok", detail: "" } };
+    case "broker.stop":
+      // A controlled shutdown's stop follows its request (above); a restart's stop is the restart.
+      return str(f, "reason") === "crash"
+        ? { kind: "kill-broker", broker: e.node, model: { kind: "ok", detail: "" } }
+        : null;
+    case "broker.start":
+      if (!ctx.started.has(e.node)) {
+        ctx.started.add(e.node);
+        return null;
+      }
+      return { kind: "restart-broker", broker: e.node, model: { kind: "ok", detail: `on ${str(f, "release")}` } };
+    case "broker.upgrade":
+      unsupported.push(
+        `t=${e.timeMs}ms ${e.node} upgraded from ${str(f, "from")} to ${str(f, "to")} (played as a restart on its release)`,
+      );
+      return null;
+    case "fault.feature-update":
+      ctx.requestedLevel = num(f, "level");
+      return null;
+    case "controller.features": {
+      // A refused update names the level still finalized; the level asked is the operator's.
+      const error = num(f, "errorCode");
+      return {
+        kind: "update-feature",
+        feature: "transaction.version",
+        level: ctx.requestedLevel ?? num(f, "transactionVersion"),
+        model:
+          error === 0
+            ? { kind: "ok", detail: `finalized at metadata offset ${num(f, "epoch")}` }
+            : { kind: "error", error: errorName(error), detail: str(f, "reason") },
+      };
+    }
+    default:
+      return null;
+  }
 }

@@ -89,6 +89,12 @@ export function modelRunOfSeed(scenario: LoadedScenario, seed: number, budgetMs:
   return runModel(shrunk.scenario, shrunk.tape, `${scenario.scenario.name} seed ${seed}, shrunk (${shrunk.stoppedBy})`);
 }
 
+/** A seed's schedule as drawn, violations or not (confirm --random plays schedules, not counterexamples). */
+export function modelRunOfDrawnSeed(scenario: LoadedScenario, seed: number): ModelRun {
+  const run = runSeed(runConfigFor(scenario), { seed }, { recordTape: true });
+  return runModel(scenario, run.tape ?? {}, `${scenario.scenario.name} seed ${seed} (drawn at random)`);
+}
+
 /**
  * The model's run of the same tape on another cluster: every broker on another release profile
  * (--all-brokers), another finalized transaction.version (--transaction-version), or both.

@@ -18,7 +18,16 @@ export interface ConfirmPlan {
   clientRelease: string;
   /** transaction.version finalized at format time. */
   transactionVersion: number;
-  transactionState: { partitions: number; replicationFactor: number; minInsyncReplicas: number };
+  transactionState: {
+    partitions: number;
+    replicationFactor: number;
+    minInsyncReplicas: number;
+    /**
+     * The model's replicas of each partition (node ids, preferred first). A plan with cluster
+     * events places the real partitions so, for the controller's elections to pick as the model's.
+     */
+    assignment?: number[][];
+  };
   /** Broker request.timeout.ms: the marker channel re-sends a request unanswered this long. */
   brokerRequestTimeoutMs: number;
   topics: PlanTopic[];
@@ -97,15 +106,48 @@ export type PlanStep = { key: number; model: ModelOutcome } & (
       /** The transaction the operator meant to abort (the one it saw open). */
       txn: string | null;
     }
+  /**
+   * A cluster event the model had at this point. The leadership of `partition` (the model's name;
+   * __transaction_state-N is the model's partition N) moves to `broker`: an operator's move or the
+   * controller's preferred-leader election (Admin.electLeaders, after a reordering of the replicas
+   * when `broker` is not the preferred one).
+   */
+  | { kind: "elect-leader"; partition: string; broker: string; leaderEpoch: number; cause: string }
+  /** The controller moved `partition`'s leadership by itself (a broker shut down, fenced, back): wait until it shows. */
+  | { kind: "await-leader"; partition: string; broker: string | null; leaderEpoch: number; cause: string }
+  /** Kafka's controlled shutdown of `broker` (SIGTERM): it hands its leadership over, then stops. */
+  | { kind: "shutdown-broker"; broker: string }
+  /** kill -9 of `broker`: the controller fences it once its session times out. */
+  | { kind: "kill-broker"; broker: string }
+  /** `broker` starts again on its storage and registers (unfenced). */
+  | { kind: "restart-broker"; broker: string }
+  /** Admin.updateFeatures: finalize transaction.version `level` (an operator's kafka-features.sh). */
+  | { kind: "update-feature"; feature: "transaction.version"; level: number }
 );
+
+/** The step kinds that are cluster events: a run where one did not happen as planned proves nothing. */
+export const CLUSTER_EVENT_KINDS: ReadonlySet<PlanStep["kind"]> = new Set([
+  "elect-leader",
+  "await-leader",
+  "shutdown-broker",
+  "kill-broker",
+  "restart-broker",
+  "update-feature",
+]);
+
+export function isClusterEvent(s: PlanStep): boolean {
+  return CLUSTER_EVENT_KINDS.has(s.kind);
+}
 
 /**
  * A marker copy the model delivered after its coordinator had re-sent it: held by the proxy in
- * front of the leader's INTERNAL listener from its sending until its release step.
+ * front of the leader's INTERNAL listener from its sending until its release step. Or a copy the
+ * model's network lost before its coordinator re-sent it: dropped there.
  */
 export interface PlannedFault {
   id: string;
-  kind: "hold";
+  /** hold: kept until its release step; drop: lost (the connection closes), as the model's network lost it. */
+  kind: "hold" | "drop";
   /** The leader the copy goes to (whose proxy holds it). */
   broker: string;
   /** The coordinator that sends it (its marker channel's client id names its node). */
@@ -142,5 +184,17 @@ export function describeStep(s: PlanStep): string {
       return `the proxy releases the copy ${s.fault} holds`;
     case "admin-abort":
       return `Admin.abortTransaction at ${s.partition} for ${s.producer} (epoch ${s.producerEpoch}, coordinator epoch ${s.coordinatorEpoch})`;
+    case "elect-leader":
+      return `${s.broker} is elected leader of ${s.partition} (${s.cause})`;
+    case "await-leader":
+      return `the controller moves ${s.partition}'s leadership to ${s.broker ?? "no one"} (${s.cause})`;
+    case "shutdown-broker":
+      return `${s.broker} shuts down (controlled)`;
+    case "kill-broker":
+      return `${s.broker} is killed (kill -9)`;
+    case "restart-broker":
+      return `${s.broker} starts again`;
+    case "update-feature":
+      return `Admin.updateFeatures finalizes ${s.feature} ${s.level}`;
   }
 }

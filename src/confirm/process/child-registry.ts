@@ -8,6 +8,8 @@ import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process"
  * runs under a watcher shell that kills its own group when its stdin pipe from eosfuzz closes.
  */
 const live = new Map<number, { child: ChildProcess; what: string }>();
+/** Process groups being stopped whose leader (a watcher shell) is gone while the rest winds down. */
+const draining = new Set<number>();
 let hookInstalled = false;
 
 function installExitHook(): void {
@@ -28,6 +30,15 @@ export function killAllNow(): number {
     }
   }
   live.clear();
+  for (const pgid of draining) {
+    try {
+      process.kill(-pgid, "SIGKILL");
+      n++;
+    } catch {
+      // Already gone.
+    }
+  }
+  draining.clear();
   return n;
 }
 
@@ -111,6 +122,48 @@ export async function killGroup(
   await Promise.race([gone, late]);
   clearTimeout(timer);
   live.delete(pid);
+}
+
+/** Whether any process of the group is still there. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Signal a guarded child's whole group and wait until every process of it is gone (a watcher
+ * shell exits on SIGTERM at once, while its JVM still runs its shutdown hooks); past `timeoutMs`,
+ * SIGKILL. True when the group ended by itself. The group stays registered until it is gone.
+ */
+export async function stopGroup(child: ChildProcess, signal: NodeJS.Signals, timeoutMs: number): Promise<boolean> {
+  const pid = child.pid;
+  if (pid === undefined || !groupAlive(pid)) return true;
+  draining.add(pid);
+  try {
+    process.kill(-pid, signal);
+    const until = Date.now() + timeoutMs;
+    while (groupAlive(pid)) {
+      if (Date.now() > until) {
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+        while (groupAlive(pid)) await new Promise((r) => setTimeout(r, 50));
+        return false;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return true;
+  } catch {
+    return !groupAlive(pid);
+  } finally {
+    draining.delete(pid);
+  }
 }
 
 /** Run a guarded command to its end: exit code and output (bounded). Kills it past timeoutMs. */

@@ -154,7 +154,10 @@ export class KafkaProxy {
         this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
         if (LOGGED_APIS.has(info.apiKey))
           this.log({ kind: "request", atMs: Date.now(), ...base, request: summarize(info) });
-        const fired = this.rules.find((r) => r.offer(info));
+        // Every armed rule counts every request it matches (two holds of one coordinator's copies,
+        // the 1st and the 2nd, must both see the 1st); the first rule whose n-th this is fires.
+        let fired: ArmedRule | undefined;
+        for (const r of this.rules) if (r.offer(info) && fired === undefined) fired = r;
         if (!fired) {
           forward(frame, info);
           continue;

@@ -49,6 +49,8 @@ export interface RealRun {
   transactionLog: DumpedBatch[];
   /** Which broker led each __transaction_state partition. */
   transactionStateLeaders: Record<number, string>;
+  /** With cluster events: each partition's leader at the end ("orders-3" -> broker), whose log was read. */
+  finalLeaders?: Record<string, string>;
   /** Set when the plan stopped early: why. */
   stoppedEarly: string | null;
   /** Requests every proxy saw, by API. */

@@ -6,7 +6,7 @@ import { RealCluster, sleep } from "../cluster/real-cluster.js";
 import { DriverProcess, type DriverReply } from "../driver/driver-process.js";
 import { dumpLogSegments, segmentFiles } from "../history/dump-log.js";
 import type { ConfirmPlan, ModelOutcome, PlanStep } from "../plan/plan.js";
-import { describeStep } from "../plan/plan.js";
+import { describeStep, isClusterEvent } from "../plan/plan.js";
 import { ProxySet } from "../proxy/proxy-set.js";
 import type { RealFault, RealRun, StepRecord } from "./real-run.js";
 
@@ -22,6 +22,10 @@ export interface RunPlanOptions {
 }
 
 const STEP_TIMEOUT_MS = 45_000;
+/** A broker's restart: a JVM start on two busy cores, then its registration. */
+const RESTART_TIMEOUT_MS = 120_000;
+/** How long a leadership change may take to show (a crashed broker is fenced after broker.session.timeout.ms). */
+const LEADER_WAIT_MS = 30_000;
 const HOLD_WAIT_MS = 15_000;
 
 class StepTimeout extends Error {}
@@ -101,13 +105,18 @@ export async function runPlan(plan: ConfirmPlan, options: RunPlanOptions): Promi
       producerIds: new Map(),
       armed: new Set(),
       releases: new Map(),
+      transactionVersion: plan.transactionVersion,
     };
     const steps: StepRecord[] = [];
     let stoppedEarly: string | null = null;
     for (const [index, step] of plan.steps.entries()) {
       const startMs = Date.now() - epochMs;
       try {
-        const { real, reply } = await within(playStep(ctx, step), stepTimeoutMs, describeStep(step));
+        const { real, reply } = await within(
+          playStep(ctx, step),
+          step.kind === "restart-broker" ? Math.max(stepTimeoutMs, RESTART_TIMEOUT_MS) : stepTimeoutMs,
+          describeStep(step),
+        );
         steps.push({ index, step, startMs, endMs: Date.now() - epochMs, real, reply });
         log(`  ${index + 1}. ${describeStep(step)}: ${real.kind === "error" ? real.error : real.kind}`);
       } catch (e) {
@@ -135,6 +144,8 @@ export async function runPlan(plan: ConfirmPlan, options: RunPlanOptions): Promi
       lane: "reader",
     });
     const offsets = await driver.request({ op: "listOffsets", bootstrap: cluster.bootstrap(), partitions });
+    // Where each partition's log is read: its leader now (leadership may have moved during the run).
+    const finalLeaders = hasEvents(plan) ? await currentLeaders(plan, driver, cluster.bootstrap()) : {};
     const brokers = cluster.describe().filter((n) => n.role === "broker");
     await cluster.stop();
     const faults: RealFault[] = plan.faults.map((f) => {
@@ -145,11 +156,17 @@ export async function runPlan(plan: ConfirmPlan, options: RunPlanOptions): Promi
     const newest = [...plan.brokers.map((b) => b.release)].sort(compareReleases).at(-1) as string;
     const dataFiles = plan.topics.flatMap((t) =>
       t.assignment.flatMap((replicas, p) =>
-        segmentFiles(cluster?.dataDirOf(brokerName(plan, replicas[0] as number)) ?? "", `${t.name}-${p}`),
+        segmentFiles(
+          cluster?.dataDirOf(finalLeaders[`${t.name}-${p}`] ?? brokerName(plan, replicas[0] as number)) ?? "",
+          `${t.name}-${p}`,
+        ),
       ),
     );
     const txnFiles = Object.entries(setup.transactionStateLeaders).flatMap(([p, broker]) =>
-      segmentFiles(cluster?.dataDirOf(broker) ?? "", `__transaction_state-${p}`),
+      segmentFiles(
+        cluster?.dataDirOf(finalLeaders[`__transaction_state-${p}`] ?? broker) ?? "",
+        `__transaction_state-${p}`,
+      ),
     );
     const [logs, transactionLog] = await Promise.all([
       dumpLogSegments(newest, dataFiles),
@@ -192,6 +209,7 @@ export async function runPlan(plan: ConfirmPlan, options: RunPlanOptions): Promi
       logs: logs.batches,
       transactionLog: transactionLog.batches,
       transactionStateLeaders: setup.transactionStateLeaders,
+      ...(hasEvents(plan) ? { finalLeaders } : {}),
       stoppedEarly,
       requestCounts: proxies.counts(),
     };
@@ -234,6 +252,7 @@ async function setUp(plan: ConfirmPlan, cluster: RealCluster, driver: DriverProc
     if (i > 60) throw new Error(`__transaction_state did not come up: ${probe.error}`);
     await sleep(250);
   }
+  if (hasEvents(plan)) await placeTransactionState(plan, driver, bs);
   const leaders = new Map<number, number>();
   for (let i = 0; ; i++) {
     const d = await driver.expect({ op: "describeTopic", bootstrap: bs, name: "__transaction_state" });
@@ -283,6 +302,8 @@ interface StepContext {
   producerIds: Map<string, number>;
   armed: Set<string>;
   releases: Map<string, { atMs: number; errors: { partition: string; error: string }[] }>;
+  /** transaction.version finalized now (a step may update it). */
+  transactionVersion: number;
 }
 
 async function playStep(
@@ -381,7 +402,7 @@ async function playStep(
           clientIdPrefix: `broker-${coordinator}-txn-marker-sender`,
         },
         nth: f.nth,
-        action: { kind: "hold" },
+        action: { kind: f.kind },
       });
       ctx.armed.add(f.id);
       return { real: { kind: "ok", detail: "" }, reply: {} };
@@ -418,7 +439,202 @@ async function playStep(
       });
       return { real: outcomeOf(r, "ABORT appended"), reply: r };
     }
+    case "elect-leader":
+      return electLeader(ctx, step.partition, nodeIdOf(ctx.plan, step.broker));
+    case "await-leader": {
+      const want = step.broker === null ? -1 : nodeIdOf(ctx.plan, step.broker);
+      const seen = await waitForLeader(ctx.driver, bs, step.partition, want, LEADER_WAIT_MS);
+      return seen.leader === want
+        ? { real: { kind: "ok", detail: `${step.broker ?? "no leader"}` }, reply: seen }
+        : {
+            real: { kind: "unknown", detail: `after ${LEADER_WAIT_MS / 1000} s the leader is node ${seen.leader}` },
+            reply: seen,
+          };
+    }
+    case "shutdown-broker": {
+      const clean = await ctx.cluster.shutdownBroker(step.broker);
+      return clean
+        ? { real: { kind: "ok", detail: "" }, reply: {} }
+        : { real: { kind: "unknown", detail: "the controlled shutdown did not end within 30 s: killed" }, reply: {} };
+    }
+    case "kill-broker":
+      await ctx.cluster.killBroker(step.broker);
+      return { real: { kind: "ok", detail: "" }, reply: {} };
+    case "restart-broker": {
+      ctx.cluster.restartBroker(step.broker);
+      const id = nodeIdOf(ctx.plan, step.broker);
+      const until = Date.now() + RESTART_TIMEOUT_MS - 5_000;
+      let last = "";
+      while (Date.now() < until) {
+        const r = await d.request({ op: "describeCluster", bootstrap: bs, timeoutMs: 3_000, lane: "events" });
+        if (r.error === "NONE" && (r.nodes as { id: number }[]).some((n) => n.id === id))
+          return { real: { kind: "ok", detail: "registered" }, reply: r };
+        last = r.error === "NONE" ? "not registered yet" : r.error;
+        await sleep(250);
+      }
+      return { real: { kind: "unknown", detail: `not back: ${last}` }, reply: {} };
+    }
+    case "update-feature": {
+      const r = await d.request({
+        op: "updateFeature",
+        bootstrap: bs,
+        feature: step.feature,
+        level: step.level,
+        upgradeType: step.level >= ctx.transactionVersion ? "UPGRADE" : "SAFE_DOWNGRADE",
+      });
+      if (r.error === "NONE") ctx.transactionVersion = step.level;
+      return { real: outcomeOf(r, `${step.feature} ${step.level}`), reply: r };
+    }
   }
+}
+
+/** Whether the plan has cluster events (they need the model's placement of __transaction_state, and the leaders at the end). */
+function hasEvents(plan: ConfirmPlan): boolean {
+  return plan.steps.some(isClusterEvent);
+}
+
+function nodeIdOf(plan: ConfirmPlan, broker: string): number {
+  const b = plan.brokers.find((x) => x.name === broker);
+  if (!b) throw new Error(`the plan has no broker ${broker}`);
+  return b.nodeId;
+}
+
+/** The model's replicas of a partition (node ids, preferred first). */
+function assignmentOf(plan: ConfirmPlan, partition: string): number[] {
+  const dash = partition.lastIndexOf("-");
+  const topic = partition.slice(0, dash);
+  const index = Number(partition.slice(dash + 1));
+  const replicas =
+    topic === "__transaction_state"
+      ? plan.transactionState.assignment?.[index]
+      : plan.topics.find((t) => t.name === topic)?.assignment[index];
+  if (!replicas) throw new Error(`the plan has no partition ${partition}`);
+  return replicas;
+}
+
+interface PartitionState {
+  leader: number;
+  isr: number[];
+  replicas: number[];
+}
+
+async function describePartition(
+  driver: DriverProcess,
+  bootstrap: string,
+  partition: string,
+): Promise<PartitionState | null> {
+  const dash = partition.lastIndexOf("-");
+  const r = await driver.request({ op: "describeTopic", bootstrap, name: partition.slice(0, dash), lane: "events" });
+  if (r.error !== "NONE") return null;
+  const p = (r.partitions as (PartitionState & { partition: number })[]).find(
+    (x) => x.partition === Number(partition.slice(dash + 1)),
+  );
+  return p ? { leader: p.leader, isr: p.isr, replicas: p.replicas } : null;
+}
+
+async function waitForLeader(
+  driver: DriverProcess,
+  bootstrap: string,
+  partition: string,
+  want: number,
+  timeoutMs: number,
+): Promise<{ leader: number | null; isr: number[] }> {
+  const until = Date.now() + timeoutMs;
+  let seen: PartitionState | null = null;
+  while (Date.now() < until) {
+    seen = await describePartition(driver, bootstrap, partition);
+    if (seen?.leader === want) break;
+    await sleep(100);
+  }
+  return { leader: seen?.leader ?? null, isr: seen?.isr ?? [] };
+}
+
+/**
+ * Move `partition`'s leadership to node `target` as an operator does: once `target` is in the ISR,
+ * Admin.electLeaders(PREFERRED) makes it leader, after a reassignment that puts it first when it is
+ * not the preferred replica; the model's order is put back right after (a reordering of the same
+ * replicas elects no one: the leader stays), so the controller's later elections pick as the model's.
+ */
+async function electLeader(
+  ctx: StepContext,
+  partition: string,
+  target: number,
+): Promise<{ real: ModelOutcome; reply: Record<string, unknown> }> {
+  const bs = ctx.cluster.bootstrap();
+  const d = ctx.driver;
+  const replicas = assignmentOf(ctx.plan, partition);
+  const dash = partition.lastIndexOf("-");
+  const topic = partition.slice(0, dash);
+  const index = Number(partition.slice(dash + 1));
+  const until = Date.now() + LEADER_WAIT_MS;
+  let last = "";
+  while (Date.now() < until) {
+    const state = await describePartition(d, bs, partition);
+    if (state?.leader === target) return { real: { kind: "ok", detail: `node ${target} leads` }, reply: { ...state } };
+    if (!state?.isr.includes(target)) {
+      last = state ? `node ${target} is not in the ISR ${state.isr.join(",")}` : "no metadata";
+      await sleep(200);
+      continue;
+    }
+    const reorder = replicas[0] !== target;
+    if (reorder)
+      await d.expect({
+        op: "reassign",
+        bootstrap: bs,
+        topic,
+        partition: index,
+        replicas: [target, ...replicas.filter((r) => r !== target)],
+        lane: "events",
+      });
+    try {
+      const r = await d.request({
+        op: "electLeaders",
+        bootstrap: bs,
+        type: "PREFERRED",
+        partitions: [partition],
+        lane: "events",
+      });
+      const error = r.error === "NONE" ? String((r.errors as Record<string, string>)[partition] ?? "NONE") : r.error;
+      last = `electLeaders: ${error}`;
+    } finally {
+      if (reorder) await d.expect({ op: "reassign", bootstrap: bs, topic, partition: index, replicas, lane: "events" });
+    }
+    const seen = await waitForLeader(d, bs, partition, target, 2_000);
+    if (seen.leader === target) return { real: { kind: "ok", detail: `node ${target} leads` }, reply: seen };
+  }
+  return { real: { kind: "unknown", detail: `node ${target} did not become leader: ${last}` }, reply: {} };
+}
+
+/**
+ * __transaction_state placed as the model's: each partition's replicas in the model's order, its
+ * preferred replica leading. Then the model's transactional.ids map to the model's partitions and
+ * coordinators, and a coordinator failover of the model is a move of the same real partition.
+ */
+async function placeTransactionState(plan: ConfirmPlan, driver: DriverProcess, bs: string): Promise<void> {
+  const assignment = plan.transactionState.assignment ?? [];
+  for (const [p, replicas] of assignment.entries())
+    await driver.expect({ op: "reassign", bootstrap: bs, topic: "__transaction_state", partition: p, replicas });
+  const partitions = assignment.map((_, p) => `__transaction_state-${p}`);
+  for (let i = 0; ; i++) {
+    const r = await driver.request({ op: "electLeaders", bootstrap: bs, type: "PREFERRED", partitions });
+    const states = await Promise.all(partitions.map((p) => describePartition(driver, bs, p)));
+    if (states.every((s, p) => s?.leader === assignment[p]?.[0] && s?.replicas.join() === assignment[p]?.join()))
+      return;
+    if (i > 60) throw new Error(`__transaction_state could not be placed as the model's: ${r.error}`);
+    await sleep(250);
+  }
+}
+
+/** Each partition's leader now, by broker name (every planned partition and __transaction_state's). */
+async function currentLeaders(plan: ConfirmPlan, driver: DriverProcess, bs: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const topic of [...plan.topics.map((t) => t.name), "__transaction_state"]) {
+    const r = await driver.request({ op: "describeTopic", bootstrap: bs, name: topic });
+    if (r.error !== "NONE") continue;
+    for (const p of r.partitions as { partition: number; leader: number }[])
+      if (p.leader >= 0) out[`${topic}-${p.partition}`] = brokerName(plan, p.leader);
+  }
+  return out;
 }
 
 /** Wait (at most 10 s) until no partition has a transaction open: every marker has landed. */
