@@ -31,7 +31,8 @@ export interface Verdict {
   eventsMissed?: string[];
 }
 
-function sameOutcome(model: ModelOutcome, real: ModelOutcome): boolean {
+/** Whether real Kafka answered a step as the model did (a step the model could not judge agrees). */
+export function sameOutcome(model: ModelOutcome, real: ModelOutcome): boolean {
   if (model.kind === "unknown") return true;
   if (model.kind !== real.kind) return false;
   return model.kind !== "error" || real.kind !== "error" || model.error === real.error;

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import chalk from "chalk";
@@ -151,6 +151,13 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
   const { plan, final } = result;
   const run = final.run;
   const verdict = final.verdict;
+  // The page beside the node logs: the real run step by step beside the simulated one.
+  const { confirmPage } = await import("../../confirm/confirm-page.js");
+  const page = join(outDir, "confirm.html");
+  writeFileSync(
+    page,
+    confirmPage(result, `eosfuzz confirm ${args.file ?? `--scenario ${args.scenario} --seed ${args.seed}`}`),
+  );
   const faults = plan.faults.map((f) => {
     const real = run.faults.find((x) => x.id === f.id);
     return {
@@ -220,6 +227,7 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
       clusterStartMs: run.clusterStartMs,
       simulator: result.simulator,
       dir: outDir,
+      page,
     });
   } else {
     const out = (line = "") => process.stdout.write(`${line}\n`);
@@ -284,7 +292,7 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
       );
     out(
       chalk.dim(
-        `  wall ${(result.wallMs / 1000).toFixed(1)} s (cluster start ${(run.clusterStartMs / 1000).toFixed(1)} s); node logs in ${outDir}`,
+        `  wall ${(result.wallMs / 1000).toFixed(1)} s (cluster start ${(run.clusterStartMs / 1000).toFixed(1)} s); node logs in ${outDir}; the model beside real Kafka: ${page}`,
       ),
     );
   }
