@@ -11,6 +11,37 @@ import { harnessRelease, JVM_DIR } from "../../src/harness/kafka-releases.js";
  * showed it and run on Kafka's UnifiedLog beside the model: the model must agree at every step. Each
  * case names what the model had wrong; putting that back makes the case fail (the mutant is named).
  */
+/** A marker op (leader epoch 0): the campaigns' sequences are short lists of these. */
+const marker = (coordinatorEpoch: number, origin: "COORDINATOR" | "REPLICATION"): LeaderOp => ({
+  op: "marker",
+  producerId: 1000,
+  producerEpoch: 0,
+  coordinatorEpoch,
+  result: "ABORT",
+  transactionVersion: 0,
+  origin,
+  leaderEpoch: 0,
+});
+const txnBatch = (producerId: number, origin: "CLIENT" | "REPLICATION"): LeaderOp => ({
+  op: "data",
+  producerId,
+  producerEpoch: 0,
+  baseSequence: 0,
+  count: 1,
+  transactional: true,
+  origin,
+  guard: "verified",
+  leaderEpoch: 0,
+});
+const restart = (clean: boolean): LeaderOp => ({ op: "restart", clean, highWatermark: 0 });
+const verify = (producerId: number, sequence: number): LeaderOp => ({
+  op: "verify",
+  producerId,
+  producerEpoch: 0,
+  sequence,
+  supportsEpochBump: false,
+});
+
 const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
   {
     // 100,000 sequences at 4.2.1 found it 14 times. The model rebuilt a snapshot by replaying the log
@@ -21,31 +52,12 @@ const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
     name: "a snapshot holds the state it was taken with, not a replay of the whole log",
     releases: ["3.9.1", "4.2.1"],
     ops: [
-      {
-        op: "marker",
-        producerId: 1000,
-        producerEpoch: 0,
-        coordinatorEpoch: 0,
-        result: "ABORT",
-        transactionVersion: 0,
-        origin: "COORDINATOR",
-        leaderEpoch: 0,
-      },
+      marker(0, "COORDINATOR"),
       { op: "advanceTime", ms: 86_400_000 },
-      { op: "restart", clean: false, highWatermark: 0 },
-      {
-        op: "data",
-        producerId: 1000,
-        producerEpoch: 0,
-        baseSequence: 0,
-        count: 1,
-        transactional: true,
-        origin: "REPLICATION",
-        guard: "verified",
-        leaderEpoch: 0,
-      },
-      { op: "restart", clean: true, highWatermark: 0 },
-    ] as LeaderOp[],
+      restart(false),
+      txnBatch(1000, "REPLICATION"),
+      restart(true),
+    ],
   },
   {
     // 20,000 sequences at 4.2.1 (seed 7) found it 7 times once the first case was fixed. After a
@@ -56,31 +68,12 @@ const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
     name: "a crash's recovery replays the segment from its base, not from the latest snapshot",
     releases: ["3.9.1", "4.2.1"],
     ops: [
-      {
-        op: "marker",
-        producerId: 1000,
-        producerEpoch: 0,
-        coordinatorEpoch: 1,
-        result: "ABORT",
-        transactionVersion: 0,
-        origin: "REPLICATION",
-        leaderEpoch: 0,
-      },
-      { op: "restart", clean: false, highWatermark: 0 },
+      marker(1, "REPLICATION"),
+      restart(false),
       { op: "advanceTime", ms: 86_400_000 },
-      {
-        op: "data",
-        producerId: 1000,
-        producerEpoch: 0,
-        baseSequence: 0,
-        count: 1,
-        transactional: true,
-        origin: "REPLICATION",
-        guard: "verified",
-        leaderEpoch: 0,
-      },
-      { op: "restart", clean: false, highWatermark: 0 },
-    ] as LeaderOp[],
+      txnBatch(1000, "REPLICATION"),
+      restart(false),
+    ],
   },
   {
     // 20,000 sequences at 4.2.1 (seed 11) found it twice once the first two were fixed. A truncation
@@ -90,21 +83,12 @@ const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
     name: "a truncation of a log whose producers all expired brings none back",
     releases: ["3.9.1", "4.2.1"],
     ops: [
-      {
-        op: "marker",
-        producerId: 1000,
-        producerEpoch: 0,
-        coordinatorEpoch: 0,
-        result: "ABORT",
-        transactionVersion: 0,
-        origin: "COORDINATOR",
-        leaderEpoch: 0,
-      },
+      marker(0, "COORDINATOR"),
       { op: "advanceTime", ms: 86_400_000 },
       { op: "expireProducers" },
       { op: "records", origin: "COORDINATOR", leaderEpoch: 0 },
       { op: "truncate", offset: 1 },
-    ] as LeaderOp[],
+    ],
   },
   {
     // 100,000 sequences at 4.1.2, 4.2.0 and 4.2.1 found it once or twice each once the three above were
@@ -114,9 +98,17 @@ const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
     // of the first restart and loaded it, keeping the entry. (Mutant: removeStray for deleteAll.)
     name: "a crash's recovery deletes the producer snapshots it does not write",
     releases: ["4.1.2", "4.2.1"],
-    ops: JSON.parse(
-      '[{"op":"marker","producerId":1000,"producerEpoch":0,"coordinatorEpoch":1,"result":"ABORT","transactionVersion":0,"origin":"COORDINATOR","leaderEpoch":0},{"op":"restart","clean":false,"highWatermark":0},{"op":"marker","producerId":1000,"producerEpoch":0,"coordinatorEpoch":2,"result":"ABORT","transactionVersion":0,"origin":"REPLICATION","leaderEpoch":0},{"op":"verify","producerId":1001,"producerEpoch":0,"sequence":0,"supportsEpochBump":false},{"op":"data","producerId":1001,"producerEpoch":0,"baseSequence":0,"count":1,"transactional":true,"origin":"CLIENT","guard":"verified","leaderEpoch":0},{"op":"restart","clean":false,"highWatermark":0},{"op":"marker","producerId":1000,"producerEpoch":0,"coordinatorEpoch":3,"result":"ABORT","transactionVersion":0,"origin":"REPLICATION","leaderEpoch":0},{"op":"verify","producerId":1000,"producerEpoch":0,"sequence":2,"supportsEpochBump":false},{"op":"truncate","offset":1}]',
-    ) as LeaderOp[],
+    ops: [
+      marker(1, "COORDINATOR"),
+      restart(false),
+      marker(2, "REPLICATION"),
+      verify(1001, 0),
+      txnBatch(1001, "CLIENT"),
+      restart(false),
+      marker(3, "REPLICATION"),
+      verify(1000, 2),
+      { op: "truncate", offset: 1 },
+    ],
   },
 ];
 
