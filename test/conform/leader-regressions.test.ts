@@ -110,6 +110,24 @@ const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
       { op: "truncate", offset: 1 },
     ],
   },
+  {
+    // 100,000 sequences at 4.2.2 found it once after the four above were fixed. A truncation leaves
+    // UnifiedLog's cached first unstable offset stale while the high watermark is below the new log
+    // end; updateHighWatermark refreshes it even when the high watermark does not move. The model
+    // refreshed it only on a move, so its last stable offset passed an open transaction. (Mutant:
+    // updateHighWatermark without the refresh when hw does not move.)
+    name: "an unchanged high watermark still refreshes the last stable offset",
+    releases: ["3.9.1", "4.2.1"],
+    ops: [
+      verify(1000, 2),
+      { ...txnBatch(1000, "CLIENT"), count: 2 } as LeaderOp,
+      { op: "highWatermark", offset: 1 },
+      marker(1, "COORDINATOR"),
+      { op: "restart", clean: false, highWatermark: 1 },
+      { op: "truncate", offset: 2 },
+      { op: "highWatermark", offset: 1 },
+    ],
+  },
 ];
 
 const READY = `${JVM_DIR}target/classpath/READY`;

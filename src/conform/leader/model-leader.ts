@@ -86,7 +86,7 @@ export class ModelLeader {
         return { ...none(), offset: this.log.appendOffsetCommitRecords([]).baseOffset };
       }
       case "highWatermark":
-        this.log.onHighWatermarkUpdated(op.offset);
+        this.log.updateHighWatermark(op.offset);
         return none();
       case "truncate":
         this.log.truncateTo(op.offset);

@@ -54,10 +54,9 @@ export class PartitionLog {
   /** The producer-state snapshot files of the log's directory. */
   private readonly snapshots = new ProducerSnapshots();
   /**
-   * UnifiedLog's cached first unstable offset (firstUnstableOffsetMetadata), which the last stable
-   * offset reads: refreshed from the producer state after an append, a high-watermark move, an
-   * expiry and a restart, but not by a truncation that leaves the high watermark below the new log
-   * end (UnifiedLog.truncateTo), so the last stable offset can lag the producer state until then.
+   * UnifiedLog's cached first unstable offset, which the last stable offset reads: refreshed after an
+   * append, a high-watermark update, an expiry and a restart, but not by a truncation that leaves the
+   * high watermark below the new log end, so the last stable offset can lag until the next of those.
    */
   private firstUnstableCache: number | null = null;
   readonly leaderEpochCache = new LeaderEpochCache();
@@ -316,11 +315,10 @@ export class PartitionLog {
    */
   onBrokerStop(clean: boolean): void {
     this.producerState.clearVerificationStates();
-    // What memory held is gone. A clean shutdown wrote it to a snapshot at the log end (UnifiedLog.close).
-    // After a crash, LogLoader.recoverSegment replays the unflushed segment (the model's one, based at
-    // the log start) from its base with a producer state of its own, whose truncateAndReload deletes
-    // every snapshot file; it rebuilds the transaction index and writes the result at the log end.
-    // Either way the restarted log then loads the snapshot at its log end.
+    // A clean shutdown wrote memory to a snapshot at the log end (UnifiedLog.close). After a crash,
+    // LogLoader.recoverSegment's truncateAndReload deletes every snapshot, replays the segment from the
+    // log start (rebuilding the transaction index) and writes the result at the log end. Either way the
+    // restarted log then loads the snapshot at its log end.
     if (clean) {
       this.takeSnapshot(this.logEndOffset);
       this.snapshots.removeStray();
@@ -408,9 +406,8 @@ export class PartitionLog {
   }
 
   /**
-   * UnifiedLog.truncateTo: batches at or above `offset` go, with their epochs and aborted-index
-   * entries; the producer state is rebuilt from what is left (rebuildProducerState: a replay with
-   * origin REPLICATION, as from the last snapshot). Returns the batches removed.
+   * UnifiedLog.truncateTo: batches at or above `offset` go, with their epochs and aborted-index entries;
+   * the producer state is rebuilt from what is left (rebuildProducerState). Returns the batches removed.
    */
   truncateTo(offset: number): LogBatch[] {
     // Epochs that start at the truncation point go even when no batch does (a leader that wrote nothing in its epoch).
@@ -474,6 +471,8 @@ export class PartitionLog {
   /** The follower's high watermark: the leader's, but never past its own log end. */
   updateFollowerHighWatermark(leaderHighWatermark: number): boolean {
     const hw = Math.min(leaderHighWatermark, this.logEndOffset);
+    // UnifiedLog.maybeUpdateHighWatermark refreshes the first unstable offset even when hw does not move.
+    if (hw === this.highWatermark) this.refreshFirstUnstableOffset();
     if (hw <= this.highWatermark) return false;
     this.highWatermark = hw;
     this.producerState.onHighWatermarkUpdated(hw);
@@ -501,6 +500,12 @@ export class PartitionLog {
   }
 
   /** Replication caught up to `hw`: completed transactions below it leave the unstable set. */
+  /** UnifiedLog.updateHighWatermark: the cached first unstable offset refreshed even when it does not move. */
+  updateHighWatermark(hw: number): void {
+    if (hw <= this.highWatermark) this.refreshFirstUnstableOffset();
+    else this.onHighWatermarkUpdated(hw);
+  }
+
   onHighWatermarkUpdated(hw: number): void {
     if (hw <= this.highWatermark) return;
     this.highWatermark = Math.min(hw, this.logEndOffset);
