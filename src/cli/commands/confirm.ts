@@ -127,27 +127,9 @@ export async function confirmCommand(args: ConfirmArgs): Promise<number> {
     args.file !== undefined
       ? modelRunOfSeedFile(args.file)
       : modelRunOfSeed(loadScenario(args.scenario as string), args.seed as number, args["shrink-budget-ms"]);
-  const outDir = args.out !== undefined ? resolve(args.out) : mkdtempSync(join(tmpdir(), "eosfuzz-confirm-"));
-  mkdirSync(outDir, { recursive: true });
-  const say = args.json ? () => {} : (line: string) => process.stderr.write(`${chalk.dim(line)}\n`);
-  let result: Awaited<ReturnType<typeof confirm>>;
-  try {
-    result = await confirm(model, {
-      outDir,
-      allBrokers: args["all-brokers"] ?? null,
-      clientRelease: args["client-release"] ?? null,
-      transactionVersion: args["transaction-version"] ?? null,
-      brokerRequestTimeoutMs: args["request-timeout-ms"],
-      retries: args.retries,
-      log: say,
-    });
-  } catch (e) {
-    if (e instanceof HarnessUnavailable) throw new InputError("eosfuzz confirm", "", e.message);
-    throw e;
-  } finally {
-    // Whatever happened, no JVM of this run outlives the command (nor keeps eosfuzz waiting for it).
-    killAllNow();
-  }
+  const options = confirmOptions(args);
+  const { outDir } = options;
+  const result = await onRealCluster(() => confirm(model, options));
   const { plan, final } = result;
   const run = final.run;
   const verdict = final.verdict;
@@ -311,26 +293,9 @@ async function confirmRandomCommand(args: ConfirmArgs): Promise<number> {
   const { isClusterEvent } = await import("../../confirm/plan/plan.js");
   const scenario = loadScenario(args.scenario as string);
   const seeds = Array.from({ length: args.runs ?? 1 }, () => randomInt(0, 2 ** 31 - 1));
-  const outDir = args.out !== undefined ? resolve(args.out) : mkdtempSync(join(tmpdir(), "eosfuzz-confirm-"));
-  mkdirSync(outDir, { recursive: true });
-  const say = args.json ? () => {} : (line: string) => process.stderr.write(`${chalk.dim(line)}\n`);
-  let runs: Awaited<ReturnType<typeof confirmRandom>>;
-  try {
-    runs = await confirmRandom(scenario, seeds, {
-      outDir,
-      allBrokers: args["all-brokers"] ?? null,
-      clientRelease: args["client-release"] ?? null,
-      transactionVersion: args["transaction-version"] ?? null,
-      brokerRequestTimeoutMs: args["request-timeout-ms"],
-      retries: args.retries,
-      log: say,
-    });
-  } catch (e) {
-    if (e instanceof HarnessUnavailable) throw new InputError("eosfuzz confirm", "", e.message);
-    throw e;
-  } finally {
-    killAllNow();
-  }
+  const options = confirmOptions(args);
+  const { outDir } = options;
+  const runs = await onRealCluster(() => confirmRandom(scenario, seeds, options));
   const note = "not deterministic: the seeds were drawn at random; each seed's schedule is reproducible with --seed";
   const rows = runs.map(({ seed, result, dir }) => {
     const v = result.final.verdict;
@@ -379,4 +344,32 @@ async function confirmRandomCommand(args: ConfirmArgs): Promise<number> {
     );
   }
   return counts.confirmed === rows.length ? EXIT.ok : EXIT.unexpected;
+}
+
+/** The options both confirm commands pass on: the run's directory (made here) and the cluster's releases. */
+function confirmOptions(args: ConfirmArgs) {
+  const outDir = args.out !== undefined ? resolve(args.out) : mkdtempSync(join(tmpdir(), "eosfuzz-confirm-"));
+  mkdirSync(outDir, { recursive: true });
+  return {
+    outDir,
+    allBrokers: args["all-brokers"] ?? null,
+    clientRelease: args["client-release"] ?? null,
+    transactionVersion: args["transaction-version"] ?? null,
+    brokerRequestTimeoutMs: args["request-timeout-ms"],
+    retries: args.retries,
+    log: args.json ? () => {} : (line: string) => process.stderr.write(`${chalk.dim(line)}\n`),
+  };
+}
+
+/** Runs work that starts JVMs: a missing harness is the user's to fix (exit 2), and no JVM outlives it. */
+async function onRealCluster<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof HarnessUnavailable) throw new InputError("eosfuzz confirm", "", e.message);
+    throw e;
+  } finally {
+    // Whatever happened, no JVM of this run outlives the command (nor keeps eosfuzz waiting for it).
+    killAllNow();
+  }
 }

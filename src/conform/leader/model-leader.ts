@@ -86,7 +86,8 @@ export class ModelLeader {
         return { ...none(), offset: this.log.appendOffsetCommitRecords([]).baseOffset };
       }
       case "highWatermark":
-        this.log.updateHighWatermark(op.offset);
+        // The harness calls UnifiedLog.updateHighWatermark, as a follower's maybeUpdateHighWatermark does.
+        this.log.updateFollowerHighWatermark(op.offset);
         return none();
       case "truncate":
         this.log.truncateTo(op.offset);

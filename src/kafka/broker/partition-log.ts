@@ -468,7 +468,10 @@ export class PartitionLog {
     if (!options.rebuildAbortedIndex) this.abortedTxns.splice(0, this.abortedTxns.length, ...aborted);
   }
 
-  /** The follower's high watermark: the leader's, but never past its own log end. */
+  /**
+   * UnifiedLog.maybeUpdateHighWatermark (updateHighWatermark), a follower's: the leader's, but never
+   * past its own log end.
+   */
   updateFollowerHighWatermark(leaderHighWatermark: number): boolean {
     const hw = Math.min(leaderHighWatermark, this.logEndOffset);
     // UnifiedLog.maybeUpdateHighWatermark refreshes the first unstable offset even when hw does not move.
@@ -500,12 +503,6 @@ export class PartitionLog {
   }
 
   /** Replication caught up to `hw`: completed transactions below it leave the unstable set. */
-  /** UnifiedLog.updateHighWatermark: the cached first unstable offset refreshed even when it does not move. */
-  updateHighWatermark(hw: number): void {
-    if (hw <= this.highWatermark) this.refreshFirstUnstableOffset();
-    else this.onHighWatermarkUpdated(hw);
-  }
-
   onHighWatermarkUpdated(hw: number): void {
     if (hw <= this.highWatermark) return;
     this.highWatermark = Math.min(hw, this.logEndOffset);
