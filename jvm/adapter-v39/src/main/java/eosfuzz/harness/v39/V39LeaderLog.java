@@ -91,6 +91,9 @@ final class V39LeaderLog implements LeaderLog {
     @Override
     public LeaderLog reopen(boolean clean) throws Exception {
         java.util.Set<String> before = dir.producerSnapshots();
+        // LogManager.shutdown of this release, log by log: flush(true), then close. A crash does neither
+        // (the close below only releases the files; the recovery on open rebuilds what a crash loses).
+        if (clean) log.flush(true);
         log.close();
         if (!clean) dir.dropProducerSnapshotsExcept(before);
         return open(dir, time, producerIdExpirationMs, maxTransactionTimeoutMs, clean);

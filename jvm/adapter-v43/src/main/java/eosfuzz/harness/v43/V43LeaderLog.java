@@ -77,6 +77,14 @@ final class V43LeaderLog implements LeaderLog {
     @Override
     public LeaderLog reopen(boolean clean) throws Exception {
         java.util.Set<String> before = dir.producerSnapshots();
+        if (clean) {
+            // LogManager.shutdown of this release, log by log: since 4.3 it first rolls the active
+            // segment's indexes into their final form (the last time-index entry, both indexes trimmed
+            // to their entries), which UnifiedLog.close no longer does; then flush, then close. Closing
+            // alone leaves the preallocated index files, which the next open reads as full.
+            log.prepareActiveSegmentForClose();
+            log.flush(true);
+        }
         log.close();
         if (!clean) dir.dropProducerSnapshotsExcept(before);
         return open(dir, time, producerIdExpirationMs, maxTransactionTimeoutMs, clean);
