@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // Tests that start real Kafka clusters run with npm run confirm:check (vitest.real.config.ts).
-    exclude: ["**/node_modules/**", "test/real-cluster/**"],
+    // The long checks (*.long.test.ts) run with npm run test:long (vitest.long.config.ts); CI runs both.
+    exclude: ["**/node_modules/**", "test/real-cluster/**", "test/**/*.long.test.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dirname, "../..");
@@ -81,4 +81,21 @@ export function savedFailingSeedFile(dir: string): string {
   const file = readdirSync(dir).find((f) => f.endsWith(".json"));
   if (!file) throw new Error(`no seed file in ${dir}`);
   return join(dir, file);
+}
+
+/** The README as committed. */
+export function READMEText(): string {
+  return readFileSync(join(ROOT, "README.md"), "utf8");
+}
+
+/** The `npx eosfuzz ...` lines of the README's shell blocks: the arguments and the comment after them. */
+export function readmeCommands(): { argv: string[]; comment: string; line: string }[] {
+  const blocks = [...READMEText().matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  return blocks
+    .flatMap((b) => b.split("\n"))
+    .filter((l) => l.startsWith("npx eosfuzz "))
+    .map((line) => {
+      const [command, comment = ""] = line.split(/\s+#\s+/);
+      return { argv: (command as string).trim().split(/\s+/).slice(2), comment: comment.trim(), line };
+    });
 }

@@ -4,29 +4,16 @@ import { join } from "node:path";
 import { afterAll, beforeEach, afterEach, describe, expect, it, vi } from "vitest";
 import { type CommandHandler, COMMANDS, helpExamples, runCli } from "../../src/cli/cli.js";
 import { planRun, type RunArgs } from "../../src/cli/commands/run.js";
-import { eosfuzz, ROOT } from "./cli-helpers.js";
+import { eosfuzz, readmeCommands, ROOT } from "./cli-helpers.js";
 
 // Item 14 of "Trustworthy in CI and on long campaigns": what the README and docs/cli.md say about
 // the command line, checked against the tool: every command of the README's quick start is
 // accepted, the claims in its comments hold, and the examples of docs/cli.md are what it prints.
 
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const CLI_DOC = readFileSync(join(ROOT, "docs", "cli.md"), "utf8");
 
 const dir = mkdtempSync(join(tmpdir(), "eosfuzz-doc-claims-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The `npx eosfuzz ...` lines of the README's shell blocks: the arguments and the comment after them. */
-function readmeCommands(): { argv: string[]; comment: string; line: string }[] {
-  const blocks = [...README.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1] as string);
-  return blocks
-    .flatMap((b) => b.split("\n"))
-    .filter((l) => l.startsWith("npx eosfuzz "))
-    .map((line) => {
-      const [command, comment = ""] = line.split(/\s+#\s+/);
-      return { argv: (command as string).trim().split(/\s+/).slice(2), comment: comment.trim(), line };
-    });
-}
 
 const stopBeforeWork: Partial<Record<(typeof COMMANDS)[number], CommandHandler>> = Object.fromEntries(
   COMMANDS.map((c) => [
@@ -81,26 +68,6 @@ describe("the examples of --help", () => {
       await expect(runCli(argv, { handlers }), line).resolves.toBe(0);
     }
   });
-});
-
-describe("claims in the README's comments", () => {
-  it("'every broker on 4.2.1: clean' and 'clean up to N deviations' hold as the tool runs them", () => {
-    const commands = readmeCommands();
-    const clean = commands.find((c) => /: clean$/.test(c.comment));
-    expect(clean?.argv).toEqual(["run", "--scenario", "kip-1228"]);
-    const r = eosfuzz([...(clean?.argv ?? []), "--no-progress", "--no-shrink", "--json"]);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).violations).toEqual([]);
-
-    const exhaustive = commands.find((c) => c.argv.includes("exhaustive"));
-    const depth = Number(/clean up to (\d+) deviations/.exec(exhaustive?.comment ?? "")?.[1]);
-    expect(depth).toBeGreaterThan(0);
-    const e = eosfuzz([...(exhaustive?.argv ?? []), "--no-progress", "--json"], { timeoutMs: 300_000 });
-    expect(e.code).toBe(0);
-    const strategy = JSON.parse(e.stdout).strategy;
-    expect(strategy.exhaustive).toMatchObject({ exhaustive: true, depthCompleted: depth });
-    expect(strategy.summary).toMatch(new RegExp(`^exhaustive: clean up to ${depth} deviations`));
-  }, 300_000);
 });
 
 describe("docs/cli.md", () => {

@@ -14,6 +14,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits until `condition` holds, at most `timeoutMs`. */
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < end) await sleep(10);
+}
+
 /** Waits until results.jsonl of `out` holds at least `runs` finished runs (its lines are streamed as seeds finish). */
 async function untilResults(out: string, runs: number): Promise<void> {
   const file = join(out, "results.jsonl");
@@ -142,6 +148,9 @@ describe("interrupting a run (real signals on real processes)", () => {
     let seenWhole = 0;
     for (let attempt = 0; attempt < 5; attempt++) {
       const child = spawn(process.execPath, ["--input-type=module", "-e", writer]);
+      // The first kill waits for a first whole file (a loaded machine may take seconds to start
+      // node), so at least one attempt reads a file; the later ones land at arbitrary moments.
+      if (attempt === 0) await until(() => existsSync(target), 20_000);
       await sleep(300 + attempt * 97);
       child.kill("SIGKILL");
       await new Promise((r) => child.on("close", r));
@@ -151,5 +160,5 @@ describe("interrupting a run (real signals on real processes)", () => {
       seenWhole++;
     }
     expect(seenWhole).toBeGreaterThan(0);
-  }, 30_000);
+  }, 60_000);
 });

@@ -47,6 +47,25 @@ function sigintProbe(readyFile: string): string {
   return probe;
 }
 
+/**
+ * A module preloaded into the CLI's process that writes a file when the last SIGINT listener is
+ * removed: from then on a SIGINT ends the process by its default action (interrupt.ts stopAtOnce).
+ */
+function sigintReleasedProbe(readyFile: string): string {
+  const probe = join(dir, "sigint-released-probe.mjs");
+  writeFileSync(
+    probe,
+    `import { writeFileSync } from "node:fs";
+     const off = process.off.bind(process);
+     process.off = (event, listener) => {
+       const result = off(event, listener);
+       if (event === "SIGINT" && process.listenerCount("SIGINT") === 0) writeFileSync(${JSON.stringify(readyFile)}, String(Date.now()));
+       return result;
+     };`,
+  );
+  return probe;
+}
+
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -130,8 +149,12 @@ describe("signals", () => {
 
 describe("other commands", () => {
   it("SIGINT ends them at once, even in the middle of synchronous work (regress, a long one)", async () => {
-    const regress = start(["regress"]);
-    await sleep(1_500);
+    // Signalled once regress has begun its work (the CLI gave SIGINT back to its default action), not
+    // after a fixed delay: on a loaded machine a signal that lands while modules still load is kept
+    // and ends the command with exit 130 when it starts, which is right but is not this case.
+    const begun = join(dir, "regress-begun");
+    const regress = start(["regress"], { nodeArgs: ["--import", sigintReleasedProbe(begun)] });
+    expect(await waitFor(() => existsSync(begun), 50_000)).toBe(true);
     const signalledAt = Date.now();
     regress.child.kill("SIGINT");
     const r = await regress.done;
