@@ -1,5 +1,5 @@
 import { NODE_FAULT_LIST } from "../kafka/faults/registry.js";
-import { type SeedTrace, type ServerNode, seedLabel } from "../fuzz/failure-traces.js";
+import { type SeedTrace, type ServerNode, seedLabel } from "../fuzz/seeds/failure-traces.js";
 import { errorName } from "../kafka/common/errors.js";
 import { isEvent, type RecordedEvent, transactionOf, typedEvent } from "../kafka/trace-events.js";
 import type { Violation } from "../oracle/violation.js";
