@@ -127,8 +127,6 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<EventKind>([
   "net.drop",
   "net.duplicate",
   "net.retransmit",
-  "fault.producer-restart",
-  "producer.pause",
 ]);
 
 function nonZero(tape: Readonly<Tape>): number {
