@@ -16,8 +16,8 @@ if (!dist || !scenario || !seedsText) {
 const untilIndex = rest.indexOf("--until");
 const until = untilIndex >= 0 ? rest[untilIndex + 1] : null;
 const load = (file) => import(pathToFileURL(join(dist, file)).href);
-const { runConfigFor } = await load("fuzz/campaign.js");
-const { runSeed } = await load("fuzz/run-seed.js");
+const { runConfigFor } = await load("fuzz/campaign/campaign.js");
+const { runSeed } = await load("fuzz/run/run-seed.js");
 const { resolveScenario } = await load("scenario/loader.js");
 
 const config = runConfigFor(resolveScenario(scenario));

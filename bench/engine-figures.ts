@@ -1,10 +1,10 @@
 // Measurements of the engine itself, each meant to run in a fresh process (see figure.ts): the
 // ceiling, simulation throughput, the kernel's queue depth, time and seeds to a first violation,
 // memory over a long campaign, and shrinking.
-import { runConfigFor } from "../dist/fuzz/campaign.js";
-import { type RunConfig, runSeed } from "../dist/fuzz/run-seed.js";
-import { DEFAULT_SHRINK_BUDGET_MS, shrinkOne } from "../dist/fuzz/shrink-seed.js";
-import { type RunSize, targetOf } from "../dist/fuzz/shrink.js";
+import { runConfigFor } from "../dist/fuzz/campaign/campaign.js";
+import { type RunConfig, runSeed } from "../dist/fuzz/run/run-seed.js";
+import { DEFAULT_SHRINK_BUDGET_MS, shrinkOne } from "../dist/fuzz/shrink/shrink-seed.js";
+import { type RunSize, targetOf } from "../dist/fuzz/shrink/shrink.js";
 import { resolveScenario } from "../dist/scenario/loader.js";
 import { EventQueue } from "../dist/sim/event-queue.js";
 import { bareRun } from "./ceiling.js";

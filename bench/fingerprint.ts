@@ -1,11 +1,11 @@
-// The behaviour fingerprint of the model (src/fuzz/behaviour-fingerprint.ts), for checking that a
+// The behaviour fingerprint of the model (src/fuzz/catalogue/behaviour-fingerprint.ts), for checking that a
 // refactoring or a performance change changed nothing a user can observe. Prints one digest per
 // group and an overall digest; `--out FILE` also writes every line, so two fingerprints can be
 // diffed; `--record` rewrites test/fingerprint.json, the digests npm test holds the model to.
 //
 //   npm run fingerprint [-- --seeds N] [-- --out FILE]      npm run fingerprint:record
 import { writeFileSync } from "node:fs";
-import { behaviourFingerprint } from "../dist/fuzz/behaviour-fingerprint.js";
+import { behaviourFingerprint } from "../dist/fuzz/catalogue/behaviour-fingerprint.js";
 
 function argValue(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);

@@ -5,9 +5,9 @@
 // `npm run seeds -- NAME...` re-records the named scenarios only.
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { runCampaign } from "../src/fuzz/campaign.js";
-import { failingSeedFiles } from "../src/fuzz/save-failures.js";
-import { shrinkFirstFailure } from "../src/fuzz/shrink-first-failure.js";
+import { runCampaign } from "../src/fuzz/search/run-campaign.js";
+import { failingSeedFiles } from "../src/fuzz/seeds/save-failures.js";
+import { shrinkFirstFailure } from "../src/fuzz/shrink/shrink-first-failure.js";
 import { BUILTIN_SCENARIO_DIR, builtinScenarioNames, resolveScenario } from "../src/scenario/loader.js";
 import { writeFileAtomic } from "../src/common/write-files.js";
 

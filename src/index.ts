@@ -9,21 +9,22 @@
  *
  * Every run is a pure function of (scenario, seed | tape). Bad input throws InputError (one line).
  */
-import { type CampaignOptions, type CampaignResult, runConfigFor } from "./fuzz/campaign.js";
+import { type CampaignResult, runConfigFor } from "./fuzz/campaign/campaign.js";
+import type { CampaignOptions } from "./fuzz/search/run-campaign.js";
 import { availableParallelism } from "node:os";
 import {
   type CampaignSessionOptions,
   planCampaign,
   runCampaignInThread,
   runCampaignSession,
-} from "./fuzz/campaign-session.js";
+} from "./fuzz/session/campaign-session.js";
 import {
   type RunConfig,
   type RunInput,
   type RunOptions,
   type RunResult,
   runSeed as runSeedOf,
-} from "./fuzz/run-seed.js";
+} from "./fuzz/run/run-seed.js";
 import { type LoadedScenario, loadScenario } from "./scenario/loader.js";
 
 export { TOOL_VERSION } from "./version.js";
@@ -34,10 +35,12 @@ export type { Scenario, Expectation } from "./scenario/schema.js";
 export type { Script, ScriptStep } from "./scenario/script/script-schema.js";
 export type { StepRecord, ScriptRun } from "./scenario/script/script-driver.js";
 export type { LoadedScenario } from "./scenario/loader.js";
-export type { CampaignOptions, CampaignResult, SeededViolation } from "./fuzz/campaign.js";
-export type { RunConfig, RunInput, RunOptions, RunResult } from "./fuzz/run-seed.js";
-export type { ExpectationVerdict } from "./fuzz/expectation.js";
-export { replay, replaySeed, type ReplayResult, type ReplayStatus, type Divergence } from "./fuzz/replay.js";
+export type { CampaignResult } from "./fuzz/campaign/campaign.js";
+export type { SeededViolation } from "./fuzz/campaign/seeded-violation.js";
+export type { CampaignOptions } from "./fuzz/search/run-campaign.js";
+export type { RunConfig, RunInput, RunOptions, RunResult } from "./fuzz/run/run-seed.js";
+export type { ExpectationVerdict } from "./fuzz/campaign/expectation.js";
+export { replay, replaySeed, type ReplayResult, type ReplayStatus, type Divergence } from "./fuzz/seeds/replay.js";
 export {
   readSeedFile,
   parseSeedFile,
@@ -45,11 +48,11 @@ export {
   renderSeedFile,
   type SeedFile,
   type LoadedSeedFile,
-} from "./fuzz/seed-file.js";
-export { failingSeedFiles, type SeedFileToWrite } from "./fuzz/save-failures.js";
-export { regress, type RegressResult, type RegressRow, type RegressOptions } from "./fuzz/regress.js";
+} from "./fuzz/seeds/seed-file.js";
+export { failingSeedFiles, type SeedFileToWrite } from "./fuzz/seeds/save-failures.js";
+export { regress, type RegressResult, type RegressRow, type RegressOptions } from "./fuzz/catalogue/regress.js";
 export { builtinScenarioNames, parseScenario, contentHash } from "./scenario/loader.js";
-export { runConfigFor } from "./fuzz/campaign.js";
+export { runConfigFor } from "./fuzz/campaign/campaign.js";
 export { loadScenario } from "./scenario/loader.js";
 export {
   planCampaign,
@@ -60,10 +63,18 @@ export {
   type CampaignHooks,
   type CampaignPlan,
   type CampaignSessionResult,
-} from "./fuzz/campaign-session.js";
-export type { ShrunkFailure, ShrunkReport } from "./fuzz/shrink-first-failure.js";
-export { STRATEGIES, STRATEGY_NAMES, type SearchStrategy, type StrategyName } from "./fuzz/search/strategies.js";
-export { MUTANTS, EQUIVALENT_MUTANTS, findMutant, withMutant, killsMutant, type Mutant } from "./fuzz/mutants.js";
+} from "./fuzz/session/campaign-session.js";
+export type { ShrunkFailure, ShrunkReport } from "./fuzz/shrink/shrink-first-failure.js";
+export { STRATEGIES, type SearchStrategy } from "./fuzz/search/strategies.js";
+export { STRATEGY_NAMES, type StrategyName } from "./fuzz/campaign/strategy-names.js";
+export {
+  MUTANTS,
+  EQUIVALENT_MUTANTS,
+  findMutant,
+  withMutant,
+  killsMutant,
+  type Mutant,
+} from "./fuzz/catalogue/mutants.js";
 
 function scenarioOf(scenario: LoadedScenario | string): LoadedScenario {
   return typeof scenario === "string" ? loadScenario(scenario) : scenario;

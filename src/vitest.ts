@@ -9,11 +9,11 @@
  *   testSeedFiles("./seeds");   // one test per saved seed file
  */
 import { expect, it } from "vitest";
-import type { CampaignResult } from "./fuzz/campaign.js";
-import { planCampaign, runCampaignInThread } from "./fuzz/campaign-session.js";
-import { filesIn } from "./fuzz/regress.js";
+import type { CampaignResult } from "./fuzz/campaign/campaign.js";
+import { planCampaign, runCampaignInThread } from "./fuzz/session/campaign-session.js";
+import { filesIn } from "./fuzz/catalogue/regress.js";
 import { scenarioArgument } from "./fuzz/search/replay-commands.js";
-import { type ReplayResult, replay } from "./fuzz/replay.js";
+import { type ReplayResult, replay } from "./fuzz/seeds/replay.js";
 import { type AsyncCampaignOptions, runCampaignAsync } from "./index.js";
 import type { LoadedScenario } from "./scenario/loader.js";
 

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import { type SeedTrace, serversOf, traceFailures } from "../fuzz/failure-traces.js";
-import { runConfigFor } from "../fuzz/campaign.js";
-import { replaySeed } from "../fuzz/replay.js";
-import { readSeedFile } from "../fuzz/seed-file.js";
+import { type SeedTrace, serversOf, traceFailures } from "../fuzz/seeds/failure-traces.js";
+import { runConfigFor } from "../fuzz/campaign/campaign.js";
+import { replaySeed } from "../fuzz/seeds/replay.js";
+import { readSeedFile } from "../fuzz/seeds/seed-file.js";
 import type { ReleaseFlags } from "../kafka/release.js";
 import { reportedFailures } from "../report/failure-selection.js";
 import type { ReportContent } from "../report/report-dir.js";

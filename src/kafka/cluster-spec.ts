@@ -93,8 +93,6 @@ export interface FaultSpec extends NodeFaultSpecs {
   nemesisTickMs: number;
   /** At most this many brokers down at once by the nemesis's hand (always at least one left running). */
   maxBrokersDown: number;
-  producerPause: { ppm: number; durationMs: Range };
-  producerRestart: { ppm: number; zombiePauseMs: Range };
   upgrades: TimedUpgrade[];
   /** transaction.version finalized anew at a time (UpdateFeatures), in time order. */
   featureUpdates: { atMs: number; transactionVersion: TransactionVersion }[];

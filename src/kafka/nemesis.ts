@@ -17,8 +17,8 @@ const CATCH_UP_POLL_MS = 50;
 /**
  * Node-level faults, drawn every tick while faults are on: first the registered ones
  * (src/kafka/faults/: broker stalls, cuts between brokers, coordinator failovers, transaction-log
- * outages, leader moves), then controlled shutdowns and crashes with their restarts, producer
- * pauses (zombies) and restarts. At most `maxBrokersDown` brokers are down at a time (by default one: maintenance, not a disaster).
+ * outages, leader moves, controlled shutdowns and crashes with their restarts, then for each
+ * producer its pauses (zombies) and restarts). At most `maxBrokersDown` brokers are down at a time (by default one: maintenance, not a disaster).
  * Scheduled upgrades and a rolling upgrade run at their times regardless of the fault window, and
  * the controller's preferred-leader election runs every leader.imbalance.check.interval.ms.
  */
@@ -42,6 +42,9 @@ export class Nemesis {
       startTransactionLogOutage: (index, untilMs) => cluster.startTransactionLogOutage(index, untilMs),
       stoppableBrokers: () => this.stoppableBrokers(),
       stopBroker: (how, broker, downtimeMs) => this.stopBroker(how, broker, downtimeMs),
+      pauseProducer: (index, untilMs) => cluster.producers[index]?.pause(untilMs),
+      canRestartProducer: () => this.restarts < MAX_RESTARTS,
+      restartProducer: (index, zombieUntilMs) => this.restart(index, zombieUntilMs),
     };
   }
 
@@ -79,12 +82,7 @@ export class Nemesis {
     for (const fault of NODE_FAULT_LIST) fault.draw(draw, f[fault.field]);
     this.cluster.producers.forEach((producer, i) => {
       if (producer.isDone) return;
-      if (choices.chance("nemesis:pause", f.producerPause.ppm)) {
-        producer.pause(
-          now + choices.between("nemesis:pause", f.producerPause.durationMs.min, f.producerPause.durationMs.max),
-        );
-      }
-      if (this.restarts < MAX_RESTARTS && choices.chance("nemesis:restart", f.producerRestart.ppm)) this.restart(i);
+      for (const fault of NODE_FAULT_LIST) fault.drawForProducer?.(draw, f[fault.field], i);
     });
     this.cluster.processors?.tick();
     sim.schedule(f.nemesisTickMs, () => this.tick());
@@ -121,15 +119,15 @@ export class Nemesis {
   }
 
   /**
-   * The application restarts producer i: the old instance is not dead but paused (a zombie that
-   * resumes later); a new instance with the same transactional.id starts and fences it.
+   * The application restarts producer i (drawn by src/kafka/faults/producer-restart.ts): the old
+   * instance is not dead but paused until `zombieUntilMs` (a zombie that resumes later); a new
+   * instance with the same transactional.id starts and fences it.
    */
-  private restart(index: number): void {
-    const { sim, choices, spec } = this.cluster;
+  private restart(index: number, zombieUntilMs: number): void {
+    const { sim } = this.cluster;
     const old = this.cluster.producers[index] as TransactionalProducer;
     old.superseded = true;
-    const { min, max } = spec.faults.producerRestart.zombiePauseMs;
-    old.pause(sim.nowMs + choices.between("nemesis:restart", min, max));
+    old.pause(zombieUntilMs);
     this.zombies.push(old);
     this.restarts++;
     const base = old.config.name.split("#")[0] as string;

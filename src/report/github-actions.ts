@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { type OutputError, outputErrorOf } from "../common/output-error.js";
 import { isAbsolute, relative, sep } from "node:path";
 import { isMap, isPair, isScalar, LineCounter, parseDocument } from "yaml";
-import type { RegressResult, RegressRow } from "../fuzz/regress.js";
+import type { RegressResult, RegressRow } from "../fuzz/catalogue/regress.js";
 import { reportedFailures } from "./failure-selection.js";
 import { isGithubActions } from "./github-env.js";
 import { describeExpectation } from "./terminal.js";

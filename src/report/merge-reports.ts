@@ -1,8 +1,9 @@
-import { type CampaignResult, finishCampaign, type SeededViolation, type StrategyInfo } from "../fuzz/campaign.js";
-import { mergeRanges, type StopReason, type TallyData } from "../fuzz/campaign-tally.js";
-import type { PointTally } from "../fuzz/protocol-coverage-summary.js";
+import { type CampaignResult, finishCampaign, type StrategyInfo } from "../fuzz/campaign/campaign.js";
+import type { SeededViolation } from "../fuzz/campaign/seeded-violation.js";
+import { mergeRanges, type StopReason, type TallyData } from "../fuzz/campaign/campaign-tally.js";
+import type { PointTally } from "../fuzz/campaign/protocol-coverage-summary.js";
 import type { ReleaseFlags } from "../kafka/release.js";
-import { shardRange } from "../fuzz/search/search-options.js";
+import { shardRange } from "../fuzz/campaign/shard.js";
 import { strategyNamed } from "../fuzz/search/strategies.js";
 import { TOOL_NAME, TOOL_VERSION } from "../version.js";
 import { InputError } from "../common/input-error.js";

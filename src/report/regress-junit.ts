@@ -1,4 +1,4 @@
-import type { RegressResult, RegressRow } from "../fuzz/regress.js";
+import type { RegressResult, RegressRow } from "../fuzz/catalogue/regress.js";
 
 /** XML 1.0 text: escape markup, drop characters XML forbids (such as ANSI escapes). */
 function xml(text: string): string {

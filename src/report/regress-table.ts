@@ -1,5 +1,5 @@
 import chalk from "chalk";
-import type { RegressResult, RegressRow } from "../fuzz/regress.js";
+import type { RegressResult, RegressRow } from "../fuzz/catalogue/regress.js";
 
 function cell(text: string, width: number): string {
   return text.length <= width ? text.padEnd(width) : `${text.slice(0, width - 3)}...`;

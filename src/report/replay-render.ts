@@ -1,5 +1,5 @@
 import chalk from "chalk";
-import type { ReplayResult } from "../fuzz/replay.js";
+import type { ReplayResult } from "../fuzz/seeds/replay.js";
 import type { TraceEvent } from "../sim/trace.js";
 
 export interface EventRange {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { SeedTrace } from "../fuzz/failure-traces.js";
+import type { SeedTrace } from "../fuzz/seeds/failure-traces.js";
 import { reportedFailures, shivizFileName } from "./failure-selection.js";
 import { type ReplayView, renderReplayHtml, renderRunHtml } from "./html/page.js";
 import { renderJunit } from "./junit.js";

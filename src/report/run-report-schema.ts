@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { STRATEGY_NAMES } from "../fuzz/search/strategies.js";
+import { STRATEGY_NAMES } from "../fuzz/campaign/strategy-names.js";
 import { expectationSchema } from "../scenario/schema.js";
 import { RUN_REPORT_SCHEMA_VERSION, type RunReport } from "./run-report.js";
 

@@ -1,12 +1,18 @@
-import type { DeterminismReport } from "../fuzz/determinism-check.js";
-import type { ShrunkReport } from "../fuzz/shrink-first-failure.js";
-import type { CampaignResult, SeededViolation, StrategyInfo } from "../fuzz/campaign.js";
-import type { StopReason } from "../fuzz/campaign-tally.js";
-import { countsAsFound, describeWhere, isModelFailure, MODEL_FAILURE_REASON_PREFIX } from "../fuzz/expectation.js";
+import type { DeterminismReport } from "../fuzz/run/determinism-check.js";
+import type { ShrunkReport } from "../fuzz/shrink/shrink-first-failure.js";
+import type { CampaignResult, StrategyInfo } from "../fuzz/campaign/campaign.js";
+import type { SeededViolation } from "../fuzz/campaign/seeded-violation.js";
+import type { StopReason } from "../fuzz/campaign/campaign-tally.js";
+import {
+  countsAsFound,
+  describeWhere,
+  isModelFailure,
+  MODEL_FAILURE_REASON_PREFIX,
+} from "../fuzz/campaign/expectation.js";
 import { scenarioArgument } from "../fuzz/search/replay-commands.js";
-import { type Shard, shardRange } from "../fuzz/search/search-options.js";
-import type { CoverageSummary } from "../fuzz/protocol-coverage-summary.js";
-import type { CampaignStatistics } from "../fuzz/statistics.js";
+import { type Shard, shardRange } from "../fuzz/campaign/shard.js";
+import type { CoverageSummary } from "../fuzz/campaign/protocol-coverage-summary.js";
+import type { CampaignStatistics } from "../fuzz/campaign/statistics.js";
 import { copyPlaceFields } from "../oracle/violation.js";
 import type { Expectation } from "../scenario/schema.js";
 import type { Tape } from "../sim/choice-tape.js";
@@ -59,7 +65,7 @@ function shardSeeds(result: CampaignResult): { firstSeed: number; lastSeed: numb
 }
 
 /** The `--json` object and run.json: stable keys, violations sorted by seed. */
-export type { ShrunkReport } from "../fuzz/shrink-first-failure.js";
+export type { ShrunkReport } from "../fuzz/shrink/shrink-first-failure.js";
 
 export interface RunReport {
   schemaVersion: number;

@@ -1,7 +1,7 @@
 import chalk from "chalk";
-import type { DeterminismReport } from "../fuzz/determinism-check.js";
-import { DEFAULT_SHRINK_BUDGET_MS, type ShrinkSummary } from "../fuzz/shrink-seed.js";
-import type { RunSize } from "../fuzz/shrink.js";
+import type { DeterminismReport } from "../fuzz/run/determinism-check.js";
+import { DEFAULT_SHRINK_BUDGET_MS, type ShrinkSummary } from "../fuzz/shrink/shrink-seed.js";
+import type { RunSize } from "../fuzz/shrink/shrink.js";
 import { shellWord } from "../fuzz/search/replay-commands.js";
 
 const ROWS: [keyof RunSize, string][] = [

@@ -1,5 +1,5 @@
 import { NODE_FAULT_LIST } from "../kafka/faults/registry.js";
-import { type SeedTrace, type ServerNode, seedLabel } from "../fuzz/failure-traces.js";
+import { type SeedTrace, type ServerNode, seedLabel } from "../fuzz/seeds/failure-traces.js";
 import { errorName } from "../kafka/common/errors.js";
 import { isEvent, type RecordedEvent, transactionOf, typedEvent } from "../kafka/trace-events.js";
 import type { Violation } from "../oracle/violation.js";
@@ -349,15 +349,6 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
       continue;
     }
     switch (kind) {
-      case "producer.pause":
-        bands.push({
-          kind: "pause",
-          lanes: [e.node],
-          ...at,
-          toMs: until(x.untilMs),
-          label: `${e.node} paused (zombie)`,
-        });
-        break;
       case "controller.leader":
         bands.push({
           kind: "failover",
@@ -395,15 +386,6 @@ function bandsOf(events: readonly TraceEvent[], lanes: readonly Lane[], endMs: n
           ...at,
           toMs: until(e.timeMs + x.restartInMs),
           label: `${x.processor} crashed; restarts in ${x.restartInMs} ms with the same transactional.id`,
-        });
-        break;
-      case "fault.producer-restart":
-        bands.push({
-          kind: "restart",
-          lanes: [x.old, x.fresh].filter((l) => laneIds.has(l)),
-          ...at,
-          toMs: e.timeMs,
-          label: `restart: ${x.fresh} replaces ${x.old}`,
         });
         break;
       case "broker.upgrade":

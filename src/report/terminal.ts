@@ -4,7 +4,7 @@ import { VIOLATION_KINDS } from "../oracle/violation.js";
 import type { Expectation } from "../scenario/schema.js";
 import { type ReportedViolation, type RunReport, seedsCovered } from "./run-report.js";
 import { renderSearchSummary } from "./search-terminal.js";
-import { describeWhere, isModelFailure } from "../fuzz/expectation.js";
+import { describeWhere, isModelFailure } from "../fuzz/campaign/expectation.js";
 import { visibleLength } from "./terminal-width.js";
 
 const n = (x: number) => x.toLocaleString("en-US");

@@ -182,12 +182,6 @@ const faults = z.strictObject({
   ...nodeFaultSchemas,
   /** At most this many brokers down at once (shutdowns and crashes); one is maintenance, two a bad day. */
   maxBrokersDown: z.int().min(1).max(LIMITS.brokers).default(1),
-  producerPause: z
-    .strictObject({ probability, durationMs: range() })
-    .default({ probability: 0, durationMs: [100, 1000] }),
-  producerRestart: z
-    .strictObject({ probability, zombiePauseMs: range().default([100, 2000]) })
-    .default({ probability: 0, zombiePauseMs: [100, 2000] }),
   /** A broker restarted on another release at a time: controlled shutdown, downtime, restart. */
   upgrades: z
     .array(z.strictObject({ atMs: ms(), node: nodeId, release, downtimeMs: ms().default(200) }))

@@ -151,11 +151,6 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       nemesisTickMs: f.nemesisTickMs,
       ...nodeFaultSpecs(f),
       maxBrokersDown: f.maxBrokersDown,
-      producerPause: { ppm: ppm(f.producerPause.probability), durationMs: range(f.producerPause.durationMs) },
-      producerRestart: {
-        ppm: ppm(f.producerRestart.probability),
-        zombiePauseMs: range(f.producerRestart.zombiePauseMs),
-      },
       upgrades: f.upgrades.map((u) => ({ atMs: u.atMs, node: u.node, release: u.release, downtimeMs: u.downtimeMs })),
       featureUpdates: f.featureUpdates.map((u) => ({ atMs: u.atMs, transactionVersion: u.transactionVersion })),
       rollingUpgrade: f.rollingUpgrade

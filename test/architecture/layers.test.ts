@@ -31,6 +31,8 @@ interface Exception {
 interface FolderOrder {
   /** Relative to src/, each ending in /. */
   order: string[];
+  /** When given (a folder relative to src/, ending in /): every file under it sits in one of `order`'s folders. */
+  covers?: string;
   why: string;
 }
 
@@ -118,11 +120,15 @@ function layerViolations(files: readonly SourceFile[], rules: Rules): string[] {
 /** Every import of `files` from a folder of an order to a folder before it, one line each. */
 function folderViolations(files: readonly SourceFile[], orders: readonly FolderOrder[]): string[] {
   const out: string[] = [];
-  for (const { order } of orders) {
+  for (const { order, covers } of orders) {
     const indexOf = (path: string) => order.findIndex((folder) => path.startsWith(folder));
     for (const file of files) {
       const from = indexOf(file.path);
-      if (from < 0) continue;
+      if (from < 0) {
+        if (covers !== undefined && file.path.startsWith(covers))
+          out.push(`src/${file.path} is in none of ${covers}'s folders: move it into one of ${order.join(", ")}`);
+        continue;
+      }
       for (const spec of importsOf(file)) {
         const target = resolve(file.path, spec);
         const to = target === null ? -1 : indexOf(target);
@@ -162,7 +168,7 @@ describe("the layers of src/", () => {
     expect(report(layerViolations(sourceFiles(), rules), rules)).toBe("");
   });
 
-  it("order the folders inside a layer: kafka/server over kafka/coordinator over kafka/broker", () => {
+  it("order the folders inside a layer: kafka/server over kafka/coordinator over kafka/broker, fuzz/ by responsibility", () => {
     expect(folderViolations(sourceFiles(), rules.folders)).toEqual([]);
   });
 
@@ -175,6 +181,21 @@ describe("the layers of src/", () => {
     expect(folderViolations(planted, rules.folders)).toEqual([
       `src/kafka/broker/log.ts imports "../coordinator/transaction-metadata.js" (kafka/coordinator/): kafka/broker/ may not import kafka/server/ or kafka/coordinator/`,
       `src/kafka/coordinator/c.ts imports "../server/kafka-broker.js" (kafka/server/): kafka/coordinator/ may not import kafka/server/`,
+    ]);
+  });
+
+  it("catch a planted breach of fuzz/'s folders: an import upwards and a file outside every folder", () => {
+    const planted: SourceFile[] = [
+      { path: "fuzz/run/run-seed.ts", text: `import type { CampaignResult } from "../campaign/campaign.js";` },
+      { path: "fuzz/campaign/campaign.ts", text: `import { randomStrategyInfo } from "../search/strategies.js";` },
+      { path: "fuzz/search/s.ts", text: `import { runSeed } from "../run/run-seed.js";` },
+      { path: "fuzz/campaign-session.ts", text: "" },
+    ];
+    const fuzz = rules.folders.filter((f) => f.covers === "fuzz/");
+    expect(folderViolations(planted, fuzz)).toEqual([
+      `src/fuzz/run/run-seed.ts imports "../campaign/campaign.js" (fuzz/campaign/): fuzz/run/ may not import fuzz/session/ or fuzz/catalogue/ or fuzz/shrink/ or fuzz/seeds/ or fuzz/search/ or fuzz/campaign/ or fuzz/executor/`,
+      `src/fuzz/campaign/campaign.ts imports "../search/strategies.js" (fuzz/search/): fuzz/campaign/ may not import fuzz/session/ or fuzz/catalogue/ or fuzz/shrink/ or fuzz/seeds/ or fuzz/search/`,
+      `src/fuzz/campaign-session.ts is in none of fuzz/'s folders: move it into one of ${fuzz[0]?.order.join(", ")}`,
     ]);
   });
 
@@ -226,6 +247,7 @@ describe("the layers of src/", () => {
     for (const f of rules.folders) {
       expect(f.why.length).toBeGreaterThan(10);
       for (const folder of f.order) expect(folder.endsWith("/") && layerIndex(rules, folder) >= 0).toBe(true);
+      if (f.covers !== undefined) for (const folder of f.order) expect(folder.startsWith(f.covers)).toBe(true);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readableFlag } from "../../src/cli/commands/bugs.js";
-import { BUG_HISTORY } from "../../src/fuzz/bug-history.js";
+import { BUG_HISTORY } from "../../src/fuzz/catalogue/bug-history.js";
 import { visibleLength } from "../../src/report/terminal-width.js";
 import { eosfuzz } from "./cli-helpers.js";
 

@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { FLAG_NAMES } from "../../src/kafka/release.js";
 import { flagsTable } from "./flags-table.js";
 
-const model = readFileSync(new URL("../../docs/model.md", import.meta.url), "utf8");
+const model = readFileSync(new URL("../../docs/model/releases.md", import.meta.url), "utf8");
 const release = readFileSync(new URL("../../src/kafka/release.ts", import.meta.url), "utf8");
 
-describe("docs/model.md's flags table", () => {
+describe("docs/model/releases.md's flags table", () => {
   it("is what the model says: every flag, its value in every release profile (npm run docs:flags rewrites it)", () => {
     expect(flagsTable(model, release)).toBe(model);
   });

@@ -29,13 +29,13 @@ function docComments(releaseSource: string): Map<string, string> {
 }
 
 /**
- * docs/model.md with its flags table as the model has it: one row per flag in FLAG_NAMES order, one
+ * docs/model/releases.md with its flags table as the model has it: one row per flag in FLAG_NAMES order, one
  * column per release profile; descriptions kept from the existing rows.
  */
 export function flagsTable(markdown: string, releaseSource: string): string {
   const lines = markdown.split("\n");
   const start = lines.findIndex((l) => l.startsWith(HEADER));
-  if (start < 0) throw new Error("docs/model.md has no flags table");
+  if (start < 0) throw new Error("docs/model/releases.md has no flags table");
   let end = start + 2;
   while (end < lines.length && (lines[end] as string).startsWith("|")) end++;
   const described = new Map<string, string>();

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { replaySeed } from "../../src/fuzz/replay.js";
-import { parseSeedFile, renderSeedFile, type SeedFile } from "../../src/fuzz/seed-file.js";
+import { replaySeed } from "../../src/fuzz/seeds/replay.js";
+import { parseSeedFile, renderSeedFile, type SeedFile } from "../../src/fuzz/seeds/seed-file.js";
 import { eosfuzz } from "./cli-helpers.js";
 
 /** A copy of a seed file with its text changed, in a fresh directory. */

@@ -3,7 +3,7 @@ import { compareTxnCoordinatorSequence } from "../../src/conform/coordinator/txn
 import type { AbstractTxnCoordinatorSequence } from "../../src/conform/coordinator/txn-coordinator-arbitrary.js";
 import { compareTxnMetadataSequence } from "../../src/conform/coordinator/txn-metadata-differential.js";
 import { divergenceClass } from "../../src/conform/coordinator/sequence-campaign.js";
-import { findMutant } from "../../src/fuzz/mutants.js";
+import { findMutant } from "../../src/fuzz/catalogue/mutants.js";
 import { KafkaHarness } from "../../src/harness/harness-process.js";
 import { harnessRelease } from "../../src/harness/kafka-releases.js";
 import { releaseProfile } from "../../src/kafka/release.js";

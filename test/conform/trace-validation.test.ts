@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findMutant } from "../../src/fuzz/mutants.js";
+import { findMutant } from "../../src/fuzz/catalogue/mutants.js";
 import { releaseBoundaries } from "../../src/conform/release-boundaries.js";
 import { validateTraces } from "../../src/conform/trace/trace-validation.js";
 import { resolveScenario } from "../../src/scenario/loader.js";

@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { behaviourFingerprint, fingerprintGroup, fingerprintLabels } from "../../src/fuzz/behaviour-fingerprint.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import {
+  behaviourFingerprint,
+  fingerprintGroup,
+  fingerprintLabels,
+} from "../../src/fuzz/catalogue/behaviour-fingerprint.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
 interface RecordedFingerprint {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { findBug, type HistoricalBug } from "../../src/fuzz/bug-history.js";
-import { GENERIC_BUG_SCENARIO, runBug } from "../../src/fuzz/bug-history-run.js";
+import { findBug, type HistoricalBug } from "../../src/fuzz/catalogue/bug-history.js";
+import { GENERIC_BUG_SCENARIO, runBug } from "../../src/fuzz/catalogue/bug-history-run.js";
 import { eosfuzz } from "../cli/cli-helpers.js";
 
 let clock = 0;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { findBug } from "../../src/fuzz/bug-history.js";
-import { runBug } from "../../src/fuzz/bug-history-run.js";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { findBug } from "../../src/fuzz/catalogue/bug-history.js";
+import { runBug } from "../../src/fuzz/catalogue/bug-history-run.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
 import type { LogBatch } from "../../src/kafka/broker/log-batch.js";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { BUG_HISTORY, findBug, isModelled } from "../../src/fuzz/bug-history.js";
-import { runBug } from "../../src/fuzz/bug-history-run.js";
+import { BUG_HISTORY, findBug, isModelled } from "../../src/fuzz/catalogue/bug-history.js";
+import { runBug } from "../../src/fuzz/catalogue/bug-history-run.js";
 import { FLAG_NAMES, RELEASES, type ReleaseFlags } from "../../src/kafka/release.js";
 import { VIOLATION_KINDS } from "../../src/oracle/violation.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { renderStory } from "../../src/oracle/story.js";
 import { eosfuzz } from "../cli/cli-helpers.js";
 

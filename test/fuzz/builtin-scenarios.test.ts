@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runCampaign, runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runCampaign } from "../../src/fuzz/search/run-campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
 describe("built-in scenarios meet their declared expectations", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
 import type { JobOutcome } from "../../src/fuzz/executor/run-job.js";
 import { decodeSwarm, encodeSwarm, SWARM_STREAM } from "../../src/fuzz/run-shaping/swarm.js";
 import { CoverageCorpus, rerollTape } from "../../src/fuzz/search/coverage-corpus.js";

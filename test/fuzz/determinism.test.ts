@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { builtinScenarioNames, resolveScenario } from "../../src/scenario/loader.js";
 
 const SCENARIOS = ["kip-1228-gap", "tv1-legacy", "kip-1228", "kip-1228-4.2.0"];
@@ -41,8 +41,8 @@ describe("determinism", () => {
     const seeds = [0, 5, 27];
     const here = seeds.map((seed) => runSeed(config, { seed }).traceHash);
     const script = `
-      import { runConfigFor } from "./dist/fuzz/campaign.js";
-      import { runSeed } from "./dist/fuzz/run-seed.js";
+      import { runConfigFor } from "./dist/fuzz/campaign/campaign.js";
+      import { runSeed } from "./dist/fuzz/run/run-seed.js";
       import { resolveScenario } from "./dist/scenario/loader.js";
       const config = runConfigFor(resolveScenario("kip-1228-gap"));
       console.log(JSON.stringify(${JSON.stringify(seeds)}.map((seed) => runSeed(config, { seed }).traceHash)));`;
@@ -91,7 +91,12 @@ describe("no wall clock or unseeded randomness in the simulation code", () => {
 
   it("guards the simulation's folders and the late-copy finder, which runs inside every coverage run", () => {
     const guardedPaths = simulationFiles.map((f) => f.slice(root.length + 1));
-    for (const path of ["sim/simulation.ts", "kafka/cluster.ts", "fuzz/run-seed.ts", "fuzz/search/late-copy-finder.ts"])
+    for (const path of [
+      "sim/simulation.ts",
+      "kafka/cluster.ts",
+      "fuzz/run/run-seed.ts",
+      "fuzz/run/late-copy-finder.ts",
+    ])
       expect(guardedPaths).toContain(path);
   });
 

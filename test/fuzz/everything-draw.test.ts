@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { isUnexpected } from "../../src/fuzz/expectation.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { isUnexpected } from "../../src/fuzz/campaign/expectation.js";
 import { drawEverything, drawnReason, EVERYTHING_STREAM } from "../../src/fuzz/run-shaping/everything.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
-import { matchesTarget, targetOf } from "../../src/fuzz/shrink.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
+import { matchesTarget, targetOf } from "../../src/fuzz/shrink/shrink.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 import { ChoiceSource } from "../../src/sim/choice-tape.js";
 

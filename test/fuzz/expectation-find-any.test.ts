@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { SeededViolation } from "../../src/fuzz/campaign.js";
-import { evaluateExpectation } from "../../src/fuzz/expectation.js";
+import type { SeededViolation } from "../../src/fuzz/campaign/seeded-violation.js";
+import { evaluateExpectation } from "../../src/fuzz/campaign/expectation.js";
 import { expectationSchema } from "../../src/scenario/schema.js";
 
 const v = (kind: SeededViolation["kind"], seed: number, brokerRelease?: string): SeededViolation => ({

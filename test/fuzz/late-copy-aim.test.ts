@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
-import type { LateCopyTarget } from "../../src/fuzz/search/late-copy-finder.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
+import type { LateCopyTarget } from "../../src/fuzz/run/late-copy-finder.js";
 import { isLateCopy, type MarkerArrival } from "../../src/oracle/protocol-coverage.js";
 import { withLateDuplicate } from "../../src/sim/transmit-choices.js";
 import { adversarialGap } from "./adversarial-gap.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EQUIVALENT_MUTANTS, MUTANTS } from "../../src/fuzz/mutants.js";
+import { EQUIVALENT_MUTANTS, MUTANTS } from "../../src/fuzz/catalogue/mutants.js";
 import { FLAG_NAMES, RELEASES } from "../../src/kafka/release.js";
 import { VIOLATION_KINDS } from "../../src/oracle/violation.js";
 import { resolveScenario } from "../../src/scenario/loader.js";

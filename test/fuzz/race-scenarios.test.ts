@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runCampaign } from "../../src/fuzz/campaign.js";
+import { runCampaign } from "../../src/fuzz/search/run-campaign.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { checkDeterminism, describeDivergence } from "../../src/fuzz/determinism-check.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
-import { normalizeTape, shrinkFailure, shrinkTape, targetOf } from "../../src/fuzz/shrink.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { checkDeterminism, describeDivergence } from "../../src/fuzz/run/determinism-check.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
+import { normalizeTape, shrinkFailure, shrinkTape, targetOf } from "../../src/fuzz/shrink/shrink.js";
 import { toClusterSpec } from "../../src/scenario/to-cluster-spec.js";
 import { Rng } from "../../src/sim/rng.js";
 import { resolveScenario } from "../../src/scenario/loader.js";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { SeededViolation } from "../../src/fuzz/campaign.js";
+import type { SeededViolation } from "../../src/fuzz/campaign/seeded-violation.js";
 import {
   campaignStatistics,
   largestMissedProbability,
   seedsForConfidence,
   signatureOf,
-} from "../../src/fuzz/statistics.js";
+} from "../../src/fuzz/campaign/statistics.js";
 
 const v = (seed: number, kind: "stale-marker" | "hanging-transaction", brokerRelease?: string): SeededViolation => ({
   kind,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InProcessExecutor, type RunExecutor } from "../../src/fuzz/executor/executor.js";
 import type { RunJob } from "../../src/fuzz/executor/run-job.js";
-import type { RunConfig } from "../../src/fuzz/run-seed.js";
+import type { RunConfig } from "../../src/fuzz/run/run-seed.js";
 import { runSearch } from "../../src/fuzz/search/run-search.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
 import { InProcessExecutor, type RunExecutor } from "../../src/fuzz/executor/executor.js";
 import type { JobOutcome, RunJob } from "../../src/fuzz/executor/run-job.js";
 import { PoolExecutor } from "../../src/fuzz/executor/worker-pool.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { producerBehaviour } from "../../src/kafka/client/producer-behaviour.js";
 import { type ReleaseFlags, releaseProfile } from "../../src/kafka/release.js";
 import { type LoadedScenario, loadScenario } from "../../src/scenario/loader.js";

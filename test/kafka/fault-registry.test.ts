@@ -4,6 +4,8 @@ import { brokerCrash, controlledShutdown } from "../../src/kafka/faults/broker-s
 import { coordinatorFailover } from "../../src/kafka/faults/coordinator-failover.js";
 import { leaderMove } from "../../src/kafka/faults/leader-move.js";
 import { linkPartition } from "../../src/kafka/faults/link-partition.js";
+import { producerPause } from "../../src/kafka/faults/producer-pause.js";
+import { producerRestart } from "../../src/kafka/faults/producer-restart.js";
 import { transactionLogOutage } from "../../src/kafka/faults/transaction-log-outage.js";
 import type { FaultDrawContext } from "../../src/kafka/faults/node-fault.js";
 import { NODE_FAULT_LIST, nodeFaultSpecs } from "../../src/kafka/faults/registry.js";
@@ -32,6 +34,9 @@ function strikingContext(brokers: string[]): { ctx: FaultDrawContext; calls: str
       startTransactionLogOutage: (i: number, until: number) => calls.push(`outage ${i} ${until}`),
       stoppableBrokers: () => ["b1", "b2"],
       stopBroker: (how: string, broker: string, downtime: number) => calls.push(`${how} ${broker} ${downtime}`),
+      pauseProducer: (index: number, until: number) => calls.push(`pause producer ${index} ${until}`),
+      canRestartProducer: () => true,
+      restartProducer: (index: number, until: number) => calls.push(`restart producer ${index} ${until}`),
     },
     net: {
       stall: (node: string, untilMs: number) => calls.push(`stall ${node} ${untilMs}`),
@@ -53,6 +58,8 @@ describe("the fault registry", () => {
       "leaderMove",
       "controlledShutdown",
       "brokerCrash",
+      "producerPause",
+      "producerRestart",
     ]);
     const defaults = scenarioSchema.shape.faults.parse({});
     const specs = nodeFaultSpecs(defaults);
@@ -72,6 +79,8 @@ describe("the fault registry", () => {
       leaderMove: { ppm: 0 },
       controlledShutdown: { ppm: 0, downtimeMs: { min: 200, max: 1_000 } },
       brokerCrash: { ppm: 0, downtimeMs: { min: 200, max: 1_000 } },
+      producerPause: { ppm: 0, durationMs: { min: 100, max: 1_000 } },
+      producerRestart: { ppm: 0, zombiePauseMs: { min: 100, max: 2_000 } },
     });
   });
 
@@ -127,5 +136,32 @@ describe("the fault registry", () => {
     const one = { ...ctx, cluster: { ...ctx.cluster, stoppableBrokers: () => ["b1"] } };
     brokerCrash.draw(one, { ppm: 1, downtimeMs: { min: 7, max: 8 } });
     expect(calls).toEqual(["controlled b1 5", "crash b1 7"]);
+  });
+
+  it("producer pause and restart: drawn per producer, nothing per tick; a restart only while the bound allows", () => {
+    const { ctx, calls } = strikingContext(["b1", "b2"]);
+    producerPause.draw(ctx, { ppm: 1, durationMs: { min: 11, max: 12 } });
+    producerRestart.draw(ctx, { ppm: 1, zombiePauseMs: { min: 13, max: 14 } });
+    expect(calls).toEqual([]);
+    producerPause.drawForProducer?.(ctx, { ppm: 1, durationMs: { min: 11, max: 12 } }, 1);
+    producerRestart.drawForProducer?.(ctx, { ppm: 1, zombiePauseMs: { min: 13, max: 14 } }, 1);
+    const bounded = { ...ctx, cluster: { ...ctx.cluster, canRestartProducer: () => false } };
+    producerRestart.drawForProducer?.(bounded, { ppm: 1, zombiePauseMs: { min: 13, max: 14 } }, 0);
+    expect(calls).toEqual(["pause producer 1 111", "restart producer 1 113"]);
+    const pause = event("producer.pause", "p0", { untilMs: 70 });
+    expect(producerPause.band?.(pause, () => true)).toEqual({
+      kind: "pause",
+      lanes: ["p0"],
+      untilMs: 70,
+      label: "p0 paused (zombie)",
+    });
+    const restart = event("fault.producer-restart", "nemesis", { old: "p0", fresh: "p0#2" });
+    expect(producerRestart.band?.(restart, (l) => l !== "p0")).toEqual({
+      kind: "restart",
+      lanes: ["p0#2"],
+      untilMs: 10,
+      label: "restart: p0#2 replaces p0",
+    });
+    expect(producerRestart.band?.(pause, () => true)).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { findMutant } from "../../src/fuzz/mutants.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { findMutant } from "../../src/fuzz/catalogue/mutants.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import type { LoadedScenario } from "../../src/scenario/loader.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 import type { TraceEvent } from "../../src/sim/trace.js";

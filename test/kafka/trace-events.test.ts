@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { builtinScenarioNames, resolveScenario } from "../../src/scenario/loader.js";
 
 /** Where the typed event maps are declared, and the interfaces that declare them. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { findMutant } from "../../src/fuzz/mutants.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { findMutant } from "../../src/fuzz/catalogue/mutants.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { inputOf, outputValue } from "../../src/kafka/client/processor.js";
 import type { FinalPartitionRead, ProcessingView } from "../../src/kafka/cluster-final-state.js";
 import type { PartitionKey } from "../../src/kafka/common/types.js";

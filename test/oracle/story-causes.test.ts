@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { replay } from "../../src/fuzz/replay.js";
+import { replay } from "../../src/fuzz/seeds/replay.js";
 import { renderStory } from "../../src/oracle/story.js";
 import type { ViolationKind } from "../../src/oracle/violation.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 
 describe("findings at a partition an unclean election rewrote are that election's (PartitionChangeBuilder unclean election)", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { EXIT, InternalError, reportFatal } from "../../src/cli/errors.js";
 import { executeJob } from "../../src/fuzz/executor/run-job.js";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
 import { readResultsLog, ResultsLog, resultsFile } from "../../src/report/results-log.js";
 import { InputError } from "../../src/common/input-error.js";
 import { resolveScenario } from "../../src/scenario/loader.js";

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed, thrownIn } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runSeed, thrownIn } from "../../src/fuzz/run/run-seed.js";
 import { BUILTIN_SCENARIO_DIR, parseScenario, resolveScenario } from "../../src/scenario/loader.js";
 import { thrownBy } from "./input-fuzz-helpers.js";
 

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { runSeed } from "../../src/fuzz/run-seed.js";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
 import { BUILTIN_SCENARIO_DIR, builtinScenarioNames, parseScenario } from "../../src/scenario/loader.js";
 import { parse } from "yaml";
 import {

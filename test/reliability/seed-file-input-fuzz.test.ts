@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { replaySeed } from "../../src/fuzz/replay.js";
-import { parseSeedFile } from "../../src/fuzz/seed-file.js";
+import { replaySeed } from "../../src/fuzz/seeds/replay.js";
+import { parseSeedFile } from "../../src/fuzz/seeds/seed-file.js";
 import {
   acceptedOrCleanlyRejected,
   applyEdits,

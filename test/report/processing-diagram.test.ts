@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { type SeedTrace, traceSeed } from "../../src/fuzz/failure-traces.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { type SeedTrace, traceSeed } from "../../src/fuzz/seeds/failure-traces.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import type { ReleaseFlags } from "../../src/kafka/release.js";
 import { renderStory } from "../../src/oracle/story.js";
 import { renderSpaceTimeSvg } from "../../src/report/html/svg-diagram.js";

@@ -1,6 +1,7 @@
-import { type CampaignResult, runCampaign, runConfigFor } from "../../src/fuzz/campaign.js";
-import { type SeedTrace, traceSeed } from "../../src/fuzz/failure-traces.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { type CampaignResult, runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runCampaign } from "../../src/fuzz/search/run-campaign.js";
+import { type SeedTrace, traceSeed } from "../../src/fuzz/seeds/failure-traces.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { buildRunReport, type RunReport } from "../../src/report/run-report.js";
 import { type LoadedScenario, resolveScenario } from "../../src/scenario/loader.js";
 import type { Expectation } from "../../src/scenario/schema.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SeedTrace } from "../../src/fuzz/failure-traces.js";
+import type { SeedTrace } from "../../src/fuzz/seeds/failure-traces.js";
 import { renderSpaceTimeSvg } from "../../src/report/html/svg-diagram.js";
 import { buildSpaceTime } from "../../src/report/space-time.js";
 import { linkMessages } from "../../src/report/trace-links.js";

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCampaign, runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runCampaign } from "../../src/fuzz/search/run-campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import { type EventKind, isEvent, type RecordedEvent } from "../../src/kafka/trace-events.js";
 import {

@@ -2,15 +2,15 @@ import { performance } from "node:perf_hooks";
 import chalk from "chalk";
 import Table from "cli-table3";
 import type { Argv } from "yargs";
-import { BUG_HISTORY, findBug, type HistoricalBug, isModelled } from "../../fuzz/bug-history.js";
+import { BUG_HISTORY, findBug, type HistoricalBug, isModelled } from "../../fuzz/catalogue/bug-history.js";
 import {
   type BugOutcome,
   benchmarkPassed,
   DEFAULT_BUG_BUDGET,
   GENERIC_BUG_SCENARIO,
   runBug,
-} from "../../fuzz/bug-history-run.js";
-import type { CampaignResult } from "../../fuzz/campaign.js";
+} from "../../fuzz/catalogue/bug-history-run.js";
+import type { CampaignResult } from "../../fuzz/campaign/campaign.js";
 import { InputError } from "../../common/input-error.js";
 import { writeFileAtomic } from "../../common/write-files.js";
 import { shellWord } from "../../fuzz/search/replay-commands.js";

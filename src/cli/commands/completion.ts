@@ -1,7 +1,7 @@
 import yargs, { type Argv } from "yargs";
-import { MUTANTS } from "../../fuzz/mutants.js";
+import { MUTANTS } from "../../fuzz/catalogue/mutants.js";
 import { PCT_SCOPES } from "../../fuzz/run-shaping/pct.js";
-import { STRATEGY_NAMES } from "../../fuzz/search/strategies.js";
+import { STRATEGY_NAMES } from "../../fuzz/campaign/strategy-names.js";
 import { builtinScenarioNames } from "../../scenario/loader.js";
 import { InputError } from "../../common/input-error.js";
 import { EXIT } from "../errors.js";

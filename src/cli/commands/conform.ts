@@ -1,6 +1,6 @@
 import chalk from "chalk";
 import type { Argv } from "yargs";
-import { findMutant, MUTANTS } from "../../fuzz/mutants.js";
+import { findMutant, MUTANTS } from "../../fuzz/catalogue/mutants.js";
 import { harnessRelease, harnessReleases, HarnessUnavailable } from "../../harness/kafka-releases.js";
 import { InputError } from "../../common/input-error.js";
 import { resolveScenario } from "../../scenario/loader.js";

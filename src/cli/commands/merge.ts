@@ -1,5 +1,5 @@
 import type { Argv } from "yargs";
-import { findMutant } from "../../fuzz/mutants.js";
+import { findMutant } from "../../fuzz/catalogue/mutants.js";
 import { emitGithubActions } from "../../report/github-actions.js";
 import { mergeShardReports, readShardReport } from "../../report/merge-reports.js";
 import { buildRunReport } from "../../report/run-report.js";

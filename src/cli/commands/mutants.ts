@@ -1,7 +1,7 @@
 import chalk from "chalk";
 import type { Argv } from "yargs";
-import { runCampaign } from "../../fuzz/campaign.js";
-import { EQUIVALENT_MUTANTS, MUTANTS } from "../../fuzz/mutants.js";
+import { runCampaign } from "../../fuzz/search/run-campaign.js";
+import { EQUIVALENT_MUTANTS, MUTANTS } from "../../fuzz/catalogue/mutants.js";
 import { InputError } from "../../common/input-error.js";
 import { resolveScenario } from "../../scenario/loader.js";
 import { EXIT } from "../errors.js";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import type { Argv } from "yargs";
-import { regress } from "../../fuzz/regress.js";
+import { regress } from "../../fuzz/catalogue/regress.js";
 import { renderRegressJunit } from "../../report/regress-junit.js";
 import { renderRegressTable } from "../../report/regress-table.js";
 import { writeFileAtomic } from "../../common/write-files.js";

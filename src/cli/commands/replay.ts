@@ -1,8 +1,8 @@
 import type { Argv } from "yargs";
-import { serversOf } from "../../fuzz/failure-traces.js";
-import { runConfigFor } from "../../fuzz/campaign.js";
-import { type ReplayResult, replaySeed } from "../../fuzz/replay.js";
-import { type LoadedSeedFile, readSeedFile } from "../../fuzz/seed-file.js";
+import { serversOf } from "../../fuzz/seeds/failure-traces.js";
+import { runConfigFor } from "../../fuzz/campaign/campaign.js";
+import { type ReplayResult, replaySeed } from "../../fuzz/seeds/replay.js";
+import { type LoadedSeedFile, readSeedFile } from "../../fuzz/seeds/seed-file.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { renderStory } from "../../oracle/story.js";
 import type { ReplayView } from "../../report/html/page.js";

@@ -7,7 +7,7 @@ import { renderRunReport } from "../../report/terminal.js";
 import { fitted, outputWidth } from "../../report/terminal-width.js";
 import { EXIT, reportOutputProblems } from "../errors.js";
 import { lockDir } from "../out-dir.js";
-import { findMutant } from "../../fuzz/mutants.js";
+import { findMutant } from "../../fuzz/catalogue/mutants.js";
 import { scenarioOfReport, traceReport } from "../report-output.js";
 
 export interface ReportArgs {

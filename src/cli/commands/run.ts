@@ -8,10 +8,10 @@ import {
   type CampaignSessionResult,
   planCampaign,
   runCampaignSession,
-} from "../../fuzz/campaign-session.js";
-import { addDeterminism } from "../../fuzz/determinism-check.js";
-import { findMutant, MUTANTS, type Mutant } from "../../fuzz/mutants.js";
-import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink-seed.js";
+} from "../../fuzz/session/campaign-session.js";
+import { addDeterminism } from "../../fuzz/run/determinism-check.js";
+import { findMutant, MUTANTS, type Mutant } from "../../fuzz/catalogue/mutants.js";
+import { DEFAULT_SHRINK_BUDGET_MS } from "../../fuzz/shrink/shrink-seed.js";
 import { Chunker, emitJson } from "../../common/json-pieces.js";
 import type { OutputError } from "../../common/output-error.js";
 import type { Progress } from "../../report/progress.js";

@@ -1,8 +1,8 @@
 import { availableParallelism } from "node:os";
 import type { Argv } from "yargs";
 import { PCT_SCOPES, type PctScope } from "../../fuzz/run-shaping/pct.js";
-import type { Shard } from "../../fuzz/search/search-options.js";
-import { STRATEGY_NAMES, type StrategyName } from "../../fuzz/search/strategies.js";
+import type { Shard } from "../../fuzz/campaign/shard.js";
+import { STRATEGY_NAMES, type StrategyName } from "../../fuzz/campaign/strategy-names.js";
 import { notOneOf } from "../../scenario/did-you-mean.js";
 import { InputError } from "../../common/input-error.js";
 

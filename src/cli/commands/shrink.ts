@@ -1,6 +1,11 @@
 import type { Argv } from "yargs";
-import { DEFAULT_SHRINK_BUDGET_MS, defaultShrunkPath, shrinkSeedFile, shrunkSeedFile } from "../../fuzz/shrink-seed.js";
-import { readSeedFile, renderSeedFile } from "../../fuzz/seed-file.js";
+import {
+  DEFAULT_SHRINK_BUDGET_MS,
+  defaultShrunkPath,
+  shrinkSeedFile,
+  shrunkSeedFile,
+} from "../../fuzz/shrink/shrink-seed.js";
+import { readSeedFile, renderSeedFile } from "../../fuzz/seeds/seed-file.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { shellWord } from "../../fuzz/search/replay-commands.js";
 import { renderShrink, shrinkFurtherCommand } from "../../report/shrink-render.js";

@@ -1,4 +1,4 @@
-import { runConfigFor } from "../../fuzz/campaign.js";
+import { runConfigFor } from "../../fuzz/campaign/campaign.js";
 import { errorName } from "../../kafka/common/errors.js";
 import { transactionStatePartitionFor } from "../../kafka/coordinator/transaction-partitioning.js";
 import { identifyRecord } from "../../oracle/client/client-view.js";

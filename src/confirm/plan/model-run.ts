@@ -2,11 +2,11 @@ import type { LogObserverFactory } from "../../kafka/broker/partition-log-observ
 import type { PartitionKey } from "../../kafka/common/types.js";
 import type { ReleaseName } from "../../kafka/release.js";
 import type { Violation } from "../../oracle/violation.js";
-import { runConfigFor } from "../../fuzz/campaign.js";
-import { runSeed } from "../../fuzz/run-seed.js";
-import { readSeedFile } from "../../fuzz/seed-file.js";
-import { shrinkOne } from "../../fuzz/shrink-seed.js";
-import { targetOf } from "../../fuzz/shrink.js";
+import { runConfigFor } from "../../fuzz/campaign/campaign.js";
+import { runSeed } from "../../fuzz/run/run-seed.js";
+import { readSeedFile } from "../../fuzz/seeds/seed-file.js";
+import { shrinkOne } from "../../fuzz/shrink/shrink-seed.js";
+import { targetOf } from "../../fuzz/shrink/shrink.js";
 import type { LoadedScenario } from "../../scenario/loader.js";
 import { InputError } from "../../common/input-error.js";
 import type { Tape } from "../../sim/choice-tape.js";

@@ -1,5 +1,5 @@
-import { runConfigFor } from "../../fuzz/campaign.js";
-import { runSeed } from "../../fuzz/run-seed.js";
+import { runConfigFor } from "../../fuzz/campaign/campaign.js";
+import { runSeed } from "../../fuzz/run/run-seed.js";
 import type { LoadedScenario } from "../../scenario/loader.js";
 import type { ReleaseFlags } from "../../kafka/release.js";
 import { KafkaHarness } from "../../harness/harness-process.js";

@@ -1,4 +1,4 @@
-import type { RunConfig } from "../run-seed.js";
+import type { RunConfig } from "../run/run-seed.js";
 import { executeJob, type JobOutcome, type RunJob } from "./run-job.js";
 
 /** Runs batches of jobs somewhere (this thread or a pool of workers). */

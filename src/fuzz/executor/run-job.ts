@@ -2,8 +2,8 @@ import type { CoveragePoint } from "../../oracle/protocol-coverage.js";
 import type { Violation } from "../../oracle/violation.js";
 import type { StepRecord } from "../../scenario/script/script-driver.js";
 import type { Tape } from "../../sim/choice-tape.js";
-import type { LateCopyTarget } from "../search/late-copy-finder.js";
-import { type RunConfig, type RunInput, type RunResult, runSeed } from "../run-seed.js";
+import type { LateCopyTarget } from "../run/late-copy-finder.js";
+import { type RunConfig, type RunInput, type RunResult, runSeed } from "../run/run-seed.js";
 
 /** One run to execute: its place in the campaign, its input, and what to bring back. */
 export interface RunJob {

@@ -1,5 +1,5 @@
 import { isMainThread } from "node:worker_threads";
-import type { RunConfig } from "../run-seed.js";
+import type { RunConfig } from "../run/run-seed.js";
 import { executeJob, type JobOutcome, type RunJob } from "./run-job.js";
 
 /** One task for a worker thread: a batch of runs of one configuration. */

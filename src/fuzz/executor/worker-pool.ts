@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Tinypool } from "tinypool";
-import type { RunConfig } from "../run-seed.js";
+import type { RunConfig } from "../run/run-seed.js";
 import type { RunExecutor } from "./executor.js";
 import { type JobOutcome, type RunJob, unfinishedOutcome } from "./run-job.js";
 import { PROGRESS_SLOTS, type WorkerTask } from "./run-worker.js";

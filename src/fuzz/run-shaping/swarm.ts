@@ -59,9 +59,7 @@ function linkKnobs(
 }
 
 /** Node-level faults of the nemesis: the same field names in the ClusterSpec and in a scenario. */
-type NodeFault = NodeFaultField | "producerPause" | "producerRestart";
-
-function nodeKnob(field: NodeFault, name: string): FaultKnob {
+function nodeKnob(field: NodeFaultField, name: string): FaultKnob {
   return {
     name,
     get: (s) => s.faults[field].ppm,
@@ -82,10 +80,8 @@ const KNOBS: readonly FaultKnob[] = [
     (f) => f.markerRequests,
     (s) => s.faults.markerRequests,
   ),
-  // The registered faults (src/kafka/faults/registry.ts), in their draw order, then the others.
+  // The registered faults (src/kafka/faults/registry.ts), in their draw order.
   ...NODE_FAULT_LIST.filter((f) => f.swarm !== false).map((f) => nodeKnob(f.field, f.name)),
-  nodeKnob("producerPause", "producer pause"),
-  nodeKnob("producerRestart", "producer restart"),
 ];
 
 /**

@@ -7,7 +7,7 @@ import type { JobOutcome, RunJob } from "../executor/run-job.js";
 import type { SavedEntry } from "./corpus-file.js";
 import { SWARM_SCALES, SWARM_STREAM, type SwarmSetting } from "../run-shaping/swarm.js";
 import { withLateDuplicate, withLateFirstCopy } from "../../sim/transmit-choices.js";
-import type { LateCopyTarget } from "./late-copy-finder.js";
+import type { LateCopyTarget } from "../run/late-copy-finder.js";
 
 /** How a planned run is made, in percent of runs (the rest re-roll a whole run under a kept mix). */
 const FRESH_PERCENT = 15;

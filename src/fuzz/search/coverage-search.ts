@@ -1,12 +1,12 @@
 import { Rng } from "../../sim/rng.js";
-import type { StrategyInfo } from "../campaign.js";
-import type { StopReason } from "../campaign-tally.js";
+import type { StrategyInfo } from "../campaign/campaign.js";
+import type { StopReason } from "../campaign/campaign-tally.js";
 import { decodeSwarm, encodeSwarm } from "../run-shaping/swarm.js";
 import { MAX_SAVED_ENTRIES } from "./corpus-file.js";
 import { CoverageCorpus, type Plan } from "./coverage-corpus.js";
 import { runJobsInOrder } from "./job-batches.js";
 import { externalStop, type SearchContext, settledBy } from "./search-context.js";
-import { shardRange } from "./search-options.js";
+import { shardRange } from "../campaign/shard.js";
 
 /**
  * Most runs planned together from the same corpus state. Fixed (never derived from the worker

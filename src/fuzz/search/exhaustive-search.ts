@@ -1,5 +1,5 @@
-import type { StrategyInfo } from "../campaign.js";
-import type { StopReason } from "../campaign-tally.js";
+import type { StrategyInfo } from "../campaign/campaign.js";
+import type { StopReason } from "../campaign/campaign-tally.js";
 import type { Tape } from "../../sim/choice-tape.js";
 import type { RunJob, VisitedChoice } from "../executor/run-job.js";
 import { runJobsInOrder } from "./job-batches.js";

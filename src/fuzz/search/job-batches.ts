@@ -1,4 +1,4 @@
-import type { StopReason } from "../campaign-tally.js";
+import type { StopReason } from "../campaign/campaign-tally.js";
 import type { JobOutcome, RunJob } from "../executor/run-job.js";
 import { externalStop, type SearchContext } from "./search-context.js";
 import { Signal } from "./signal.js";

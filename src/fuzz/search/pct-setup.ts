@@ -1,6 +1,6 @@
-import type { StrategyInfo } from "../campaign.js";
+import type { StrategyInfo } from "../campaign/campaign.js";
 import { type PctParams, type PctScope, pctBound } from "../run-shaping/pct.js";
-import { type RunConfig, runSeed } from "../run-seed.js";
+import { type RunConfig, runSeed } from "../run/run-seed.js";
 
 /** Seeds of the pilot runs that measure m (fixed: m depends on the scenario only, not on the campaign). */
 const PILOT_SEEDS = [0, 1, 2];

@@ -1,9 +1,9 @@
 import type { LoadedScenario } from "../../scenario/loader.js";
-import { type CampaignResult, finishCampaign, runConfigFor } from "../campaign.js";
-import { CampaignTally, type ReplayInfo } from "../campaign-tally.js";
+import { type CampaignResult, finishCampaign, runConfigFor } from "../campaign/campaign.js";
+import { CampaignTally, type ReplayInfo } from "../campaign/campaign-tally.js";
 import type { RunExecutor } from "../executor/executor.js";
 import type { JobOutcome } from "../executor/run-job.js";
-import type { RunConfig } from "../run-seed.js";
+import type { RunConfig } from "../run/run-seed.js";
 import type { SearchContext } from "./search-context.js";
 import type { SearchOptions } from "./search-options.js";
 import { scenarioArgument } from "./replay-commands.js";

@@ -1,8 +1,8 @@
 import type { LoadedScenario } from "../../scenario/loader.js";
-import type { CampaignTally, StopReason } from "../campaign-tally.js";
+import type { CampaignTally, StopReason } from "../campaign/campaign-tally.js";
 import type { RunExecutor } from "../executor/executor.js";
 import type { JobOutcome } from "../executor/run-job.js";
-import type { RunConfig } from "../run-seed.js";
+import type { RunConfig } from "../run/run-seed.js";
 import type { SearchOptions } from "./search-options.js";
 
 /** What every strategy's driver works with. */

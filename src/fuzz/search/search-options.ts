@@ -2,13 +2,8 @@ import type { ReleaseFlags } from "../../kafka/release.js";
 import type { JobOutcome } from "../executor/run-job.js";
 import type { PctScope } from "../run-shaping/pct.js";
 import type { CorpusStore } from "./corpus-file.js";
-import type { StrategyName } from "./strategies.js";
-
-/** The I-th of N disjoint slices of a campaign's runs (0-based). */
-export interface Shard {
-  index: number;
-  count: number;
-}
+import type { Shard } from "../campaign/shard.js";
+import type { StrategyName } from "../campaign/strategy-names.js";
 
 export interface SearchOptions {
   strategy: StrategyName;
@@ -45,13 +40,4 @@ export interface SearchOptions {
   corpus?: CorpusStore;
   /** Called after each run is tallied, in campaign order, with the number of runs tallied so far. */
   onOutcome?: (outcome: JobOutcome, done: number) => void;
-}
-
-/** The runs [start, end) of a campaign of `seeds` runs from seedStart that a shard owns. */
-export function shardRange(seedStart: number, seeds: number, shard: Shard | null): { start: number; end: number } {
-  if (!shard) return { start: seedStart, end: seedStart + seeds };
-  return {
-    start: seedStart + Math.floor((shard.index * seeds) / shard.count),
-    end: seedStart + Math.floor(((shard.index + 1) * seeds) / shard.count),
-  };
 }

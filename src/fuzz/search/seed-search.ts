@@ -1,7 +1,7 @@
-import type { StopReason } from "../campaign-tally.js";
+import type { StopReason } from "../campaign/campaign-tally.js";
 import type { JobOutcome, RunJob } from "../executor/run-job.js";
 import { externalStop, type SearchContext, settledBy } from "./search-context.js";
-import { shardRange } from "./search-options.js";
+import { shardRange } from "../campaign/shard.js";
 import { Signal } from "./signal.js";
 
 /** Most seeds per worker task: small enough to stop soon after a time budget or Ctrl-C. */

@@ -1,18 +1,17 @@
 import { InputError } from "../../common/input-error.js";
-import type { StrategyInfo } from "../campaign.js";
-import type { StopReason } from "../campaign-tally.js";
+import type { StrategyInfo } from "../campaign/campaign.js";
+import type { Shard } from "../campaign/shard.js";
+import { STRATEGY_NAMES, type StrategyName } from "../campaign/strategy-names.js";
+import type { StopReason } from "../campaign/campaign-tally.js";
 import type { PctParams } from "../run-shaping/pct.js";
-import type { RunConfig } from "../run-seed.js";
+import type { RunConfig } from "../run/run-seed.js";
 import { runCoverageStrategy } from "./coverage-search.js";
 import { runExhaustiveStrategy } from "./exhaustive-search.js";
 import { pctConfig, pctStrategyInfo } from "./pct-setup.js";
 import { campaignReplayCommand, seedReplayCommand } from "./replay-commands.js";
 import type { SearchContext } from "./search-context.js";
-import type { SearchOptions, Shard } from "./search-options.js";
+import type { SearchOptions } from "./search-options.js";
 import { runSeedStrategy } from "./seed-search.js";
-
-export const STRATEGY_NAMES = ["random", "swarm", "pct", "coverage", "exhaustive"] as const;
-export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
 /** What a strategy is asked to allow before anything runs. */
 export interface StrategyChecked {

@@ -45,6 +45,12 @@ export interface FaultTargets {
   stoppableBrokers(): readonly string[];
   /** Stop `broker` (controlled or a crash); the nemesis restarts it after `downtimeMs`. */
   stopBroker(how: "controlled" | "crash", broker: string, downtimeMs: number): void;
+  /** Producer `index` (in the cluster's order) sends nothing until `untilMs`. */
+  pauseProducer(index: number, untilMs: number): void;
+  /** The run's bound on producer restarts allows one more. */
+  canRestartProducer(): boolean;
+  /** Producer `index` restarts: the old instance paused until `zombieUntilMs`, a new one fences it. */
+  restartProducer(index: number, zombieUntilMs: number): void;
 }
 
 /** A fault period on the space-time diagram. */
@@ -53,7 +59,7 @@ export interface FaultBand {
    * One of the diagram's band styles (CSS class band-<kind>, src/report/html/style.ts, with its
    * legend in page.ts): a shaded box over the lanes. A new style needs its CSS and legend there.
    */
-  readonly kind: "stall" | "partition" | "pause";
+  readonly kind: "stall" | "partition" | "pause" | "restart";
   readonly lanes: readonly string[];
   /** When it ends (the diagram cuts it at the run's end). */
   readonly untilMs: number;
@@ -73,8 +79,17 @@ export interface NodeFault<
   readonly schema: z.ZodType<Settings, unknown>;
   /** The settings as the model draws with them (probabilities in parts per million). */
   toSpec(settings: Settings): Spec;
-  /** One nemesis tick: draw whether (and where, how long) the fault strikes, and strike. */
+  /**
+   * One nemesis tick: draw whether (and where, how long) the fault strikes, and strike. A fault of
+   * the producers draws nothing here but in `drawForProducer`.
+   */
   draw(ctx: FaultDrawContext, spec: Spec): void;
+  /**
+   * A fault of the producers: one nemesis tick for producer `index` (in the cluster's order), which
+   * is not done. Called for each producer in turn, after every fault's `draw`, so the faults of one
+   * producer draw together (its pause, then its restart).
+   */
+  drawForProducer?(ctx: FaultDrawContext, spec: Spec, index: number): void;
   /** The trace event a strike leaves (shrinking counts these as the run's faults). */
   readonly traceEvent: EventKind;
   /** The swarm turns it on and off per run (absent: yes). */

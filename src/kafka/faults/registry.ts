@@ -4,15 +4,16 @@ import { coordinatorFailover } from "./coordinator-failover.js";
 import { leaderMove } from "./leader-move.js";
 import { linkPartition } from "./link-partition.js";
 import type { NodeFault } from "./node-fault.js";
+import { producerPause } from "./producer-pause.js";
+import { producerRestart } from "./producer-restart.js";
 import { transactionLogOutage } from "./transaction-log-outage.js";
 
 /*
  * The registered faults, in the order the nemesis draws them at each tick (the order of their
  * draws on the choice tape: a new fault goes after the last one, or every recorded seed moves).
+ * The faults of the brokers draw first, in this order; then, for each running producer in turn,
+ * the faults of the producers in this order (a pause, then a restart).
  * To add a fault: one file beside this one (see broker-stall.ts) and its line here.
- *
- * Not yet registered, still drawn by the nemesis itself (src/kafka/nemesis.ts) after these:
- * producerPause and producerRestart (drawn in turn for each producer).
  */
 export const NODE_FAULTS = {
   brokerStall,
@@ -22,6 +23,8 @@ export const NODE_FAULTS = {
   leaderMove,
   controlledShutdown,
   brokerCrash,
+  producerPause,
+  producerRestart,
 } as const;
 
 type Registry = typeof NODE_FAULTS;

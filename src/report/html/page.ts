@@ -1,4 +1,4 @@
-import { type SeedTrace, seedLabel } from "../../fuzz/failure-traces.js";
+import { type SeedTrace, seedLabel } from "../../fuzz/seeds/failure-traces.js";
 import type { Violation } from "../../oracle/violation.js";
 import { reportedFailures, shivizFileName } from "../failure-selection.js";
 import { type RunReport, seedsCovered } from "../run-report.js";

@@ -9,7 +9,7 @@ import { SCRIPT_NODE_NAMES } from "./node-names.js";
 import { stepKind } from "./step-table.js";
 
 /** Faults the nemesis would draw: a script drives failovers, stalls and upgrades itself, as steps. */
-const NEMESIS_FAULTS = [...NODE_FAULT_LIST.map((f) => f.field), "producerPause", "producerRestart"] as const;
+const NEMESIS_FAULTS = NODE_FAULT_LIST.map((f) => f.field);
 
 /** Cross-field checks of a scripted scenario: every name a step uses must exist when it runs. */
 export function scriptProblems(s: Scenario, script: Script, given: Record<string, unknown>): SemanticProblem[] {

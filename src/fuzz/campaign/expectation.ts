@@ -1,6 +1,6 @@
-import type { ViolationKind } from "../oracle/violation.js";
-import type { Expectation } from "../scenario/schema.js";
-import type { SeededViolation } from "./campaign.js";
+import type { ViolationKind } from "../../oracle/violation.js";
+import type { Expectation } from "../../scenario/schema.js";
+import type { SeededViolation } from "./seeded-violation.js";
 
 export interface ExpectationVerdict {
   met: boolean;

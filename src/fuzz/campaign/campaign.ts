@@ -1,41 +1,15 @@
-import type { ReleaseFlags } from "../kafka/release.js";
-import type { Violation } from "../oracle/violation.js";
-import type { LoadedScenario } from "../scenario/loader.js";
-import type { StepRecord } from "../scenario/script/script-driver.js";
-import type { Tape } from "../sim/choice-tape.js";
-import { toClusterSpec } from "../scenario/to-cluster-spec.js";
-import { CampaignTally, type StopReason, type TallyData } from "./campaign-tally.js";
-import { outcomeOf } from "./executor/run-job.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { LoadedScenario } from "../../scenario/loader.js";
+import type { StepRecord } from "../../scenario/script/script-driver.js";
+import { toClusterSpec } from "../../scenario/to-cluster-spec.js";
+import type { StopReason, TallyData } from "./campaign-tally.js";
+import type { SeededViolation } from "./seeded-violation.js";
 import { evaluateExpectation, type ExpectationVerdict } from "./expectation.js";
 import { type CoverageSummary, goalFailures, summarizeCoverage } from "./protocol-coverage-summary.js";
-import { type RunConfig, type RunResult, type RunShaping, runSeed } from "./run-seed.js";
-import { type Shard, shardRange } from "./search/search-options.js";
-import { randomStrategyInfo, type StrategyName } from "./search/strategies.js";
+import type { RunConfig, RunShaping } from "../run/run-seed.js";
+import { type Shard, shardRange } from "./shard.js";
+import type { StrategyName } from "./strategy-names.js";
 import { type CampaignStatistics, campaignStatistics } from "./statistics.js";
-
-/** A violation with the seed and trace hash that reproduce it. */
-export interface SeededViolation extends Violation {
-  /** The seed, or for tape strategies (coverage, exhaustive) the run's position in the campaign. */
-  seed: number;
-  traceHash: string;
-  /** The command that reproduces it (default: the random-strategy replay of the seed). */
-  replay?: string;
-  /** The run's choice tape, for strategies whose runs are tapes. */
-  tape?: Tape;
-}
-
-export interface CampaignOptions {
-  seeds: number;
-  seedStart: number;
-  /** Flag overrides applied to every node (mutants). */
-  overrides?: Partial<ReleaseFlags>;
-  /** Called after each seed, in seed order. */
-  onSeed?: (result: RunResult, done: number) => void;
-  /** Checked between seeds: true stops the campaign early (interrupt, time budget). */
-  shouldStop?: () => boolean;
-  /** Checked after each seed: true ends the campaign there, done rather than interrupted (a killed mutant). */
-  doneAfter?: (result: RunResult) => boolean;
-}
 
 /** What a strategy did and what its result means. */
 export interface StrategyInfo {
@@ -95,32 +69,6 @@ export function runConfigFor(loaded: LoadedScenario, overrides: Partial<ReleaseF
     spec: toClusterSpec(loaded.scenario, overrides),
     script: loaded.scenario.script ?? null,
   };
-}
-
-/** Run seeds seedStart .. seedStart+seeds-1 one after another in this thread and judge the expectation. */
-export function runCampaign(loaded: LoadedScenario, options: CampaignOptions): CampaignResult {
-  const config = runConfigFor(loaded, options.overrides);
-  const tally = new CampaignTally(loaded.scenario, () => ({ replay: "" }));
-  let interrupted = false;
-  for (let i = 0; i < options.seeds; i++) {
-    if (options.shouldStop?.()) {
-      interrupted = true;
-      break;
-    }
-    const result = runSeed(config, { seed: options.seedStart + i });
-    tally.add(outcomeOf(result, options.seedStart + i), 0);
-    options.onSeed?.(result, tally.runs);
-    if (options.doneAfter?.(result)) break;
-  }
-  for (const v of tally.violations) delete v.replay;
-  return finishCampaign(loaded, tally, {
-    seedStart: options.seedStart,
-    plannedSeeds: options.seeds,
-    shard: null,
-    stoppedBy: interrupted ? "interrupted" : null,
-    strategy: randomStrategyInfo(),
-    overrides: options.overrides ?? {},
-  });
 }
 
 export interface FinishParams {

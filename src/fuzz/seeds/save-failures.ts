@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import type { ReleaseFlags } from "../kafka/release.js";
-import type { CampaignResult } from "./campaign.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { CampaignResult } from "../campaign/campaign.js";
 import { recipeFor, standaloneRun } from "./failure-recipe.js";
-import { runSeed } from "./run-seed.js";
-import { NO_TRACE_HASH } from "./executor/run-job.js";
+import { runSeed } from "../run/run-seed.js";
+import { NO_TRACE_HASH } from "../executor/run-job.js";
 import { buildSeedFile, renderSeedFile, seedFileName, seedFileStem } from "./seed-file.js";
 
 /** Bound on seed files from one campaign: past that, the scenario is failing everywhere. */

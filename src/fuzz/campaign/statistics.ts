@@ -1,4 +1,4 @@
-import type { SeededViolation } from "./campaign.js";
+import type { SeededViolation } from "./seeded-violation.js";
 
 /** The confidence level of every claim the statistics make. */
 export const CONFIDENCE = 0.95;

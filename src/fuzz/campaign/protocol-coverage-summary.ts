@@ -1,4 +1,4 @@
-import { type ReleaseFlags, type ReleaseName, releaseProfile } from "../kafka/release.js";
+import { type ReleaseFlags, type ReleaseName, releaseProfile } from "../../kafka/release.js";
 import {
   GROUP_EVENT_POINTS,
   MARKER_DIMENSIONS,
@@ -8,8 +8,8 @@ import {
   TRANSACTION_EVENT_POINTS,
   type ProtocolState,
   stateKey,
-} from "../oracle/protocol-coverage.js";
-import type { CoverageGoal, Scenario } from "../scenario/schema.js";
+} from "../../oracle/protocol-coverage.js";
+import type { CoverageGoal, Scenario } from "../../scenario/schema.js";
 
 /** Seeds (runs) that reached one abstract state, and the first of them. */
 export interface PointTally {

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { ReleaseFlags } from "../kafka/release.js";
-import type { CampaignResult } from "./campaign.js";
-import { failingSeedFiles, type SeedFileToWrite } from "./save-failures.js";
-import { type ShrunkFailure, shrinkFirstFailure } from "./shrink-first-failure.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { CampaignResult } from "../campaign/campaign.js";
+import { failingSeedFiles, type SeedFileToWrite } from "../seeds/save-failures.js";
+import { type ShrunkFailure, shrinkFirstFailure } from "../shrink/shrink-first-failure.js";
 
 /** What a campaign does once its runs are done: shrink the first failure, name a seed file per failing seed. */
 export interface AfterCampaignInput {
@@ -46,7 +46,7 @@ export function afterCampaign(input: AfterCampaignInput): AfterCampaignOutput {
 function workerFile(): string {
   const beside = fileURLToPath(new URL("./after-campaign-worker.js", import.meta.url));
   if (existsSync(beside)) return beside;
-  const built = fileURLToPath(new URL("../../dist/fuzz/after-campaign-worker.js", import.meta.url));
+  const built = fileURLToPath(new URL("../../../dist/fuzz/session/after-campaign-worker.js", import.meta.url));
   if (existsSync(built)) return built;
   throw new Error(`no worker module at ${beside} or ${built}: run "npm run build" first`);
 }

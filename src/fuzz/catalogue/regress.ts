@@ -1,14 +1,14 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { describeWhere } from "./expectation.js";
+import { describeWhere } from "../campaign/expectation.js";
 import { basename, join, resolve } from "node:path";
-import { InputError } from "../common/input-error.js";
-import { contentHash, type LoadedScenario, loadScenarioFile } from "../scenario/loader.js";
-import type { Expectation } from "../scenario/schema.js";
-import { runCampaign } from "./campaign.js";
+import { InputError } from "../../common/input-error.js";
+import { contentHash, type LoadedScenario, loadScenarioFile } from "../../scenario/loader.js";
+import type { Expectation } from "../../scenario/schema.js";
+import { runCampaign } from "../search/run-campaign.js";
 import { findMutant, withMutant } from "./mutants.js";
-import { replaySeed } from "./replay.js";
-import { readSeedFile, type SeedFile, scenarioFileOf } from "./seed-file.js";
-import type { Shard } from "./search/search-options.js";
+import { replaySeed } from "../seeds/replay.js";
+import { readSeedFile, type SeedFile, scenarioFileOf } from "../seeds/seed-file.js";
+import type { Shard } from "../campaign/shard.js";
 
 /** One line of the regression table: a scenario against its expectation, or a saved seed replayed. */
 export interface RegressRow {

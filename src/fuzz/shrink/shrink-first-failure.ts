@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import type { ReleaseFlags } from "../kafka/release.js";
-import type { CampaignResult } from "./campaign.js";
-import { recipeFor, standaloneRun } from "./failure-recipe.js";
-import { runSeed } from "./run-seed.js";
-import { renderSeedFile, seedFileName, seedFileStem } from "./seed-file.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { CampaignResult } from "../campaign/campaign.js";
+import { recipeFor, standaloneRun } from "../seeds/failure-recipe.js";
+import { runSeed } from "../run/run-seed.js";
+import { renderSeedFile, seedFileName, seedFileStem } from "../seeds/seed-file.js";
 import { type ShrinkSummary, shrinkOne, shrunkSeedFile } from "./shrink-seed.js";
 import { targetOf } from "./shrink.js";
 

@@ -1,15 +1,15 @@
 import { dirname, join } from "node:path";
-import type { ReleaseFlags } from "../kafka/release.js";
-import { renderStory } from "../oracle/story.js";
-import type { Violation } from "../oracle/violation.js";
-import { InputError } from "../common/input-error.js";
-import type { LoadedScenario } from "../scenario/loader.js";
-import { contentHash } from "../scenario/loader.js";
-import type { Tape } from "../sim/choice-tape.js";
-import { checkDeterminism, describeDivergence } from "./determinism-check.js";
-import { runConfigFor } from "./campaign.js";
-import { runSeed } from "./run-seed.js";
-import { buildSeedFile, type LoadedSeedFile, type SeedFile, seedFileName } from "./seed-file.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import { renderStory } from "../../oracle/story.js";
+import type { Violation } from "../../oracle/violation.js";
+import { InputError } from "../../common/input-error.js";
+import type { LoadedScenario } from "../../scenario/loader.js";
+import { contentHash } from "../../scenario/loader.js";
+import type { Tape } from "../../sim/choice-tape.js";
+import { checkDeterminism, describeDivergence } from "../run/determinism-check.js";
+import { runConfigFor } from "../campaign/campaign.js";
+import { runSeed } from "../run/run-seed.js";
+import { buildSeedFile, type LoadedSeedFile, type SeedFile, seedFileName } from "../seeds/seed-file.js";
 import {
   type RunSize,
   type ScenarioReduction,

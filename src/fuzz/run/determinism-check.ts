@@ -1,4 +1,4 @@
-import type { TraceEvent } from "../sim/trace.js";
+import type { TraceEvent } from "../../sim/trace.js";
 import { type RunConfig, type RunInput, type RunResult, runSeed } from "./run-seed.js";
 
 export type DeterminismVerdict =

@@ -1,8 +1,8 @@
-import type { ReleaseFlags } from "../kafka/release.js";
-import { VIOLATION_KINDS, type ViolationKind } from "../oracle/violation.js";
-import type { LoadedScenario } from "../scenario/loader.js";
-import type { Expectation } from "../scenario/schema.js";
-import type { RunResult } from "./run-seed.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import { VIOLATION_KINDS, type ViolationKind } from "../../oracle/violation.js";
+import type { LoadedScenario } from "../../scenario/loader.js";
+import type { Expectation } from "../../scenario/schema.js";
+import type { RunResult } from "../run/run-seed.js";
 
 /**
  * A deliberately broken variant of the model: behaviour flags overridden on every node. The oracle

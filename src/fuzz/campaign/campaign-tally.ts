@@ -1,9 +1,9 @@
-import type { ViolationKind } from "../oracle/violation.js";
-import type { StepRecord } from "../scenario/script/script-driver.js";
-import type { Tape } from "../sim/choice-tape.js";
-import type { Scenario } from "../scenario/schema.js";
-import type { SeededViolation } from "./campaign.js";
-import type { JobOutcome } from "./executor/run-job.js";
+import type { ViolationKind } from "../../oracle/violation.js";
+import type { StepRecord } from "../../scenario/script/script-driver.js";
+import type { Tape } from "../../sim/choice-tape.js";
+import type { Scenario } from "../../scenario/schema.js";
+import type { SeededViolation } from "./seeded-violation.js";
+import type { JobOutcome } from "../executor/run-job.js";
 import { countsAsFound, isUnexpected } from "./expectation.js";
 import { goalMatches, type PointTally } from "./protocol-coverage-summary.js";
 import { signatureOf } from "./statistics.js";

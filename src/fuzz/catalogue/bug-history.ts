@@ -1,5 +1,5 @@
-import type { ReleaseFlags } from "../kafka/release.js";
-import type { ViolationKind } from "../oracle/violation.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { ViolationKind } from "../../oracle/violation.js";
 
 /**
  * Kafka's bug history as a benchmark (issue #18; the source is BUG-ZOO.md, 36 historical bugs of

@@ -1,9 +1,9 @@
-import type { ReleaseFlags } from "../kafka/release.js";
-import { contentHash, type LoadedScenario } from "../scenario/loader.js";
-import type { Tape } from "../sim/choice-tape.js";
-import { runConfigFor } from "./campaign.js";
-import { scenarioWithSwarm, SWARM_STREAM } from "./run-shaping/swarm.js";
-import type { RunConfig, RunInput, RunShaping } from "./run-seed.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import { contentHash, type LoadedScenario } from "../../scenario/loader.js";
+import type { Tape } from "../../sim/choice-tape.js";
+import { runConfigFor } from "../campaign/campaign.js";
+import { scenarioWithSwarm, SWARM_STREAM } from "../run-shaping/swarm.js";
+import type { RunConfig, RunInput, RunShaping } from "../run/run-seed.js";
 
 /** How to run one run of a campaign again: its config (with the strategy's shaping) and its input. */
 export interface RunRecipe {

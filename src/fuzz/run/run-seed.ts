@@ -1,28 +1,28 @@
-import type { LogObserverFactory } from "../kafka/broker/partition-log-observer.js";
+import type { LogObserverFactory } from "../../kafka/broker/partition-log-observer.js";
 import {
   IllegalStateException,
   OutOfOrderSequenceException,
   TransactionCoordinatorFencedException,
-} from "../kafka/common/errors.js";
-import { BoundExceeded } from "../sim/bounds.js";
-import { Cluster } from "../kafka/cluster.js";
-import type { ClusterSpec } from "../kafka/cluster-spec.js";
-import { releaseProfile } from "../kafka/release.js";
-import { GhostLedger } from "../oracle/ghost-ledger.js";
-import { checkProcessing } from "../oracle/processing.js";
-import { checkClientView } from "../oracle/client/client-checks.js";
-import { checkLiveness } from "../oracle/liveness.js";
-import type { Violation } from "../oracle/violation.js";
-import { type CoveragePoint, ProtocolCoverageRecorder, teeGhost } from "../oracle/protocol-coverage.js";
-import { runScript, type ScriptRun } from "../scenario/script/script-driver.js";
-import type { Script } from "../scenario/script/script-schema.js";
-import { type ChoicePointObserver, ChoiceSource, type ChoiceSourceOptions, type Tape } from "../sim/choice-tape.js";
-import { Simulation } from "../sim/simulation.js";
-import { hashIntegers, Trace, type TraceEvent } from "../sim/trace.js";
-import { type PctParams, PctDeliveryPolicy } from "./run-shaping/pct.js";
-import { drawEverything, drawnReason, type EverythingDraw } from "./run-shaping/everything.js";
-import { drawSwarm } from "./run-shaping/swarm.js";
-import { LateCopyFinder, type LateCopyTarget } from "./search/late-copy-finder.js";
+} from "../../kafka/common/errors.js";
+import { BoundExceeded } from "../../sim/bounds.js";
+import { Cluster } from "../../kafka/cluster.js";
+import type { ClusterSpec } from "../../kafka/cluster-spec.js";
+import { releaseProfile } from "../../kafka/release.js";
+import { GhostLedger } from "../../oracle/ghost-ledger.js";
+import { checkProcessing } from "../../oracle/processing.js";
+import { checkClientView } from "../../oracle/client/client-checks.js";
+import { checkLiveness } from "../../oracle/liveness.js";
+import type { Violation } from "../../oracle/violation.js";
+import { type CoveragePoint, ProtocolCoverageRecorder, teeGhost } from "../../oracle/protocol-coverage.js";
+import { runScript, type ScriptRun } from "../../scenario/script/script-driver.js";
+import type { Script } from "../../scenario/script/script-schema.js";
+import { type ChoicePointObserver, ChoiceSource, type ChoiceSourceOptions, type Tape } from "../../sim/choice-tape.js";
+import { Simulation } from "../../sim/simulation.js";
+import { hashIntegers, Trace, type TraceEvent } from "../../sim/trace.js";
+import { type PctParams, PctDeliveryPolicy } from "../run-shaping/pct.js";
+import { drawEverything, drawnReason, type EverythingDraw } from "../run-shaping/everything.js";
+import { drawSwarm } from "../run-shaping/swarm.js";
+import { LateCopyFinder, type LateCopyTarget } from "./late-copy-finder.js";
 
 /** How a search strategy shapes each run beyond the scenario (plain data: it goes to workers and seed files). */
 export interface RunShaping {

@@ -1,10 +1,12 @@
-import type { ReleaseFlags } from "../kafka/release.js";
-import type { Violation, ViolationKind } from "../oracle/violation.js";
-import { canonicalJson, resolveScenario } from "../scenario/loader.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { Violation, ViolationKind } from "../../oracle/violation.js";
+import { canonicalJson, resolveScenario } from "../../scenario/loader.js";
 import { type HistoricalBug, isModelled } from "./bug-history.js";
-import { type CampaignResult, runCampaign, type SeededViolation } from "./campaign.js";
-import { isUnexpected } from "./expectation.js";
-import { shrinkFirstFailure } from "./shrink-first-failure.js";
+import type { CampaignResult } from "../campaign/campaign.js";
+import type { SeededViolation } from "../campaign/seeded-violation.js";
+import { runCampaign } from "../search/run-campaign.js";
+import { isUnexpected } from "../campaign/expectation.js";
+import { shrinkFirstFailure } from "../shrink/shrink-first-failure.js";
 
 /** The default number of seeds each side of a bug gets (issue #18's budget). */
 export const DEFAULT_BUG_BUDGET = 5_000;

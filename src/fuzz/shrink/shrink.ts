@@ -1,15 +1,15 @@
-import { NODE_FAULT_LIST } from "../kafka/faults/registry.js";
+import { NODE_FAULT_LIST } from "../../kafka/faults/registry.js";
 import { createRequire } from "node:module";
 import type fcModule from "fast-check";
-import type { Violation, ViolationKind } from "../oracle/violation.js";
-import { isConsumerOffsetsPartition } from "../kafka/coordinator/group/group-partitioning.js";
-import type { ReleaseFlags } from "../kafka/release.js";
-import { type EventKind, isEvent } from "../kafka/trace-events.js";
-import type { Scenario } from "../scenario/schema.js";
-import { toClusterSpec } from "../scenario/to-cluster-spec.js";
-import { cutStreams, type Tape, tapeLength } from "../sim/choice-tape.js";
-import type { TraceEvent } from "../sim/trace.js";
-import { type RunConfig, type RunResult, runSeed } from "./run-seed.js";
+import type { Violation, ViolationKind } from "../../oracle/violation.js";
+import { isConsumerOffsetsPartition } from "../../kafka/coordinator/group/group-partitioning.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import { type EventKind, isEvent } from "../../kafka/trace-events.js";
+import type { Scenario } from "../../scenario/schema.js";
+import { toClusterSpec } from "../../scenario/to-cluster-spec.js";
+import { cutStreams, type Tape, tapeLength } from "../../sim/choice-tape.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { type RunConfig, type RunResult, runSeed } from "../run/run-seed.js";
 
 /** What must still happen for a candidate tape to count as "the same failure". */
 export interface ShrinkTarget {
@@ -127,8 +127,6 @@ const FAULT_KINDS: ReadonlySet<string> = new Set<EventKind>([
   "net.drop",
   "net.duplicate",
   "net.retransmit",
-  "fault.producer-restart",
-  "producer.pause",
 ]);
 
 function nonZero(tape: Readonly<Tape>): number {

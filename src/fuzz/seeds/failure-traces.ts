@@ -1,10 +1,10 @@
-import type { ReleaseFlags } from "../kafka/release.js";
-import type { Violation } from "../oracle/violation.js";
-import type { LoadedScenario } from "../scenario/loader.js";
-import type { TraceEvent } from "../sim/trace.js";
-import type { Tape } from "../sim/choice-tape.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { Violation } from "../../oracle/violation.js";
+import type { LoadedScenario } from "../../scenario/loader.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import type { Tape } from "../../sim/choice-tape.js";
 import { recipeFor } from "./failure-recipe.js";
-import { type RunConfig, type RunInput, type RunShaping, runSeed } from "./run-seed.js";
+import { type RunConfig, type RunInput, type RunShaping, runSeed } from "../run/run-seed.js";
 
 /** A server node of the cluster and the release it starts on (lanes of a diagram). */
 export interface ServerNode {

@@ -1,6 +1,6 @@
 import { basename, isAbsolute, relative } from "node:path";
 import { z } from "zod";
-import { flagOverridesSchema, scenarioSchema } from "../scenario/schema.js";
+import { flagOverridesSchema, scenarioSchema } from "../../scenario/schema.js";
 import {
   contentHash,
   fieldName,
@@ -8,17 +8,17 @@ import {
   type LoadedScenario,
   type Locator,
   validationError,
-} from "../scenario/loader.js";
-import { parseJsonInput, jsonOffsetOf, lineColOf } from "../scenario/json-positions.js";
-import { describeFound, InputError } from "../common/input-error.js";
-import { readInputFile } from "../common/read-input.js";
-import { semanticProblems } from "../scenario/semantic-checks.js";
-import { MAX_TAPE_LENGTH, tapeLength } from "../sim/choice-tape.js";
-import type { TraceEvent } from "../sim/trace.js";
-import { copyPlaceFields, VIOLATION_KINDS } from "../oracle/violation.js";
-import { TOOL_NAME, TOOL_VERSION } from "../version.js";
-import type { ReleaseFlags } from "../kafka/release.js";
-import type { RunResult, RunShaping } from "./run-seed.js";
+} from "../../scenario/loader.js";
+import { parseJsonInput, jsonOffsetOf, lineColOf } from "../../scenario/json-positions.js";
+import { describeFound, InputError } from "../../common/input-error.js";
+import { readInputFile } from "../../common/read-input.js";
+import { semanticProblems } from "../../scenario/semantic-checks.js";
+import { MAX_TAPE_LENGTH, tapeLength } from "../../sim/choice-tape.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { copyPlaceFields, VIOLATION_KINDS } from "../../oracle/violation.js";
+import { TOOL_NAME, TOOL_VERSION } from "../../version.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { RunResult, RunShaping } from "../run/run-seed.js";
 
 /**
  * A seed file: one failing run that stands alone. It holds the scenario inline (with the name and

@@ -1,20 +1,23 @@
-import type { ReleaseFlags } from "../kafka/release.js";
-import { InputError } from "../common/input-error.js";
-import { canonicalJson, type LoadedScenario, loadScenario } from "../scenario/loader.js";
-import { type CampaignOptions, type CampaignResult, runCampaign } from "./campaign.js";
-import { type DeterminismReport, DeterminismWatch } from "./determinism-check.js";
-import { InProcessExecutor, type RunExecutor } from "./executor/executor.js";
-import type { JobOutcome } from "./executor/run-job.js";
-import { killsMutant, type Mutant, withMutant } from "./mutants.js";
-import type { PctScope } from "./run-shaping/pct.js";
-import type { RunResult } from "./run-seed.js";
-import type { SeedFileToWrite } from "./save-failures.js";
-import { type CorpusStore, corpusFile } from "./search/corpus-file.js";
-import { runSearch, searchConfig } from "./search/run-search.js";
-import { type SearchOptions, type Shard, shardRange } from "./search/search-options.js";
-import { scenarioArgument } from "./search/replay-commands.js";
-import { type SearchStrategy, type StrategyName, strategyNamed } from "./search/strategies.js";
-import type { ShrunkFailure } from "./shrink-first-failure.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import { InputError } from "../../common/input-error.js";
+import { canonicalJson, type LoadedScenario, loadScenario } from "../../scenario/loader.js";
+import type { CampaignResult } from "../campaign/campaign.js";
+import { type CampaignOptions, runCampaign } from "../search/run-campaign.js";
+import { type DeterminismReport, DeterminismWatch } from "../run/determinism-check.js";
+import { InProcessExecutor, type RunExecutor } from "../executor/executor.js";
+import type { JobOutcome } from "../executor/run-job.js";
+import { killsMutant, type Mutant, withMutant } from "../catalogue/mutants.js";
+import type { PctScope } from "../run-shaping/pct.js";
+import type { RunResult } from "../run/run-seed.js";
+import type { SeedFileToWrite } from "../seeds/save-failures.js";
+import { type CorpusStore, corpusFile } from "../search/corpus-file.js";
+import { runSearch, searchConfig } from "../search/run-search.js";
+import type { SearchOptions } from "../search/search-options.js";
+import { type Shard, shardRange } from "../campaign/shard.js";
+import { scenarioArgument } from "../search/replay-commands.js";
+import { type SearchStrategy, strategyNamed } from "../search/strategies.js";
+import type { StrategyName } from "../campaign/strategy-names.js";
+import type { ShrunkFailure } from "../shrink/shrink-first-failure.js";
 import {
   type AfterCampaignInput,
   type AfterCampaignOutput,
@@ -273,7 +276,7 @@ export async function runCampaignSession(
 /** The executor of the runs; the worker pool's module (tinypool) loads only when there are workers. */
 async function executorFor(plan: CampaignPlan): Promise<RunExecutor> {
   if (plan.workers === 0) return new InProcessExecutor();
-  const { PoolExecutor } = await import("./executor/worker-pool.js");
+  const { PoolExecutor } = await import("../executor/worker-pool.js");
   return new PoolExecutor({
     workers: plan.workers,
     seedTimeoutMs: plan.seedTimeoutMs,

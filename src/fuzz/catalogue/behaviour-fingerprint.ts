@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { builtinScenarioNames, resolveScenario } from "../scenario/loader.js";
-import { runConfigFor } from "./campaign.js";
+import { builtinScenarioNames, resolveScenario } from "../../scenario/loader.js";
+import { runConfigFor } from "../campaign/campaign.js";
 import { EQUIVALENT_MUTANTS, MUTANTS } from "./mutants.js";
-import { type RunConfig, runSeed } from "./run-seed.js";
+import { type RunConfig, runSeed } from "../run/run-seed.js";
 
 /**
  * The behaviour fingerprint of the model: for every built-in scenario and every mutant, the trace

@@ -1,10 +1,10 @@
-import type { ReleaseFlags } from "../kafka/release.js";
-import type { Violation } from "../oracle/violation.js";
-import type { StepRecord } from "../scenario/script/script-driver.js";
-import type { TraceEvent } from "../sim/trace.js";
-import { TOOL_VERSION } from "../version.js";
-import { runConfigFor } from "./campaign.js";
-import { type RunResult, runSeed } from "./run-seed.js";
+import type { ReleaseFlags } from "../../kafka/release.js";
+import type { Violation } from "../../oracle/violation.js";
+import type { StepRecord } from "../../scenario/script/script-driver.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { TOOL_VERSION } from "../../version.js";
+import { runConfigFor } from "../campaign/campaign.js";
+import { type RunResult, runSeed } from "../run/run-seed.js";
 import {
   decodeFingerprints,
   type LoadedSeedFile,
