@@ -175,11 +175,23 @@ export class IdempotentTransactionManager extends TransactionManager {
   override shouldStopDrain(batch: ProducerBatch): boolean {
     if (this.producerId === NO_PRODUCER_ID) return true;
     if (!batch.hasSequence) {
-      if (this.hasInflightBatches(batch.partition) && this.hasStaleProducerIdAndEpoch(batch.partition)) return true;
+      if (this.hasInflightBatches(batch.partition) && this.inFlightOfAnotherEpoch(batch.partition)) return true;
       if (this.unresolved.has(batch.partition)) return true;
     }
     const first = this.firstInFlightSequence(batch.partition);
     return first !== null && batch.hasSequence && batch.baseSequence !== first;
+  }
+
+  /**
+   * A new batch waits while the partition's in-flight batches belong to another id or epoch: its
+   * sequences' (hasStaleProducerIdAndEpoch, 2.8+), or before them (2.7, KAFKA-12152's bug switch)
+   * the first in-flight batch's own (producerIdOrEpochNotMatch of nextBatchBySequence).
+   */
+  private inFlightOfAnotherEpoch(partition: PartitionKey): boolean {
+    if (!this.keepsIdlePartitionSequences) return this.hasStaleProducerIdAndEpoch(partition);
+    const inflight = this.partitions.getOrCreate(partition).inflight;
+    const first = inflight.reduce((a, b) => (b.baseSequence < a.baseSequence ? b : a));
+    return first.producerId !== this.producerId || first.producerEpoch !== this.producerEpoch;
   }
 
   private hasStaleProducerIdAndEpoch(partition: PartitionKey): boolean {
