@@ -51,6 +51,14 @@ export interface ProducerSpec {
   maxBlockMs: number;
   /** Pre-existing producer epoch (written to __transaction_state before the run), e.g. near exhaustion. */
   initialProducerEpoch: number | null;
+  /** Idempotent (non-transactional) producers `i0`, `i1`...: rounds of sends, their delivery.timeout.ms. Absent: none. */
+  idempotent?: IdempotentProducerSpec;
+}
+
+export interface IdempotentProducerSpec {
+  count: number;
+  rounds: number;
+  deliveryTimeoutMs: number;
 }
 
 export interface ConsumerSpec {

@@ -7,6 +7,7 @@ import type { PartitionConfig } from "./broker/partition.js";
 import type { PartitionLog } from "./broker/partition-log.js";
 import { ClientMetadata, type KnownLeader } from "./client/client-metadata.js";
 import { type Observation, ReadCommittedConsumer } from "./client/read-committed-consumer.js";
+import { IdempotentProducer } from "./client/idempotent-producer.js";
 import { producerBehaviour } from "./client/producer-behaviour.js";
 import { TransactionalProducer, type WorkloadConfig, workloadStreamName } from "./client/transactional-producer.js";
 import type { ClusterContext } from "./cluster-context.js";
@@ -62,6 +63,8 @@ export class Cluster {
   readonly controller: QuorumController;
   readonly brokers = new Map<string, KafkaBroker>();
   readonly producers: TransactionalProducer[] = [];
+  /** Idempotent (non-transactional) producers beside the workload's transactional ones (most runs: none). */
+  readonly idempotentProducers: IdempotentProducer[] = [];
   readonly consumers: ReadCommittedConsumer[] = [];
   /** Data partitions (what producers write and consumers read). */
   readonly partitions: PartitionKey[] = [];
@@ -130,6 +133,8 @@ export class Cluster {
     this.seedInitialEpochs(producerIds);
     for (let i = 0; i < spec.producers.count; i++) this.producers.push(this.newProducer(`p${i}`, `txn-${i}`));
     for (let i = 0; i < spec.consumers.count; i++) this.consumers.push(this.newConsumer(`c${i}`));
+    for (let i = 0; i < (spec.producers.idempotent?.count ?? 0); i++)
+      this.idempotentProducers.push(this.newIdempotentProducer(`i${i}`));
     const processors = spec.consumerOffsets?.processors;
     this.processors = processors ? new ProcessorGroup(this, processors) : null;
     this.nemesis = new Nemesis(this);
@@ -263,6 +268,43 @@ export class Cluster {
         (server) => producer?.onConnection(server),
       ),
       // The client's own release, with the global overrides (a mutant's): never a broker's profile.
+      producerBehaviour(releaseProfile(p.release, this.spec.globalOverrides).flags),
+    );
+    return producer;
+  }
+
+  /**
+   * An idempotent producer (enable.idempotence without transactional.id) with the workload's
+   * producer settings and its own delivery.timeout.ms, writing rounds of records to the partitions
+   * the transactional producers write.
+   */
+  private newIdempotentProducer(name: string): IdempotentProducer {
+    const p = this.spec.producers;
+    const idem = p.idempotent as NonNullable<typeof p.idempotent>;
+    let producer: IdempotentProducer | null = null;
+    producer = new IdempotentProducer(
+      this.ctx,
+      {
+        name,
+        transactionalId: name,
+        transactionVersion: p.transactionVersion,
+        transactionTimeoutMs: p.transactionTimeoutMs,
+        requestTimeoutMs: p.requestTimeoutMs,
+        retryBackoffMs: p.retryBackoffMs,
+        deliveryTimeoutMs: idem.deliveryTimeoutMs,
+        lingerMs: p.lingerMs,
+        recordsPerBatch: p.recordsPerBatch,
+        maxInFlightRequestsPerConnection: p.maxInFlightRequestsPerConnection,
+        maxBlockMs: p.maxBlockMs,
+      },
+      {
+        rounds: idem.rounds,
+        recordsPerRound: p.recordsPerTxn,
+        partitionsPerRound: p.partitionsPerTxn,
+        thinkMs: p.thinkMs,
+        partitions: this.upstreamPartitions(),
+      },
+      this.clientMetadata(name, () => producer?.isClosed ?? false),
       producerBehaviour(releaseProfile(p.release, this.spec.globalOverrides).flags),
     );
     return producer;
@@ -500,6 +542,9 @@ export class Cluster {
       else p.start(this.choices.between(workloadStreamName("start"), startRange.min, startRange.max));
     });
     for (const c of this.consumers) c.start();
+    // After every other start draw, from each one's own stream: a run without them draws as before.
+    for (const p of this.idempotentProducers)
+      p.start(this.choices.between(workloadStreamName(p.config.name), startRange.min, startRange.max));
     this.processors?.start();
     this.nemesis.start();
     this.startOperator();
@@ -520,6 +565,7 @@ export class Cluster {
       return { stop: abort() ? "stopped" : stop, workloadEndMs, producersDone: done };
     this.endFaults();
     for (const p of this.producers) p.stop();
+    for (const p of this.idempotentProducers) p.stop();
     this.processors?.stop();
     sim.emit("cluster", "quiet-period", { untilMs: sim.nowMs + spec.bounds.quietPeriodMs });
     stop = sim.run({ maxEvents: spec.bounds.maxEvents, maxTimeMs: sim.nowMs + spec.bounds.quietPeriodMs }, abort);

@@ -76,6 +76,23 @@ export interface GhostObserver {
    * pending at `partition` for the producer.
    */
   groupRequestAnswered?(e: GroupAnswer): void;
+  /**
+   * An idempotent (non-transactional) producer bumped its epoch on its own
+   * (bumpIdempotentProducerEpoch), asked by the partitions in `trigger` (optional: observers that
+   * follow only transactions leave it out).
+   */
+  idempotentEpochBumped?(e: IdempotentEpochBump): void;
+}
+
+/** An idempotent producer's client-side epoch bump, and the answers that asked for it. */
+export interface IdempotentEpochBump {
+  producer: string;
+  producerId: number;
+  /** The epoch after the bump. */
+  producerEpoch: number;
+  /** Each partition that asked for the bump, with the Produce error (or the expiry) that made it ask. */
+  trigger: readonly { partition: PartitionKey; error: string; baseSequence: number; batchEpoch: number }[];
+  atMs: number;
 }
 
 /** A group request's answer, as the group coordinator of `partition` (a __consumer_offsets partition) gave it. */

@@ -51,7 +51,8 @@ export type KafkaResponse =
 
 export interface InitProducerIdRequest {
   api: "InitProducerId";
-  transactionalId: string;
+  /** Null for an idempotent producer: any broker answers with a new producer id at epoch 0. */
+  transactionalId: string | null;
   transactionTimeoutMs: number;
   /** KIP-360: the producer's current id and epoch when re-initialising, else -1/-1. */
   producerId: number;
@@ -59,6 +60,9 @@ export interface InitProducerIdRequest {
   /** Ghost side-car (not on the wire): the producer instance that asked, for the oracle's fatal-error check. */
   ghostClient?: string;
 }
+
+/** A transactional producer's InitProducerId (its transactional.id set): what the coordinator's state machine handles. */
+export type TransactionalInitProducerIdRequest = InitProducerIdRequest & { transactionalId: string };
 
 export interface InitProducerIdResponse {
   api: "InitProducerId";

@@ -329,6 +329,24 @@ export interface ReleaseFlags {
    */
   drainDropsTxnFlagInAbortableError: boolean;
   /**
+   * Bug switch, KAFKA-12152 (PR #9832, fixed 2.7.1 / 2.8.0): the idempotent producer's client-side
+   * epoch bump (TransactionManager.bumpIdempotentProducerEpoch) starts at sequence 0 only the
+   * partitions that asked for it; the others keep their old sequences under the new epoch, the
+   * leader answers OUT_OF_ORDER_SEQUENCE_NUMBER (a new epoch must start at 0), which asks for the
+   * next bump, and so on. Off: each partition keeps the producer id and epoch of its sequences and
+   * starts again at 0 once its in-flight batches are resolved (maybeUpdateProducerIdAndEpoch).
+   */
+  epochBumpKeepsIdlePartitionSequences: boolean;
+  /**
+   * Bug switch, KAFKA-13794 (PRs #11991, #12006, #12096, fixed 3.0.2 / 3.1.1 / 3.2.0): the set of
+   * a partition's in-flight batches (inflightBatchesBySequence) compares batches by base sequence
+   * only, so two batches sharing one across an epoch bump are one to it: adding the second is a
+   * no-op and removing either removes the one it holds. A batch dropped that way is then
+   * re-enqueued untracked and the Sender throws IllegalStateException. Off: by producer id, epoch
+   * and sequence (the batch itself).
+   */
+  inflightSetKeyedBySequenceOnly: boolean;
+  /**
    * KAFKA-18019 (PR #17822, 4.0.0): INVALID_PRODUCER_ID_MAPPING is fatal to the transactional
    * producer on AddPartitionsToTxn, AddOffsetsToTxn, EndTxn and a produce
    * (TransactionManager.maybeTransitionToErrorState). Off (3.x): abortable, with a client-side
@@ -420,6 +438,8 @@ const kafka3x: ReleaseFlags = {
   commitIgnoresSyncSendErrors: false,
   tv2EndTxnForEmptyTxn: false,
   drainDropsTxnFlagInAbortableError: false,
+  epochBumpKeepsIdlePartitionSequences: false,
+  inflightSetKeyedBySequenceOnly: false,
   invalidProducerIdMappingFatal: false,
   endTxnAbortAbortableErrorFatal: false,
   txnOffsetCommitMemberEpochErrorsAbortable: false,

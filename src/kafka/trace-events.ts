@@ -164,6 +164,8 @@ export interface KafkaEvents {
   "producer.transaction-version": { version: number };
   /** Zombie fault: the producer sends nothing until `untilMs`. */
   "producer.pause": { untilMs: number };
+  /** An idempotent producer bumped its epoch on its own, for the partitions that asked (bumpIdempotentProducerEpoch). */
+  "producer.idempotent-bump": { pid: number; epoch: number; partitions: string };
   /** A read_committed fetch returned `records` records of `partition`, up to offset `upTo`. */
   "consumer.poll": { partition: PartitionKey; records: number; upTo: number };
 

@@ -3,6 +3,7 @@ import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
 import type {
   CompletionWakeupLost,
   GhostObserver,
+  IdempotentEpochBump,
   LeaderChangeSeen,
   MarkerOutcome,
   MarkerSend,
@@ -14,6 +15,7 @@ import type {
 import type { ReleaseName } from "../kafka/release.js";
 import { explainOutcomeMismatch, explainStaleMarker } from "./explain-marker.js";
 import { checkFatalError } from "./fatal-error.js";
+import { IdempotentLoopWatch } from "./idempotent-loop.js";
 import { attributeToUncleanElection } from "./unclean-election.js";
 import type { Violation } from "./violation.js";
 
@@ -114,6 +116,7 @@ export class GhostLedger implements GhostObserver {
   readonly leaderChanges: LeaderChangeSeen[] = [];
   /** Every follower truncation, in order. */
   readonly truncations: Truncation[] = [];
+  private readonly idempotentLoops = new IdempotentLoopWatch();
   readonly violations: Violation[] = [];
   droppedViolations = 0;
   markersApplied = 0;
@@ -221,6 +224,12 @@ export class GhostLedger implements GhostObserver {
   /** The fatal-error check, online: was this producer fenced by someone else since its own InitProducerId? */
   producerFatal(e: ProducerFatal): void {
     const v = checkFatalError(this, e);
+    if (v) this.report(v);
+  }
+
+  /** The idempotent producer's liveness check, online: an endless OUT_OF_ORDER_SEQUENCE_NUMBER loop (KAFKA-12152). */
+  idempotentEpochBumped(e: IdempotentEpochBump): void {
+    const v = this.idempotentLoops.bumped(e);
     if (v) this.report(v);
   }
 

@@ -152,6 +152,21 @@ const workload = z.strictObject({
   /** max.block.ms: how long initTransactions, commitTransaction and abortTransaction wait before the application gives up. */
   maxBlockMs: ms().min(1).default(PRODUCER_DEFAULTS.maxBlockMs),
   initialProducerEpoch: z.int().min(0).max(32_766).nullable().default(null),
+  /**
+   * Idempotent (non-transactional) producers beside the transactional ones: rounds of send() to a
+   * few partitions, with the settings above, and their own delivery.timeout.ms (at least
+   * request.timeout.ms plus linger.ms, as Kafka requires). Absent: none.
+   */
+  idempotentProducers: z
+    .strictObject({
+      count: z.int().min(1).max(LIMITS.producers),
+      rounds: z
+        .int()
+        .min(1)
+        .max(LIMITS.transactionsPerProducer * 4),
+      deliveryTimeoutMs: ms().min(1),
+    })
+    .optional(),
   consumers: z.int().min(0).max(LIMITS.consumers).default(1),
   /** fetch.max.wait.ms of the consumers' long-polled fetches. */
   consumerFetchMaxWaitMs: ms().default(500),

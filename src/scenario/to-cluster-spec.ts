@@ -137,6 +137,7 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
       maxInFlightRequestsPerConnection: w.maxInFlightRequestsPerConnection,
       maxBlockMs: w.maxBlockMs,
       initialProducerEpoch: w.initialProducerEpoch,
+      ...(w.idempotentProducers && !s.script ? { idempotent: { ...w.idempotentProducers } } : {}),
     },
     consumers: {
       count: s.script ? 0 : w.consumers,

@@ -80,6 +80,7 @@ const HANGING: ViolationKind[] = ["hanging-transaction"];
  * scenarios/bugs/ outside the built-in set: the bugs of the producer client run there.
  */
 const CLIENT_FAULTS = "bugs/client-faults";
+const IDEMPOTENT = "bugs/idempotent-producer";
 /**
  * The benchmark scenario of exactly-once processors on TV1 with slow requests (scenarios/bugs/): a
  * TxnOffsetCommit may reach the group coordinator after its transaction ended.
@@ -496,23 +497,28 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "other",
     needs: ["PSM", "CLI", "NET"],
     flag: "epochBumpKeepsIdlePartitionSequences",
-    kinds: ["fatal-error", "hanging-transaction"],
-    expectFound: false,
-    missing:
-      "CLI: the bug is in the idempotent (non-transactional) producer's own epoch bump (TransactionManager.bumpIdempotentProducerEpoch, PR #9832): the model has transactional producers only, whose epoch bump (InitProducerId, or TV2's EndTxn) starts every partition at sequence 0; it needs an idempotent producer with client-side epoch bumps and a liveness check for its endless OutOfOrderSequence loop",
+    bug: { epochBumpKeepsIdlePartitionSequences: true },
+    // The liveness check of the idempotent producer's endless OUT_OF_ORDER_SEQUENCE_NUMBER loop.
+    kinds: ["hanging-transaction"],
+    scenario: IDEMPOTENT,
+    expectFound: true,
   },
   {
     id: "Z31",
     kafka: "KAFKA-13794",
-    prs: ["https://github.com/apache/kafka/pull/11991"],
+    prs: [
+      "https://github.com/apache/kafka/pull/11991",
+      "https://github.com/apache/kafka/pull/12006",
+      "https://github.com/apache/kafka/pull/12096",
+    ],
     title: "in-flight batches keyed by sequence only: completing one removes another",
     symptom: "crash",
     needs: ["PSM", "CLI", "NET"],
     flag: "inflightSetKeyedBySequenceOnly",
+    bug: { inflightSetKeyedBySequenceOnly: true },
     kinds: ["model-error"],
-    expectFound: false,
-    missing:
-      "CLI: two in-flight batches of a partition share a base sequence only across the idempotent producer's epoch bump (PR #12096: the set should hold one producer id and epoch); the model's transactional producer starts a new partition entry at every epoch bump and removes batches by identity, and has no idempotent producer; the IllegalStateException site (Sender re-enqueueing an untracked batch) needs that producer first",
+    scenario: IDEMPOTENT,
+    expectFound: true,
   },
   {
     id: "Z32",

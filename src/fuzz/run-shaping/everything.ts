@@ -120,7 +120,8 @@ function capped(r: Range, max: number): Range {
  * client behaviours (slow requests re-sent, think time, gaps between sends, short transaction
  * timeouts, failing sends, empty transactions, aborts without flush), and which of the scenario's
  * faults are on and how strongly (each off, or 1, 1/4, 1/16 or 1/64 of the scenario's rate: the
- * scenario's rates are the most a seed draws). Every draw is on the choice tape (stream
+ * scenario's rates are the most a seed draws), and last an idempotent producer (its client-side
+ * epoch bump), half the time with a delivery.timeout.ms its retried batches can outlive. Every draw is on the choice tape (stream
  * "everything"), option 0 the simplest, so a seed replays and shrinks as any other.
  *
  * It also says what Kafka itself shows under the draw (a known behaviour of the drawn releases, as
@@ -240,6 +241,21 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   f.brokerCrash.ppm = d.rate("broker crashes", base.faults.brokerCrash.ppm);
   f.producerPause.ppm = d.rate("producer pauses", base.faults.producerPause.ppm);
   f.producerRestart.ppm = d.rate("producer restarts", base.faults.producerRestart.ppm);
+
+  // An idempotent producer beside the transactional ones (its client-side epoch bump), half the
+  // time with delivery.timeout.ms at one and a half request timeouts (Kafka asks at least
+  // request.timeout.ms + linger.ms), so that a retried batch can expire while its retry is on the
+  // wire. Drawn last, both draws always: the draws before keep their places on the tape.
+  const idempotent = d.flag("an idempotent producer");
+  const tightDelivery = d.stream.pick(2) === 1;
+  if (idempotent) {
+    const least = p.requestTimeoutMs + p.lingerMs;
+    const deliveryTimeoutMs = tightDelivery
+      ? Math.max(least, Math.round(1.5 * p.requestTimeoutMs))
+      : Math.max(least, p.deliveryTimeoutMs);
+    if (tightDelivery) d.parts.push(`its delivery.timeout.ms ${deliveryTimeoutMs}`);
+    p.idempotent = { count: 1, rounds: 4 * p.transactions, deliveryTimeoutMs };
+  } else delete p.idempotent;
 
   // What Kafka itself shows under this draw (each as the built-in scenarios of it expect).
   const withProcessors = spec.consumerOffsets?.processors !== undefined;

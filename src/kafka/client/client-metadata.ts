@@ -80,6 +80,11 @@ export class ClientMetadata {
     this.coordinators.delete(transactionalId);
   }
 
+  /** NetworkClient.leastLoadedNode, where the idempotent producer's InitProducerId goes: any broker, drawn. */
+  leastLoadedNode(): string {
+    return this.anyBroker();
+  }
+
   /** A broker to ask: drawn among the bootstrap brokers (a client does not know which are up). */
   private anyBroker(): string {
     return this.brokers[this.stream.pick(this.brokers.length)] as string;

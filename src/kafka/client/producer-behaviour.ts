@@ -34,6 +34,10 @@ export interface ProducerBehaviour {
    * are abortable (CommitFailedException, as ILLEGAL_GENERATION); off: fatal (an unexpected error).
    */
   txnOffsetCommitMemberEpochErrorsAbortable?: boolean;
+  /** Bug switch KAFKA-12152: the idempotent producer's epoch bump leaves the other partitions' sequences as they were. */
+  epochBumpKeepsIdlePartitionSequences?: boolean;
+  /** Bug switch KAFKA-13794: a partition's in-flight batches are told apart by base sequence only. */
+  inflightSetKeyedBySequenceOnly?: boolean;
 }
 
 /**
@@ -52,5 +56,7 @@ export function producerBehaviour(flags: Readonly<ReleaseFlags>): ProducerBehavi
     invalidProducerIdMappingFatal: flags.invalidProducerIdMappingFatal,
     endTxnAbortAbortableErrorFatal: flags.endTxnAbortAbortableErrorFatal,
     txnOffsetCommitMemberEpochErrorsAbortable: flags.txnOffsetCommitMemberEpochErrorsAbortable,
+    epochBumpKeepsIdlePartitionSequences: flags.epochBumpKeepsIdlePartitionSequences,
+    inflightSetKeyedBySequenceOnly: flags.inflightSetKeyedBySequenceOnly,
   };
 }

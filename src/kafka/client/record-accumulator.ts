@@ -18,6 +18,8 @@ export class ProducerBatch {
   /** When the batch may be drained again after a retriable error (retry.backoff.ms). */
   retryAtMs = 0;
   inRetry = false;
+  /** sequenceHasBeenReset: an epoch bump rewrote the batch's id, epoch and sequence (startSequencesAtBeginning). */
+  sequenceHasBeenReset = false;
   /** Sent and not yet answered. */
   inFlight = false;
   done = false;

@@ -8,6 +8,7 @@ import { endTxnVersionFor, type KafkaRequest, type KafkaResponse, produceVersion
 import type { ClientMetadata } from "./client-metadata.js";
 import type { ProducerConfig } from "./producer-config.js";
 import type { ProducerBatch, RecordAccumulator } from "./record-accumulator.js";
+import { IdempotentTransactionManager } from "./idempotent-transaction-manager.js";
 import type { TransactionManager } from "./transaction-manager.js";
 import type { TxnRequest, TxnResponseAction } from "./txn-request.js";
 
@@ -53,6 +54,10 @@ export class Sender {
   private readonly metadata: ClientMetadata;
   private readonly currentGhost: () => string | null;
   private readonly onBatchDone: () => void;
+  /** The idempotent producer's manager (null for a transactional producer): its paths of Kafka's Sender. */
+  private readonly idempotent: IdempotentTransactionManager | null;
+  /** The idempotent producer's batches sent and not yet answered (Sender.inFlightBatches), for their expiry. */
+  private readonly inFlightBatches: ProducerBatch[] = [];
 
   constructor(
     private readonly ctx: ClusterContext,
@@ -64,6 +69,7 @@ export class Sender {
     this.metadata = parts.metadata;
     this.currentGhost = parts.currentGhost;
     this.onBatchDone = parts.onBatchDone;
+    this.idempotent = parts.tm instanceof IdempotentTransactionManager ? parts.tm : null;
     const apiVersions = parts.apiVersions ?? null;
     this.connections = new ConnectionPool(ctx.net, config.name, (server) =>
       apiVersions?.learn(ctx.featuresOf?.(server)),
@@ -95,6 +101,10 @@ export class Sender {
   private runOnce(): void {
     if (this.closed || this.tm.hasFatalError) return;
     if (this.pausedUntilMs > this.nowMs) return this.wakeup(this.pausedUntilMs);
+    if (this.idempotent) {
+      this.idempotent.maybeResolveSequences();
+      this.idempotent.bumpIdempotentEpochAndResetIdIfNeeded();
+    }
     const aborting = this.tm.hasAbortableError || this.tm.state === "ABORTING_TRANSACTION";
     if (aborting && !this.tm.drainsInAbortableError) this.abortUndrainedBatches();
     if (this.maybeSendTransactionalRequest()) return;
@@ -124,7 +134,8 @@ export class Sender {
       case "InitProducerId":
         return {
           api: "InitProducerId",
-          transactionalId,
+          // The idempotent producer's: no transactional.id (any broker gives it a new producer id).
+          transactionalId: this.idempotent ? null : transactionalId,
           transactionTimeoutMs: this.config.transactionTimeoutMs,
           producerId: request.bump ? producerId : NO_PRODUCER_ID,
           producerEpoch: request.bump ? producerEpoch : NO_PRODUCER_EPOCH,
@@ -190,9 +201,11 @@ export class Sender {
     const judge = (keyType: "TRANSACTION" | "GROUP") => (errorCode: number) =>
       this.tm.handleFindCoordinatorResponse(keyType, errorCode) !== "done";
     const find = (then: (node: string | null) => void) =>
-      request.api === "TxnOffsetCommit"
-        ? this.metadata.findGroupCoordinator(request.group.groupId, then, judge("GROUP"))
-        : this.metadata.findCoordinator(this.config.transactionalId, then, judge("TRANSACTION"));
+      this.idempotent
+        ? then(this.metadata.leastLoadedNode())
+        : request.api === "TxnOffsetCommit"
+          ? this.metadata.findGroupCoordinator(request.group.groupId, then, judge("GROUP"))
+          : this.metadata.findCoordinator(this.config.transactionalId, then, judge("TRANSACTION"));
     find((node) => {
       if (this.closed) return;
       if (node === null) {
@@ -257,8 +270,27 @@ export class Sender {
 
   /** Batches queued past delivery.timeout.ms fail; one that was sent before has an unknown fate at the leader. */
   private failExpiredBatches(): void {
+    if (this.idempotent) return this.failExpiredIdempotentBatches(this.idempotent);
     for (const batch of this.accumulator.expiredBatches(this.config.deliveryTimeoutMs, this.nowMs)) {
       this.tm.handleFailedBatch(batch, Errors.REQUEST_TIMED_OUT, this.expiryReason(batch), batch.attempts > 0);
+      this.finishBatch(batch);
+    }
+  }
+
+  /**
+   * The idempotent producer's expiry (Sender.sendProducerData): queued batches and batches in flight
+   * past delivery.timeout.ms fail without adjusting sequences; one that had been retried leaves its
+   * partition's sequence unresolved (markSequenceUnresolved). A batch in flight keeps its request
+   * on the wire: its answer comes later, to a batch already failed.
+   */
+  private failExpiredIdempotentBatches(tm: IdempotentTransactionManager): void {
+    const expired = this.accumulator.expiredBatches(this.config.deliveryTimeoutMs, this.nowMs);
+    for (const batch of this.inFlightBatches)
+      if (!batch.done && batch.hasReachedDeliveryTimeout(this.config.deliveryTimeoutMs, this.nowMs))
+        expired.push(batch);
+    for (const batch of expired) {
+      tm.handleFailedBatch(batch, Errors.REQUEST_TIMED_OUT, this.expiryReason(batch), true);
+      if (batch.inRetry) tm.markSequenceUnresolved(batch);
       this.finishBatch(batch);
     }
   }
@@ -295,6 +327,7 @@ export class Sender {
 
   private sendProduce(leader: string, batch: ProducerBatch): void {
     this.inFlightPerBroker.set(leader, (this.inFlightPerBroker.get(leader) ?? 0) + 1);
+    if (this.idempotent) this.inFlightBatches.push(batch);
     const request: KafkaRequest = {
       api: "Produce",
       // Sender.sendProduceRequest: the version the transaction manager uses now.
@@ -312,6 +345,7 @@ export class Sender {
     this.ctx.net.request(this.connections.to(leader), request, this.config.requestTimeoutMs, (r) => {
       this.inFlightPerBroker.set(leader, (this.inFlightPerBroker.get(leader) ?? 1) - 1);
       if (this.closed) return;
+      if (this.idempotent) this.inFlightBatches.splice(this.inFlightBatches.indexOf(batch), 1);
       const errorCode = r.kind === "response" && r.body.api === "Produce" ? r.body.errorCode : Errors.NETWORK_EXCEPTION;
       this.completeBatch(batch, errorCode);
       this.wakeup();
@@ -323,6 +357,18 @@ export class Sender {
    * the transaction manager) after retry.backoff.ms; or a failure the transaction manager judges.
    */
   private completeBatch(batch: ProducerBatch, errorCode: number): void {
+    // The answer to a batch that expired while in flight (idempotent producer): Kafka's canRetry
+    // refuses a batch that is done, so it fails again (failBatch: its bookkeeping only).
+    if (this.idempotent && batch.done) {
+      if (errorCode === Errors.NONE || errorCode === Errors.DUPLICATE_SEQUENCE_NUMBER)
+        return this.idempotent.handleCompletedBatch(batch);
+      return this.tm.handleFailedBatch(
+        batch,
+        errorCode,
+        `Produce to ${batch.partition}: ${errorName(errorCode)}`,
+        false,
+      );
+    }
     if (errorCode === Errors.NONE) {
       this.tm.handleCompletedBatch(batch);
       return this.finishBatch(batch);
@@ -337,6 +383,7 @@ export class Sender {
     const timedOut = batch.hasReachedDeliveryTimeout(this.config.deliveryTimeoutMs, this.nowMs);
     if (!timedOut && this.tm.canRetry(errorCode, batch)) {
       const retryAtMs = this.nowMs + this.config.retryBackoffMs;
+      this.idempotent?.checkReenqueue(batch);
       this.accumulator.reenqueue(batch, retryAtMs);
       return this.wakeup(retryAtMs);
     }
@@ -344,7 +391,8 @@ export class Sender {
       ? this.expiryReason(batch)
       : `Produce to ${batch.partition} (seq ${batch.baseSequence}): ${errorName(errorCode)}`;
     // A retriable error we may not retry any more leaves the batch's fate at the leader unknown.
-    this.tm.handleFailedBatch(batch, errorCode, reason, timedOut);
+    // The idempotent producer's failBatch adjusts sequences (asks for a bump) even past the delivery timeout.
+    this.tm.handleFailedBatch(batch, errorCode, reason, this.idempotent ? false : timedOut);
     this.finishBatch(batch);
   }
 

@@ -57,7 +57,7 @@ export class TransactionManager {
   epochBumpRequired = false;
   /** Something was added to the transaction: only then does ending it need an EndTxn. */
   transactionStarted = false;
-  private readonly partitions = new TxnPartitionMap();
+  protected readonly partitions = new TxnPartitionMap();
   readonly partitionsInTransaction = new Set<PartitionKey>();
   private readonly newPartitionsInTransaction: PartitionKey[] = [];
   private readonly pendingPartitionsInTransaction = new Set<PartitionKey>();
@@ -82,8 +82,8 @@ export class TransactionManager {
     readonly transactionalId: string,
     /** The client's release: 2 for a 4.0+ client, which uses TV2 whenever the cluster finalizes it. */
     private readonly clientVersion: TransactionVersion,
-    private readonly behaviour: ProducerBehaviour,
-    private readonly listener: TransactionManagerListener,
+    protected readonly behaviour: ProducerBehaviour,
+    protected readonly listener: TransactionManagerListener,
     private readonly apiVersions: ApiVersions | null = null,
   ) {
     // Off until initTransactions completes and KafkaProducer reads the finalized features
@@ -126,6 +126,11 @@ export class TransactionManager {
     return !this.isTransactionV2Enabled;
   }
 
+  /** isTransactional: a transactional.id was configured (the idempotent producer's manager says no). */
+  get isTransactional(): boolean {
+    return true;
+  }
+
   get isCompleting(): boolean {
     return this.state === "COMMITTING_TRANSACTION" || this.state === "ABORTING_TRANSACTION";
   }
@@ -138,7 +143,7 @@ export class TransactionManager {
     return this.state === "FATAL_ERROR";
   }
 
-  private transitionTo(target: TransactionState, error: string | null = null): void {
+  protected transitionTo(target: TransactionState, error: string | null = null): void {
     const valid = VALID_PREVIOUS[target];
     if (valid !== "any" && !valid.includes(this.state))
       throw new Error(`${this.transactionalId}: invalid transition ${this.state} -> ${target}`);
@@ -310,7 +315,7 @@ export class TransactionManager {
 
   // ------------------------------------------------------------------ coordinator requests
 
-  private enqueue(request: TxnRequest, priority: number, retryAtMs = 0): void {
+  protected enqueue(request: TxnRequest, priority: number, retryAtMs = 0): void {
     if (this.pending.length >= 16) throw new Error(`${this.transactionalId}: coordinator request queue overflow`);
     let at = this.pending.length;
     while (at > 0 && (this.pending[at - 1] as { priority: number }).priority > priority) at--;
@@ -584,7 +589,7 @@ export class TransactionManager {
     else if (!unknownFate) this.partitions.adjustSequencesDueToFailedBatch(batch);
   }
 
-  private removeInFlightBatch(batch: ProducerBatch): void {
-    this.partitions.removeInFlightBatch(batch);
+  protected removeInFlightBatch(batch: ProducerBatch): void {
+    this.partitions.removeInFlightBatch(batch, this.behaviour.inflightSetKeyedBySequenceOnly === true);
   }
 }

@@ -7,6 +7,13 @@ export interface TxnPartitionEntry {
   lastAckedSequence: number;
   /** Batches in flight or waiting for a retry, by base sequence (inflightBatchesBySequence). */
   inflight: ProducerBatch[];
+  /**
+   * The producer id and epoch the sequences belong to (TopicPartitionEntry.producerIdAndEpoch,
+   * KAFKA-12152's fix): an idempotent producer's partition keeps its old ones after an epoch bump
+   * until its in-flight batches are resolved. -1 until the partition's first batch.
+   */
+  producerId: number;
+  producerEpoch: number;
 }
 
 /**
@@ -21,7 +28,7 @@ export class TxnPartitionMap {
   getOrCreate(partition: PartitionKey): TxnPartitionEntry {
     let e = this.partitions.get(partition);
     if (!e) {
-      e = { nextSequence: 0, lastAckedSequence: -1, inflight: [] };
+      e = { nextSequence: 0, lastAckedSequence: -1, inflight: [], producerId: -1, producerEpoch: -1 };
       this.partitions.set(partition, e);
     }
     return e;
@@ -45,11 +52,57 @@ export class TxnPartitionMap {
     for (const b of e.inflight) if (b.baseSequence > failed.baseSequence) b.baseSequence -= failed.recordCount;
   }
 
-  removeInFlightBatch(batch: ProducerBatch): void {
+  /**
+   * removeInFlightBatch. By identity: two batches can share a base sequence across an epoch bump.
+   * `bySequenceOnly` (KAFKA-13794's bug switch): the set's comparator sees only the base sequence,
+   * so the batch it holds with that sequence goes, whichever it is.
+   */
+  removeInFlightBatch(batch: ProducerBatch, bySequenceOnly = false): void {
     const e = this.partitions.get(batch.partition);
     if (!e) return;
-    // By identity, not by sequence: two batches can share a base sequence across an epoch bump (KAFKA-13794).
-    const at = e.inflight.indexOf(batch);
+    const at = bySequenceOnly
+      ? e.inflight.findIndex((b) => b.baseSequence === batch.baseSequence)
+      : e.inflight.indexOf(batch);
     if (at >= 0) e.inflight.splice(at, 1);
+  }
+
+  /**
+   * addInFlightBatch (a TreeSet's add): `bySequenceOnly` (KAFKA-13794's bug switch): a batch with
+   * the base sequence of one already held is equal to it, and is not added.
+   */
+  addInFlightBatch(batch: ProducerBatch, bySequenceOnly = false): void {
+    const e = this.getOrCreate(batch.partition);
+    if (bySequenceOnly && e.inflight.some((b) => b.baseSequence === batch.baseSequence)) return;
+    e.inflight.push(batch);
+  }
+
+  /**
+   * startSequencesAtBeginning: the partition's sequences belong to `producerId` and `producerEpoch`
+   * from now on; its in-flight batches, in sequence order, take them and sequences from 0.
+   */
+  startSequencesAtBeginning(partition: PartitionKey, producerId: number, producerEpoch: number): void {
+    const e = this.getOrCreate(partition);
+    let sequence = 0;
+    e.inflight.sort((a, b) => a.baseSequence - b.baseSequence);
+    for (const b of e.inflight) {
+      b.producerId = producerId;
+      b.producerEpoch = producerEpoch;
+      b.baseSequence = sequence;
+      b.sequenceHasBeenReset = true;
+      sequence += b.recordCount;
+    }
+    e.nextSequence = sequence;
+    e.lastAckedSequence = -1;
+    e.producerId = producerId;
+    e.producerEpoch = producerEpoch;
+  }
+
+  has(partition: PartitionKey): boolean {
+    return this.partitions.has(partition);
+  }
+
+  /** The partitions with sequence state, in the order they were first written. */
+  keys(): PartitionKey[] {
+    return [...this.partitions.keys()];
   }
 }

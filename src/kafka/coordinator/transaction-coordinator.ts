@@ -12,7 +12,7 @@ import type { ClusterContext } from "../cluster-context.js";
 import type {
   AddPartitionsToTxnRequest,
   EndTxnRequest,
-  InitProducerIdRequest,
+  TransactionalInitProducerIdRequest,
   KafkaRequest,
   KafkaResponse,
 } from "../protocol.js";
@@ -110,7 +110,7 @@ export class TransactionCoordinator {
   handle(request: Inbound): void {
     const body = request.body;
     if (body.api === "InitProducerId" || body.api === "AddPartitionsToTxn" || body.api === "EndTxn")
-      this.noteRequest(body.transactionalId);
+      if (body.transactionalId !== null) this.noteRequest(body.transactionalId);
     try {
       this.dispatch(request);
     } catch (e) {
@@ -131,10 +131,14 @@ export class TransactionCoordinator {
   private dispatch(request: Inbound): void {
     const body = request.body;
     switch (body.api) {
-      case "InitProducerId":
-        return this.handleInitProducerId(body, (errorCode, producerId, producerEpoch) =>
-          request.respond({ api: "InitProducerId", errorCode, producerId, producerEpoch }),
-        );
+      case "InitProducerId": {
+        const respond: EndTxnCallback = (errorCode, producerId, producerEpoch) =>
+          request.respond({ api: "InitProducerId", errorCode, producerId, producerEpoch });
+        // TransactionCoordinator.handleInitProducerId: without a transactional.id (an idempotent
+        // producer) any broker blindly hands out a new producer id at epoch 0.
+        if (body.transactionalId === null) return respond(Errors.NONE, this.producerIds.generateProducerId(), 0);
+        return this.handleInitProducerId({ ...body, transactionalId: body.transactionalId }, respond);
+      }
       case "AddPartitionsToTxn":
         return this.handleAddPartitionsToTxn(body, (errorCode, results) =>
           request.respond({ api: "AddPartitionsToTxn", errorCode, results }),
@@ -220,7 +224,7 @@ export class TransactionCoordinator {
 
   // ------------------------------------------------------------ InitProducerId
 
-  handleInitProducerId(req: InitProducerIdRequest, respond: EndTxnCallback): void {
+  handleInitProducerId(req: TransactionalInitProducerIdRequest, respond: EndTxnCallback): void {
     if (req.transactionTimeoutMs > this.ctx.config.transactionMaxTimeoutMs)
       return respond(Errors.INVALID_TRANSACTION_TIMEOUT, -1, -1);
     const lookup = this.state.lookup(req.transactionalId);
@@ -258,7 +262,7 @@ export class TransactionCoordinator {
    * epoch is exhausted, and the transit written.
    */
   private bumpOrRotate(
-    req: InitProducerIdRequest,
+    req: TransactionalInitProducerIdRequest,
     found: { metadata: TransactionMetadata; coordinatorEpoch: number; expectedEpoch: number | null },
     respond: EndTxnCallback,
   ): void {
@@ -316,7 +320,7 @@ export class TransactionCoordinator {
     });
   }
 
-  private newMetadata(req: InitProducerIdRequest): TransactionMetadata {
+  private newMetadata(req: TransactionalInitProducerIdRequest): TransactionMetadata {
     const m = new TransactionMetadata(
       req.transactionalId,
       this.producerIds.generateProducerId(),

@@ -38,7 +38,7 @@ export function transactionalIdsOf(body: KafkaRequest | KafkaResponse): string[]
     case "InitProducerId":
     case "AddPartitionsToTxn":
     case "EndTxn":
-      return "transactionalId" in body ? [body.transactionalId] : [];
+      return "transactionalId" in body && body.transactionalId !== null ? [body.transactionalId] : [];
     case "Produce":
       return "transactionalId" in body && body.transactionalId !== null ? [body.transactionalId] : [];
     default:
