@@ -151,6 +151,23 @@ export interface ReleaseFlags {
    */
   verificationWithoutGuard: boolean;
   /**
+   * Bug switch, KAFKA-14904 (PR #13579, 3.5.0 pre-release): the coordinator answers a verify-only
+   * AddPartitionsToTxn CONCURRENT_TRANSACTIONS while a transition of the transactional.id is pending
+   * (pendingTransitionInProgress, e.g. an AddPartitionsToTxn of another partition being written),
+   * though the partitions asked about were added long before. Off: only PrepareCommit/PrepareAbort
+   * answer CONCURRENT_TRANSACTIONS (the final check is at the append).
+   */
+  verifyRejectsDuringPendingState: boolean;
+  /**
+   * Bug switch, KAFKA-14920 (PR #14033, 3.6.0): the verification entry keeps no sequence floor, so
+   * ProducerAppendInfo.checkSequence lets through a batch above the lowest sequence a verification
+   * saw; for a producer with no state at the partition, a later batch is then written before an
+   * earlier one whose verification failed, and the earlier one is refused OUT_OF_ORDER_SEQUENCE_NUMBER
+   * on every retry. Off: such a batch is refused (retriable for the client: it is not next in line)
+   * until the lowest one is written.
+   */
+  verificationNoSequenceFloor: boolean;
+  /**
    * Bug switch, KAFKA-9777 (PR #8389, 0.11-2.5): the last marker acknowledgement completes the
    * transaction through a purgatory wake-up that is skipped when a request for the same
    * transactional.id holds its lock (here: arrived in the same millisecond); CompleteX is never written.
@@ -389,6 +406,8 @@ const kafka3x: ReleaseFlags = {
   tcStaleMarkerOpRemovesNewPending: false,
   tcFenceBumpsEpochOnEveryFailedWrite: false,
   verificationWithoutGuard: false,
+  verifyRejectsDuringPendingState: false,
+  verificationNoSequenceFloor: false,
   tcMarkerCompletionWakeupMayBeLost: false,
   tcCompletionWriteNotExclusive: false,
   epochOverflowThrows: true,
