@@ -76,6 +76,25 @@ export interface GhostObserver {
    * pending at `partition` for the producer.
    */
   groupRequestAnswered?(e: GroupAnswer): void;
+  /**
+   * A partition leader refused a client's data batch at the append (the log's checks, after any
+   * verification); optional: observers that follow only transactions leave it out.
+   */
+  produceRefused?(e: ProduceRefused): void;
+}
+
+/** A client's data batch a leader refused at the append, with the producer state it carried. */
+export interface ProduceRefused {
+  broker: string;
+  partition: PartitionKey;
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  ghostTxn: string | null;
+  errorCode: number;
+  /** The leader's reason (the exception's message in Kafka). */
+  reason: string;
+  atMs: number;
 }
 
 /** A group request's answer, as the group coordinator of `partition` (a __consumer_offsets partition) gave it. */

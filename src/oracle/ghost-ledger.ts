@@ -8,12 +8,14 @@ import type {
   MarkerSend,
   ProducerEpochAssigned,
   ProducerFatal,
+  ProduceRefused,
   SendFailed,
   TxnDecision,
 } from "../kafka/ghost.js";
 import type { ReleaseName } from "../kafka/release.js";
 import { explainOutcomeMismatch, explainStaleMarker } from "./explain-marker.js";
 import { checkFatalError } from "./fatal-error.js";
+import { checkStuckSequence } from "./stuck-sequence.js";
 import { attributeToUncleanElection } from "./unclean-election.js";
 import type { Violation } from "./violation.js";
 
@@ -114,6 +116,8 @@ export class GhostLedger implements GhostObserver {
   readonly leaderChanges: LeaderChangeSeen[] = [];
   /** Every follower truncation, in order. */
   readonly truncations: Truncation[] = [];
+  /** Transaction attempts and partitions already reported stuck behind a later sequence. */
+  private readonly stuckSequences = new Set<string>();
   readonly violations: Violation[] = [];
   droppedViolations = 0;
   markersApplied = 0;
@@ -216,6 +220,16 @@ export class GhostLedger implements GhostObserver {
 
   producerEpochAssigned(e: ProducerEpochAssigned): void {
     this.epochAssignments.push(e);
+  }
+
+  /** The stuck-sequence check, online, once per transaction attempt and partition. */
+  produceRefused(e: ProduceRefused): void {
+    const key = `${e.ghostTxn}@${e.partition}`;
+    if (this.stuckSequences.has(key)) return;
+    const v = checkStuckSequence(this, e);
+    if (!v) return;
+    this.stuckSequences.add(key);
+    this.report(v);
   }
 
   /** The fatal-error check, online: was this producer fenced by someone else since its own InitProducerId? */

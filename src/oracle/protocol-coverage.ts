@@ -444,5 +444,6 @@ export function teeGhost(observers: readonly GhostObserver[]): GhostObserver {
     leaderChanged: (e) => each((o) => o.leaderChanged(e)),
     replicaTruncated: (e) => each((o) => o.replicaTruncated(e)),
     groupRequestAnswered: (e) => each((o) => o.groupRequestAnswered?.(e)),
+    produceRefused: (e) => each((o) => o.produceRefused?.(e)),
   };
 }
