@@ -55,6 +55,13 @@ export interface BrokerConfig {
   leaderImbalanceCheckIntervalMs: number;
   /** producer.id.expiration.ms and its check interval (absent: producer state never expires). */
   producerIdExpiration?: { expirationMs: number; checkIntervalMs: number };
+  /**
+   * Each broker handles the requests of one connection one at a time, in order, as Kafka's
+   * SocketServer does (it mutes a connection from reading a request until the response is sent).
+   * Absent or false: a broker handles every request as it arrives, so a producer's pipelined
+   * produce requests to one leader are verified and appended concurrently.
+   */
+  oneRequestPerConnection?: boolean;
 }
 
 /** The shared handles every node of the model receives. */

@@ -39,6 +39,8 @@ import { ProcessorGroup } from "./processor-group.js";
 import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
 import { type ReleaseName, type ReleaseProfile, releaseProfile } from "./release.js";
 import type { ClusterEvents } from "./trace-events.js";
+import { seedInitialEpochs } from "./initial-epochs.js";
+import { producerSettings } from "./producer-settings.js";
 
 /** First producer id handed out (ProducerIdManager blocks start elsewhere in Kafka; any value works). */
 const FIRST_PRODUCER_ID = 1000;
@@ -130,7 +132,12 @@ export class Cluster {
     const producerIds = new ProducerIdManager(FIRST_PRODUCER_ID);
     const markerIds = new IdSequence(1);
     this.createBrokers({ configs, producerIds, markerIds });
-    this.seedInitialEpochs(producerIds);
+    seedInitialEpochs({
+      producers: spec.producers,
+      producerIds,
+      transactionStatePartitionCount: this.transactionStatePartitions.length,
+      replicaLogs: (key) => this.replicasOf(key).map((b) => this.logOf(b, key)),
+    });
     for (let i = 0; i < spec.producers.count; i++) this.producers.push(this.newProducer(`p${i}`, `txn-${i}`));
     for (let i = 0; i < spec.consumers.count; i++) this.consumers.push(this.newConsumer(`c${i}`));
     for (let i = 0; i < (spec.producers.idempotent?.count ?? 0); i++)
@@ -236,19 +243,7 @@ export class Cluster {
     let producer: TransactionalProducer | null = null;
     producer = new TransactionalProducer(
       this.ctx,
-      {
-        name,
-        transactionalId,
-        transactionVersion: p.transactionVersion,
-        transactionTimeoutMs: p.transactionTimeoutMs,
-        requestTimeoutMs: p.requestTimeoutMs,
-        retryBackoffMs: p.retryBackoffMs,
-        deliveryTimeoutMs: p.deliveryTimeoutMs,
-        lingerMs: p.lingerMs,
-        recordsPerBatch: p.recordsPerBatch,
-        maxInFlightRequestsPerConnection: p.maxInFlightRequestsPerConnection,
-        maxBlockMs: p.maxBlockMs,
-      },
+      producerSettings(p, { name, transactionalId }),
       {
         transactions: p.transactions,
         recordsPerTxn: p.recordsPerTxn,
@@ -284,19 +279,7 @@ export class Cluster {
     let producer: IdempotentProducer | null = null;
     producer = new IdempotentProducer(
       this.ctx,
-      {
-        name,
-        transactionalId: name,
-        transactionVersion: p.transactionVersion,
-        transactionTimeoutMs: p.transactionTimeoutMs,
-        requestTimeoutMs: p.requestTimeoutMs,
-        retryBackoffMs: p.retryBackoffMs,
-        deliveryTimeoutMs: idem.deliveryTimeoutMs,
-        lingerMs: p.lingerMs,
-        recordsPerBatch: p.recordsPerBatch,
-        maxInFlightRequestsPerConnection: p.maxInFlightRequestsPerConnection,
-        maxBlockMs: p.maxBlockMs,
-      },
+      producerSettings(p, { name, transactionalId: name }, idem.deliveryTimeoutMs),
       {
         rounds: idem.rounds,
         recordsPerRound: p.recordsPerTxn,
@@ -338,41 +321,9 @@ export class Cluster {
     return consumer;
   }
 
-  /**
-   * Scenarios that start near epoch exhaustion pre-write an Empty record per transactional.id into
-   * its __transaction_state partition, on every replica, committed (below the high watermark).
-   */
   /** The nemesis: __transaction_state-`index` refuses appends until `untilMs` (NOT_ENOUGH_REPLICAS). */
   startTransactionLogOutage(index: number, untilMs: number): void {
     this.txnLogOutageUntil.set(index, Math.max(untilMs, this.txnLogOutageUntil.get(index) ?? -1));
-  }
-
-  private seedInitialEpochs(producerIds: ProducerIdManager): void {
-    const epoch = this.spec.producers.initialProducerEpoch;
-    if (epoch === null) return;
-    const count = this.transactionStatePartitions.length;
-    for (let i = 0; i < this.spec.producers.count; i++) {
-      const transactionalId = `txn-${i}`;
-      const value: TxnTransitMetadata = {
-        producerId: producerIds.generateProducerId(),
-        prevProducerId: NO_PRODUCER_ID,
-        nextProducerId: NO_PRODUCER_ID,
-        producerEpoch: epoch,
-        lastProducerEpoch: -1,
-        txnTimeoutMs: this.spec.producers.transactionTimeoutMs,
-        txnState: "Empty",
-        topicPartitions: [],
-        txnStartTimestamp: -1,
-        txnLastUpdateTimestamp: 0,
-        clientTransactionVersion: this.spec.producers.transactionVersion >= 2 ? 2 : 0,
-        ghostTxn: null,
-      };
-      const key = transactionStatePartitionKey(transactionStatePartitionFor(transactionalId, count));
-      const [first, ...rest] = this.replicasOf(key).map((b) => this.logOf(b, key));
-      const batch = (first as PartitionLog).appendTxnRecord({ transactionalId, value });
-      for (const log of rest) log.appendAsFollower(batch);
-      for (const log of [first, ...rest] as PartitionLog[]) log.updateFollowerHighWatermark(log.logEndOffset);
-    }
   }
 
   logOf(broker: string, partition: PartitionKey): PartitionLog {

@@ -82,6 +82,11 @@ export interface GhostObserver {
    * follow only transactions leave it out).
    */
   idempotentEpochBumped?(e: IdempotentEpochBump): void;
+  /**
+   * A partition leader refused a client's data batch at the append (the log's checks, after any
+   * verification); optional: observers that follow only transactions leave it out.
+   */
+  produceRefused?(e: ProduceRefused): void;
 }
 
 /** An idempotent producer's client-side epoch bump, and the answers that asked for it. */
@@ -92,6 +97,20 @@ export interface IdempotentEpochBump {
   producerEpoch: number;
   /** Each partition that asked for the bump, with the Produce error (or the expiry) that made it ask. */
   trigger: readonly { partition: PartitionKey; error: string; baseSequence: number; batchEpoch: number }[];
+  atMs: number;
+}
+
+/** A client's data batch a leader refused at the append, with the producer state it carried. */
+export interface ProduceRefused {
+  broker: string;
+  partition: PartitionKey;
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  ghostTxn: string | null;
+  errorCode: number;
+  /** The leader's reason (the exception's message in Kafka). */
+  reason: string;
   atMs: number;
 }
 

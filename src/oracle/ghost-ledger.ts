@@ -9,6 +9,7 @@ import type {
   MarkerSend,
   ProducerEpochAssigned,
   ProducerFatal,
+  ProduceRefused,
   SendFailed,
   TxnDecision,
 } from "../kafka/ghost.js";
@@ -16,6 +17,7 @@ import type { ReleaseName } from "../kafka/release.js";
 import { explainOutcomeMismatch, explainStaleMarker } from "./explain-marker.js";
 import { checkFatalError } from "./fatal-error.js";
 import { IdempotentLoopWatch } from "./idempotent-loop.js";
+import { checkStuckSequence } from "./stuck-sequence.js";
 import { attributeToUncleanElection } from "./unclean-election.js";
 import type { Violation } from "./violation.js";
 
@@ -117,6 +119,8 @@ export class GhostLedger implements GhostObserver {
   /** Every follower truncation, in order. */
   readonly truncations: Truncation[] = [];
   private readonly idempotentLoops = new IdempotentLoopWatch();
+  /** Transaction attempts and partitions already reported stuck behind a later sequence. */
+  private readonly stuckSequences = new Set<string>();
   readonly violations: Violation[] = [];
   droppedViolations = 0;
   markersApplied = 0;
@@ -219,6 +223,16 @@ export class GhostLedger implements GhostObserver {
 
   producerEpochAssigned(e: ProducerEpochAssigned): void {
     this.epochAssignments.push(e);
+  }
+
+  /** The stuck-sequence check, online, once per transaction attempt and partition. */
+  produceRefused(e: ProduceRefused): void {
+    const key = `${e.ghostTxn}@${e.partition}`;
+    if (this.stuckSequences.has(key)) return;
+    const v = checkStuckSequence(this, e);
+    if (!v) return;
+    this.stuckSequences.add(key);
+    this.report(v);
   }
 
   /** The fatal-error check, online: was this producer fenced by someone else since its own InitProducerId? */

@@ -445,5 +445,6 @@ export function teeGhost(observers: readonly GhostObserver[]): GhostObserver {
     replicaTruncated: (e) => each((o) => o.replicaTruncated(e)),
     groupRequestAnswered: (e) => each((o) => o.groupRequestAnswered?.(e)),
     idempotentEpochBumped: (e) => each((o) => o.idempotentEpochBumped?.(e)),
+    produceRefused: (e) => each((o) => o.produceRefused?.(e)),
   };
 }

@@ -84,6 +84,11 @@ const brokerConfig = z.strictObject({
   producerIdExpirationMs: ms().min(1).optional(),
   /** producer.id.expiration.check.interval.ms (read only with producerIdExpirationMs). */
   producerIdExpirationCheckIntervalMs: ms().min(1).default(100),
+  /**
+   * One request per connection at a time, as Kafka's SocketServer mutes a connection until it has
+   * answered (false, the default: a broker handles every request as it arrives).
+   */
+  oneRequestPerConnection: z.boolean().default(false),
 });
 
 /** Explicit replica assignment: per partition, its replicas (the first is the preferred leader). */

@@ -113,6 +113,8 @@ export function toClusterSpec(s: Scenario, globalOverrides: Partial<ReleaseFlags
               checkIntervalMs: c.producerIdExpirationCheckIntervalMs,
             },
           }),
+      // Only when on, so that the spec (and its hash) of every other scenario stays as it was.
+      ...(c.oneRequestPerConnection ? { oneRequestPerConnection: true } : {}),
     },
     producers: {
       // A scripted scenario brings its own producers (script.producers); the fuzzed workload is off.

@@ -4,7 +4,7 @@ import { FLAG_NAMES } from "../../src/kafka/release.js";
 import { flagsTable } from "./flags-table.js";
 
 const model = readFileSync(new URL("../../docs/model/releases.md", import.meta.url), "utf8");
-const release = readFileSync(new URL("../../src/kafka/release.ts", import.meta.url), "utf8");
+const release = readFileSync(new URL("../../src/kafka/release-flags.ts", import.meta.url), "utf8");
 
 describe("docs/model/releases.md's flags table", () => {
   it("is what the model says: every flag, its value in every release profile (npm run docs:flags rewrites it)", () => {

@@ -9,7 +9,7 @@ function cell(value: unknown): string {
   return String(value);
 }
 
-/** Each flag's doc comment in release.ts, on one line (for a flag the table has no row for yet). */
+/** Each flag's doc comment in release-flags.ts, on one line (for a flag the table has no row for yet). */
 function docComments(releaseSource: string): Map<string, string> {
   const body = releaseSource.slice(
     releaseSource.indexOf("export interface ReleaseFlags"),

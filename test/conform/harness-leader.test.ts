@@ -4,6 +4,7 @@ import { runKafkaSequence } from "../../src/conform/leader/leader-differential.j
 import type { LeaderOp, LeaderResult } from "../../src/conform/leader/leader-ops.js";
 import { KafkaHarness } from "../../src/harness/harness-process.js";
 import { type HarnessRelease, harnessReleases, JVM_DIR } from "../../src/harness/kafka-releases.js";
+import { inSlot } from "./harness-slots.js";
 
 /**
  * The leader service of every release's harness answers one fixed sequence as that release's
@@ -145,22 +146,6 @@ const RESTART_STEPS: LeaderOp[] = [
 ];
 
 const READY = `${JVM_DIR}target/classpath/READY`;
-
-/** Two harness JVMs at a time: the machines have 2 cores, and more only make each start slower. */
-let freeSlots = 2;
-const waiting: (() => void)[] = [];
-
-async function inSlot<T>(task: () => Promise<T>): Promise<T> {
-  if (freeSlots > 0) freeSlots--;
-  else await new Promise<void>((resume) => waiting.push(resume));
-  try {
-    return await task();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else freeSlots++;
-  }
-}
 
 async function runSequences(release: HarnessRelease): Promise<{ steps: LeaderResult[]; restart: LeaderResult[] }> {
   // Never skipped: without the harness this test cannot say anything, and says so.

@@ -351,10 +351,10 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "other",
     needs: ["TC", "PSM", "VER", "CLI"],
     flag: "verifyRejectsDuringPendingState + verificationNoSequenceFloor",
-    kinds: ["fatal-error", "hanging-transaction"],
-    expectFound: false,
-    missing:
-      "CLI + VER: the workload appends every record of a transaction before its one AddPartitionsToTxn, so no produce is verified while the coordinator writes another AddPartitionsToTxn of the same transactional.id (the pending state the bug trips on); the verification entry's sequence floor is not modelled; and the symptom (a first batch refused OUT_OF_ORDER_SEQUENCE_NUMBER until delivery.timeout.ms, then an abort) needs a check for a batch stuck behind a later sequence",
+    bug: { verifyRejectsDuringPendingState: true, verificationNoSequenceFloor: true },
+    kinds: ["fatal-error"],
+    scenario: "bugs/verification-pending",
+    expectFound: true,
   },
   {
     id: "Z20",
@@ -431,7 +431,8 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     flag: "lsoIgnoresTxnIndexFailure",
     kinds: ["duplicate", "aborted-read"],
     expectFound: false,
-    missing: "DISK: a transaction-index append failure, and the log directory going offline that follows it in Kafka",
+    missing:
+      "DISK: a storage fault at a marker's append (TransactionIndex.append throwing IOException inside LogSegment.updateTxnIndex), with what follows it in Kafka: UnifiedLog.append's IOException goes to the LogDirFailureChannel, ReplicaManager.handleLogDirFailure marks the directory's partitions offline and either halts the broker (the metadata log's directory) or reports the directory offline to the controller (KIP-858), which moves leadership; the bug side needs a log whose records are written before its end offset moves (the model's append is one step), so that the next append can reuse offsets, and an LSO that passes the abort missing from the index",
   },
   {
     id: "Z26",

@@ -1,6 +1,7 @@
 import type { ClusterSpec, Range } from "../../kafka/cluster-spec.js";
 import type { TransactionVersion } from "../../kafka/common/types.js";
 import { isReleaseName, type ReleaseName, releaseProfile } from "../../kafka/release.js";
+import { STUCK_SEQUENCE_TEXT } from "../../oracle/stuck-sequence.js";
 import type { ViolationKind } from "../../oracle/violation.js";
 import type { ChoiceSource, Stream } from "../../sim/choice-tape.js";
 
@@ -18,6 +19,8 @@ export interface DrawnAllowance {
   legacyOnly?: boolean;
   /** Only a violation whose summary names this (e.g. an error code). */
   summaryIncludes?: string;
+  /** Not a violation whose summary names this (a symptom the allowance's reason does not lead to). */
+  summaryExcludes?: string;
 }
 
 export interface EverythingDraw {
@@ -256,13 +259,21 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
     if (tightDelivery) d.parts.push(`its delivery.timeout.ms ${deliveryTimeoutMs}`);
     p.idempotent = { count: 1, rounds: 4 * p.transactions, deliveryTimeoutMs };
   } else delete p.idempotent;
+  // Drawn after everything above, so that the earlier draws of every seed stay where they were.
+  // Brokers that read one request per connection at a time (Kafka's SocketServer), and producers
+  // whose batches hold one record (a small batch.size): a leader then verifies a producer's
+  // pipelined batches one after another (KAFKA-14904's ground under TV1).
+  if (d.flag("one request per connection")) spec.broker.oneRequestPerConnection = true;
+  else delete spec.broker.oneRequestPerConnection;
+  if (d.flag("one record a batch")) p.recordsPerBatch = 1;
 
   // What Kafka itself shows under this draw (each as the built-in scenarios of it expect).
   const withProcessors = spec.consumerOffsets?.processors !== undefined;
   if (regime.tv1) {
     const why =
       "TV1 (3.x's protocol): a late marker copy passes the legacy epoch rule (KAFKA-17754, fixed only by TV2)";
-    d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES, "fatal-error"], { reason: why });
+    d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES], { reason: why });
+    d.allow(["fatal-error"], { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
     if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why });
   } else if (legacy) {
     const why =
@@ -274,7 +285,8 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   if (tvChanges) {
     const why =
       "transaction.version changed under load: transactions of the old version and markers of the new meet (tv-upgrade/downgrade-under-load)";
-    d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES, "fatal-error"], { reason: why });
+    d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES], { reason: why });
+    d.allow(["fatal-error"], { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
     if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why });
   }
   if (spec.faults.adminAbortTransaction) {
@@ -314,6 +326,7 @@ export function drawnReason(
   for (const a of drawn.expected.get(v.kind) ?? []) {
     if (a.legacyOnly && !legacyPlace) continue;
     if (a.summaryIncludes !== undefined && !v.summary.includes(a.summaryIncludes)) continue;
+    if (a.summaryExcludes !== undefined && v.summary.includes(a.summaryExcludes)) continue;
     return a.reason;
   }
   return null;

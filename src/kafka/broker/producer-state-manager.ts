@@ -238,7 +238,9 @@ export class ProducerStateManager {
     if (this.flags().tv2FirstSequenceMustBeZero && verification?.supportsEpochBump && !hasBatches && first !== 0) {
       return `first sequence ${first} with no producer state must be 0 (TV2 verification)`;
     }
-    if (verification && first > verification.lowestSequence) {
+    // KAFKA-14920's bug switch: before 3.6.0 the entry had no floor, and a later batch of a producer
+    // without state went in ahead of an earlier one still being verified.
+    if (verification && first > verification.lowestSequence && !this.flags().verificationNoSequenceFloor) {
       return `sequence ${first} above the lowest verified sequence ${verification.lowestSequence}`;
     }
     if (storedEpoch === NO_PRODUCER_EPOCH) return this.unknownProducerProblem(first);

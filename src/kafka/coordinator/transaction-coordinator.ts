@@ -356,6 +356,10 @@ export class TransactionCoordinator {
     if (req.verifyOnly) {
       if (metadata.producerId !== req.producerId) return all(Errors.INVALID_PRODUCER_ID_MAPPING);
       if (metadata.producerEpoch !== req.producerEpoch) return all(Errors.PRODUCER_FENCED);
+      // KAFKA-14904's bug switch: before 3.5.0 the verify path shared the add path's pending check,
+      // so a produce verified while another partition's add was being written was refused.
+      if (this.flags.verifyRejectsDuringPendingState && metadata.pendingState !== null)
+        return all(Errors.CONCURRENT_TRANSACTIONS);
       if (isPrepare(metadata.state)) return all(Errors.CONCURRENT_TRANSACTIONS);
       return respond(
         Errors.NONE,

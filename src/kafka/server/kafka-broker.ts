@@ -16,6 +16,7 @@ import {
 import { changedPartitions, type MetadataImage } from "../metadata/metadata-image.js";
 import type { ReleaseName, ReleaseProfile } from "../release.js";
 import type { BrokerBase, BrokerProcess, BrokerShared, Inbound } from "./broker-process.js";
+import { ConnectionMute } from "./connection-mute.js";
 import { KafkaApis } from "./kafka-apis.js";
 import { coordinatorOf, groupCoordinatorOf, leaderOf } from "./metadata-cache.js";
 import { transactionStateLog } from "./transaction-state-log.js";
@@ -47,6 +48,8 @@ export class KafkaBroker {
   private process: BrokerProcess | null = null;
   /** The running process's request handlers (null while stopped). */
   private apis: KafkaApis | null = null;
+  /** The running process's SocketServer mutes, when the cluster models them (null: requests are handled as they come). */
+  private mute: ConnectionMute | null = null;
 
   private readonly partitionConfigs: ReadonlyMap<PartitionKey, PartitionConfig>;
   private readonly shared: BrokerShared;
@@ -109,7 +112,8 @@ export class KafkaBroker {
   /** The running process's request handlers take the request. */
   private handle(request: Inbound): void {
     // The network refuses requests to a stopped broker; nothing reaches here without a process.
-    this.apis?.handle(request);
+    if (this.mute) this.mute.receive(request);
+    else this.apis?.handle(request);
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -144,7 +148,15 @@ export class KafkaBroker {
     };
     const process = this.newProcess(base);
     this.process = process;
-    this.apis = new KafkaApis(process);
+    const apis = new KafkaApis(process);
+    this.apis = apis;
+    this.mute = this.ctx.config.oneRequestPerConnection
+      ? new ConnectionMute(
+          this.ctx.sim,
+          (request) => apis.handle(request),
+          () => process.stopped,
+        )
+      : null;
     const expiration = this.ctx.config.producerIdExpiration;
     if (expiration) this.scheduleProducerExpiration(process, expiration);
     this.ctx.sim.emit(this.id, "broker.start", { release: this.release.name, imageOffset: image.offset });
@@ -241,6 +253,7 @@ export class KafkaBroker {
     for (const f of process.fetchers.values()) f.stop();
     this.process = null;
     this.apis = null;
+    this.mute = null;
     this.ctx.net.nodeDown(this.id, reason);
     this.ctx.sim.emit(this.id, "broker.stop", { reason });
   }

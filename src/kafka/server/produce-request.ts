@@ -128,6 +128,17 @@ function appendProduce(process: BrokerProcess, request: Inbound, body: ProduceRe
           seq: body.baseSequence,
           error: result.errorCode,
         });
+        ctx.ghost.produceRefused?.({
+          broker: brokerId,
+          partition: body.partition,
+          producerId: body.producerId,
+          producerEpoch: body.producerEpoch,
+          baseSequence: body.baseSequence,
+          ghostTxn: body.ghostTxn,
+          errorCode: result.errorCode,
+          reason: result.reason,
+          atMs: ctx.sim.nowMs,
+        });
         return { waitForOffset: null, value: produceError(result.errorCode, result.reason) };
       }
       if (result.kind === "duplicate") {
