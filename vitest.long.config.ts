@@ -1,8 +1,9 @@
 import { defineConfig } from "vitest/config";
 
-// npm run test:long: the checks that take minutes each (the repository's whole `eosfuzz regress`, the
-// README's claims run as the README words them, the package installed in a scratch project). CI
-// runs them after npm test (.ci/run); npm test stays within about 6 minutes on 2 cores without them.
+// npm run test:long: the checks that take minutes (the repository's whole `eosfuzz regress`, the
+// README's claims run as the README words them, every mutant caught, the package installed in a
+// scratch project, the CLI under real signals, full disks and fuzzed input, the HTML report in a
+// browser). CI runs them after npm test (.ci/run); npm test stays near 6 minutes on 2 cores without.
 export default defineConfig({
   test: {
     include: ["test/**/*.long.test.ts"],

@@ -1,9 +1,9 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
-import { BUILTIN_SCENARIO_DIR, builtinScenarioNames } from "../../src/scenario/loader.js";
+import { BUILTIN_SCENARIO_DIR } from "../../src/scenario/loader.js";
 import { eosfuzz, ROOT } from "./cli-helpers.js";
 
 describe("eosfuzz regress", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 
 // A disk that fills up, simulated: writeSync fails with ENOSPC once a file has received a few
-// bytes. This runs everywhere (test/reliability/output-failures.test.ts uses a real full tmpfs
+// bytes. This runs everywhere (test/reliability/output-failures.long.test.ts uses a real full tmpfs
 // where the machine lets the tests mount one) and checks the same promises of writeFileAtomic:
 // the error names the user's path, never the temporary file's, and no temporary file is left.
 vi.mock("node:fs", async (importOriginal) => {
