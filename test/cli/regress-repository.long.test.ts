@@ -12,7 +12,7 @@ import { eosfuzz, ROOT } from "./cli-helpers.js";
 describe("eosfuzz regress", () => {
   it("exits 0 on the repository as committed: every scenario meets its expectation, every saved seed reproduces", () => {
     const junit = join(mkdtempSync(join(tmpdir(), "eosfuzz-junit-")), "regress.xml");
-    const r = eosfuzz(["regress", "--junit", junit], { cwd: ROOT });
+    const r = eosfuzz(["regress", "--junit", junit], { cwd: ROOT, timeoutMs: 540_000 });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const scenarios = builtinScenarioNames();

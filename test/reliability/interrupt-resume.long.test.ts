@@ -116,7 +116,9 @@ describe("interrupting a run (real signals on real processes)", () => {
       "--out",
       out,
     ]);
-    await sleep(1_500);
+    // Signalled once its first run is written (not after a fixed delay: a loaded machine may take
+    // longer to start, and then there is no results.jsonl to check).
+    await untilResults(out, 1);
     const signalledAt = Date.now();
     run.child.kill("SIGINT");
     await sleep(50);
