@@ -99,3 +99,13 @@ export function readmeCommands(): { argv: string[]; comment: string; line: strin
       return { argv: (command as string).trim().split(/\s+/).slice(2), comment: comment.trim(), line };
     });
 }
+
+/** Polls `condition` until it holds or `timeoutMs` passes; whether it held. */
+export async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (condition()) return true;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return condition();
+}

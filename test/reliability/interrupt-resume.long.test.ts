@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readRunReport } from "../../src/report/read-run-report.js";
-import { ROOT, startEosfuzz as start } from "../cli/cli-helpers.js";
+import { ROOT, startEosfuzz as start, waitFor } from "../cli/cli-helpers.js";
 
 // Real processes, real signals: the built CLI (npm test builds first) is started, signalled with
 // kill(2) and its files are read back as a user would.
@@ -13,12 +13,6 @@ const dir = mkdtempSync(join(tmpdir(), "eosfuzz-interrupt-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Waits until `condition` holds, at most `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < end) await sleep(10);
-}
 
 /** Waits until results.jsonl of `out` holds at least `runs` finished runs (its lines are streamed as seeds finish). */
 async function untilResults(out: string, runs: number): Promise<void> {
@@ -152,7 +146,7 @@ describe("interrupting a run (real signals on real processes)", () => {
       const child = spawn(process.execPath, ["--input-type=module", "-e", writer]);
       // The first kill waits for a first whole file (a loaded machine may take seconds to start
       // node), so at least one attempt reads a file; the later ones land at arbitrary moments.
-      if (attempt === 0) await until(() => existsSync(target), 20_000);
+      if (attempt === 0) await waitFor(() => existsSync(target), 20_000);
       await sleep(300 + attempt * 97);
       child.kill("SIGKILL");
       await new Promise((r) => child.on("close", r));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readRunReport } from "../../src/report/read-run-report.js";
-import { CLI, eosfuzz, savedFailingSeedFile, startEosfuzz as start } from "../cli/cli-helpers.js";
+import { CLI, eosfuzz, savedFailingSeedFile, startEosfuzz as start, waitFor } from "../cli/cli-helpers.js";
 
 // Items 2 and 7 of "Trustworthy in CI and on long campaigns", on real processes with real signals:
 // a signal after the last run still writes the report (exit 130), a signal in the first moments
@@ -64,15 +64,6 @@ function sigintReleasedProbe(readyFile: string): string {
      };`,
   );
   return probe;
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (condition()) return true;
-    await sleep(5);
-  }
-  return condition();
 }
 
 describe("signals", () => {
