@@ -85,6 +85,11 @@ const CLIENT_FAULTS = "bugs/client-faults";
  * TxnOffsetCommit may reach the group coordinator after its transaction ended.
  */
 const PROCESSOR_TV1 = "bugs/processor-tv1";
+/**
+ * The benchmark scenario of consumers committing with a plain OffsetCommit and offset metadata next
+ * to exactly-once processors (scenarios/bugs/): KAFKA-16371's ground.
+ */
+const PLAIN_COMMITTERS = "bugs/plain-committers";
 /** What consumers see when a marker or EndTxn lands on the wrong transaction. */
 const WRONG_TXN: ViolationKind[] = ["stale-marker", "premature-read", "aborted-read", "lost-write", "torn-transaction"];
 
@@ -561,11 +566,13 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["GRP"],
     flag: "pendingOffsetsKeepRejectedPartitions",
+    // The lasting hang is on the plain OffsetCommit path: the classic GroupMetadataManager.storeOffsets
+    // staged the refused partition in pendingOffsetCommits, which only the append callback clears, for
+    // written partitions only; the plain committers commit with metadata, sometimes too large.
     bug: { pendingOffsetsKeepRejectedPartitions: true },
     kinds: HANGING,
-    expectFound: false,
-    missing:
-      "GRP + CONS: the switch exists (the offset metadata size check, the classic coordinator's staging), but the lasting hang is on the plain OffsetCommit path (the classic GroupMetadataManager.storeOffsets staged the rejected partition in pendingOffsetCommits, which only the append callback clears, for written partitions only), next to read_committed OffsetFetch; the workload's processors commit transactionally only, and there the producer's next marker removes its whole pending map (GroupMetadata.completePendingTxnOffsetCommit) while the Java producer takes OFFSET_METADATA_TOO_LARGE as fatal, so the new producer's InitProducerId aborts the transaction and clears it: UNSTABLE_OFFSET_COMMIT for a moment, not for ever",
+    scenario: PLAIN_COMMITTERS,
+    expectFound: true,
   },
   {
     id: "Z36",

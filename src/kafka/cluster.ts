@@ -34,6 +34,8 @@ import type { MetadataImage, PartitionRegistration } from "./metadata/metadata-i
 import type { AlterPartitionItem } from "./broker/replica-manager.js";
 import { type LeaderChange, QuorumController } from "./metadata/quorum-controller.js";
 import { Nemesis } from "./nemesis.js";
+import { newCommitters } from "./offset-committers.js";
+import type { OffsetCommitter } from "./client/offset-committer.js";
 import { ProcessorGroup } from "./processor-group.js";
 import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
 import { type ReleaseName, type ReleaseProfile, releaseProfile } from "./release.js";
@@ -73,6 +75,8 @@ export class Cluster {
   readonly acceptedTxnOffsets: AcceptedTxnOffsets[] = [];
   /** The consume-transform-produce processors (issue 17), when the scenario has them. */
   readonly processors: ProcessorGroup | null;
+  /** Consumers committing with a plain OffsetCommit (KAFKA-16371's ground), when the scenario has them. */
+  readonly committers: OffsetCommitter[];
   private txnLogAppends = 0;
   /** Per __transaction_state partition index: the end of its nemesis outage (no entry: none yet). */
   private readonly txnLogOutageUntil = new Map<number, number>();
@@ -132,6 +136,8 @@ export class Cluster {
     for (let i = 0; i < spec.consumers.count; i++) this.consumers.push(this.newConsumer(`c${i}`));
     const processors = spec.consumerOffsets?.processors;
     this.processors = processors ? new ProcessorGroup(this, processors) : null;
+    const committers = spec.consumerOffsets?.committers;
+    this.committers = committers ? newCommitters(this, committers) : [];
     this.nemesis = new Nemesis(this);
   }
 
@@ -501,6 +507,7 @@ export class Cluster {
     });
     for (const c of this.consumers) c.start();
     this.processors?.start();
+    for (const k of this.committers) k.start();
     this.nemesis.start();
     this.startOperator();
     sim.scheduleAt(spec.faults.windowMs, () => this.endFaults());
@@ -521,6 +528,7 @@ export class Cluster {
     this.endFaults();
     for (const p of this.producers) p.stop();
     this.processors?.stop();
+    for (const k of this.committers) k.stop();
     sim.emit("cluster", "quiet-period", { untilMs: sim.nowMs + spec.bounds.quietPeriodMs });
     stop = sim.run({ maxEvents: spec.bounds.maxEvents, maxTimeMs: sim.nowMs + spec.bounds.quietPeriodMs }, abort);
     for (const c of this.consumers) c.stop();

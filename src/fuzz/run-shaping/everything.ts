@@ -241,6 +241,12 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   f.producerPause.ppm = d.rate("producer pauses", base.faults.producerPause.ppm);
   f.producerRestart.ppm = d.rate("producer restarts", base.faults.producerRestart.ppm);
 
+  // Consumers committing with a plain OffsetCommit and offset metadata (KAFKA-16371's ground), drawn
+  // after everything else so that the draws before it keep their place on the tape.
+  const committers = d.flag("plain committers");
+  if (!committers && spec.consumerOffsets) delete spec.consumerOffsets.committers;
+  else if (committers && !spec.consumerOffsets?.committers) d.parts.pop();
+
   // What Kafka itself shows under this draw (each as the built-in scenarios of it expect).
   const withProcessors = spec.consumerOffsets?.processors !== undefined;
   if (regime.tv1) {
