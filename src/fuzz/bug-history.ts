@@ -90,6 +90,11 @@ const PROCESSOR_TV1 = "bugs/processor-tv1";
  * to exactly-once processors (scenarios/bugs/): KAFKA-16371's ground.
  */
 const PLAIN_COMMITTERS = "bugs/plain-committers";
+/**
+ * The benchmark scenario of TV1 producers paused past their transaction timeout while records are
+ * deleted (scenarios/bugs/): KAFKA-7190's ground.
+ */
+const DELETE_RECORDS = "bugs/delete-records";
 /** What consumers see when a marker or EndTxn lands on the wrong transaction. */
 const WRONG_TXN: ViolationKind[] = ["stale-marker", "premature-read", "aborted-read", "lost-write", "torn-transaction"];
 
@@ -390,14 +395,19 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     id: "Z22",
     kafka: "KAFKA-7190 (KIP-360)",
     prs: ["https://github.com/apache/kafka/pull/7388"],
-    title: "producer state dropped with log segments: UNKNOWN_PRODUCER_ID and zombie sequence-0 writes",
+    title: "producer state dropped with log segments: a fenced zombie writes again, a dangling transaction",
     symptom: "other",
     needs: ["TC", "PSM", "EXP", "CLI"],
     flag: "psmDropsStateWithLogSegments",
-    kinds: ["fatal-error", "hanging-transaction"],
-    expectFound: false,
-    missing:
-      "EXP: a log start offset (retention, DeleteRecords) whose segments take producer state with them; producer-state expiry exists (producer-expiry), KIP-360's fix keeps state until it",
+    // KIP-360's third problem: the coordinator aborted a paused producer's transaction (epoch
+    // bumped by the abort marker), DeleteRecords then took the producer's state with its records,
+    // and the zombie's next batch opened a transaction nobody ends. Both runs are 2.x's leaders,
+    // without KIP-890's verification (which since 3.6 refuses the zombie's epoch anyway).
+    bug: { psmDropsStateWithLogSegments: true, transactionPartitionVerification: false },
+    fixed: { transactionPartitionVerification: false },
+    kinds: HANGING,
+    scenario: DELETE_RECORDS,
+    expectFound: true,
   },
   {
     id: "Z23",

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { brokerStall } from "../../src/kafka/faults/broker-stall.js";
 import { brokerCrash, controlledShutdown } from "../../src/kafka/faults/broker-stop.js";
 import { coordinatorFailover } from "../../src/kafka/faults/coordinator-failover.js";
+import { deleteRecords } from "../../src/kafka/faults/delete-records.js";
 import { leaderMove } from "../../src/kafka/faults/leader-move.js";
 import { linkPartition } from "../../src/kafka/faults/link-partition.js";
 import { transactionLogOutage } from "../../src/kafka/faults/transaction-log-outage.js";
@@ -32,6 +33,7 @@ function strikingContext(brokers: string[]): { ctx: FaultDrawContext; calls: str
       startTransactionLogOutage: (i: number, until: number) => calls.push(`outage ${i} ${until}`),
       stoppableBrokers: () => ["b1", "b2"],
       stopBroker: (how: string, broker: string, downtime: number) => calls.push(`${how} ${broker} ${downtime}`),
+      deleteRecords: (p: string) => calls.push(`delete-records ${p}`),
     },
     net: {
       stall: (node: string, untilMs: number) => calls.push(`stall ${node} ${untilMs}`),
@@ -53,6 +55,7 @@ describe("the fault registry", () => {
       "leaderMove",
       "controlledShutdown",
       "brokerCrash",
+      "deleteRecords",
     ]);
     const defaults = scenarioSchema.shape.faults.parse({});
     const specs = nodeFaultSpecs(defaults);
@@ -72,6 +75,7 @@ describe("the fault registry", () => {
       leaderMove: { ppm: 0 },
       controlledShutdown: { ppm: 0, downtimeMs: { min: 200, max: 1_000 } },
       brokerCrash: { ppm: 0, downtimeMs: { min: 200, max: 1_000 } },
+      deleteRecords: { ppm: 0 },
     });
   });
 
@@ -127,5 +131,22 @@ describe("the fault registry", () => {
     const one = { ...ctx, cluster: { ...ctx.cluster, stoppableBrokers: () => ["b1"] } };
     brokerCrash.draw(one, { ppm: 1, downtimeMs: { min: 7, max: 8 } });
     expect(calls).toEqual(["controlled b1 5", "crash b1 7"]);
+  });
+
+  it("DeleteRecords: one partition per strike, nothing at rate 0; its story names the evicted producers", () => {
+    const { ctx, calls } = strikingContext(["b1"]);
+    deleteRecords.draw(ctx, { ppm: 0 });
+    deleteRecords.draw(ctx, { ppm: 1 });
+    expect(calls).toEqual(["delete-records orders-0"]);
+    const e = event("fault.delete-records", "nemesis", {
+      partition: "orders-0",
+      leader: "b1",
+      logStartOffset: 4,
+      evicted: "1000",
+    });
+    expect(deleteRecords.storyLine?.(e, { broker: "b1" })).toBe(
+      "fault: DeleteRecords moves orders-0's log start offset to 4 at b1; producer state evicted with the records: 1000",
+    );
+    expect(deleteRecords.storyLine?.(e, { broker: "b2" })).toBeNull();
   });
 });

@@ -246,6 +246,8 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   const committers = d.flag("plain committers");
   if (!committers && spec.consumerOffsets) delete spec.consumerOffsets.committers;
   else if (committers && !spec.consumerOffsets?.committers) d.parts.pop();
+  // An application deleting records below the high watermark (the log start offset moves), drawn after the committers.
+  f.deleteRecords.ppm = d.rate("DeleteRecords", base.faults.deleteRecords.ppm);
 
   // What Kafka itself shows under this draw (each as the built-in scenarios of it expect).
   const withProcessors = spec.consumerOffsets?.processors !== undefined;

@@ -431,6 +431,31 @@ export class ProducerStateManager {
     }
   }
 
+  /**
+   * The log start offset moved to `logStartOffset` (ProducerStateManager.onLogStartOffsetIncremented):
+   * completed transactions wholly below it leave the unstable set. Under KAFKA-7190's switch
+   * (truncateHead, before 2.4) each producer's batches below it go too, and a producer left with no
+   * data batch at or above it is evicted with its open transaction. Returns the producer ids evicted.
+   */
+  onLogStartOffsetIncremented(logStartOffset: number): number[] {
+    this.unreplicatedTxns = this.unreplicatedTxns.filter((t) => t.lastOffset >= logStartOffset);
+    if (!this.flags().psmDropsStateWithLogSegments) return [];
+    const evicted: number[] = [];
+    for (const [pid, e] of this.producers) {
+      // isProducerRetained: removeBatchesOlderThan, then lastDataOffset >= logStartOffset.
+      const kept = e.batchMetadata.filter((b) => b.lastOffset >= logStartOffset);
+      e.batchMetadata.splice(0, e.batchMetadata.length, ...kept);
+      if (kept.length === 0) evicted.push(pid);
+    }
+    for (const pid of evicted) {
+      const first = this.producers.get(pid)?.currentTxnFirstOffset ?? null;
+      // removeEvictedOngoingTransactions.
+      if (first !== null) this.ongoingTxns.delete(first);
+      this.producers.delete(pid);
+    }
+    return evicted;
+  }
+
   /** Completed transactions above the high watermark are forgotten (a log recovered after a restart). */
   forgetUnreplicatedTransactions(): void {
     this.unreplicatedTxns = [];

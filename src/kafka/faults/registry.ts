@@ -1,6 +1,7 @@
 import { brokerStall } from "./broker-stall.js";
 import { brokerCrash, controlledShutdown } from "./broker-stop.js";
 import { coordinatorFailover } from "./coordinator-failover.js";
+import { deleteRecords } from "./delete-records.js";
 import { leaderMove } from "./leader-move.js";
 import { linkPartition } from "./link-partition.js";
 import type { NodeFault } from "./node-fault.js";
@@ -22,6 +23,7 @@ export const NODE_FAULTS = {
   leaderMove,
   controlledShutdown,
   brokerCrash,
+  deleteRecords,
 } as const;
 
 type Registry = typeof NODE_FAULTS;
