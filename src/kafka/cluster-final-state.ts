@@ -222,17 +222,11 @@ export function clusterSnapshot(cluster: FinalStateSource): ClusterSnapshot {
       })),
     };
   });
-  const unstableOffsets = unstableOffsetsOf(cluster);
-  return {
-    transactions,
-    unservedTransactionalIds,
-    partitions,
-    ...(unstableOffsets.length > 0 ? { unstableOffsets } : {}),
-  };
+  return { transactions, unservedTransactionalIds, partitions, ...unstableOffsetsOf(cluster) };
 }
 
 /** Every offsets partition's final leader: the group offsets require_stable cannot read, though no transaction holds them. */
-function unstableOffsetsOf(cluster: FinalStateSource): UnstableOffsets[] {
+function unstableOffsetsOf(cluster: FinalStateSource): { unstableOffsets?: UnstableOffsets[] } {
   const out: UnstableOffsets[] = [];
   cluster.consumerOffsetsPartitions.forEach((offsetsPartition, index) => {
     const leader = cluster.controller.registration(offsetsPartition).leader;
@@ -245,7 +239,7 @@ function unstableOffsetsOf(cluster: FinalStateSource): UnstableOffsets[] {
       out.push({ ...u, offsetsPartition, coordinator: leader, waiting });
     }
   });
-  return out;
+  return out.length > 0 ? { unstableOffsets: out } : {};
 }
 
 /** A transactional.id some producer instance initialised (its state exists somewhere). */

@@ -136,8 +136,7 @@ export class Cluster {
     for (let i = 0; i < spec.consumers.count; i++) this.consumers.push(this.newConsumer(`c${i}`));
     const processors = spec.consumerOffsets?.processors;
     this.processors = processors ? new ProcessorGroup(this, processors) : null;
-    const committers = spec.consumerOffsets?.committers;
-    this.committers = committers ? newCommitters(this, committers) : [];
+    this.committers = newCommitters(this, spec.consumerOffsets?.committers);
     this.nemesis = new Nemesis(this);
   }
 

@@ -1,3 +1,4 @@
+import { maybeIncrementLogStartOffset } from "./broker/log-start-offset.js";
 import type { Cluster } from "./cluster.js";
 import type { PartitionKey } from "./common/types.js";
 
@@ -11,7 +12,7 @@ export function deleteRecordsUpToHighWatermark(cluster: Cluster, partition: Part
   if (reg.leader === null || !cluster.brokerOf(reg.leader).isRunning) return;
   const leaderLog = cluster.logOf(reg.leader, partition);
   const target = leaderLog.highWatermark;
-  const evicted = leaderLog.maybeIncrementLogStartOffset(target);
+  const evicted = maybeIncrementLogStartOffset(leaderLog, target);
   if (evicted === null) return;
   cluster.sim.emit("nemesis", "fault.delete-records", {
     partition,
@@ -22,6 +23,6 @@ export function deleteRecordsUpToHighWatermark(cluster: Cluster, partition: Part
   for (const replica of reg.replicas) {
     if (replica === reg.leader || !cluster.brokerOf(replica).isRunning) continue;
     const log = cluster.logOf(replica, partition);
-    log.maybeIncrementLogStartOffset(Math.min(target, log.highWatermark));
+    maybeIncrementLogStartOffset(log, Math.min(target, log.highWatermark));
   }
 }

@@ -7,7 +7,8 @@ import { DEFAULT_OFFSET_METADATA_MAX_BYTES } from "./coordinator/group/group-coo
  * The plain committers of a cluster (CommittersSpec): committer i takes the input topic's partitions
  * whose index is i modulo the count (manual assignment, so no two commit the same partition).
  */
-export function newCommitters(cluster: Cluster, spec: CommittersSpec): OffsetCommitter[] {
+export function newCommitters(cluster: Cluster, spec: CommittersSpec | undefined): OffsetCommitter[] {
+  if (!spec) return [];
   const input = cluster.spec.consumerOffsets?.inputTopic;
   const partitions = cluster.partitions.filter((p) => p.startsWith(`${input}-`));
   const out: OffsetCommitter[] = [];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { maybeIncrementLogStartOffset } from "../../src/kafka/broker/log-start-offset.js";
 import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import { type ReleaseFlags, releaseProfile } from "../../src/kafka/release.js";
@@ -41,7 +42,7 @@ describe("the log start offset and the producer state (KAFKA-7190)", () => {
   it("fixed: the producer stays, and the zombie's next batch at its old epoch is refused", () => {
     const log = logOn({});
     abortedByCoordinator(log);
-    expect(log.maybeIncrementLogStartOffset(log.highWatermark)).toEqual([]);
+    expect(maybeIncrementLogStartOffset(log, log.highWatermark)).toEqual([]);
     expect(log.logStartOffset).toBe(2);
     expect(log.producers.get(PID)?.producerEpoch).toBe(1);
     const late = append(log, 0, 1, "t1");
@@ -51,7 +52,7 @@ describe("the log start offset and the producer state (KAFKA-7190)", () => {
   it("the bug: the producer is evicted with its records, and the zombie opens a transaction nobody ends", () => {
     const log = logOn({ psmDropsStateWithLogSegments: true });
     abortedByCoordinator(log);
-    expect(log.maybeIncrementLogStartOffset(log.highWatermark)).toEqual([PID]);
+    expect(maybeIncrementLogStartOffset(log, log.highWatermark)).toEqual([PID]);
     expect(log.producers.has(PID)).toBe(false);
     expect(append(log, 0, 1, "t1").kind).toBe("appended");
     expect(log.openTransactionCount()).toBe(1);
@@ -63,10 +64,10 @@ describe("the log start offset and the producer state (KAFKA-7190)", () => {
     const log = logOn({ psmDropsStateWithLogSegments: true });
     expect(append(log, 0, 0, "t1").kind).toBe("appended");
     expect(append(log, 0, 1, "t1").kind).toBe("appended");
-    expect(log.maybeIncrementLogStartOffset(1)).toBeNull();
+    expect(maybeIncrementLogStartOffset(log, 1)).toBeNull();
     log.onHighWatermarkUpdated(2);
-    expect(log.maybeIncrementLogStartOffset(1)).toEqual([]);
+    expect(maybeIncrementLogStartOffset(log, 1)).toEqual([]);
     expect(log.producers.get(PID)?.batchMetadata.map((b) => b.firstOffset)).toEqual([1]);
-    expect(log.maybeIncrementLogStartOffset(1)).toBeNull();
+    expect(maybeIncrementLogStartOffset(log, 1)).toBeNull();
   });
 });

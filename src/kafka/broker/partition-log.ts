@@ -49,11 +49,7 @@ export class PartitionLog {
   readonly batches: LogBatch[] = [];
   logEndOffset = 0;
   highWatermark = 0;
-  /**
-   * UnifiedLog.logStartOffset, moved by DeleteRecords (maybeIncrementLogStartOffset). The model keeps
-   * the batches below it (the oracle's final reads and the consumers see the whole log); what moves
-   * with it is the producer state (onLogStartOffsetIncremented).
-   */
+  /** UnifiedLog.logStartOffset: DeleteRecords moves it (log-start-offset.ts); the batches below it stay. */
   logStartOffset = 0;
   readonly producerState: ProducerStateManager;
   readonly abortedTxns: AbortedTxn[] = [];
@@ -517,19 +513,6 @@ export class PartitionLog {
     if (this.observer) this.observe({ kind: "highWatermark", highWatermark: this.highWatermark });
   }
 
-  /**
-   * UnifiedLog.maybeIncrementLogStartOffset (DeleteRecords, reason ClientRecordDeletion): a new log
-   * start above the current one and not past the high watermark moves it, and the producer state
-   * with it. Returns the producer ids evicted (KAFKA-7190's switch), or null when nothing moved.
-   */
-  maybeIncrementLogStartOffset(newLogStartOffset: number): number[] | null {
-    if (newLogStartOffset <= this.logStartOffset || newLogStartOffset > this.highWatermark) return null;
-    this.logStartOffset = newLogStartOffset;
-    const evicted = this.producerState.onLogStartOffsetIncremented(newLogStartOffset);
-    this.refreshFirstUnstableOffset();
-    return evicted;
-  }
-
   /** UnifiedLog.firstUnstableOffset: the cached value the last stable offset reads (see firstUnstableCache). */
   firstUnstableOffset(): number | null {
     return this.firstUnstableCache;
@@ -541,7 +524,7 @@ export class PartitionLog {
   }
 
   /** UnifiedLog.maybeIncrementFirstUnstableOffset. */
-  private refreshFirstUnstableOffset(): void {
+  refreshFirstUnstableOffset(): void {
     this.firstUnstableCache = this.producerState.firstUnstableOffset();
   }
 

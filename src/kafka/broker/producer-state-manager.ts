@@ -2,6 +2,7 @@ import { Errors } from "../common/errors.js";
 import { MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, type TransactionResult } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
 import type { LogBatch } from "./log-batch.js";
+import { producersNotRetained } from "./log-start-offset.js";
 import {
   type BatchMetadata,
   ProducerStateEntry,
@@ -431,25 +432,14 @@ export class ProducerStateManager {
     }
   }
 
-  /**
-   * The log start offset moved to `logStartOffset` (ProducerStateManager.onLogStartOffsetIncremented):
-   * completed transactions wholly below it leave the unstable set. Under KAFKA-7190's switch
-   * (truncateHead, before 2.4) each producer's batches below it go too, and a producer left with no
-   * data batch at or above it is evicted with its open transaction. Returns the producer ids evicted.
-   */
+  /** ProducerStateManager.onLogStartOffsetIncremented (see log-start-offset.ts): the producer ids evicted. */
   onLogStartOffsetIncremented(logStartOffset: number): number[] {
     this.unreplicatedTxns = this.unreplicatedTxns.filter((t) => t.lastOffset >= logStartOffset);
-    if (!this.flags().psmDropsStateWithLogSegments) return [];
-    const evicted: number[] = [];
-    for (const [pid, e] of this.producers) {
-      // isProducerRetained: removeBatchesOlderThan, then lastDataOffset >= logStartOffset.
-      const kept = e.batchMetadata.filter((b) => b.lastOffset >= logStartOffset);
-      e.batchMetadata.splice(0, e.batchMetadata.length, ...kept);
-      if (kept.length === 0) evicted.push(pid);
-    }
+    const evicted = this.flags().psmDropsStateWithLogSegments
+      ? producersNotRetained(this.producers, logStartOffset)
+      : [];
     for (const pid of evicted) {
       const first = this.producers.get(pid)?.currentTxnFirstOffset ?? null;
-      // removeEvictedOngoingTransactions.
       if (first !== null) this.ongoingTxns.delete(first);
       this.producers.delete(pid);
     }
