@@ -10,7 +10,8 @@ import {
 } from "../../src/kafka/coordinator/group/group-coordinator-shard.js";
 import { releaseProfile } from "../../src/kafka/release.js";
 import { renderStory } from "../../src/oracle/story.js";
-import { resolveScenario } from "../../src/scenario/loader.js";
+import { loadScenario, resolveScenario } from "../../src/scenario/loader.js";
+import { semanticProblems } from "../../src/scenario/semantic-checks.js";
 
 /**
  * KAFKA-16371's lasting hang (BUG-ZOO Z35): a plain OffsetCommit refused for one partition's metadata
@@ -76,5 +77,17 @@ describe("committed offsets require_stable cannot read (KAFKA-16371)", () => {
     );
     const off = runSeed(runConfigFor(scenario, {}), { seed: 0 });
     expect(off.violations).toEqual([]);
+  });
+
+  it("a scenario's committers commit to a group of their own: the processors' group is refused", () => {
+    const loaded = loadScenario("bugs/plain-committers").scenario;
+    const processing = loaded.processing as NonNullable<typeof loaded.processing>;
+    const committers = processing.committers as NonNullable<typeof processing.committers>;
+    const problems = (groupId: string) =>
+      semanticProblems({ ...loaded, processing: { ...processing, committers: { ...committers, groupId } } })
+        .filter((p) => p.path.join(".") === "processing.committers.groupId")
+        .map((p) => p.message);
+    expect(problems(processing.groupId)).toEqual([`expected a group other than the processors' ("eos-app")`]);
+    expect(problems("plain-app")).toEqual([]);
   });
 });
