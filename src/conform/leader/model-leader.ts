@@ -96,7 +96,11 @@ export class ModelLeader {
       case "logStartOffset":
         // Past the high watermark Kafka throws OffsetOutOfRangeException before anything moves.
         if (op.offset > this.log.highWatermark)
-          return refused(Errors.OFFSET_OUT_OF_RANGE, `log start ${op.offset} above the high watermark`);
+          return {
+            error: "OFFSET_OUT_OF_RANGE",
+            exception: null,
+            message: `log start ${op.offset} above the high watermark`,
+          };
         return { ...none(), moved: maybeIncrementLogStartOffset(this.log, op.offset) !== null };
       case "advanceTime":
         this.nowMs += op.ms;
