@@ -1,5 +1,6 @@
 import type { PartitionLog } from "./broker/partition-log.js";
 import type { LogBatch } from "./broker/log-batch.js";
+import type { OffsetCommitter } from "./client/offset-committer.js";
 import type { ProcessedTxn } from "./client/processor.js";
 import { type ConsumedRecord, type ReadCommittedConsumer, readPartition } from "./client/read-committed-consumer.js";
 import type { TransactionalProducer } from "./client/transactional-producer.js";
@@ -32,6 +33,8 @@ export interface FinalStateSource {
   readonly transactionStatePartitions: readonly PartitionKey[];
   readonly consumerOffsetsPartitions: readonly PartitionKey[];
   readonly processors: ProcessorGroup | null;
+  /** Plain committers (absent or empty: none). */
+  readonly committers?: readonly OffsetCommitter[];
   readonly acceptedTxnOffsets: readonly AcceptedTxnOffsets[];
   brokerOf(id: string): KafkaBroker;
   logOf(broker: string, partition: PartitionKey): PartitionLog;
@@ -75,6 +78,21 @@ export interface ClusterSnapshot {
     batches: readonly LogBatch[];
     abortedTxns: { producerId: number; firstOffset: number; lastOffset: number }[];
   }[];
+  /**
+   * Group offsets a require_stable OffsetFetch answers UNSTABLE_OFFSET_COMMIT for at the end though
+   * no transaction holds them (absent: none), with the committers still waiting on them.
+   */
+  unstableOffsets?: UnstableOffsets[];
+}
+
+/** One group partition whose committed offset a require_stable OffsetFetch cannot read. */
+export interface UnstableOffsets {
+  groupId: string;
+  partition: PartitionKey;
+  offsetsPartition: PartitionKey;
+  coordinator: string;
+  /** Committers whose OffsetFetch has answered UNSTABLE_OFFSET_COMMIT since then (name and time). */
+  waiting: { committer: string; sinceMs: number }[];
 }
 
 /** What a read_committed consumer sees of one partition at the end (the oracle's final read). */
@@ -204,7 +222,24 @@ export function clusterSnapshot(cluster: FinalStateSource): ClusterSnapshot {
       })),
     };
   });
-  return { transactions, unservedTransactionalIds, partitions };
+  return { transactions, unservedTransactionalIds, partitions, ...unstableOffsetsOf(cluster) };
+}
+
+/** Every offsets partition's final leader: the group offsets require_stable cannot read, though no transaction holds them. */
+function unstableOffsetsOf(cluster: FinalStateSource): { unstableOffsets?: UnstableOffsets[] } {
+  const out: UnstableOffsets[] = [];
+  cluster.consumerOffsetsPartitions.forEach((offsetsPartition, index) => {
+    const leader = cluster.controller.registration(offsetsPartition).leader;
+    const shard = leader === null ? null : cluster.brokerOf(leader).groupShard(index);
+    if (!shard || leader === null) return;
+    for (const u of shard.offsets.unstableWithoutTransaction()) {
+      const waiting = (cluster.committers ?? [])
+        .filter((k) => k.unstableSinceMs !== null && k.groupId === u.groupId && k.assigned.includes(u.partition))
+        .map((k) => ({ committer: k.name, sinceMs: k.unstableSinceMs as number }));
+      out.push({ ...u, offsetsPartition, coordinator: leader, waiting });
+    }
+  });
+  return out.length > 0 ? { unstableOffsets: out } : {};
 }
 
 /** A transactional.id some producer instance initialised (its state exists somewhere). */

@@ -156,6 +156,21 @@ export interface ConsumerOffsetsSpec {
   markerTransactionVersionReachesLog: boolean;
   /** The consume-transform-produce workload (issue 17): absent, no processors. */
   processors?: ProcessorsSpec;
+  /** Consumers committing with a plain OffsetCommit carrying metadata (KAFKA-16371's ground): absent, none. */
+  committers?: CommittersSpec;
+}
+
+/**
+ * Plain committers: consumers of one group (manual assignment) that commit the input topic's
+ * partitions with OffsetCommit and metadata, and read them back with require_stable OffsetFetch.
+ */
+export interface CommittersSpec {
+  count: number;
+  groupId: string;
+  commitIntervalMs: number;
+  commitsPerRestart: number;
+  /** Per partition per commit: metadata longer than offset.metadata.max.bytes (4096). */
+  metadataTooLargePpm: number;
 }
 
 /** A processor restart fault: how often, how long the slot is down, how often with a new transactional.id. */

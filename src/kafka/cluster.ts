@@ -35,6 +35,8 @@ import type { MetadataImage, PartitionRegistration } from "./metadata/metadata-i
 import type { AlterPartitionItem } from "./broker/replica-manager.js";
 import { type LeaderChange, QuorumController } from "./metadata/quorum-controller.js";
 import { Nemesis } from "./nemesis.js";
+import { newCommitters } from "./offset-committers.js";
+import type { OffsetCommitter } from "./client/offset-committer.js";
 import { ProcessorGroup } from "./processor-group.js";
 import { describeMessage, type KafkaRequest, type KafkaResponse, labelOf } from "./protocol.js";
 import { type ReleaseName, type ReleaseProfile, releaseProfile } from "./release.js";
@@ -78,6 +80,8 @@ export class Cluster {
   readonly acceptedTxnOffsets: AcceptedTxnOffsets[] = [];
   /** The consume-transform-produce processors (issue 17), when the scenario has them. */
   readonly processors: ProcessorGroup | null;
+  /** Consumers committing with a plain OffsetCommit (KAFKA-16371's ground), when the scenario has them. */
+  readonly committers: OffsetCommitter[];
   private txnLogAppends = 0;
   /** Per __transaction_state partition index: the end of its nemesis outage (no entry: none yet). */
   private readonly txnLogOutageUntil = new Map<number, number>();
@@ -144,6 +148,7 @@ export class Cluster {
       this.idempotentProducers.push(this.newIdempotentProducer(`i${i}`));
     const processors = spec.consumerOffsets?.processors;
     this.processors = processors ? new ProcessorGroup(this, processors) : null;
+    this.committers = newCommitters(this, spec.consumerOffsets?.committers);
     this.nemesis = new Nemesis(this);
   }
 
@@ -497,6 +502,7 @@ export class Cluster {
     for (const p of this.idempotentProducers)
       p.start(this.choices.between(workloadStreamName(p.config.name), startRange.min, startRange.max));
     this.processors?.start();
+    for (const k of this.committers) k.start();
     this.nemesis.start();
     this.startOperator();
     sim.scheduleAt(spec.faults.windowMs, () => this.endFaults());
@@ -518,6 +524,7 @@ export class Cluster {
     for (const p of this.producers) p.stop();
     for (const p of this.idempotentProducers) p.stop();
     this.processors?.stop();
+    for (const k of this.committers) k.stop();
     sim.emit("cluster", "quiet-period", { untilMs: sim.nowMs + spec.bounds.quietPeriodMs });
     stop = sim.run({ maxEvents: spec.bounds.maxEvents, maxTimeMs: sim.nowMs + spec.bounds.quietPeriodMs }, abort);
     for (const c of this.consumers) c.stop();

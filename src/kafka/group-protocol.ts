@@ -83,7 +83,8 @@ export interface LeaveGroupResponse {
 
 export interface OffsetCommitRequest extends MemberFields {
   api: "OffsetCommit";
-  offsets: { partition: PartitionKey; offset: number }[];
+  /** Each partition's offset, with the application's metadata string (absent: none). */
+  offsets: { partition: PartitionKey; offset: number; metadata?: string }[];
 }
 
 export interface OffsetCommitResponse {

@@ -1,3 +1,4 @@
+import { deleteRecordsUpToHighWatermark } from "./delete-records.js";
 import type { TransactionalProducer } from "./client/transactional-producer.js";
 import type { Cluster } from "./cluster.js";
 import type { TransactionVersion } from "./common/types.js";
@@ -40,6 +41,7 @@ export class Nemesis {
       emit: (node, kind, fields) => cluster.sim.emit(node, kind, fields),
       moveLeader: (partition) => cluster.controller.moveLeader(partition),
       startTransactionLogOutage: (index, untilMs) => cluster.startTransactionLogOutage(index, untilMs),
+      deleteRecords: (partition) => deleteRecordsUpToHighWatermark(cluster, partition),
       stoppableBrokers: () => this.stoppableBrokers(),
       stopBroker: (how, broker, downtimeMs) => this.stopBroker(how, broker, downtimeMs),
       pauseProducer: (index, untilMs) => cluster.producers[index]?.pause(untilMs),

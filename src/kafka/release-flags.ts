@@ -258,6 +258,14 @@ export interface ReleaseFlags {
    * COMMIT marker then throws IllegalStateException (completePendingTxnOffsetCommit).
    */
   pendingOffsetsKeepRejectedPartitions: boolean;
+  /**
+   * Bug switch, KAFKA-7190 (KIP-360, PR #7388, fixed 2.4.0): when the log start offset moves
+   * (DeleteRecords, retention), ProducerStateManager.truncateHead evicted every producer whose last
+   * data batch is below it, with its open transaction, so a zombie whose transaction the coordinator
+   * had aborted (the abort marker alone does not retain a producer) could write again. Fixed
+   * (onLogStartOffsetIncremented): the producer state stays until producer.id.expiration.ms.
+   */
+  psmDropsStateWithLogSegments: boolean;
 
   // ---- client ----
   /** The read_committed consumer drops batches of aborted transactions using the aborted index. */

@@ -59,6 +59,7 @@ const kafka3x: ReleaseFlags = {
   txnOffsetCommitUnverified: false,
   txnOffsetValidateBeforeVerify: false,
   pendingOffsetsKeepRejectedPartitions: false,
+  psmDropsStateWithLogSegments: false,
   consumerFiltersAborted: true,
   consumerStopsAtLso: true,
   delayedFetchIgnoresIsolation: false,

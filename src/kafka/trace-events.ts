@@ -194,6 +194,8 @@ export interface KafkaEvents {
   };
   /** The nemesis asked the controller to move `partition`'s leadership (for __transaction_state: a coordinator failover). */
   "fault.leader-move": { partition: PartitionKey };
+  /** The nemesis deleted `partition`'s records below its high watermark: the log start offset moved; `evicted` producer ids (comma-separated). */
+  "fault.delete-records": { partition: PartitionKey; leader: string; logStartOffset: number; evicted: string };
   /** The nemesis makes __transaction_state-`partition` refuse appends (NOT_ENOUGH_REPLICAS) for `durationMs`. */
   "fault.txnlog-outage": { partition: number; durationMs: number };
   /** The nemesis shuts a broker down (controlled) for `downtimeMs`. */

@@ -4,6 +4,7 @@ import { isPrepare } from "../kafka/coordinator/transaction-state.js";
 import type { CompletionWakeupLost, MarkerOutcome, MarkerSend } from "../kafka/ghost.js";
 import { at } from "./format.js";
 import type { AbandonedSending, GhostLedger, RefusedRequest } from "./ghost-ledger.js";
+import { unstableOffsetsHang } from "./unstable-offsets.js";
 import type { Violation } from "./violation.js";
 
 type SnapshotTxn = ClusterSnapshot["transactions"][number];
@@ -47,6 +48,7 @@ export function checkLiveness(ledger: GhostLedger, snapshot: ClusterSnapshot, en
     if (p.openTransactions.length === 0 && p.lastStableOffset < p.highWatermark)
       out.push(lsoStuckWithoutOpenTxn(p, endMs));
   }
+  for (const u of snapshot.unstableOffsets ?? []) out.push(unstableOffsetsHang(u, endMs));
   return out;
 }
 

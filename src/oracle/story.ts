@@ -105,6 +105,9 @@ function groupStoryLine(e: TraceEvent, txns: ReadonlySet<string>, group: GroupSi
           : `${e.node}'s group coordinator takes ${str(f.txn)}'s ABORT marker at ${f.partition}: ${whose} are discarded`;
       }
     case "group.request": {
+      // A hang of a group's committed offsets (KAFKA-16371) starts at a commit refused for its metadata.
+      if (refusedMetadataOf(f, v))
+        return `${e.node} refuses part of an OffsetCommit of group ${f.group}: OFFSET_METADATA_TOO_LARGE (metadata longer than offset.metadata.max.bytes); the partitions whose metadata fits are written`;
       if (!group.members.has(f.member)) return null;
       if (f.api === "JoinGroup" && f.error === Errors.NONE) {
         if (group.shownGeneration.get(f.member) === f.gen) return null;
@@ -132,6 +135,16 @@ function groupStoryLine(e: TraceEvent, txns: ReadonlySet<string>, group: GroupSi
     default:
       return null;
   }
+}
+
+/** An OffsetCommit answer OFFSET_METADATA_TOO_LARGE of the group whose offsets the violation finds unreadable. */
+function refusedMetadataOf(f: { api: string; group: string; error: number }, v: Violation): boolean {
+  return (
+    v.kind === "hanging-transaction" &&
+    f.api === "OffsetCommit" &&
+    f.error === Errors.OFFSET_METADATA_TOO_LARGE &&
+    v.summary.startsWith(`group ${f.group}:`)
+  );
 }
 
 /** The trace event at which the violation happened (a stale marker's append), if there is one. */

@@ -359,6 +359,21 @@ const processing = z.strictObject({
    * at newTransactionalIdRate.
    */
   leave: processorRestart,
+  /**
+   * Plain committers (absent: none): consumers of their own group, with manual assignment of the
+   * input topic's partitions, that commit their position with OffsetCommit and offset metadata
+   * (sometimes longer than offset.metadata.max.bytes, 4096) and read it back with require_stable
+   * OffsetFetch after each restart, as an at-least-once application does (KAFKA-16371's ground).
+   */
+  committers: z
+    .strictObject({
+      count: z.int().min(1).max(8).default(2),
+      groupId: z.string().default("plain-app"),
+      commitIntervalMs: ms().min(1).default(200),
+      commitsPerRestart: z.int().min(1).max(1_000).default(3),
+      metadataTooLargeRatio: probability.default(0),
+    })
+    .optional(),
 });
 
 export const scenarioSchema = z.strictObject({

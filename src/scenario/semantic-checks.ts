@@ -167,6 +167,12 @@ function processingProblems(s: Scenario, topics: ReadonlySet<string>, brokerIds:
     });
   if (s.script)
     problems.push({ path: ["processing"], message: "expected no processing section in a scripted scenario" });
+  // A simple (generation -1) commit to the processors' managed group would get UNKNOWN_MEMBER_ID.
+  if (p.committers && p.committers.groupId === p.groupId)
+    problems.push({
+      path: ["processing", "committers", "groupId"],
+      message: `expected a group other than the processors' ("${p.groupId}")`,
+    });
   problems.push(...assignmentProblems(p.offsetsTopic, ["processing", "offsetsTopic"], brokerIds));
   return problems;
 }

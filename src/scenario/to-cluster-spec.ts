@@ -214,6 +214,17 @@ function consumerOffsetsOf(s: Scenario, brokerIds: readonly string[]): { consume
         leave: restartSpec(p.leave),
         idleStopMs: p.idleStopMs,
       },
+      ...(p.committers
+        ? {
+            committers: {
+              count: p.committers.count,
+              groupId: p.committers.groupId,
+              commitIntervalMs: p.committers.commitIntervalMs,
+              commitsPerRestart: p.committers.commitsPerRestart,
+              metadataTooLargePpm: ppm(p.committers.metadataTooLargeRatio),
+            },
+          }
+        : {}),
     },
   };
 }

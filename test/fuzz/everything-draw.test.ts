@@ -47,6 +47,8 @@ describe("the generic scenario everything (issue 31)", () => {
       "broker crashes",
       "producer restarts",
       "processor pause",
+      "plain committers",
+      "DeleteRecords x1/4",
     ])
       expect(all).toContain(named);
   });
@@ -66,6 +68,8 @@ describe("the generic scenario everything (issue 31)", () => {
       if (d.spec.faults.adminAbortTransaction) expect(releases.has("4.1") || releases.has("4.0")).toBe(false);
       // Off is off: the spec carries no processors when the summary does not name them.
       expect(d.spec.consumerOffsets?.processors !== undefined).toBe(/\bprocessors\b/.test(d.summary));
+      expect(d.spec.consumerOffsets?.committers !== undefined).toBe(d.summary.includes("plain committers"));
+      expect(d.spec.faults.deleteRecords.ppm > 0).toBe(d.summary.includes("DeleteRecords"));
     }
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { brokerStall } from "../../src/kafka/faults/broker-stall.js";
 import { brokerCrash, controlledShutdown } from "../../src/kafka/faults/broker-stop.js";
 import { coordinatorFailover } from "../../src/kafka/faults/coordinator-failover.js";
+import { deleteRecords } from "../../src/kafka/faults/delete-records.js";
 import { leaderMove } from "../../src/kafka/faults/leader-move.js";
 import { linkPartition } from "../../src/kafka/faults/link-partition.js";
 import { producerPause } from "../../src/kafka/faults/producer-pause.js";
@@ -37,6 +38,7 @@ function strikingContext(brokers: string[]): { ctx: FaultDrawContext; calls: str
       pauseProducer: (index: number, until: number) => calls.push(`pause producer ${index} ${until}`),
       canRestartProducer: () => true,
       restartProducer: (index: number, until: number) => calls.push(`restart producer ${index} ${until}`),
+      deleteRecords: (p: string) => calls.push(`delete-records ${p}`),
     },
     net: {
       stall: (node: string, untilMs: number) => calls.push(`stall ${node} ${untilMs}`),
@@ -60,6 +62,7 @@ describe("the fault registry", () => {
       "brokerCrash",
       "producerPause",
       "producerRestart",
+      "deleteRecords",
     ]);
     const defaults = scenarioSchema.shape.faults.parse({});
     const specs = nodeFaultSpecs(defaults);
@@ -81,6 +84,7 @@ describe("the fault registry", () => {
       brokerCrash: { ppm: 0, downtimeMs: { min: 200, max: 1_000 } },
       producerPause: { ppm: 0, durationMs: { min: 100, max: 1_000 } },
       producerRestart: { ppm: 0, zombiePauseMs: { min: 100, max: 2_000 } },
+      deleteRecords: { ppm: 0 },
     });
   });
 
@@ -163,5 +167,22 @@ describe("the fault registry", () => {
       label: "restart: p0#2 replaces p0",
     });
     expect(producerRestart.band?.(pause, () => true)).toBeNull();
+  });
+
+  it("DeleteRecords: one partition per strike, nothing at rate 0; its story names the evicted producers", () => {
+    const { ctx, calls } = strikingContext(["b1"]);
+    deleteRecords.draw(ctx, { ppm: 0 });
+    deleteRecords.draw(ctx, { ppm: 1 });
+    expect(calls).toEqual(["delete-records orders-0"]);
+    const e = event("fault.delete-records", "nemesis", {
+      partition: "orders-0",
+      leader: "b1",
+      logStartOffset: 4,
+      evicted: "1000",
+    });
+    expect(deleteRecords.storyLine?.(e, { broker: "b1" })).toBe(
+      "fault: DeleteRecords moves orders-0's log start offset to 4 at b1; producer state evicted with the records: 1000",
+    );
+    expect(deleteRecords.storyLine?.(e, { broker: "b2" })).toBeNull();
   });
 });

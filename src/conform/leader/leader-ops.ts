@@ -48,6 +48,8 @@ export type LeaderOp = OpTiming &
       } & AppendStamp)
     | { op: "highWatermark"; offset: number }
     | { op: "truncate"; offset: number }
+    /** DeleteRecords: UnifiedLog.maybeIncrementLogStartOffset(offset, ClientRecordDeletion). */
+    | { op: "logStartOffset"; offset: number }
     | { op: "advanceTime"; ms: number }
     | { op: "expireProducers" }
     /** The replica leads from now on (Partition.makeLeader) / follows (makeFollower). */
@@ -104,6 +106,8 @@ export interface LeaderResult {
   firstOffset?: number;
   lastOffset?: number;
   duplicate?: boolean;
+  /** logStartOffset: whether the log start moved. */
+  moved?: boolean;
   offset?: number | null;
   state: LeaderState;
 }
@@ -128,6 +132,8 @@ export function describeLeaderOp(op: LeaderOp): string {
       return `high watermark to ${op.offset}`;
     case "truncate":
       return `truncateTo(${op.offset})`;
+    case "logStartOffset":
+      return `maybeIncrementLogStartOffset(${op.offset}) (DeleteRecords)`;
     case "advanceTime":
       return `time +${op.ms} ms`;
     case "expireProducers":

@@ -1,3 +1,4 @@
+import { maybeIncrementLogStartOffset } from "../../kafka/broker/log-start-offset.js";
 import { PartitionLog } from "../../kafka/broker/partition-log.js";
 import type { DataAppendResult, MarkerAppendResult } from "../../kafka/broker/log-append.js";
 import type { LogBatch } from "../../kafka/broker/log-batch.js";
@@ -92,6 +93,15 @@ export class ModelLeader {
       case "truncate":
         this.log.truncateTo(op.offset);
         return none();
+      case "logStartOffset":
+        // Past the high watermark Kafka throws OffsetOutOfRangeException before anything moves.
+        if (op.offset > this.log.highWatermark)
+          return {
+            error: "OFFSET_OUT_OF_RANGE",
+            exception: null,
+            message: `log start ${op.offset} above the high watermark`,
+          };
+        return { ...none(), moved: maybeIncrementLogStartOffset(this.log, op.offset) !== null };
       case "advanceTime":
         this.nowMs += op.ms;
         return none();

@@ -86,6 +86,16 @@ const IDEMPOTENT = "bugs/idempotent-producer";
  * TxnOffsetCommit may reach the group coordinator after its transaction ended.
  */
 const PROCESSOR_TV1 = "bugs/processor-tv1";
+/**
+ * The benchmark scenario of consumers committing with a plain OffsetCommit and offset metadata next
+ * to exactly-once processors (scenarios/bugs/): KAFKA-16371's ground.
+ */
+const PLAIN_COMMITTERS = "bugs/plain-committers";
+/**
+ * The benchmark scenario of TV1 producers paused past their transaction timeout while records are
+ * deleted (scenarios/bugs/): KAFKA-7190's ground.
+ */
+const DELETE_RECORDS = "bugs/delete-records";
 /** What consumers see when a marker or EndTxn lands on the wrong transaction. */
 const WRONG_TXN: ViolationKind[] = ["stale-marker", "premature-read", "aborted-read", "lost-write", "torn-transaction"];
 
@@ -386,14 +396,19 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     id: "Z22",
     kafka: "KAFKA-7190 (KIP-360)",
     prs: ["https://github.com/apache/kafka/pull/7388"],
-    title: "producer state dropped with log segments: UNKNOWN_PRODUCER_ID and zombie sequence-0 writes",
+    title: "producer state dropped with log segments: a fenced zombie writes again, a dangling transaction",
     symptom: "other",
     needs: ["TC", "PSM", "EXP", "CLI"],
     flag: "psmDropsStateWithLogSegments",
-    kinds: ["fatal-error", "hanging-transaction"],
-    expectFound: false,
-    missing:
-      "EXP: a log start offset (retention, DeleteRecords) whose segments take producer state with them; producer-state expiry exists (producer-expiry), KIP-360's fix keeps state until it",
+    // KIP-360's third problem: the coordinator aborted a paused producer's transaction (epoch
+    // bumped by the abort marker), DeleteRecords then took the producer's state with its records,
+    // and the zombie's next batch opened a transaction nobody ends. Both runs are 2.x's leaders,
+    // without KIP-890's verification (which since 3.6 refuses the zombie's epoch anyway).
+    bug: { psmDropsStateWithLogSegments: true, transactionPartitionVerification: false },
+    fixed: { transactionPartitionVerification: false },
+    kinds: HANGING,
+    scenario: DELETE_RECORDS,
+    expectFound: true,
   },
   {
     id: "Z23",
@@ -568,11 +583,13 @@ export const BUG_HISTORY: readonly HistoricalBug[] = [
     symptom: "hanging",
     needs: ["GRP"],
     flag: "pendingOffsetsKeepRejectedPartitions",
+    // The lasting hang is on the plain OffsetCommit path: the classic GroupMetadataManager.storeOffsets
+    // staged the refused partition in pendingOffsetCommits, which only the append callback clears, for
+    // written partitions only; the plain committers commit with metadata, sometimes too large.
     bug: { pendingOffsetsKeepRejectedPartitions: true },
     kinds: HANGING,
-    expectFound: false,
-    missing:
-      "GRP + CONS: the switch exists (the offset metadata size check, the classic coordinator's staging), but the lasting hang is on the plain OffsetCommit path (the classic GroupMetadataManager.storeOffsets staged the rejected partition in pendingOffsetCommits, which only the append callback clears, for written partitions only), next to read_committed OffsetFetch; the workload's processors commit transactionally only, and there the producer's next marker removes its whole pending map (GroupMetadata.completePendingTxnOffsetCommit) while the Java producer takes OFFSET_METADATA_TOO_LARGE as fatal, so the new producer's InitProducerId aborts the transaction and clears it: UNSTABLE_OFFSET_COMMIT for a moment, not for ever",
+    scenario: PLAIN_COMMITTERS,
+    expectFound: true,
   },
   {
     id: "Z36",

@@ -265,6 +265,13 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   // behind a later sequence of its own transaction with every bug switch off; until that is
   // explained (the model's or Kafka's), everything leaves them out.
   delete spec.broker.oneRequestPerConnection;
+  // Consumers committing with a plain OffsetCommit and offset metadata (KAFKA-16371's ground), drawn
+  // after everything else so that the draws before it keep their place on the tape.
+  const committers = d.flag("plain committers");
+  if (!committers && spec.consumerOffsets) delete spec.consumerOffsets.committers;
+  else if (committers && !spec.consumerOffsets?.committers) d.parts.pop();
+  // An application deleting records below the high watermark (the log start offset moves), drawn after the committers.
+  f.deleteRecords.ppm = d.rate("DeleteRecords", base.faults.deleteRecords.ppm);
 
   // What Kafka itself shows under this draw (each as the built-in scenarios of it expect).
   const withProcessors = spec.consumerOffsets?.processors !== undefined;

@@ -49,6 +49,8 @@ export class PartitionLog {
   readonly batches: LogBatch[] = [];
   logEndOffset = 0;
   highWatermark = 0;
+  /** UnifiedLog.logStartOffset: DeleteRecords moves it (log-start-offset.ts); the batches below it stay. */
+  logStartOffset = 0;
   readonly producerState: ProducerStateManager;
   readonly abortedTxns: AbortedTxn[] = [];
   /** The producer-state snapshot files of the log's directory. */
@@ -522,7 +524,7 @@ export class PartitionLog {
   }
 
   /** UnifiedLog.maybeIncrementFirstUnstableOffset. */
-  private refreshFirstUnstableOffset(): void {
+  refreshFirstUnstableOffset(): void {
     this.firstUnstableCache = this.producerState.firstUnstableOffset();
   }
 

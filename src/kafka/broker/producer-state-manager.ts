@@ -2,6 +2,7 @@ import { Errors } from "../common/errors.js";
 import { MAX_PRODUCER_EPOCH, NO_PRODUCER_EPOCH, type TransactionResult } from "../common/types.js";
 import type { ReleaseFlags } from "../release.js";
 import type { LogBatch } from "./log-batch.js";
+import { producersNotRetained } from "./log-start-offset.js";
 import {
   type BatchMetadata,
   ProducerStateEntry,
@@ -431,6 +432,20 @@ export class ProducerStateManager {
     if (this.unreplicatedTxns.length > 0 && this.flags().advanceLsoOnCompletion) {
       this.unreplicatedTxns = this.unreplicatedTxns.filter((t) => t.lastOffset >= highWatermark);
     }
+  }
+
+  /** ProducerStateManager.onLogStartOffsetIncremented (see log-start-offset.ts): the producer ids evicted. */
+  onLogStartOffsetIncremented(logStartOffset: number): number[] {
+    this.unreplicatedTxns = this.unreplicatedTxns.filter((t) => t.lastOffset >= logStartOffset);
+    const evicted = this.flags().psmDropsStateWithLogSegments
+      ? producersNotRetained(this.producers, logStartOffset)
+      : [];
+    for (const pid of evicted) {
+      const first = this.producers.get(pid)?.currentTxnFirstOffset ?? null;
+      if (first !== null) this.ongoingTxns.delete(first);
+      this.producers.delete(pid);
+    }
+    return evicted;
   }
 
   /** Completed transactions above the high watermark are forgotten (a log recovered after a restart). */

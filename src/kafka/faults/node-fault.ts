@@ -36,6 +36,8 @@ export interface FaultTargets {
   emit: Simulation<ClusterEvents>["emit"];
   /** The controller moves the partition's leadership to another in-sync replica, if there is one. */
   moveLeader(partition: PartitionKey): void;
+  /** DeleteRecords of a data partition up to its high watermark: its log start offset moves. */
+  deleteRecords(partition: PartitionKey): void;
   /** __transaction_state partition `index` refuses appends until `untilMs`. */
   startTransactionLogOutage(index: number, untilMs: number): void;
   /**

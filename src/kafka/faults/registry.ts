@@ -1,6 +1,7 @@
 import { brokerStall } from "./broker-stall.js";
 import { brokerCrash, controlledShutdown } from "./broker-stop.js";
 import { coordinatorFailover } from "./coordinator-failover.js";
+import { deleteRecords } from "./delete-records.js";
 import { leaderMove } from "./leader-move.js";
 import { linkPartition } from "./link-partition.js";
 import type { NodeFault } from "./node-fault.js";
@@ -25,6 +26,7 @@ export const NODE_FAULTS = {
   brokerCrash,
   producerPause,
   producerRestart,
+  deleteRecords,
 } as const;
 
 type Registry = typeof NODE_FAULTS;

@@ -50,9 +50,14 @@ export class OffsetMetadataManager {
    */
   private readonly lingering = new Map<string, Set<PartitionKey>>();
 
-  /** A plain OffsetCommit record was written: it is the committed offset at once. */
+  /**
+   * A plain OffsetCommit record was written: it is the committed offset at once. Under KAFKA-16371's
+   * switch a written partition's stage goes (GroupMetadata.prepareOffsetCommit staged this commit's
+   * offset over the refused one, and onOffsetCommitAppend removes a stage equal to what it wrote).
+   */
   replayOffsetCommit(groupId: string, partition: PartitionKey, value: OffsetAndMetadata): void {
     mapFor(this.offsets, groupId).set(partition, value);
+    this.lingering.get(groupId)?.delete(partition);
   }
 
   /** A TxnOffsetCommit record was written: pending until its producer's marker. */
@@ -114,6 +119,18 @@ export class OffsetMetadataManager {
       if (requireStable && unstable) return { partition, offset: -1, errorCode: Errors.UNSTABLE_OFFSET_COMMIT };
       return { partition, offset: this.committed(groupId, partition)?.offset ?? -1, errorCode: Errors.NONE };
     });
+  }
+
+  /**
+   * The partitions a require_stable OffsetFetch answers UNSTABLE_OFFSET_COMMIT for though no
+   * transaction holds a pending offset of them: only KAFKA-16371's lingering stage (for the oracle).
+   */
+  unstableWithoutTransaction(): { groupId: string; partition: PartitionKey }[] {
+    const out: { groupId: string; partition: PartitionKey }[] = [];
+    for (const [groupId, set] of this.lingering)
+      for (const partition of set)
+        if (!this.hasPendingTransactionalOffsets(groupId, partition)) out.push({ groupId, partition });
+    return out;
   }
 
   private isLingering(groupId: string, partition: PartitionKey): boolean {

@@ -24,6 +24,7 @@ import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
+import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
 import org.apache.kafka.storage.internals.log.LogOffsetMetadata;
 import org.apache.kafka.storage.internals.log.LogOffsetsListener;
 import org.apache.kafka.storage.internals.log.ProducerStateEntry;
@@ -168,6 +169,11 @@ final class V40LeaderLog implements LeaderLog {
     @Override
     public void truncateTo(long offset) {
         log.truncateTo(offset);
+    }
+
+    @Override
+    public boolean maybeIncrementLogStartOffset(long offset) {
+        return log.maybeIncrementLogStartOffset(offset, LogStartOffsetIncrementReason.ClientRecordDeletion);
     }
 
     @Override

@@ -25,6 +25,7 @@ import org.apache.kafka.storage.internals.log.BatchMetadata;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
+import org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason;
 import org.apache.kafka.storage.internals.log.LogOffsetMetadata;
 import org.apache.kafka.storage.internals.log.ProducerStateEntry;
 import org.apache.kafka.storage.internals.log.ProducerStateManagerConfig;
@@ -167,6 +168,11 @@ final class V43LeaderLog implements LeaderLog {
     @Override
     public void truncateTo(long offset) throws Exception {
         log.truncateTo(offset);
+    }
+
+    @Override
+    public boolean maybeIncrementLogStartOffset(long offset) {
+        return log.maybeIncrementLogStartOffset(offset, LogStartOffsetIncrementReason.ClientRecordDeletion);
     }
 
     @Override

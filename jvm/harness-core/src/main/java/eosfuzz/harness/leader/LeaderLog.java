@@ -53,6 +53,13 @@ public interface LeaderLog extends AutoCloseable {
 
     void truncateTo(long offset) throws Exception;
 
+    /**
+     * UnifiedLog.maybeIncrementLogStartOffset(offset, ClientRecordDeletion): DeleteRecords. The
+     * segments stay until deleteOldSegments; the producer state takes the new log start
+     * (ProducerStateManager.onLogStartOffsetIncremented). Returns whether the log start moved.
+     */
+    boolean maybeIncrementLogStartOffset(long offset) throws Exception;
+
     /** UnifiedLog.removeExpiredProducers(nowMs). */
     void removeExpiredProducers(long nowMs);
 

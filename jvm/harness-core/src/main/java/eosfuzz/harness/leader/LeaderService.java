@@ -141,6 +141,7 @@ public final class LeaderService implements Service {
                 }
                 case "highWatermark" -> log.updateHighWatermark(op.getLong("offset"));
                 case "truncate" -> log.truncateTo(op.getLong("offset"));
+                case "logStartOffset" -> result.put("moved", log.maybeIncrementLogStartOffset(op.getLong("offset")));
                 case "advanceTime" -> time.advance(op.getLong("ms"));
                 case "expireProducers" -> log.removeExpiredProducers(time.milliseconds());
                 // Partition.makeLeader / makeFollower do not touch the log's producer state (the epoch
