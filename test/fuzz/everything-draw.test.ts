@@ -95,6 +95,21 @@ describe("the generic scenario everything (issue 31)", () => {
     const fatal = (summary: string) => ({ kind: "fatal-error" as const, summary });
     expect(drawnReason(tv1, fatal("p0 got a fatal INVALID_TXN_STATE on EndTxn"))).toContain("KAFKA-17754");
     expect(drawnReason(tv1, fatal(`p0.t1's batch at sequence 0 is ${STUCK_SEQUENCE_TEXT} at orders-1`))).toBeNull();
+    // Producer-state expiry (seed 90): a verification entry that expired under a retried
+    // AddPartitionsToTxn refuses the write INVALID_TXN_STATE (test/conform/harness-verification.test.ts);
+    // without that clock, the same fatal error under TV2 is a finding.
+    const offsetCommit = fatal("q2 got a fatal INVALID_TXN_STATE on TxnOffsetCommit at epoch 0");
+    const tv2 = DRAWS.filter(
+      (d) => /^everything: 4\.(2\.1|3|4) everywhere,/.test(d.summary) && !d.summary.includes("transaction.version"),
+    );
+    const expiring = tv2.find((d) => d.summary.includes("producer-state expiry"));
+    const lasting = tv2.find(
+      (d) => !d.summary.includes("producer-state expiry") && !d.summary.includes("transactional.id expiry"),
+    );
+    if (!expiring || !lasting) throw new Error("the draws lack an expiry setting this test needs");
+    expect(drawnReason(expiring, offsetCommit)).toContain("producer.id.expiration.ms");
+    expect(drawnReason(expiring, fatal("p0 got a fatal INVALID_PRODUCER_EPOCH on Produce"))).toBeNull();
+    expect(drawnReason(lasting, offsetCommit)).toBeNull();
     // Nothing makes a hang or a zombie commit expected.
     for (const d of DRAWS) {
       expect(d.expected.has("hanging-transaction")).toBe(false);

@@ -311,6 +311,16 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
         "the transactional.id expired while its producer was idle (transactional.id.expiration.ms): the coordinator answers INVALID_PRODUCER_ID_MAPPING, fatal to the client",
       summaryIncludes: "INVALID_PRODUCER_ID_MAPPING",
     });
+  // A verification entry expires by its creation time, never refreshed by a retried verification
+  // (ProducerStateManager.removeExpiredProducers); a first write whose AddPartitionsToTxn kept
+  // failing for longer than the expiry then finds no entry. Kafka's UnifiedLog of every release
+  // answers so (test/conform/harness-verification.test.ts).
+  if (spec.broker.producerIdExpiration)
+    d.allow(["fatal-error"], {
+      reason:
+        "producer state expired (producer.id.expiration.ms) while a transaction's first write waited for its verification: the entry is gone and the write is refused INVALID_TXN_STATE, fatal to the client",
+      summaryIncludes: "INVALID_TXN_STATE",
+    });
   if (spec.broker.producerIdExpiration && regime.tv1)
     d.allow(["duplicate"], {
       reason:
