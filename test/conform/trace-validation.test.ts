@@ -45,6 +45,29 @@ describe("trace validation: a run's replica logs replayed on Kafka's UnifiedLog"
     expect(byRelease).toEqual({ "4.1.2": 0, "4.2.1": 0 });
   }, 120_000);
 
+  it("a seed's drawn expiry and an upgrade's rebuilt history reach Kafka's log (everything seed 0)", async () => {
+    // Seed 0 draws producer-state expiry at 300 ms and upgrades 4.1 to 4.2.1; seed 4 upgrades to
+    // 4.4. Kafka's log must expire at the broker's drawn 300 ms, and the log rebuilt on the new
+    // release must have gone through the same expiries (a producer forgotten, back at a new epoch
+    // with no coordinator epoch) as the model's: batches alone diverge at the upgrade's restart.
+    for (const seedStart of [0]) {
+      const results = await validateTraces({
+        loaded: resolveScenario("everything"),
+        seedStart,
+        seeds: 1,
+        overrides: {},
+        stopOnFirst: false,
+      });
+      expect(results.length).toBeGreaterThan(1);
+      for (const r of results)
+        expect({ seedStart, release: r.release, first: r.first }).toEqual({
+          seedStart,
+          release: r.release,
+          first: null,
+        });
+    }
+  }, 120_000);
+
   it("brokers a scenario runs with flag overrides are counted as not judged", async () => {
     const [r] = await validateTraces({
       loaded: resolveScenario("strict-without-19999"),

@@ -28,14 +28,17 @@ export interface ReplicaSegment {
   partition: PartitionKey;
   /** The model's release profile of the broker during the segment. */
   profile: string;
+  /** The broker's producer.id.expiration.ms (a seed may draw it), null for none: Kafka's log gets it too. */
+  producerIdExpirationMs: number | null;
   steps: TraceStep[];
 }
 
 /**
  * Records every judging or changing call of every replica's log in a model run (trace validation):
  * a LogObserverFactory the run hands its brokers. A replica's trace is cut into segments at each
- * release change (a rolling upgrade's restart); a later segment starts by replaying the log's
- * batches as a recovering broker reads them, then carries on. It never changes the run.
+ * release change (a rolling upgrade's restart); a later segment starts by rebuilding the log's
+ * history on the new release (not compared: each batch as a follower writes it, and each truncation,
+ * high-watermark move, expiry and restart at its time), then carries on. It never changes the run.
  */
 export class TraceRecorder implements LogObserverFactory {
   readonly segments: ReplicaSegment[] = [];
@@ -57,8 +60,8 @@ export class TraceRecorder implements LogObserverFactory {
 interface PendingRestart {
   op: Extract<LogOperation, { kind: "restart" }>;
   model: LeaderResult;
-  /** The log's batches when the broker stopped (a restart's recovery reads them). */
-  batches: readonly LogBatch[];
+  /** The log's history up to the stop: what rebuilds it on another release. */
+  history: readonly LeaderOp[];
   atMs: number | null;
 }
 
@@ -75,6 +78,18 @@ class ReplicaObserver implements PartitionLogObserver {
   /** The model's answer to this replica's previous op. */
   private previous: LeaderResult | null = null;
   private pendingRestart: PendingRestart | null = null;
+  /**
+   * The log's history as ops that rebuild it on any release: a batch as a follower writes it (its
+   * producer state as a replica's), truncations, high-watermark moves, expiries, leadership changes
+   * and restarts, each at its time. Verifications are left out: memory, gone with any restart.
+   * Rebuilding from batches alone would miss what expiry did between them (a producer forgotten and
+   * back at a new epoch with no coordinator epoch).
+   */
+  private readonly history: LeaderOp[] = [];
+  /** The log end the history has written up to. */
+  private historyLogEnd = 0;
+  /** The log's producer.id.expiration.ms, as the first operation shows it (a log keeps it for life). */
+  private producerIdExpirationMs: number | null = null;
 
   constructor(
     private readonly broker: string,
@@ -85,12 +100,14 @@ class ReplicaObserver implements PartitionLogObserver {
 
   onOperation(op: LogOperation, log: PartitionLog, nowMs: number | null): void {
     for (const pid of producerIdsOf(op)) this.producerIds.add(pid);
+    this.producerIdExpirationMs = log.producerIdExpirationMs;
     if (op.kind === "restart") {
       // The broker stopped; it is recovered when it starts again, on the release it starts with.
       this.flushRestart(this.segment?.profile ?? this.release());
       const model: LeaderResult = { ...none(), state: leaderStateOf(log, this.producerIds) };
-      this.pendingRestart = { op, model, batches: [...log.batches], atMs: nowMs };
+      this.pendingRestart = { op, model, history: [...this.history], atMs: nowMs };
       this.previous = model;
+      this.recordHistory(op, log, nowMs);
       return;
     }
     this.flushRestart(this.release());
@@ -101,6 +118,42 @@ class ReplicaObserver implements PartitionLogObserver {
     const model: LeaderResult = { ...answer, state: leaderStateOf(log, this.producerIds) };
     segment.steps.push({ op: { ...leaderOp, ...at } as LeaderOp, model, compare: true });
     this.previous = model;
+    this.recordHistory(op, log, nowMs);
+  }
+
+  /** The operation's lasting effect on the log, in the history (see `history`). */
+  private recordHistory(op: LogOperation, log: PartitionLog, nowMs: number | null): void {
+    const at = nowMs === null ? {} : { atMs: nowMs };
+    if (op.kind === "truncate") {
+      this.history.push({ op: "truncate", offset: op.offset, ...at });
+      this.historyLogEnd = log.logEndOffset;
+      return;
+    }
+    // The batches this operation wrote (none when refused or a duplicate), oldest first.
+    let first = log.batches.length;
+    while (first > 0 && (log.batches[first - 1] as LogBatch).baseOffset >= this.historyLogEnd) first--;
+    for (let i = first; i < log.batches.length; i++)
+      this.history.push({ ...followerOp(log.batches[i] as LogBatch), ...at } as LeaderOp);
+    this.historyLogEnd = log.logEndOffset;
+    switch (op.kind) {
+      case "highWatermark":
+        this.history.push({ op: "highWatermark", offset: op.highWatermark, ...at });
+        return;
+      case "expire":
+        this.history.push({ op: "expireProducers", ...at });
+        return;
+      case "becomeLeader":
+        this.history.push({ op: "becomeLeader", leaderEpoch: op.leaderEpoch, ...at });
+        return;
+      case "becomeFollower":
+        this.history.push({ op: "becomeFollower", ...at });
+        return;
+      case "restart":
+        this.history.push({ op: "restart", clean: op.clean, highWatermark: log.highWatermark, ...at });
+        return;
+      default:
+        return;
+    }
   }
 
   finish(): void {
@@ -117,7 +170,7 @@ class ReplicaObserver implements PartitionLogObserver {
     const pending = this.pendingRestart;
     if (pending === null) return;
     this.pendingRestart = null;
-    if (this.segment === null || this.segment.profile !== profile) this.startSegment(profile, pending.batches);
+    if (this.segment === null || this.segment.profile !== profile) this.startSegment(profile, pending.history);
     const segment = this.segment as ReplicaSegment;
     const at = pending.atMs === null ? {} : { atMs: pending.atMs };
     segment.steps.push({
@@ -128,15 +181,21 @@ class ReplicaObserver implements PartitionLogObserver {
     this.lastGuards.clear();
   }
 
-  /** A new segment on `profile`, its log first given `batches` as a follower appends them (not compared). */
-  private startSegment(profile: string, batches: readonly LogBatch[]): void {
-    this.segment = { broker: this.broker, partition: this.partition, profile, steps: [] };
+  /** A new segment on `profile`, its log first rebuilt by `history` (not compared). */
+  private startSegment(profile: string, history: readonly LeaderOp[]): void {
+    this.segment = {
+      broker: this.broker,
+      partition: this.partition,
+      profile,
+      producerIdExpirationMs: this.producerIdExpirationMs,
+      steps: [],
+    };
     this.segments.push(this.segment);
     this.guardOps.clear();
     this.lastGuards.clear();
     const filler = this.previous;
     if (filler === null) return;
-    for (const batch of batches) this.segment.steps.push({ op: followerOp(batch), model: filler, compare: false });
+    for (const op of history) this.segment.steps.push({ op, model: filler, compare: false });
   }
 
   private translate(

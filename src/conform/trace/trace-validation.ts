@@ -87,7 +87,7 @@ export async function validateTraces(options: TraceValidationOptions): Promise<T
           continue;
         }
         pending.push(
-          replay(harness, segment, expirationOf(options.loaded)).then((divergence) => {
+          replay(harness, segment).then((divergence) => {
             result.segments++;
             result.operations += segment.steps.length;
             if (!divergence) return;
@@ -144,23 +144,19 @@ function resultFor(
   return result;
 }
 
-/** producer.id.expiration.ms of the scenario's brokers (Kafka's default when the scenario sets none). */
-function expirationOf(loaded: LoadedScenario): number {
-  const ms = (loaded.scenario.cluster.config as { producerIdExpirationMs?: number } | undefined)
-    ?.producerIdExpirationMs;
-  return ms ?? DEFAULT_LEADER_CONFIG.producerIdExpirationMs;
-}
-
 /** One segment on Kafka's log; the first compared step that differs, or null. */
 async function replay(
   harness: KafkaHarness,
   segment: ReplicaSegment,
-  producerIdExpirationMs: number,
 ): Promise<Omit<TraceDivergence, "seed" | "release"> | null> {
   const ops = segment.steps.map((s) => s.op);
   const reply = await harness.request({
     service: "leader",
-    config: { ...DEFAULT_LEADER_CONFIG, producerIdExpirationMs },
+    // The broker's own expiry (a seed of everything draws one); without it, Kafka's default.
+    config: {
+      ...DEFAULT_LEADER_CONFIG,
+      producerIdExpirationMs: segment.producerIdExpirationMs ?? DEFAULT_LEADER_CONFIG.producerIdExpirationMs,
+    },
     ops,
   });
   const kafka = reply.results as LeaderResult[];
