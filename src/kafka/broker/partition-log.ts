@@ -67,10 +67,7 @@ export class PartitionLog {
 
   /** The broker's clock, for batch timestamps and producer-state expiry (absent: no timestamps). */
   private readonly clock: (() => number) | null;
-  /**
-   * producer.id.expiration.ms (with a clock): a rebuilt producer state leaves out who expired; null
-   * when the broker expires no producer state. Trace validation gives Kafka's log the same.
-   */
+  /** producer.id.expiration.ms (null: none): a rebuilt state leaves out who expired (and trace validation reads it). */
   readonly producerIdExpirationMs: number | null;
   /** Hears every judging or changing call (trace validation); absent in fuzzing. */
   private readonly observer: PartitionLogObserver | null;
