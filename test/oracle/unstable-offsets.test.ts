@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runConfigFor } from "../../src/fuzz/campaign.js";
-import { runSeed } from "../../src/fuzz/run-seed.js";
+import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
+import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import {
