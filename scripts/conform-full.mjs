@@ -6,7 +6,8 @@
 // npm test. Each step is one `eosfuzz conform ... --json` run; their results and wall times go to
 // reports/conform-full/ (one JSON file per step, written as it ends) and a summary line each on stdout.
 // Options: --leader N, --coordinator N, --seeds N (per scenario), --only leader|coordinator|client|traces,
-// --releases A,B (the leader's releases, in this order; default every release of jvm/releases.json).
+// --releases A,B (the leader's releases, in this order; default every release of jvm/releases.json),
+// --scenarios A,B (the traces' scenarios; default every built-in one).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,9 +61,11 @@ if (!only || only === "coordinator")
   conform("coordinator", ["--surface", "txnMetadata", "txnCoordinator", "--sequences", String(coordinator)]);
 if (!only || only === "client") conform("client", ["--surface", "client"]);
 if (!only || only === "traces") {
-  const scenarios = readdirSync(join(root, "scenarios"))
-    .filter((f) => f.endsWith(".yaml"))
-    .map((f) => f.slice(0, -5))
-    .sort();
+  const scenarios =
+    option("scenarios", null)?.split(",") ??
+    readdirSync(join(root, "scenarios"))
+      .filter((f) => f.endsWith(".yaml"))
+      .map((f) => f.slice(0, -5))
+      .sort();
   for (const s of scenarios) conform(`trace-${s}`, ["--scenario", s, "--seeds", String(seeds)]);
 }
