@@ -259,12 +259,6 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
     if (tightDelivery) d.parts.push(`its delivery.timeout.ms ${deliveryTimeoutMs}`);
     p.idempotent = { count: 1, rounds: 4 * p.transactions, deliveryTimeoutMs };
   } else delete p.idempotent;
-  // Not drawn yet: brokers that read one request per connection at a time (Kafka's SocketServer)
-  // and producers whose batches hold one record, KAFKA-14904's ground (bugs/verification-pending
-  // sets both). Drawn here beside the idempotent producer, seeds 5 and 69 showed a batch stuck
-  // behind a later sequence of its own transaction with every bug switch off; until that is
-  // explained (the model's or Kafka's), everything leaves them out.
-  delete spec.broker.oneRequestPerConnection;
   // Consumers committing with a plain OffsetCommit and offset metadata (KAFKA-16371's ground), drawn
   // after everything else so that the draws before it keep their place on the tape.
   const committers = d.flag("plain committers");
@@ -272,6 +266,13 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   else if (committers && !spec.consumerOffsets?.committers) d.parts.pop();
   // An application deleting records below the high watermark (the log start offset moves), drawn after the committers.
   f.deleteRecords.ppm = d.rate("DeleteRecords", base.faults.deleteRecords.ppm);
+  // Drawn last, so that the draws before keep their place on the tape. Brokers that read one request
+  // per connection at a time (Kafka's SocketServer mutes a connection while a request is in
+  // flight), and producers whose batches hold one record (a small batch.size): a leader then
+  // verifies a producer's pipelined batches one after another (KAFKA-14904's ground under TV1).
+  if (d.flag("one request per connection")) spec.broker.oneRequestPerConnection = true;
+  else delete spec.broker.oneRequestPerConnection;
+  if (d.flag("one record a batch")) p.recordsPerBatch = 1;
 
   // What Kafka itself shows under this draw (each as the built-in scenarios of it expect).
   const withProcessors = spec.consumerOffsets?.processors !== undefined;
@@ -280,20 +281,20 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
       "TV1 (3.x's protocol): a late marker copy passes the legacy epoch rule (KAFKA-17754, fixed only by TV2)";
     d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES], { reason: why });
     d.allow(["fatal-error"], { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
-    if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why });
+    if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
   } else if (legacy) {
     const why =
       "a release without KIP-1228's strict TV2 marker check runs (4.0, 4.1: KAFKA-19446): a late marker copy passes there";
     d.allow(["stale-marker"], { reason: why, legacyOnly: true });
     d.allow(WRONG_TXN_CONSEQUENCES, { reason: why });
-    if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why });
+    if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
   }
   if (tvChanges) {
     const why =
       "transaction.version changed under load: transactions of the old version and markers of the new meet (tv-upgrade/downgrade-under-load)";
     d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES], { reason: why });
     d.allow(["fatal-error"], { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
-    if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why });
+    if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
   }
   if (spec.faults.adminAbortTransaction) {
     d.allow(["lost-write", "torn-transaction", "outcome-mismatch"], {
@@ -320,6 +321,22 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
       reason:
         "producer state expired (producer.id.expiration.ms) while a transaction's first write waited for its verification: the entry is gone and the write is refused INVALID_TXN_STATE, fatal to the client",
       summaryIncludes: "INVALID_TXN_STATE",
+    });
+  // The same expiry takes away the lowest sequence the entry kept (KAFKA-14920's floor): while a
+  // transaction's first batch at a partition keeps failing its verification, a later batch read
+  // after the entry expired makes a new entry at its own sequence and is written first (the
+  // producer has no state there, so ProducerAppendInfo.checkSequence takes any sequence); the first
+  // batch is refused OUT_OF_ORDER_SEQUENCE_NUMBER ever after. Kafka's UnifiedLog answers so where
+  // KAFKA-18202 (4.1.0) does not refuse a TV2 producer's first batch at a sequence other than 0:
+  // under TV1 (the check needs a TV2 verification), or at a 3.x/4.0 leader
+  // (test/conform/harness-stuck-sequence.test.ts).
+  const tv1Verification = regime.tv1 || tvChanges;
+  const withoutKafka18202 = [...everRuns].some((r) => !releaseProfile(r).flags.tv2FirstSequenceMustBeZero);
+  if (spec.broker.producerIdExpiration && (tv1Verification || withoutKafka18202))
+    d.allow(["fatal-error"], {
+      reason:
+        "producer state expired (producer.id.expiration.ms) while a transaction's first batch at a partition waited for its verification: the entry's lowest sequence is gone, a later batch is written first, and the earlier one is stuck behind it",
+      summaryIncludes: STUCK_SEQUENCE_TEXT,
     });
   if (spec.broker.producerIdExpiration && regime.tv1)
     d.allow(["duplicate"], {
