@@ -12,6 +12,7 @@ import type { ReleaseFlags } from "../../src/kafka/release.js";
 import { KafkaHarness } from "../../src/harness/harness-process.js";
 import { type HarnessRelease, harnessReleases, JVM_DIR } from "../../src/harness/kafka-releases.js";
 import { inSlot } from "./harness-slots.js";
+import { checkStuckSequence } from "./stuck-sequence-cases.js";
 
 /**
  * Two facts of the verification entry (KIP-890) at every release's UnifiedLog, against the model's
@@ -28,6 +29,9 @@ import { inSlot } from "./harness-slots.js";
  * its creation time. A write that waited that long for its AddPartitionsToTxn (a group
  * coordinator's transactional offset commit here) finds no entry and is refused INVALID_TXN_STATE.
  * This is why `everything` allows that fatal error when it draws producer-state expiry.
+ *
+ * A batch stuck behind a later sequence of its own transaction (stuck-sequence-cases.ts) follows
+ * from both: on the same harness, one JVM per release.
  */
 const data = (baseSequence: number, guard: "verified" | "none"): LeaderOp => ({
   op: "data",
@@ -100,6 +104,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
   try {
     const floor = await runKafkaSequence(harness, FLOOR_OPS);
     const expiry = await runKafkaSequence(harness, EXPIRY_OPS, EXPIRY_CONFIG);
+    await checkStuckSequence(release, harness);
     return { floor, expiry };
   } finally {
     await harness.close();
@@ -108,7 +113,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
 
 describe("the verification entry at every release", () => {
   for (const release of harnessReleases()) {
-    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920) and the entry's expiry; the model agrees`, async () => {
+    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920), the entry's expiry and a stuck sequence; the model agrees`, async () => {
       const kafka = await inSlot(() => runKafka(release));
 
       expect(kafka.floor.map((r) => r.error)).toEqual(FLOOR_ERRORS);

@@ -1,5 +1,4 @@
-import { existsSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import { firstStepDivergence, modelFlags, runKafkaSequence } from "../../src/conform/leader/leader-differential.js";
 import {
   DEFAULT_LEADER_CONFIG,
@@ -8,10 +7,9 @@ import {
   type LeaderResult,
 } from "../../src/conform/leader/leader-ops.js";
 import { ModelLeader } from "../../src/conform/leader/model-leader.js";
-import { KafkaHarness } from "../../src/harness/harness-process.js";
-import { type HarnessRelease, harnessReleases, JVM_DIR } from "../../src/harness/kafka-releases.js";
+import type { KafkaHarness } from "../../src/harness/harness-process.js";
+import type { HarnessRelease } from "../../src/harness/kafka-releases.js";
 import type { ReleaseFlags } from "../../src/kafka/release.js";
-import { inSlot } from "./harness-slots.js";
 
 /**
  * A batch stuck behind a later sequence of its own transaction (the oracle's stuck-sequence
@@ -90,8 +88,6 @@ const NEW_LEADER_OPS: LeaderOp[] = [
 ];
 const NEW_LEADER_ERRORS = ["NONE", "NONE", "OUT_OF_ORDER_SEQUENCE_NUMBER"];
 
-const READY = `${JVM_DIR}target/classpath/READY`;
-
 function runModel(
   release: HarnessRelease,
   ops: LeaderOp[],
@@ -101,45 +97,31 @@ function runModel(
   return ops.map((op) => leader.apply(op));
 }
 
-async function runKafka(release: HarnessRelease): Promise<{ expiry: LeaderResult[]; newLeader: LeaderResult[] }> {
-  // Never skipped: without the harness this test cannot say anything, and says so.
-  if (!existsSync(READY))
-    throw new Error(`the JVM harness is not set up (${READY} is missing): run npm run harness:setup (Java 17+, Maven)`);
-  const harness = await KafkaHarness.start(release);
-  try {
-    const expiry = await runKafkaSequence(harness, EXPIRY_OPS, EXPIRY_CONFIG);
-    const newLeader = await runKafkaSequence(harness, NEW_LEADER_OPS);
-    return { expiry, newLeader };
-  } finally {
-    await harness.close();
-  }
+/** Both sequences on `harness` (Kafka `release`), each beside the model and a model made to differ. */
+export async function checkStuckSequence(release: HarnessRelease, harness: KafkaHarness): Promise<void> {
+  const kafka = {
+    expiry: await runKafkaSequence(harness, EXPIRY_OPS, EXPIRY_CONFIG),
+    newLeader: await runKafkaSequence(harness, NEW_LEADER_OPS),
+  };
+
+  const before41 = release.release === "3.9.1" || release.release === "4.0.2";
+  expect(kafka.expiry.map((r) => r.error)).toEqual(before41 ? EXPIRY_STUCK : EXPIRY_REFUSED);
+  expect(
+    firstStepDivergence(EXPIRY_OPS, runModel(release, EXPIRY_OPS, { config: EXPIRY_CONFIG }), kafka.expiry),
+  ).toBeNull();
+  // Able to fail: at 3.9/4.0 a model whose entry never expired keeps sequence 0 as the floor
+  // and refuses sequence 2 (KAFKA-14920's fix), unlike Kafka; from 4.1 a model without
+  // KAFKA-18202 writes sequence 2, unlike Kafka.
+  const wrong = before41
+    ? runModel(release, EXPIRY_OPS)
+    : runModel(release, EXPIRY_OPS, { config: EXPIRY_CONFIG, overrides: { tv2FirstSequenceMustBeZero: false } });
+  expect(wrong[6]?.error).not.toBe(kafka.expiry[6]?.error);
+  expect(firstStepDivergence(EXPIRY_OPS, wrong, kafka.expiry)).not.toBeNull();
+
+  expect(kafka.newLeader.map((r) => r.error)).toEqual(NEW_LEADER_ERRORS);
+  expect(firstStepDivergence(NEW_LEADER_OPS, runModel(release, NEW_LEADER_OPS), kafka.newLeader)).toBeNull();
+  // Able to fail: 0.11's leader (KAFKA-5793's bug switch) refused an unknown producer's
+  // sequence 1, unlike every release here.
+  const strict = runModel(release, NEW_LEADER_OPS, { overrides: { unknownProducerReportedAsOutOfOrder: true } });
+  expect(firstStepDivergence(NEW_LEADER_OPS, strict, kafka.newLeader)?.step).toBe(1);
 }
-
-describe("a batch stuck behind a later sequence of its own transaction, at every release", () => {
-  for (const release of harnessReleases()) {
-    it.concurrent(`Kafka ${release.release}: an expired verification entry and a new leader; the model agrees`, async () => {
-      const kafka = await inSlot(() => runKafka(release));
-
-      const before41 = release.release === "3.9.1" || release.release === "4.0.2";
-      expect(kafka.expiry.map((r) => r.error)).toEqual(before41 ? EXPIRY_STUCK : EXPIRY_REFUSED);
-      expect(
-        firstStepDivergence(EXPIRY_OPS, runModel(release, EXPIRY_OPS, { config: EXPIRY_CONFIG }), kafka.expiry),
-      ).toBeNull();
-      // Able to fail: at 3.9/4.0 a model whose entry never expired keeps sequence 0 as the floor
-      // and refuses sequence 2 (KAFKA-14920's fix), unlike Kafka; from 4.1 a model without
-      // KAFKA-18202 writes sequence 2, unlike Kafka.
-      const wrong = before41
-        ? runModel(release, EXPIRY_OPS)
-        : runModel(release, EXPIRY_OPS, { config: EXPIRY_CONFIG, overrides: { tv2FirstSequenceMustBeZero: false } });
-      expect(wrong[6]?.error).not.toBe(kafka.expiry[6]?.error);
-      expect(firstStepDivergence(EXPIRY_OPS, wrong, kafka.expiry)).not.toBeNull();
-
-      expect(kafka.newLeader.map((r) => r.error)).toEqual(NEW_LEADER_ERRORS);
-      expect(firstStepDivergence(NEW_LEADER_OPS, runModel(release, NEW_LEADER_OPS), kafka.newLeader)).toBeNull();
-      // Able to fail: 0.11's leader (KAFKA-5793's bug switch) refused an unknown producer's
-      // sequence 1, unlike every release here.
-      const strict = runModel(release, NEW_LEADER_OPS, { overrides: { unknownProducerReportedAsOutOfOrder: true } });
-      expect(firstStepDivergence(NEW_LEADER_OPS, strict, kafka.newLeader)?.step).toBe(1);
-    }, 120_000);
-  }
-});
