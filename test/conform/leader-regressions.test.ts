@@ -128,6 +128,25 @@ const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
       { op: "highWatermark", offset: 1 },
     ],
   },
+  {
+    // Trace validation of everything (seed 75, broker-1's input-2 at 4.3.2) found it after the
+    // fifth: a producer expiry after such a truncation. UnifiedLog.removeExpiredProducers only asks
+    // the ProducerStateManager and leaves the cached first unstable offset stale; the model
+    // refreshed it there, so its last stable offset moved where Kafka's stays. (Mutant: the
+    // refresh back in PartitionLog.removeExpiredProducers.)
+    name: "a producer expiry leaves a stale last stable offset as it is",
+    releases: ["3.9.1", "4.2.1"],
+    ops: [
+      verify(1000, 2),
+      { ...txnBatch(1000, "CLIENT"), count: 2 } as LeaderOp,
+      { op: "highWatermark", offset: 1 },
+      marker(1, "COORDINATOR"),
+      { op: "restart", clean: false, highWatermark: 1 },
+      { op: "truncate", offset: 2 },
+      { op: "advanceTime", ms: 10 },
+      { op: "expireProducers" },
+    ],
+  },
 ];
 
 const READY = `${JVM_DIR}target/classpath/READY`;

@@ -57,8 +57,9 @@ export class PartitionLog {
   private readonly snapshots = new ProducerSnapshots();
   /**
    * UnifiedLog's cached first unstable offset, which the last stable offset reads: refreshed after an
-   * append, a high-watermark update, an expiry and a restart, but not by a truncation that leaves the
-   * high watermark below the new log end, so the last stable offset can lag until the next of those.
+   * append, a high-watermark update and a restart, but neither by a producer expiry nor by a truncation
+   * that leaves the high watermark below the new log end, so the last stable offset can lag until the
+   * next of those.
    */
   private firstUnstableCache: number | null = null;
   readonly leaderEpochCache = new LeaderEpochCache();
@@ -531,8 +532,8 @@ export class PartitionLog {
   /** The periodic producer-expiration check of this replica (leader or follower); the ids removed. */
   removeExpiredProducers(expirationMs: number): number[] {
     if (!this.clock) return [];
+    // UnifiedLog.removeExpiredProducers leaves the cached first unstable offset alone, stale or not.
     const removed = this.producerState.removeExpiredProducers(this.clock(), expirationMs);
-    this.refreshFirstUnstableOffset();
     if (this.observer) this.observe({ kind: "expire", expirationMs, removed });
     return removed;
   }
