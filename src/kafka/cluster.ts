@@ -22,12 +22,11 @@ import {
 } from "./cluster-final-state.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
-import { NO_PRODUCER_ID, type PartitionKey, type TransactionVersion } from "./common/types.js";
+import type { PartitionKey, TransactionVersion } from "./common/types.js";
 import type { AcceptedTxnOffsets } from "./coordinator/group/group-coordinator-shard.js";
 import { ProducerIdManager } from "./coordinator/producer-id-manager.js";
 import type { TransactionCoordinator } from "./coordinator/transaction-coordinator.js";
 import { MARKER_CHANNEL } from "./coordinator/transaction-marker-channel-manager.js";
-import type { TxnTransitMetadata } from "./coordinator/transaction-metadata.js";
 import { transactionStatePartitionFor, transactionStatePartitionKey } from "./coordinator/transaction-partitioning.js";
 import type { LogObserverFactory } from "./broker/partition-log-observer.js";
 import type { GhostObserver } from "./ghost.js";

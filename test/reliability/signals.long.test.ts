@@ -13,8 +13,6 @@ import { CLI, eosfuzz, savedFailingSeedFile, startEosfuzz as start, waitFor } fr
 const dir = mkdtempSync(join(tmpdir(), "eosfuzz-signals-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Runs in a results log (its lines but the header and coverage point keys). */
 function loggedRuns(out: string): number {
   try {
