@@ -25,39 +25,23 @@ function loggedRuns(out: string): number {
 }
 
 /**
- * A module preloaded into the CLI's process (node --import) that writes a file when the first
- * SIGINT listener is added: when the process would no longer die of a SIGINT. Node itself always
- * catches SIGINT natively, so /proc's SigCgt mask cannot tell.
+ * A module preloaded into the CLI's process (node --import) that writes `readyFile` when the first
+ * SIGINT listener is added ("added": the process would no longer die of a SIGINT; Node always
+ * catches SIGINT natively, so /proc's SigCgt mask cannot tell), or when the last one is removed
+ * ("released": from then on a SIGINT ends the process by its default action, interrupt.ts
+ * stopAtOnce).
  */
-function sigintProbe(readyFile: string): string {
-  const probe = join(dir, "sigint-probe.mjs");
+function sigintProbe(readyFile: string, when: "added" | "released"): string {
+  const probe = join(dir, `sigint-${when}-probe.mjs`);
+  const [method, condition] = when === "added" ? ["on", "!told"] : ["off", 'process.listenerCount("SIGINT") === 0'];
   writeFileSync(
     probe,
     `import { writeFileSync } from "node:fs";
-     const on = process.on.bind(process);
+     const original = process.${method}.bind(process);
      let told = false;
-     process.on = (event, listener) => {
-       const result = on(event, listener);
-       if (event === "SIGINT" && !told) { told = true; writeFileSync(${JSON.stringify(readyFile)}, String(Date.now())); }
-       return result;
-     };`,
-  );
-  return probe;
-}
-
-/**
- * A module preloaded into the CLI's process that writes a file when the last SIGINT listener is
- * removed: from then on a SIGINT ends the process by its default action (interrupt.ts stopAtOnce).
- */
-function sigintReleasedProbe(readyFile: string): string {
-  const probe = join(dir, "sigint-released-probe.mjs");
-  writeFileSync(
-    probe,
-    `import { writeFileSync } from "node:fs";
-     const off = process.off.bind(process);
-     process.off = (event, listener) => {
-       const result = off(event, listener);
-       if (event === "SIGINT" && process.listenerCount("SIGINT") === 0) writeFileSync(${JSON.stringify(readyFile)}, String(Date.now()));
+     process.${method} = (event, listener) => {
+       const result = original(event, listener);
+       if (event === "SIGINT" && ${condition}) { told = true; writeFileSync(${JSON.stringify(readyFile)}, String(Date.now())); }
        return result;
      };`,
   );
@@ -118,7 +102,7 @@ describe("signals", () => {
 
     const ready = join(dir, "sigint-ready");
     const resumed = start(["run", "--resume", out, "--workers", "1", "--no-progress", "--no-shrink", "--json"], {
-      nodeArgs: ["--import", sigintProbe(ready)],
+      nodeArgs: ["--import", sigintProbe(ready, "added")],
     });
     expect(await waitFor(() => existsSync(ready), 10_000)).toBe(true);
     // The handler is in place long before the results are read and the campaign starts (a signal
@@ -142,7 +126,7 @@ describe("other commands", () => {
     // after a fixed delay: on a loaded machine a signal that lands while modules still load is kept
     // and ends the command with exit 130 when it starts, which is right but is not this case.
     const begun = join(dir, "regress-begun");
-    const regress = start(["regress"], { nodeArgs: ["--import", sigintReleasedProbe(begun)] });
+    const regress = start(["regress"], { nodeArgs: ["--import", sigintProbe(begun, "released")] });
     expect(await waitFor(() => existsSync(begun), 50_000)).toBe(true);
     const signalledAt = Date.now();
     regress.child.kill("SIGINT");
