@@ -1,14 +1,12 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { firstStepDivergence, modelFlags, runKafkaSequence } from "../../src/conform/leader/leader-differential.js";
+import { firstStepDivergence, runKafkaSequence, modelAnswers } from "../../src/conform/leader/leader-differential.js";
 import {
   DEFAULT_LEADER_CONFIG,
   type LeaderConfig,
   type LeaderOp,
   type LeaderResult,
 } from "../../src/conform/leader/leader-ops.js";
-import { ModelLeader } from "../../src/conform/leader/model-leader.js";
-import type { ReleaseFlags } from "../../src/kafka/release.js";
 import { KafkaHarness } from "../../src/harness/harness-process.js";
 import { type HarnessRelease, harnessReleases, JVM_DIR } from "../../src/harness/kafka-releases.js";
 import { inSlot } from "./harness-slots.js";
@@ -87,15 +85,6 @@ const EXPIRY_ERRORS = ["NONE", "NONE", "NONE", "NONE", "NONE", "NONE", "INVALID_
 
 const READY = `${JVM_DIR}target/classpath/READY`;
 
-function runModel(
-  release: HarnessRelease,
-  ops: LeaderOp[],
-  options: { config?: LeaderConfig; overrides?: Partial<ReleaseFlags> } = {},
-): LeaderResult[] {
-  const leader = new ModelLeader(modelFlags(release, options.overrides ?? {}), options.config ?? DEFAULT_LEADER_CONFIG);
-  return ops.map((op) => leader.apply(op));
-}
-
 async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[]; expiry: LeaderResult[] }> {
   // Never skipped: without the harness this test cannot say anything, and says so.
   if (!existsSync(READY))
@@ -117,13 +106,13 @@ describe("the verification entry at every release", () => {
       const kafka = await inSlot(() => runKafka(release));
 
       expect(kafka.floor.map((r) => r.error)).toEqual(FLOOR_ERRORS);
-      expect(firstStepDivergence(FLOOR_OPS, runModel(release, FLOOR_OPS), kafka.floor)).toBeNull();
-      const buggy = runModel(release, FLOOR_OPS, { overrides: { verificationNoSequenceFloor: true } });
+      expect(firstStepDivergence(FLOOR_OPS, modelAnswers(release, FLOOR_OPS), kafka.floor)).toBeNull();
+      const buggy = modelAnswers(release, FLOOR_OPS, { overrides: { verificationNoSequenceFloor: true } });
       expect(buggy.map((r) => r.error).slice(2, 4)).toEqual(["NONE", "OUT_OF_ORDER_SEQUENCE_NUMBER"]);
       expect(firstStepDivergence(FLOOR_OPS, buggy, kafka.floor)?.step).toBe(2);
 
       expect(kafka.expiry.map((r) => r.error)).toEqual(EXPIRY_ERRORS);
-      const model = runModel(release, EXPIRY_OPS, { config: EXPIRY_CONFIG });
+      const model = modelAnswers(release, EXPIRY_OPS, { config: EXPIRY_CONFIG });
       expect(firstStepDivergence(EXPIRY_OPS, model, kafka.expiry)).toBeNull();
     }, 120_000);
   }

@@ -25,10 +25,11 @@ const data = (producerId: number, baseSequence: number, count: number): LeaderOp
   leaderEpoch: 0,
 });
 
+/** Two producers' first batches, replicated (high watermark 4). */
+const TWO_PRODUCERS: LeaderOp[] = [data(1000, 0, 2), data(1001, 0, 2), { op: "highWatermark", offset: 4 }];
+
 const DELETE_RECORDS: LeaderOp[] = [
-  data(1000, 0, 2),
-  data(1001, 0, 2),
-  { op: "highWatermark", offset: 4 },
+  ...TWO_PRODUCERS,
   { op: "logStartOffset", offset: 3 },
   data(1000, 2, 1),
   { op: "logStartOffset", offset: 9 },
@@ -45,9 +46,7 @@ const DELETE_RECORDS: LeaderOp[] = [
  * it cannot yet forget what they say (docs/bug-history.md, Z22).
  */
 const TRUNCATE_AFTER_DELETE: LeaderOp[] = [
-  data(1000, 0, 2),
-  data(1001, 0, 2),
-  { op: "highWatermark", offset: 4 },
+  ...TWO_PRODUCERS,
   { op: "logStartOffset", offset: 4 },
   data(1000, 2, 1),
   { op: "truncate", offset: 4 },

@@ -42,6 +42,19 @@ const verify = (producerId: number, sequence: number): LeaderOp => ({
   supportsEpochBump: false,
 });
 
+/**
+ * An open transaction, a crash with the high watermark at 1, and a truncation that leaves the high
+ * watermark below the new log end: UnifiedLog's cached first unstable offset is stale after it.
+ */
+const STALE_FIRST_UNSTABLE_OFFSET: LeaderOp[] = [
+  verify(1000, 2),
+  { ...txnBatch(1000, "CLIENT"), count: 2 } as LeaderOp,
+  { op: "highWatermark", offset: 1 },
+  marker(1, "COORDINATOR"),
+  { op: "restart", clean: false, highWatermark: 1 },
+  { op: "truncate", offset: 2 },
+];
+
 const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
   {
     // 100,000 sequences at 4.2.1 found it 14 times. The model rebuilt a snapshot by replaying the log
@@ -118,15 +131,7 @@ const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
     // updateHighWatermark without the refresh when hw does not move.)
     name: "an unchanged high watermark still refreshes the last stable offset",
     releases: ["3.9.1", "4.2.1"],
-    ops: [
-      verify(1000, 2),
-      { ...txnBatch(1000, "CLIENT"), count: 2 } as LeaderOp,
-      { op: "highWatermark", offset: 1 },
-      marker(1, "COORDINATOR"),
-      { op: "restart", clean: false, highWatermark: 1 },
-      { op: "truncate", offset: 2 },
-      { op: "highWatermark", offset: 1 },
-    ],
+    ops: [...STALE_FIRST_UNSTABLE_OFFSET, { op: "highWatermark", offset: 1 }],
   },
   {
     // Trace validation of everything (seed 75, broker-1's input-2 at 4.3.2) found it after the
@@ -136,16 +141,7 @@ const CASES: { name: string; releases: string[]; ops: LeaderOp[] }[] = [
     // refresh back in PartitionLog.removeExpiredProducers.)
     name: "a producer expiry leaves a stale last stable offset as it is",
     releases: ["3.9.1", "4.2.1"],
-    ops: [
-      verify(1000, 2),
-      { ...txnBatch(1000, "CLIENT"), count: 2 } as LeaderOp,
-      { op: "highWatermark", offset: 1 },
-      marker(1, "COORDINATOR"),
-      { op: "restart", clean: false, highWatermark: 1 },
-      { op: "truncate", offset: 2 },
-      { op: "advanceTime", ms: 10 },
-      { op: "expireProducers" },
-    ],
+    ops: [...STALE_FIRST_UNSTABLE_OFFSET, { op: "advanceTime", ms: 10 }, { op: "expireProducers" }],
   },
 ];
 

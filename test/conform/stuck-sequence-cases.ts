@@ -1,15 +1,8 @@
 import { expect } from "vitest";
-import { firstStepDivergence, modelFlags, runKafkaSequence } from "../../src/conform/leader/leader-differential.js";
-import {
-  DEFAULT_LEADER_CONFIG,
-  type LeaderConfig,
-  type LeaderOp,
-  type LeaderResult,
-} from "../../src/conform/leader/leader-ops.js";
-import { ModelLeader } from "../../src/conform/leader/model-leader.js";
+import { firstStepDivergence, runKafkaSequence, modelAnswers } from "../../src/conform/leader/leader-differential.js";
+import { DEFAULT_LEADER_CONFIG, type LeaderConfig, type LeaderOp } from "../../src/conform/leader/leader-ops.js";
 import type { KafkaHarness } from "../../src/harness/harness-process.js";
 import type { HarnessRelease } from "../../src/harness/kafka-releases.js";
-import type { ReleaseFlags } from "../../src/kafka/release.js";
 
 /**
  * A batch stuck behind a later sequence of its own transaction (the oracle's stuck-sequence
@@ -88,15 +81,6 @@ const NEW_LEADER_OPS: LeaderOp[] = [
 ];
 const NEW_LEADER_ERRORS = ["NONE", "NONE", "OUT_OF_ORDER_SEQUENCE_NUMBER"];
 
-function runModel(
-  release: HarnessRelease,
-  ops: LeaderOp[],
-  options: { config?: LeaderConfig; overrides?: Partial<ReleaseFlags> } = {},
-): LeaderResult[] {
-  const leader = new ModelLeader(modelFlags(release, options.overrides ?? {}), options.config ?? DEFAULT_LEADER_CONFIG);
-  return ops.map((op) => leader.apply(op));
-}
-
 /** Both sequences on `harness` (Kafka `release`), each beside the model and a model made to differ. */
 export async function checkStuckSequence(release: HarnessRelease, harness: KafkaHarness): Promise<void> {
   const kafka = {
@@ -107,21 +91,26 @@ export async function checkStuckSequence(release: HarnessRelease, harness: Kafka
   const before41 = release.release === "3.9.1" || release.release === "4.0.2";
   expect(kafka.expiry.map((r) => r.error)).toEqual(before41 ? EXPIRY_STUCK : EXPIRY_REFUSED);
   expect(
-    firstStepDivergence(EXPIRY_OPS, runModel(release, EXPIRY_OPS, { config: EXPIRY_CONFIG }), kafka.expiry),
+    firstStepDivergence(EXPIRY_OPS, modelAnswers(release, EXPIRY_OPS, { config: EXPIRY_CONFIG }), kafka.expiry),
   ).toBeNull();
   // Able to fail: at 3.9/4.0 a model whose entry never expired keeps sequence 0 as the floor
   // and refuses sequence 2 (KAFKA-14920's fix), unlike Kafka; from 4.1 a model without
   // KAFKA-18202 writes sequence 2, unlike Kafka.
   const wrong = before41
-    ? runModel(release, EXPIRY_OPS)
-    : runModel(release, EXPIRY_OPS, { config: EXPIRY_CONFIG, overrides: { tv2FirstSequenceMustBeZero: false } });
+    ? modelAnswers(release, EXPIRY_OPS)
+    : modelAnswers(release, EXPIRY_OPS, {
+        config: EXPIRY_CONFIG,
+        overrides: { tv2FirstSequenceMustBeZero: false },
+      });
   expect(wrong[6]?.error).not.toBe(kafka.expiry[6]?.error);
   expect(firstStepDivergence(EXPIRY_OPS, wrong, kafka.expiry)).not.toBeNull();
 
   expect(kafka.newLeader.map((r) => r.error)).toEqual(NEW_LEADER_ERRORS);
-  expect(firstStepDivergence(NEW_LEADER_OPS, runModel(release, NEW_LEADER_OPS), kafka.newLeader)).toBeNull();
+  expect(firstStepDivergence(NEW_LEADER_OPS, modelAnswers(release, NEW_LEADER_OPS), kafka.newLeader)).toBeNull();
   // Able to fail: 0.11's leader (KAFKA-5793's bug switch) refused an unknown producer's
   // sequence 1, unlike every release here.
-  const strict = runModel(release, NEW_LEADER_OPS, { overrides: { unknownProducerReportedAsOutOfOrder: true } });
+  const strict = modelAnswers(release, NEW_LEADER_OPS, {
+    overrides: { unknownProducerReportedAsOutOfOrder: true },
+  });
   expect(firstStepDivergence(NEW_LEADER_OPS, strict, kafka.newLeader)?.step).toBe(1);
 }

@@ -48,6 +48,16 @@ export function runModelSequence(
   return { ops, results };
 }
 
+/** The model's leader of `release` (flag `overrides` on top) answering concrete `ops` from a new log. */
+export function modelAnswers(
+  release: HarnessRelease,
+  ops: readonly LeaderOp[],
+  options: { config?: LeaderConfig; overrides?: Partial<ReleaseFlags> } = {},
+): LeaderResult[] {
+  const leader = new ModelLeader(modelFlags(release, options.overrides ?? {}), options.config ?? DEFAULT_LEADER_CONFIG);
+  return ops.map((op) => leader.apply(op));
+}
+
 /** Kafka's side: the same concrete ops, one request. */
 export async function runKafkaSequence(
   harness: KafkaHarness,
