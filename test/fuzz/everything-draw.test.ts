@@ -115,7 +115,7 @@ describe("the generic scenario everything (issue 31)", () => {
     expect(drawnReason(expiring, fatal("p0 got a fatal INVALID_PRODUCER_EPOCH on Produce"))).toBeNull();
     expect(drawnReason(lasting, offsetCommit)).toBeNull();
     // The same expiry takes the verification entry's lowest sequence away (seed 607; Kafka's
-    // UnifiedLog agrees, test/conform/harness-stuck-sequence.test.ts): a batch stuck behind a later
+    // UnifiedLog agrees, test/conform/stuck-sequence-cases.ts): a batch stuck behind a later
     // sequence is expected where KAFKA-18202 (4.1.0) does not refuse the later batch (a 4.0 leader,
     // or TV1), and a finding elsewhere or without that clock, processors or not.
     const stuck = fatal(`p2.t2's batch at sequence 0 is ${STUCK_SEQUENCE_TEXT} at input-0 on broker-0`);

@@ -329,7 +329,7 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   // batch is refused OUT_OF_ORDER_SEQUENCE_NUMBER ever after. Kafka's UnifiedLog answers so where
   // KAFKA-18202 (4.1.0) does not refuse a TV2 producer's first batch at a sequence other than 0:
   // under TV1 (the check needs a TV2 verification), or at a 3.x/4.0 leader
-  // (test/conform/harness-stuck-sequence.test.ts).
+  // (test/conform/stuck-sequence-cases.ts).
   const tv1Verification = regime.tv1 || tvChanges;
   const withoutKafka18202 = [...everRuns].some((r) => !releaseProfile(r).flags.tv2FirstSequenceMustBeZero);
   if (spec.broker.producerIdExpiration && (tv1Verification || withoutKafka18202))
