@@ -120,10 +120,10 @@ describe("the fast subset, found blind", () => {
     expect(z33).toMatch(
       /writes (q\d\.t\d+)'s TxnOffsetCommit[^\n]*\n(.*\n)*.*writes CompleteCommit for \1\n(.*\n)*.*writes \1's TxnOffsetCommit/,
     );
-    const z34 = storyOf("kip-447-zombie", { txnOffsetValidateBeforeVerify: true }, 1);
-    expect(z34).toMatch(/validates q0\.t20's TxnOffsetCommit on arrival \(member \S+, generation 7;/);
+    const z34 = storyOf("kip-447-zombie", { txnOffsetValidateBeforeVerify: true }, 3);
+    expect(z34).toMatch(/validates q1#2\.t31's TxnOffsetCommit on arrival \(member \S+, generation 8;/);
     expect(z34).toMatch(
-      /the join completes, group eos-app is at generation 8[^\n]*\n(.*\n)*.*writes q0\.t20's TxnOffsetCommit/,
+      /the join completes, group eos-app is at generation 9[^\n]*\n(.*\n)*.*writes q1#2\.t31's TxnOffsetCommit/,
     );
   });
 

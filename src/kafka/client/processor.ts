@@ -1,8 +1,9 @@
 import { ConnectionPool, type RpcResult } from "../../sim/network.js";
+import type { LogBatch } from "../broker/log-batch.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
-import type { FetchRequest } from "../fetch-protocol.js";
+import type { FetchPartitionData, FetchRequest } from "../fetch-protocol.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
 import type { ClientMetadata } from "./client-metadata.js";
 import type { ConsumerCoordinator } from "./consumer-coordinator.js";
@@ -83,6 +84,10 @@ export class Processor implements ProcessingHooks {
   private readonly processed: ProcessedTxn[];
   /** Set once the processor stops (closed, crashed): nothing is fetched or processed. */
   private stopped = false;
+  /** Brokers with a Fetch of this consumer in flight, of any round (nodesWithPendingFetchRequests). */
+  private readonly fetching = new Set<string>();
+  /** A metadata refresh asked for by the fetcher and not yet answered. */
+  private refreshing = false;
   coordinator: ConsumerCoordinator | null = null;
 
   readonly transactionalId: string;
@@ -142,6 +147,8 @@ export class Processor implements ProcessingHooks {
       while (queue.length > 0 && inputs.length < this.settings.maxRecordsPerTxn)
         inputs.push(queue.shift() as ConsumedRecord);
     }
+    // The poll that drained a buffer sends that partition's next fetch.
+    this.fetchAll();
     if (inputs.length === 0) return null;
     const records = inputs.map((r, i) => ({
       partition: this.outputFor(r.partition),
@@ -211,8 +218,8 @@ export class Processor implements ProcessingHooks {
     for (const p of body.partitions) {
       this.fetchPositions.set(p.partition, Math.max(0, p.offset));
       this.buffered.set(p.partition, []);
-      this.fetchLoop(round, p.partition);
     }
+    this.fetchAll();
   }
 
   private retryCommitted(round: number): void {
@@ -221,48 +228,85 @@ export class Processor implements ProcessingHooks {
     });
   }
 
-  /** One read_committed Fetch at a time per partition, long-polled at the leader. */
-  private fetchLoop(round: number, partition: PartitionKey): void {
-    if (round !== this.round || this.stopped) return;
-    const leader = this.metadata.leaderOf(partition);
-    if (!leader || leader.leader === null) return this.refreshThen(round, partition);
+  /**
+   * AbstractFetch.prepareFetchRequests: one read_committed Fetch per leader broker, covering every
+   * assigned partition it leads with a known position and nothing left in the buffer, long-polled
+   * there; a broker with a fetch in flight gets none (nodesWithPendingFetchRequests), whichever
+   * round sent it. Called when positions are known, when a fetch comes back and when the loop has
+   * drained a buffer (KafkaConsumer.poll sends fetches on each poll).
+   */
+  private fetchAll(): void {
+    if (this.stopped) return;
+    const byLeader = new Map<string, PartitionKey[]>();
+    let leaderUnknown = false;
+    for (const partition of this.assignment) {
+      if (!this.fetchPositions.has(partition) || (this.buffered.get(partition)?.length ?? 0) > 0) continue;
+      const leader = this.metadata.leaderOf(partition)?.leader ?? null;
+      if (leader === null) {
+        leaderUnknown = true;
+        continue;
+      }
+      if (this.fetching.has(leader)) continue;
+      const list = byLeader.get(leader) ?? [];
+      list.push(partition);
+      byLeader.set(leader, list);
+    }
+    for (const [broker, partitions] of byLeader) this.fetchFrom(broker, partitions);
+    if (leaderUnknown) this.refreshThenFetch();
+  }
+
+  private fetchFrom(broker: string, partitions: readonly PartitionKey[]): void {
+    const round = this.round;
+    this.fetching.add(broker);
     const request: FetchRequest = {
       api: "Fetch",
       replicaId: null,
       maxWaitMs: this.settings.fetchMaxWaitMs,
       isolation: "READ_COMMITTED",
-      partitions: [
-        {
-          partition,
-          fetchOffset: this.fetchPositions.get(partition) ?? 0,
-          currentLeaderEpoch: leader.leaderEpoch,
-          lastFetchedEpoch: -1,
-          maxBatches: this.settings.maxRecordsPerTxn,
-        },
-      ],
+      partitions: partitions.map((partition) => ({
+        partition,
+        fetchOffset: this.fetchPositions.get(partition) ?? 0,
+        currentLeaderEpoch: this.metadata.leaderOf(partition)?.leaderEpoch ?? -1,
+        lastFetchedEpoch: -1,
+        maxBatches: this.settings.maxRecordsPerTxn,
+      })),
     };
     const timeoutMs = this.settings.requestTimeoutMs + this.settings.fetchMaxWaitMs;
-    this.ctx.net.request(this.connections.to(leader.leader), request, timeoutMs, (r) => {
-      if (round !== this.round || this.stopped) return;
-      const data = r.kind === "response" && r.body.api === "Fetch" ? r.body.partitions[0] : undefined;
-      if (!data || data.errorCode !== Errors.NONE) return this.refreshThen(round, partition);
-      if (data.batches.length > 0) {
-        // A batch may start below the position (whole batches come back): CompletedFetch skips those records.
-        const from = request.partitions[0]?.fetchOffset ?? 0;
-        const records = filterReadCommitted(partition, data.batches, data.abortedTransactions).filter(
-          (r) => r.offset >= from,
-        );
-        (this.buffered.get(partition) as ConsumedRecord[]).push(...records);
-        this.fetchPositions.set(
-          partition,
-          (data.batches[data.batches.length - 1] as { lastOffset: number }).lastOffset + 1,
-        );
-      }
-      this.fetchLoop(round, partition);
+    this.ctx.net.request(this.connections.to(broker), request, timeoutMs, (r) => {
+      this.fetching.delete(broker);
+      if (this.stopped) return;
+      // An answer to an older round is dropped whole: the positions it was asked at are gone.
+      let refresh = r.kind !== "response";
+      if (round === this.round && r.kind === "response" && r.body.api === "Fetch")
+        for (const data of r.body.partitions) refresh = this.take(request, data) || refresh;
+      if (refresh) return this.refreshThenFetch();
+      this.fetchAll();
     });
   }
 
-  private refreshThen(round: number, partition: PartitionKey): void {
-    this.metadata.requestUpdate(() => this.fetchLoop(round, partition));
+  /** One partition's answer into its buffer; true when the metadata must be refreshed. */
+  private take(request: FetchRequest, data: FetchPartitionData): boolean {
+    if (data.errorCode !== Errors.NONE) return true;
+    const asked = request.partitions.find((p) => p.partition === data.partition);
+    // FetchCollector drops an answer whose fetch offset is no longer the position.
+    if (!asked || this.fetchPositions.get(data.partition) !== asked.fetchOffset || data.batches.length === 0)
+      return false;
+    // A batch may start below the position (whole batches come back): CompletedFetch skips those records.
+    const records = filterReadCommitted(data.partition, data.batches, data.abortedTransactions).filter(
+      (r) => r.offset >= asked.fetchOffset,
+    );
+    (this.buffered.get(data.partition) as ConsumedRecord[]).push(...records);
+    this.fetchPositions.set(data.partition, (data.batches[data.batches.length - 1] as LogBatch).lastOffset + 1);
+    return false;
+  }
+
+  /** Metadata.requestUpdate, once at a time, then fetch again. */
+  private refreshThenFetch(): void {
+    if (this.refreshing) return;
+    this.refreshing = true;
+    this.metadata.requestUpdate(() => {
+      this.refreshing = false;
+      this.fetchAll();
+    });
   }
 }
