@@ -1,3 +1,4 @@
+import type { LeaderIdAndEpoch } from "./current-leader.js";
 import type { AbortedTxn, Isolation, LogBatch } from "./broker/log-batch.js";
 import type { PartitionKey } from "./common/types.js";
 
@@ -48,6 +49,8 @@ export interface FetchPartitionData {
   batches: LogBatch[];
   abortedTransactions: AbortedTxn[];
   divergingEpoch: DivergingEpoch | null;
+  /** KIP-951 (v16+): the leader the broker knows, filled with NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH only. */
+  currentLeader: LeaderIdAndEpoch;
 }
 
 /** Metadata: the answering broker's view (its own metadata image, possibly behind the controller). */

@@ -18,6 +18,7 @@ export type {
 } from "./fetch-protocol.js";
 import type { PartitionKey, TransactionResult, TransactionVersion } from "./common/types.js";
 import type { GroupRequest, GroupResponse } from "./group-protocol.js";
+import type { LeaderIdAndEpoch } from "./current-leader.js";
 
 export type * from "./group-protocol.js";
 
@@ -131,6 +132,8 @@ export interface ProduceResponse {
   errorCode: number;
   baseOffset: number;
   errorMessage: string | null;
+  /** KIP-951 (v10+): the leader the broker knows, filled with NOT_LEADER_OR_FOLLOWER only. */
+  currentLeader: LeaderIdAndEpoch;
 }
 
 /** Ghost side-car of one marker in a WriteTxnMarkers request (not on the wire). */

@@ -3,7 +3,13 @@ import type { KafkaResponse } from "../../src/kafka/protocol.js";
 import type { Inbound } from "../../src/kafka/server/broker-process.js";
 import { ConnectionMute } from "../../src/kafka/server/connection-mute.js";
 
-const OK: KafkaResponse = { api: "Produce", errorCode: 0, baseOffset: 0, errorMessage: null };
+const OK: KafkaResponse = {
+  api: "Produce",
+  errorCode: 0,
+  baseOffset: 0,
+  errorMessage: null,
+  currentLeader: { leaderId: null, leaderEpoch: -1 },
+};
 
 /** A fake step loop: scheduled actions run when `step()` is called, in order. */
 function setup() {

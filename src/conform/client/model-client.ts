@@ -214,7 +214,7 @@ class ModelCase {
         return this.read(true, before, transactionV2, false, null);
       }
       if (tm.canRetry(code, batch)) {
-        this.acc.reenqueue(batch, 0);
+        this.acc.reenqueue(batch, 0, 0);
         return this.read(true, before, transactionV2, true, null);
       }
       tm.handleFailedBatch(batch, code, `Produce: ${this.c.error}`, false);

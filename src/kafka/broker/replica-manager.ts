@@ -1,6 +1,7 @@
 import type { Simulation } from "../../sim/simulation.js";
 import type { KafkaEvents } from "../trace-events.js";
 import { Errors } from "../common/errors.js";
+import { type LeaderIdAndEpoch, NO_CURRENT_LEADER } from "../current-leader.js";
 import type { PartitionKey } from "../common/types.js";
 import type {
   DivergingEpoch,
@@ -112,6 +113,20 @@ export class ReplicaManager implements FetchReader {
 
   get isStopped(): boolean {
     return this.stopped;
+  }
+
+  /**
+   * KafkaApis.getCurrentLeader: the leader id and epoch of the partition as this broker hosts it
+   * (getPartitionOrError's Right: its Partition, leaderReplicaIdOpt and getLeaderEpoch), else from
+   * its metadata image (metadataCache), else none. Kafka also names the leader's endpoint
+   * (NodeEndpoints) when the image has it alive; the model's clients know every broker already.
+   */
+  getCurrentLeader(key: PartitionKey): LeaderIdAndEpoch {
+    const partition = this.partitions.get(key);
+    if (partition) return { leaderId: partition.leader, leaderEpoch: partition.leaderEpoch };
+    const registration = this.image().partitions.get(key);
+    if (registration) return { leaderId: registration.leader, leaderEpoch: registration.leaderEpoch };
+    return NO_CURRENT_LEADER;
   }
 
   leaderPartition(key: PartitionKey): Partition | null {
@@ -264,9 +279,12 @@ export class ReplicaManager implements FetchReader {
     firstRead?: { unstableBelowHw: number | null },
   ): FetchPartitionData {
     const partition = this.partitions.get(p.partition);
-    if (!partition?.isLeader) return errorData(p.partition, Errors.NOT_LEADER_OR_FOLLOWER);
+    // KafkaApis.handleFetchRequest's processResponseCallback (v16+, KIP-951: every Fetch the
+    // model's clients and brokers send is): these two errors carry the leader this broker knows.
+    if (!partition?.isLeader)
+      return errorData(p.partition, Errors.NOT_LEADER_OR_FOLLOWER, this.getCurrentLeader(p.partition));
     if (p.currentLeaderEpoch !== -1 && p.currentLeaderEpoch < partition.leaderEpoch)
-      return errorData(p.partition, Errors.FENCED_LEADER_EPOCH);
+      return errorData(p.partition, Errors.FENCED_LEADER_EPOCH, this.getCurrentLeader(p.partition));
     if (p.currentLeaderEpoch > partition.leaderEpoch) return errorData(p.partition, Errors.UNKNOWN_LEADER_EPOCH);
     const log = partition.log;
     const lastStableOffset = firstRead
@@ -438,7 +456,11 @@ export class ReplicaManager implements FetchReader {
   }
 }
 
-function errorData(partition: PartitionKey, errorCode: number): FetchPartitionData {
+function errorData(
+  partition: PartitionKey,
+  errorCode: number,
+  currentLeader: LeaderIdAndEpoch = NO_CURRENT_LEADER,
+): FetchPartitionData {
   return {
     partition,
     errorCode,
@@ -447,6 +469,7 @@ function errorData(partition: PartitionKey, errorCode: number): FetchPartitionDa
     batches: [],
     abortedTransactions: [],
     divergingEpoch: null,
+    currentLeader,
   };
 }
 
@@ -465,5 +488,6 @@ function dataOf(
     batches,
     abortedTransactions,
     divergingEpoch: null,
+    currentLeader: NO_CURRENT_LEADER,
   };
 }

@@ -3,6 +3,7 @@ import { ConnectionPool, type RpcResult } from "../../sim/network.js";
 import { Errors } from "../common/errors.js";
 import type { PartitionKey } from "../common/types.js";
 import type { ClusterContext } from "../cluster-context.js";
+import type { LeaderIdAndEpoch } from "../current-leader.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
 
 /** A partition's leader as a client last learned it. */
@@ -40,7 +41,8 @@ const MAX_WAITERS = 10_000;
  * each partition, at which leader epoch, and which broker coordinates each transactional.id. It is
  * refreshed on request (after NOT_LEADER_OR_FOLLOWER, NOT_COORDINATOR and the like) by a Metadata
  * or FindCoordinator request to some broker, which answers from its own metadata image: so a
- * client can be behind a broker, and a broker behind the controller.
+ * client can be behind a broker, and a broker behind the controller. A Produce or Fetch error
+ * response naming a newer leader updates a partition at once (KIP-951).
  */
 export class ClientMetadata {
   private readonly leaders = new Map<PartitionKey, KnownLeader>();
@@ -116,6 +118,32 @@ export class ClientMetadata {
         this.finishRefresh();
       });
     });
+  }
+
+  /**
+   * Metadata.updatePartitionLeadership (KIP-951): take the leaders a Produce or Fetch error
+   * response named, in Kafka's order of tests: skip one without both an id and an epoch, one not
+   * newer than the epoch cached (an equal epoch too), and a partition not cached at all. (Kafka
+   * also skips a leader whose node is in neither the response's NodeEndpoints nor the cached
+   * nodes; the model's clients know every broker from the bootstrap list, so that test passes.)
+   * Returns the partitions whose leader changed. A refresh is still requested by the caller.
+   */
+  updatePartitionLeadership(partitionLeaders: ReadonlyMap<PartitionKey, LeaderIdAndEpoch>): PartitionKey[] {
+    const updated: PartitionKey[] = [];
+    for (const [partition, newLeader] of partitionLeaders) {
+      const currentLeader = this.leaders.get(partition) ?? null;
+      if (newLeader.leaderEpoch < 0 || newLeader.leaderId === null) continue;
+      if (
+        currentLeader !== null &&
+        currentLeader.leaderEpoch >= 0 &&
+        newLeader.leaderEpoch <= currentLeader.leaderEpoch
+      )
+        continue;
+      if (currentLeader === null) continue;
+      this.leaders.set(partition, { leader: newLeader.leaderId, leaderEpoch: newLeader.leaderEpoch });
+      updated.push(partition);
+    }
+    return updated;
   }
 
   private finishRefresh(): void {

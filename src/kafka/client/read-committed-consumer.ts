@@ -9,6 +9,7 @@ import type { ClusterContext } from "../cluster-context.js";
 import type { FetchPartitionData, FetchRequest } from "../fetch-protocol.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
 import type { ClientMetadata } from "./client-metadata.js";
+import { hasCurrentLeader, type LeaderIdAndEpoch } from "../current-leader.js";
 
 export interface ConsumedRecord {
   partition: PartitionKey;
@@ -119,7 +120,8 @@ export interface ReadCommittedConsumerOptions {
  * A read_committed consumer (KafkaConsumer's fetcher, AbstractFetch): one Fetch in flight per
  * leader broker, covering every assigned partition that broker leads as far as the consumer knows,
  * long-polled there (fetch.max.wait.ms); the next fetch to that broker goes out when the answer is
- * in. A partition error (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH) refreshes the metadata. It
+ * in. A partition error (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH) refreshes the metadata; when the
+ * answer named a newer leader for each such partition (KIP-951) the next fetch goes to it at once. It
  * records what it saw and when (for the premature-read check).
  */
 export class ReadCommittedConsumer {
@@ -204,11 +206,27 @@ export class ReadCommittedConsumer {
     const timeoutMs = this.config.requestTimeoutMs + this.config.fetchMaxWaitMs;
     this.ctx.net.request(this.connections.to(broker), request, timeoutMs, (r) => {
       let refresh = r.kind !== "response";
+      // AbstractFetch.handleFetchSuccess (KIP-951): the leaders named by NOT_LEADER_OR_FOLLOWER and
+      // FENCED_LEADER_EPOCH, taken after every partition's answer; each erring partition still
+      // asks for a refresh (FetchCollector.handleInitializeErrors).
+      const partitionsWithUpdatedLeaderInfo = new Map<PartitionKey, LeaderIdAndEpoch>();
       if (r.kind === "response" && r.body.api === "Fetch") {
-        for (const data of r.body.partitions) refresh = this.take(request, data) || refresh;
+        for (const data of r.body.partitions) {
+          if (namesCurrentLeader(data)) partitionsWithUpdatedLeaderInfo.set(data.partition, data.currentLeader);
+          refresh = this.take(request, data) || refresh;
+        }
       }
-      if (refresh) return this.metadata.requestUpdate(() => this.afterFetch(broker));
-      this.afterFetch(broker);
+      const updated = this.metadata.updatePartitionLeadership(partitionsWithUpdatedLeaderInfo);
+      if (!refresh) return this.afterFetch(broker);
+      // Every partition that erred has its new leader: fetch from it now, the refresh runs alongside.
+      // Otherwise the model waits for the refresh before this broker's next fetch (the partitions
+      // that did learn a new leader go to it now).
+      if (r.kind === "response" && r.body.api === "Fetch" && everyErrorUpdated(r.body.partitions, updated)) {
+        this.metadata.requestUpdate(() => this.fetchAll());
+        return this.afterFetch(broker);
+      }
+      this.metadata.requestUpdate(() => this.afterFetch(broker));
+      if (updated.length > 0) this.fetchAll();
     });
   }
 
@@ -247,4 +265,15 @@ export class ReadCommittedConsumer {
       });
     return false;
   }
+}
+
+/** A partition answer whose error names the partition's current leader (AbstractFetch.handleFetchSuccess's test). */
+export function namesCurrentLeader(data: FetchPartitionData): boolean {
+  const named = data.errorCode === Errors.NOT_LEADER_OR_FOLLOWER || data.errorCode === Errors.FENCED_LEADER_EPOCH;
+  return named && hasCurrentLeader(data.currentLeader);
+}
+
+/** Every partition answered with an error got a newer leader from the answer. */
+function everyErrorUpdated(partitions: readonly FetchPartitionData[], updated: readonly PartitionKey[]): boolean {
+  return partitions.every((data) => data.errorCode === Errors.NONE || updated.includes(data.partition));
 }

@@ -17,6 +17,12 @@ export class ProducerBatch {
   attempts = 0;
   /** When the batch may be drained again after a retriable error (retry.backoff.ms). */
   retryAtMs = 0;
+  /** lastAttemptMs: when a retry was queued again (linger.ms counts from there once it need not back off). */
+  lastAttemptMs = 0;
+  /** The leader epoch the batch is sent to, as the metadata last said (null: not known yet). */
+  private currentLeaderEpoch: number | null = null;
+  /** The attempt at which currentLeaderEpoch last grew. */
+  private attemptsWhenLeaderLastChanged = 0;
   inRetry = false;
   /** sequenceHasBeenReset: an epoch bump rewrote the batch's id, epoch and sequence (startSequencesAtBeginning). */
   sequenceHasBeenReset = false;
@@ -41,6 +47,29 @@ export class ProducerBatch {
 
   get lastSequence(): number {
     return this.baseSequence + this.values.length - 1;
+  }
+
+  /**
+   * ProducerBatch.maybeUpdateLeaderEpoch (3.7+, KIP-951), called whenever the batch is checked for
+   * sending: a newer epoch in the metadata (from a refresh, or from a Produce error response naming
+   * the new leader) is the one this attempt goes to. `attempts` counts sends, which is Kafka's count
+   * of re-enqueues whenever the batch waits in its queue (the only time this is called).
+   */
+  maybeUpdateLeaderEpoch(latestLeaderEpoch: number | null): void {
+    if (
+      latestLeaderEpoch !== null &&
+      latestLeaderEpoch >= 0 &&
+      (this.currentLeaderEpoch === null || this.currentLeaderEpoch < latestLeaderEpoch)
+    ) {
+      this.attemptsWhenLeaderLastChanged = this.attempts;
+      this.currentLeaderEpoch = latestLeaderEpoch;
+    }
+  }
+
+  /** ProducerBatch.hasLeaderChangedForTheOngoingRetry: this retry goes to a newer leader (so it skips retry.backoff.ms). */
+  hasLeaderChangedForTheOngoingRetry(): boolean {
+    if (this.attempts < 1) return false;
+    return this.attempts === this.attemptsWhenLeaderLastChanged;
   }
 
   /** ProducerBatch.hasReachedDeliveryTimeout: the batch's time is up, sent or not. */
@@ -110,13 +139,17 @@ export class RecordAccumulator {
   }
 
   /**
-   * When the partition's first batch may be sent: now if full, flushed or a retry past its backoff,
-   * else after linger.ms from its creation.
+   * When the partition's first batch may be sent (RecordAccumulator.batchReady with shouldBackoff):
+   * a retry backs off until retry.backoff.ms is over, unless it goes to a newer leader than its last
+   * attempt; otherwise now if full (or others wait behind it), flushed, else linger.ms after its
+   * creation (a retry: after it was queued again).
    */
   readyAtMs(batch: ProducerBatch): number {
-    if (batch.inRetry) return batch.retryAtMs;
+    if (batch.inRetry && !batch.hasLeaderChangedForTheOngoingRetry()) return batch.retryAtMs;
     if (this.flushing || batch.recordCount >= this.recordsPerBatch) return 0;
-    return batch.createdMs + this.lingerMs;
+    if (!batch.inRetry) return batch.createdMs + this.lingerMs;
+    if ((this.batches.get(batch.partition)?.length ?? 0) > 1) return 0;
+    return batch.lastAttemptMs + this.lingerMs;
   }
 
   /** Take the partition's first batch off its queue to send it. */
@@ -129,10 +162,11 @@ export class RecordAccumulator {
   }
 
   /** reenqueue: a retriable failure puts the batch back at the front, to be sent after retry.backoff.ms. */
-  reenqueue(batch: ProducerBatch, retryAtMs: number): void {
+  reenqueue(batch: ProducerBatch, retryAtMs: number, nowMs: number): void {
     batch.inFlight = false;
     batch.inRetry = true;
     batch.retryAtMs = retryAtMs;
+    batch.lastAttemptMs = nowMs;
     const queue = this.batches.get(batch.partition) ?? [];
     // Keep sequence order: a retry goes before every batch with a higher sequence or none.
     let at = 0;

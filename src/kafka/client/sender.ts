@@ -1,9 +1,10 @@
 import { ConnectionPool, type RpcResult } from "../../sim/network.js";
 import type { Timer } from "../../sim/simulation.js";
 import { Errors, errorName } from "../common/errors.js";
-import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID } from "../common/types.js";
+import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type PartitionKey } from "../common/types.js";
 import type { ApiVersions } from "./api-versions.js";
 import type { ClusterContext } from "../cluster-context.js";
+import { hasCurrentLeader, type LeaderIdAndEpoch, NO_CURRENT_LEADER } from "../current-leader.js";
 import { endTxnVersionFor, type KafkaRequest, type KafkaResponse, produceVersionFor } from "../protocol.js";
 import type { ClientMetadata } from "./client-metadata.js";
 import type { ProducerConfig } from "./producer-config.js";
@@ -305,6 +306,7 @@ export class Sender {
     for (const partition of this.accumulator.partitionsWithQueuedBatches()) {
       if (!this.tm.isSendToPartitionAllowed(partition)) continue;
       for (let batch = this.accumulator.first(partition); batch !== null; batch = this.accumulator.first(partition)) {
+        batch.maybeUpdateLeaderEpoch(this.metadata.leaderOf(partition)?.leaderEpoch ?? null);
         const readyAt = this.accumulator.readyAtMs(batch);
         if (readyAt > this.nowMs) {
           nextReadyAtMs = nextReadyAtMs === null ? readyAt : Math.min(nextReadyAtMs, readyAt);
@@ -346,8 +348,15 @@ export class Sender {
       this.inFlightPerBroker.set(leader, (this.inFlightPerBroker.get(leader) ?? 1) - 1);
       if (this.closed) return;
       if (this.idempotent) this.inFlightBatches.splice(this.inFlightBatches.indexOf(batch), 1);
-      const errorCode = r.kind === "response" && r.body.api === "Produce" ? r.body.errorCode : Errors.NETWORK_EXCEPTION;
-      this.completeBatch(batch, errorCode);
+      const body = r.kind === "response" && r.body.api === "Produce" ? r.body : null;
+      // Sender.handleProduceResponse: a dropped connection is NETWORK_EXCEPTION, with no leader named.
+      const errorCode = body?.errorCode ?? Errors.NETWORK_EXCEPTION;
+      const partitionsWithUpdatedLeaderInfo = new Map<PartitionKey, LeaderIdAndEpoch>();
+      this.completeBatch(batch, errorCode, body?.currentLeader ?? NO_CURRENT_LEADER, partitionsWithUpdatedLeaderInfo);
+      // After completeBatch (KIP-951): the leader the response named, if newer, is the one the
+      // retry goes to, at once (the batch skips its backoff); the refresh asked for still runs.
+      if (partitionsWithUpdatedLeaderInfo.size > 0)
+        this.metadata.updatePartitionLeadership(partitionsWithUpdatedLeaderInfo);
       this.wakeup();
     });
   }
@@ -356,7 +365,12 @@ export class Sender {
    * Sender.completeBatch: success; a retry (retriable, within delivery.timeout.ms, and allowed by
    * the transaction manager) after retry.backoff.ms; or a failure the transaction manager judges.
    */
-  private completeBatch(batch: ProducerBatch, errorCode: number): void {
+  private completeBatch(
+    batch: ProducerBatch,
+    errorCode: number,
+    currentLeader: LeaderIdAndEpoch,
+    partitionsWithUpdatedLeaderInfo: Map<PartitionKey, LeaderIdAndEpoch>,
+  ): void {
     // The answer to a batch that expired while in flight (idempotent producer): Kafka's canRetry
     // refuses a batch that is done, so it fails again (failBatch: its bookkeeping only).
     if (this.idempotent && batch.done) {
@@ -379,12 +393,17 @@ export class Sender {
       this.tm.handleCompletedBatch(batch);
       return this.finishBatch(batch);
     }
-    if (STALE_LEADER.has(errorCode)) this.metadata.requestUpdate(() => this.wakeup());
+    if (STALE_LEADER.has(errorCode)) {
+      // KIP-951: NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH may name the new leader.
+      const named = errorCode === Errors.NOT_LEADER_OR_FOLLOWER || errorCode === Errors.FENCED_LEADER_EPOCH;
+      if (named && hasCurrentLeader(currentLeader)) partitionsWithUpdatedLeaderInfo.set(batch.partition, currentLeader);
+      this.metadata.requestUpdate(() => this.wakeup());
+    }
     const timedOut = batch.hasReachedDeliveryTimeout(this.config.deliveryTimeoutMs, this.nowMs);
     if (!timedOut && this.tm.canRetry(errorCode, batch)) {
       const retryAtMs = this.nowMs + this.config.retryBackoffMs;
       this.idempotent?.checkReenqueue(batch);
-      this.accumulator.reenqueue(batch, retryAtMs);
+      this.accumulator.reenqueue(batch, retryAtMs, this.nowMs);
       return this.wakeup(retryAtMs);
     }
     const reason = timedOut

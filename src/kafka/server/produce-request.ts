@@ -1,7 +1,8 @@
 import { produceErrorForVerification } from "../broker/add-partitions-to-txn-manager.js";
 import { SENTINEL_GUARD } from "../broker/producer-state-entry.js";
 import { Errors } from "../common/errors.js";
-import type { KafkaResponse, ProduceRequest } from "../protocol.js";
+import { NO_CURRENT_LEADER } from "../current-leader.js";
+import type { ProduceRequest, ProduceResponse } from "../protocol.js";
 import type { BrokerProcess, Inbound } from "./broker-process.js";
 
 /**
@@ -12,7 +13,10 @@ export function handleProduceRequest(process: BrokerProcess, request: Inbound, b
   const partition = process.replicas.partitions.get(body.partition);
   if (!partition?.isLeader) {
     const known = process.image().partitions.has(body.partition);
-    return request.respond(
+    return sendResponse(
+      process,
+      request,
+      body,
       produceError(known ? Errors.NOT_LEADER_OR_FOLLOWER : Errors.UNKNOWN_TOPIC_OR_PARTITION, "not the leader"),
     );
   }
@@ -28,7 +32,12 @@ export function handleProduceRequest(process: BrokerProcess, request: Inbound, b
         seq: body.baseSequence,
         error: Errors.INVALID_PRODUCER_EPOCH,
       });
-      return request.respond(produceError(Errors.INVALID_PRODUCER_EPOCH, `before verification: ${stale}`));
+      return sendResponse(
+        process,
+        request,
+        body,
+        produceError(Errors.INVALID_PRODUCER_EPOCH, `before verification: ${stale}`),
+      );
     }
     const supportsEpochBump = body.version >= 12;
     const guard = log.maybeStartTransactionVerification(
@@ -96,7 +105,12 @@ function verifyProduce(
             epoch: body.producerEpoch,
             error: mapped,
           });
-          return request.respond(produceError(mapped, `verification: coordinator answered ${errorCode}`));
+          return sendResponse(
+            process,
+            request,
+            body,
+            produceError(mapped, `verification: coordinator answered ${errorCode}`),
+          );
         }
         appendProduce(process, request, body, guard);
       },
@@ -164,16 +178,28 @@ function appendProduce(process: BrokerProcess, request: Inbound, body: ProduceRe
       return { waitForOffset: batch.lastOffset + 1, value: produceOk(batch.baseOffset) };
     },
     (errorCode, value) => {
-      if (errorCode !== Errors.NONE || value === null) return request.respond(produceError(errorCode, "append failed"));
-      request.respond(value);
+      if (errorCode !== Errors.NONE || value === null)
+        return sendResponse(process, request, body, produceError(errorCode, "append failed"));
+      sendResponse(process, request, body, value);
     },
   );
 }
 
-function produceError(errorCode: number, message: string): KafkaResponse {
-  return { api: "Produce", errorCode, baseOffset: -1, errorMessage: message };
+/**
+ * KafkaApis.handleProduceRequest's sendResponseCallback: from v10 (KIP-951), a partition answered
+ * NOT_LEADER_OR_FOLLOWER carries the leader this broker knows now (getCurrentLeader), however the
+ * error arose (not the leader on arrival, or leadership lost while the append waited).
+ */
+function sendResponse(process: BrokerProcess, request: Inbound, body: ProduceRequest, response: ProduceResponse): void {
+  if (body.version >= 10 && response.errorCode === Errors.NOT_LEADER_OR_FOLLOWER)
+    return request.respond({ ...response, currentLeader: process.replicas.getCurrentLeader(body.partition) });
+  request.respond(response);
 }
 
-function produceOk(baseOffset: number): KafkaResponse {
-  return { api: "Produce", errorCode: Errors.NONE, baseOffset, errorMessage: null };
+function produceError(errorCode: number, message: string): ProduceResponse {
+  return { api: "Produce", errorCode, baseOffset: -1, errorMessage: message, currentLeader: NO_CURRENT_LEADER };
+}
+
+function produceOk(baseOffset: number): ProduceResponse {
+  return { api: "Produce", errorCode: Errors.NONE, baseOffset, errorMessage: null, currentLeader: NO_CURRENT_LEADER };
 }

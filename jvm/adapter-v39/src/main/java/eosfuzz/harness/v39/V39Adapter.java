@@ -21,6 +21,7 @@ public final class V39Adapter implements Adapter {
         services.put("txnMetadata", new TxnMetadataService(V39TxnMetadata::create));
         services.put("txnCoordinator", new eosfuzz.harness.coordinator.TxnCoordinatorService(V39TxnCoordinator::create));
         services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V39TransactionalClient::create));
+        services.put("clientMetadata", new eosfuzz.harness.client.ClientMetadataService());
         return services;
     }
 }

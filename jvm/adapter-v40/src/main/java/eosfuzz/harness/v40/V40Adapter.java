@@ -21,6 +21,7 @@ public final class V40Adapter implements Adapter {
         services.put("txnMetadata", new TxnMetadataService(V40TxnMetadata::create));
         services.put("txnCoordinator", new eosfuzz.harness.coordinator.TxnCoordinatorService(V40TxnCoordinator::create));
         services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V40TransactionalClient::create));
+        services.put("clientMetadata", new eosfuzz.harness.client.ClientMetadataService());
         return services;
     }
 }

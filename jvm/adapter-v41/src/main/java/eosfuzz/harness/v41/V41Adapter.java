@@ -21,6 +21,7 @@ public final class V41Adapter implements Adapter {
         services.put("txnMetadata", new TxnMetadataService(V41TxnMetadata::create));
         services.put("txnCoordinator", new eosfuzz.harness.coordinator.TxnCoordinatorService(V41TxnCoordinator::create));
         services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V41TransactionalClient::create));
+        services.put("clientMetadata", new eosfuzz.harness.client.ClientMetadataService());
         return services;
     }
 }

@@ -22,6 +22,7 @@ public final class V42Adapter implements Adapter {
         services.put("txnMetadata", new TxnMetadataService(V42TxnMetadata::create));
         services.put("txnCoordinator", new TxnCoordinatorService(V42TxnCoordinator::create));
         services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V42TransactionalClient::create));
+        services.put("clientMetadata", new eosfuzz.harness.client.ClientMetadataService());
         return services;
     }
 }

@@ -22,6 +22,7 @@ public final class V43Adapter implements Adapter {
         services.put("txnMetadata", new TxnMetadataService(V43TxnMetadata::create));
         services.put("txnCoordinator", new TxnCoordinatorService(V43TxnCoordinator::create));
         services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V43TransactionalClient::create));
+        services.put("clientMetadata", new eosfuzz.harness.client.ClientMetadataService());
         return services;
     }
 }

@@ -22,6 +22,7 @@ public final class V44Adapter implements Adapter {
         services.put("txnMetadata", new TxnMetadataService(V44TxnMetadata::create));
         services.put("txnCoordinator", new TxnCoordinatorService(V44TxnCoordinator::create));
         services.put("transactionManager", new eosfuzz.harness.client.TransactionManagerService(V44TransactionalClient::create));
+        services.put("clientMetadata", new eosfuzz.harness.client.ClientMetadataService());
         return services;
     }
 }
