@@ -7,7 +7,13 @@ import type { FetchPartitionData, FetchRequest } from "../fetch-protocol.js";
 import type { KafkaRequest, KafkaResponse } from "../protocol.js";
 import type { ClientMetadata } from "./client-metadata.js";
 import type { ConsumerCoordinator } from "./consumer-coordinator.js";
-import { type ConsumedRecord, filterReadCommitted } from "./read-committed-consumer.js";
+import {
+  type ConsumedRecord,
+  everyErrorUpdated,
+  filterReadCommitted,
+  namesCurrentLeader,
+} from "./read-committed-consumer.js";
+import type { LeaderIdAndEpoch } from "../current-leader.js";
 import type { ConsumerGroupMetadata } from "./txn-request.js";
 import type { ProcessedWork, ProcessingHooks } from "./transactional-producer.js";
 
@@ -277,10 +283,17 @@ export class Processor implements ProcessingHooks {
       if (this.stopped) return;
       // An answer to an older round is dropped whole: the positions it was asked at are gone.
       let refresh = r.kind !== "response";
-      if (round === this.round && r.kind === "response" && r.body.api === "Fetch")
-        for (const data of r.body.partitions) refresh = this.take(request, data) || refresh;
-      if (refresh) return this.refreshThenFetch();
-      this.fetchAll();
+      const body = round === this.round && r.kind === "response" && r.body.api === "Fetch" ? r.body : null;
+      // AbstractFetch.handleFetchSuccess (KIP-951): leaders named by the errors, taken after every answer.
+      const partitionsWithUpdatedLeaderInfo = new Map<PartitionKey, LeaderIdAndEpoch>();
+      for (const data of body?.partitions ?? []) {
+        if (namesCurrentLeader(data)) partitionsWithUpdatedLeaderInfo.set(data.partition, data.currentLeader);
+        refresh = this.take(request, data) || refresh;
+      }
+      const updated = this.metadata.updatePartitionLeadership(partitionsWithUpdatedLeaderInfo);
+      if (refresh) this.refreshThenFetch();
+      // With every erring partition's new leader known, the next fetch need not wait for the refresh.
+      if (!refresh || (body !== null && everyErrorUpdated(body.partitions, updated))) this.fetchAll();
     });
   }
 

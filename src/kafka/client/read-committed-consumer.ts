@@ -274,6 +274,9 @@ export function namesCurrentLeader(data: FetchPartitionData): boolean {
 }
 
 /** Every partition answered with an error got a newer leader from the answer. */
-function everyErrorUpdated(partitions: readonly FetchPartitionData[], updated: readonly PartitionKey[]): boolean {
+export function everyErrorUpdated(
+  partitions: readonly FetchPartitionData[],
+  updated: readonly PartitionKey[],
+): boolean {
   return partitions.every((data) => data.errorCode === Errors.NONE || updated.includes(data.partition));
 }
