@@ -2,6 +2,13 @@ import { Errors, errorName } from "../kafka/common/errors.js";
 import { MAX_PRODUCER_EPOCH } from "../kafka/common/types.js";
 import type { ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../kafka/ghost.js";
 import { renderSteps, type Step, step } from "./client/explain-client.js";
+import type { Truncation } from "./ghost-ledger.js";
+import {
+  LOST_TXN_LOG_RECORD_TEXT,
+  type LostOngoingRecord,
+  lostOngoingRecord,
+  lostRecordText,
+} from "./lost-txn-log-record.js";
 import type { Violation } from "./violation.js";
 
 /** What the fatal-error check reads from the ledger. */
@@ -17,6 +24,8 @@ export interface FatalErrorHistory {
   readonly fencedCommitContract?: boolean;
   /** CompleteCommit/CompleteAbort writes, by transaction attempt. */
   readonly completions?: ReadonlyMap<string, { atMs: number }>;
+  /** Replicas' truncations (an uncommitted __transaction_state record a coordinator acted on). */
+  readonly truncations?: readonly Truncation[];
 }
 
 /**
@@ -49,7 +58,29 @@ export function checkFatalError(history: FatalErrorHistory, e: ProducerFatal): V
   if (laterInit || coordinatorAbort) return null;
   return e.failedCall
     ? failedCallViolation(e, own, decisions)
-    : fatalErrorViolation(e, own, decisions, pendingCompletion(history, decisions, e), endedEmpty(e));
+    : fatalErrorViolation(
+        e,
+        own,
+        decisions,
+        pendingCompletion(history, decisions, e),
+        endedEmpty(e),
+        lostOngoing(history, e),
+      );
+}
+
+/**
+ * INVALID_TXN_STATE answering an EndTxn whose transaction's Ongoing record a replica truncated
+ * away: the coordinator that answered holds the transaction as it was before that record (Empty,
+ * or complete), which refuses the EndTxn. The record was never committed; a coordinator had
+ * loaded it from its log end and answered for the partitions it added (lost-txn-log-record.ts).
+ */
+function lostOngoing(history: FatalErrorHistory, e: ProducerFatal): LostOngoingRecord | null {
+  if (e.api !== "EndTxn" || e.errorCode !== Errors.INVALID_TXN_STATE || !history.truncations) return null;
+  return lostOngoingRecord(history.truncations, {
+    producerId: e.producerId,
+    producerEpoch: e.producerEpoch,
+    beforeMs: e.atMs,
+  });
 }
 
 /**
@@ -192,6 +223,7 @@ function fatalErrorViolation(
   decisions: TxnDecision[],
   pending: TxnDecision | null,
   empty: boolean,
+  lost: LostOngoingRecord | null,
 ): Violation {
   const steps = historySteps(e, own, decisions);
   const complete = pending?.result === "COMMIT" ? "CompleteCommit" : "CompleteAbort";
@@ -210,13 +242,15 @@ function fatalErrorViolation(
             `${e.ghostTxn} added no partition: the EndTxn ended a transaction without records, which the coordinator (in Empty, CompleteCommit or CompleteAbort) refuses to commit; a client ends such a transaction without EndTxn (KAFKA-18401)`,
           ]
         : []),
+      ...(lost ? [lostRecordText(lost)] : []),
       notFencedText(e, own),
       "the error was not deserved: the producer had to give up although it could have aborted or retried and gone on",
     ),
   );
+  const lostText = lost ? `: the ${LOST_TXN_LOG_RECORD_TEXT} its partitions was truncated` : "";
   return {
     kind: "fatal-error",
-    summary: `${e.producer} got a fatal ${errorName(e.errorCode)} on ${e.api} at epoch ${e.producerEpoch}${empty ? ` for ${e.ghostTxn}, a transaction without records,` : ""} though no newer producer or coordinator fenced it`,
+    summary: `${e.producer} got a fatal ${errorName(e.errorCode)} on ${e.api} at epoch ${e.producerEpoch}${empty ? ` for ${e.ghostTxn}, a transaction without records,` : ""} though no newer producer or coordinator fenced it${lostText}`,
     explanation: renderSteps(steps),
     atMs: e.atMs,
     ...(e.ghostTxn !== null ? { transaction: e.ghostTxn } : {}),

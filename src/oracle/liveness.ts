@@ -3,6 +3,7 @@ import { Errors, errorName } from "../kafka/common/errors.js";
 import { isPrepare } from "../kafka/coordinator/transaction-state.js";
 import type { CompletionWakeupLost, MarkerOutcome, MarkerSend } from "../kafka/ghost.js";
 import { at } from "./format.js";
+import { LOST_TXN_LOG_RECORD_TEXT, lostOngoingRecord, lostRecordText } from "./lost-txn-log-record.js";
 import type { AbandonedSending, GhostLedger, RefusedRequest } from "./ghost-ledger.js";
 import { unstableOffsetsHang } from "./unstable-offsets.js";
 import type { Violation } from "./violation.js";
@@ -11,6 +12,9 @@ type SnapshotTxn = ClusterSnapshot["transactions"][number];
 type SnapshotPartition = ClusterSnapshot["partitions"][number];
 
 const INDENT = " ".repeat(10);
+
+/** What a hang's summary says when the log holds the marker that closed the transaction the producer state holds open. */
+export const CLOSED_IN_LOG_TEXT = "though a marker closed it at offset";
 
 /**
  * After faults stop and a quiet period: no transaction may stay in PrepareCommit/PrepareAbort and
@@ -247,16 +251,33 @@ function stuckAtPartition(
     (t) => t.producerId === open.producerId || (t.ghostTxn !== null && open.ghostTxns.includes(t.ghostTxn)),
   );
   let cause = "no marker ever closed them";
-  if (owner) {
+  let why = "";
+  const closing = closingMarkerInLog(p, open);
+  const lost =
+    closing || owner?.partitions.includes(p.partition)
+      ? null
+      : lostOngoingRecord(ledger.truncations, { producerId: open.producerId, partition: p.partition, beforeMs: endMs });
+  if (closing) {
+    // The log holds the marker that closed the transaction, yet the replica's producer state holds
+    // it open: the state came back from a producer snapshot taken while it was open (a truncation
+    // of a log whose producers had all expired loads the snapshot and replays nothing after it,
+    // UnifiedLog.rebuildProducerState's isEmptyBeforeTruncation).
+    cause = `a ${closing.control?.type ?? "marker"} marker at offset ${closing.baseOffset} closed the transaction of producer ${open.producerId} that started at offset ${open.firstOffset}, yet ${p.broker}'s producer state holds it open and no marker will close it again`;
+    why = ` ${CLOSED_IN_LOG_TEXT} ${closing.baseOffset}`;
+  } else if (owner) {
     const includes = owner.partitions.includes(p.partition);
     cause = `the coordinator's transaction for ${owner.transactionalId} (producerId ${owner.producerId}, epoch ${owner.producerEpoch}) is ${owner.state}${includes ? "" : ` and does not include ${p.partition}`}, so no marker will ever close them`;
+  }
+  if (lost) {
+    lines.push(`${at(lost.atMs)} ${lostRecordText(lost)}`);
+    why = `: the ${LOST_TXN_LOG_RECORD_TEXT} ${p.partition} was truncated`;
   }
   lines.push(
     `${at(endMs)} ${cause}: LSO of ${p.partition} is stuck at ${p.lastStableOffset} (high watermark ${p.highWatermark})`,
   );
   return {
     kind: "hanging-transaction",
-    summary: `${p.partition} on ${p.broker} (${p.brokerRelease}): LSO stuck at ${p.lastStableOffset} behind the open transaction of producer ${open.producerId} (${ghosts})`,
+    summary: `${p.partition} on ${p.broker} (${p.brokerRelease}): LSO stuck at ${p.lastStableOffset} behind the open transaction of producer ${open.producerId} (${ghosts})${why}`,
     explanation: lines,
     atMs: endMs,
     partition: p.partition,
@@ -264,6 +285,17 @@ function stuckAtPartition(
     brokerRelease: p.brokerRelease,
     transaction: open.ghostTxns[0] ?? "(unknown)",
   };
+}
+
+/** A control batch of the open transaction's producer after its first offset: a marker that closed it. */
+function closingMarkerInLog(
+  p: SnapshotPartition,
+  open: SnapshotPartition["openTransactions"][number],
+): SnapshotPartition["batches"][number] | null {
+  return (
+    p.batches.find((b) => b.control !== null && b.producerId === open.producerId && b.baseOffset > open.firstOffset) ??
+    null
+  );
 }
 
 /**

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compareTxnCoordinatorSequence } from "../../src/conform/coordinator/txn-coordinator-differential.js";
+import { ModelTxnCoordinator } from "../../src/conform/coordinator/model-txn-coordinator.js";
+import {
+  compareTxnCoordinatorSequence,
+  runKafkaTxnCoordinator,
+} from "../../src/conform/coordinator/txn-coordinator-differential.js";
+import {
+  DEFAULT_TXN_COORDINATOR_CONFIG,
+  type TxnCoordinatorOp,
+} from "../../src/conform/coordinator/txn-coordinator-ops.js";
 import type { AbstractTxnCoordinatorSequence } from "../../src/conform/coordinator/txn-coordinator-arbitrary.js";
 import { compareTxnMetadataSequence } from "../../src/conform/coordinator/txn-metadata-differential.js";
 import { divergenceClass } from "../../src/conform/coordinator/sequence-campaign.js";
@@ -85,5 +93,54 @@ describe("txnCoordinator and txnMetadata surfaces against Kafka 4.2.1", () => {
     );
     expect(c.divergence?.step).toBe(2);
     expect(c.model[2]?.error).toBe("NONE");
+  }, 20_000);
+  /**
+   * everything's seed 4222 (a 4.0 cluster): a coordinator loaded its partition to the log end
+   * (TransactionStateManager.loadTransactionMetadata reads with FetchIsolation.LOG_END, an
+   * uncommitted Ongoing record included; the harness does not drive a load, so the record's state is
+   * given as the starting metadata), then answered the leader's AddPartitionsToTxn for output-0 at
+   * once, with no write (handleAddPartitionsToTransaction: "if the partitions are already in the
+   * metadata reply OK immediately"). The record was truncated later, and with it the partition.
+   */
+  it("a coordinator answers AddPartitionsToTxn for a partition its loaded state holds with no write, as Kafka's does", async () => {
+    const initialMetadata = {
+      transactionalId: "txn-2",
+      producerId: 1004,
+      prevProducerId: -1,
+      nextProducerId: -1,
+      producerEpoch: 0,
+      lastProducerEpoch: -1,
+      txnTimeoutMs: 1000,
+      state: "ONGOING" as const,
+      topicPartitions: ["output-0"],
+      txnStartTimestamp: 0,
+      txnLastUpdateTimestamp: 0,
+      clientTransactionVersion: 2,
+    };
+    const add = (partition: string): TxnCoordinatorOp => ({
+      op: "addPartitions",
+      transactionalId: "txn-2",
+      producerId: 1004,
+      producerEpoch: 0,
+      partitions: [partition],
+      verifyOnly: false,
+      clientTransactionVersion: 2,
+    });
+    // The next __transaction_state append fails: an answer that waited for a write would say so.
+    const ops: TxnCoordinatorOp[] = [
+      { op: "failNextAppend", error: "NOT_ENOUGH_REPLICAS" },
+      add("output-0"),
+      add("output-1"),
+    ];
+    const kafka = await runKafkaTxnCoordinator(harness, {
+      config: DEFAULT_TXN_COORDINATOR_CONFIG,
+      initialMetadata,
+      ops,
+    });
+    // Able to fail: output-1, not yet in the state, is written, and the armed failure answers it.
+    expect(kafka.map((r) => r.error)).toEqual(["NONE", "NONE", "COORDINATOR_NOT_AVAILABLE"]);
+    const model = new ModelTxnCoordinator(releaseProfile("4.2.1"), DEFAULT_TXN_COORDINATOR_CONFIG);
+    model.put(initialMetadata);
+    expect(ops.map((op) => model.apply(op).error)).toEqual(kafka.map((r) => r.error));
   }, 20_000);
 });

@@ -10,6 +10,7 @@ import {
 import { KafkaHarness } from "../../src/harness/harness-process.js";
 import { type HarnessRelease, harnessReleases, JVM_DIR } from "../../src/harness/kafka-releases.js";
 import { inSlot } from "./harness-slots.js";
+import { checkStaleSnapshot } from "./stale-snapshot-cases.js";
 import { checkStuckSequence } from "./stuck-sequence-cases.js";
 
 /**
@@ -29,7 +30,8 @@ import { checkStuckSequence } from "./stuck-sequence-cases.js";
  * This is why `everything` allows that fatal error when it draws producer-state expiry.
  *
  * A batch stuck behind a later sequence of its own transaction (stuck-sequence-cases.ts) follows
- * from both: on the same harness, one JVM per release.
+ * from both: on the same harness, one JVM per release. So does a committed transaction open again
+ * after every producer expired and a truncation reloaded an older snapshot (stale-snapshot-cases.ts).
  */
 const data = (baseSequence: number, guard: "verified" | "none"): LeaderOp => ({
   op: "data",
@@ -94,6 +96,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
     const floor = await runKafkaSequence(harness, FLOOR_OPS);
     const expiry = await runKafkaSequence(harness, EXPIRY_OPS, EXPIRY_CONFIG);
     await checkStuckSequence(release, harness);
+    await checkStaleSnapshot(release, harness);
     return { floor, expiry };
   } finally {
     await harness.close();
@@ -102,7 +105,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
 
 describe("the verification entry at every release", () => {
   for (const release of harnessReleases()) {
-    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920), the entry's expiry and a stuck sequence; the model agrees`, async () => {
+    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920), the entry's expiry, a stuck sequence and a stale snapshot; the model agrees`, async () => {
       const kafka = await inSlot(() => runKafka(release));
 
       expect(kafka.floor.map((r) => r.error)).toEqual(FLOOR_ERRORS);

@@ -4,6 +4,8 @@ import { isUnexpected } from "../../src/fuzz/campaign/expectation.js";
 import { drawEverything, drawnReason, EVERYTHING_STREAM } from "../../src/fuzz/run-shaping/everything.js";
 import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { matchesTarget, targetOf } from "../../src/fuzz/shrink/shrink.js";
+import { CLOSED_IN_LOG_TEXT } from "../../src/oracle/liveness.js";
+import { LOST_TXN_LOG_RECORD_TEXT } from "../../src/oracle/lost-txn-log-record.js";
 import { STUCK_SEQUENCE_TEXT } from "../../src/oracle/stuck-sequence.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 import { ChoiceSource } from "../../src/sim/choice-tape.js";
@@ -138,12 +140,61 @@ describe("the generic scenario everything (issue 31)", () => {
     );
     if (!legacyProcessors) throw new Error("the draws lack a 4.0/4.1 draw with processors");
     expect(drawnReason(legacyProcessors, stuck)).toBeNull();
-    // Nothing makes a hang or a zombie commit expected.
+    // Nothing makes a zombie commit or a model error expected, nor a hang of another cause than the
+    // two below.
+    const hang = (summary: string) => ({ kind: "hanging-transaction" as const, summary });
     for (const d of DRAWS) {
-      expect(d.expected.has("hanging-transaction")).toBe(false);
       expect(d.expected.has("zombie-commit")).toBe(false);
       expect(d.expected.has("model-error")).toBe(false);
+      expect(
+        drawnReason(
+          d,
+          hang("orders-1 on broker-1 (4.4): LSO stuck at 1 behind the open transaction of producer 1000 (p0.t2)"),
+        ),
+      ).toBeNull();
     }
+  });
+
+  it("expects a hang only of the two causes Kafka itself shows, and only where the draw makes them possible", () => {
+    // Seed 3911: a truncation reloaded a producer snapshot after every producer expired
+    // (test/conform/stale-snapshot-cases.ts): only with producer-state expiry.
+    const reopened = {
+      kind: "hanging-transaction" as const,
+      summary: `input-0 on broker-0 (4.2.1): LSO stuck at 11 behind the open transaction of producer 1001 (p1.t3) ${CLOSED_IN_LOG_TEXT} 13`,
+    };
+    // Seed 4222: a coordinator answered from an uncommitted __transaction_state record a leader
+    // change then truncated: only where a fault moves __transaction_state leaders.
+    const lostHang = {
+      kind: "hanging-transaction" as const,
+      summary: `output-0 on broker-0 (4.0): LSO stuck at 12 behind the open transaction of producer 1004 (p2#3.t4): the ${LOST_TXN_LOG_RECORD_TEXT} output-0 was truncated`,
+    };
+    const lostFatal = {
+      kind: "fatal-error" as const,
+      summary: `p2#3 got a fatal INVALID_TXN_STATE on EndTxn at epoch 0 though no newer producer or coordinator fenced it: the ${LOST_TXN_LOG_RECORD_TEXT} its partitions was truncated`,
+    };
+    const leaderMoves = (d: (typeof DRAWS)[number]) =>
+      /coordinator failovers|leader moves|controlled shutdowns|broker crashes|a rolling upgrade/.test(d.summary);
+    let seen = { expiry: 0, noExpiry: 0, moves: 0, still: 0 };
+    for (const d of DRAWS) {
+      const expiry = d.summary.includes("producer-state expiry");
+      expect(drawnReason(d, reopened) !== null).toBe(expiry);
+      expect(drawnReason(d, lostHang) !== null).toBe(leaderMoves(d));
+      // The fatal error's other allowances (TV1, a transaction.version change, producer-state expiry's
+      // INVALID_TXN_STATE, a 4.0/4.1 cluster's processors) may expect it too; without them, only this one.
+      const lostReasons = (d.expected.get("fatal-error") ?? []).filter((a) =>
+        a.reason.includes("uncommitted __transaction_state"),
+      );
+      expect(lostReasons.length).toBe(leaderMoves(d) ? 1 : 0);
+      if (leaderMoves(d)) expect(drawnReason(d, lostFatal)).not.toBeNull();
+      seen = {
+        expiry: seen.expiry + (expiry ? 1 : 0),
+        noExpiry: seen.noExpiry + (expiry ? 0 : 1),
+        moves: seen.moves + (leaderMoves(d) ? 1 : 0),
+        still: seen.still + (leaderMoves(d) ? 0 : 1),
+      };
+    }
+    // Both sides of each condition occur in the 300 draws (else the checks above say nothing).
+    expect(Object.values(seen).every((n) => n > 0)).toBe(true);
   });
 
   it("a violation marked by the draw does not fail the expectation; a model error always does", () => {

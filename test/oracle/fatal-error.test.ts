@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Errors } from "../../src/kafka/common/errors.js";
+import type { LogBatch } from "../../src/kafka/broker/log-batch.js";
 import type { ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../../src/kafka/ghost.js";
 import { checkFatalError } from "../../src/oracle/fatal-error.js";
 
@@ -60,6 +61,53 @@ describe("fatal-error: a producer that nothing fenced must not end in FATAL_ERRO
     expect(empty?.explanation.join("\n")).toMatch(/p0\.t2 added no partition: .*without EndTxn \(KAFKA-18401\)/);
     expect(checkFatalError(history, e)?.summary).toBe(
       "p0 got a fatal INVALID_TXN_STATE on EndTxn at epoch 4 though no newer producer or coordinator fenced it",
+    );
+  });
+
+  it("an INVALID_TXN_STATE EndTxn after the uncommitted Ongoing record of its transaction was truncated says so (everything's seed 4222)", () => {
+    const e = { ...fatal("p0", 4, 90), errorCode: Errors.INVALID_TXN_STATE, reason: "EndTxn: INVALID_TXN_STATE" };
+    const record = (producerEpoch: number, txnState: string): LogBatch => ({
+      baseOffset: 18,
+      lastOffset: 18,
+      producerId: -1,
+      producerEpoch: -1,
+      baseSequence: -1,
+      isTransactional: false,
+      control: null,
+      values: [],
+      ghostTxn: null,
+      txnRecord: {
+        transactionalId: "txn-0",
+        value: { txnState, producerId: 1000, producerEpoch, topicPartitions: ["orders-0"] },
+      },
+    });
+    const truncated = (batch: LogBatch, atMs: number) => ({
+      broker: "broker-2",
+      partition: "__transaction_state-0",
+      toOffset: 18,
+      removed: [batch],
+      atMs,
+    });
+    const history = (t: ReturnType<typeof truncated>[]) => ({
+      epochAssignments: [init("p0", 3, 10)],
+      decisionLog: [],
+      truncations: t,
+    });
+    const lost = checkFatalError(history([truncated(record(4, "Ongoing"), 60)]), e);
+    expect(lost?.summary).toBe(
+      "p0 got a fatal INVALID_TXN_STATE on EndTxn at epoch 4 though no newer producer or coordinator fenced it: the uncommitted __transaction_state record that added its partitions was truncated",
+    );
+    expect(lost?.explanation.join("\n")).toMatch(
+      /broker-2 truncated the Ongoing record of txn-0 \(producerId 1000, epoch 4, partitions orders-0\) at __transaction_state-0 offset 18/,
+    );
+    // Not for another epoch's record, another state's, one truncated after the error, or another error.
+    const plain =
+      "p0 got a fatal INVALID_TXN_STATE on EndTxn at epoch 4 though no newer producer or coordinator fenced it";
+    expect(checkFatalError(history([truncated(record(3, "Ongoing"), 60)]), e)?.summary).toBe(plain);
+    expect(checkFatalError(history([truncated(record(4, "PrepareCommit"), 60)]), e)?.summary).toBe(plain);
+    expect(checkFatalError(history([truncated(record(4, "Ongoing"), 95)]), e)?.summary).toBe(plain);
+    expect(checkFatalError(history([truncated(record(4, "Ongoing"), 60)]), fatal("p0", 4, 90))?.summary).not.toMatch(
+      /__transaction_state/,
     );
   });
 

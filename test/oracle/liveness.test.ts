@@ -74,4 +74,25 @@ describe("liveness: why a transaction hangs", () => {
       /^orders-\d on broker-\d \(4\.2\.1\): LSO stuck at \d+ below the high watermark \d+ though no transaction is open there$/,
     );
   });
+  it("a committed transaction open again at a replica after its producers expired (everything's seed 3911)", () => {
+    const [v, ...others] = hangsOf("everything", 3911);
+    expect(others).toEqual([]);
+    expect(v?.summary).toBe(
+      "input-0 on broker-0 (4.2.1): LSO stuck at 11 behind the open transaction of producer 1001 (p1.t3, p1.t5) though a marker closed it at offset 13",
+    );
+    expect(v?.explanation.join("\n")).toMatch(
+      /a COMMIT marker at offset 13 closed the transaction of producer 1001 that started at offset 11, yet broker-0's producer state holds it open/,
+    );
+  });
+
+  it("a partition added from an uncommitted __transaction_state record a leader change truncated (everything's seed 4222)", () => {
+    const [v, ...others] = hangsOf("everything", 4222);
+    expect(others).toEqual([]);
+    expect(v?.summary).toBe(
+      "output-0 on broker-0 (4.0): LSO stuck at 12 behind the open transaction of producer 1004 (p2#3.t4): the uncommitted __transaction_state record that added output-0 was truncated",
+    );
+    expect(v?.explanation.join("\n")).toMatch(
+      /broker-2 truncated the Ongoing record of txn-2 \(producerId 1004, epoch 0, partitions output-0\) at __transaction_state-0 offset 18/,
+    );
+  });
 });

@@ -1,6 +1,8 @@
 import type { ClusterSpec, Range } from "../../kafka/cluster-spec.js";
 import type { TransactionVersion } from "../../kafka/common/types.js";
 import { isReleaseName, type ReleaseName, releaseProfile } from "../../kafka/release.js";
+import { CLOSED_IN_LOG_TEXT } from "../../oracle/liveness.js";
+import { LOST_TXN_LOG_RECORD_TEXT } from "../../oracle/lost-txn-log-record.js";
 import { STUCK_SEQUENCE_TEXT } from "../../oracle/stuck-sequence.js";
 import type { ViolationKind } from "../../oracle/violation.js";
 import type { ChoiceSource, Stream } from "../../sim/choice-tape.js";
@@ -337,6 +339,36 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
       reason:
         "producer state expired (producer.id.expiration.ms) while a transaction's first batch at a partition waited for its verification: the entry's lowest sequence is gone, a later batch is written first, and the earlier one is stuck behind it",
       summaryIncludes: STUCK_SEQUENCE_TEXT,
+    });
+  // A producer snapshot (written at every restart and truncation) can hold a transaction still
+  // open; once its marker is written and every producer of the log has expired, a truncation
+  // finds the state empty, loads that snapshot and replays nothing after it
+  // (UnifiedLog.rebuildProducerState's isEmptyBeforeTruncation): the closed transaction is open
+  // again for good, and the last stable offset stays behind it. Kafka's UnifiedLog of every release
+  // answers so (test/conform/stale-snapshot-cases.ts; everything's seed 3911).
+  if (spec.broker.producerIdExpiration)
+    d.allow(["hanging-transaction"], {
+      reason:
+        "producer state expired (producer.id.expiration.ms), then a truncation reloaded a producer snapshot taken while a transaction was open and replayed nothing after it (UnifiedLog.rebuildProducerState skips the replay of an empty state): the transaction its marker had closed is open again, and the last stable offset stays behind it",
+      summaryIncludes: CLOSED_IN_LOG_TEXT,
+    });
+  // A coordinator loads its __transaction_state partition to the log end, uncommitted records
+  // included, and answers an AddPartitionsToTxn for partitions that state holds at once, with no
+  // write; a leader change then truncates the record, and no coordinator after it knows the
+  // partition: no marker reaches it, and the producer's EndTxn finds the transaction Empty
+  // (INVALID_TXN_STATE). Kafka's TransactionStateManager and TransactionCoordinator of every
+  // release do so (everything's seed 4222). Only where a fault moves __transaction_state leaders.
+  const txnLogLeaderMoves =
+    f.coordinatorFailover.ppm > 0 ||
+    f.leaderMove.ppm > 0 ||
+    f.controlledShutdown.ppm > 0 ||
+    f.brokerCrash.ppm > 0 ||
+    f.rollingUpgrade !== null;
+  if (txnLogLeaderMoves)
+    d.allow(["hanging-transaction", "fatal-error"], {
+      reason:
+        "a coordinator loaded an uncommitted __transaction_state record (loads read to the log end) and answered AddPartitionsToTxn from it without a write; a leader change truncated the record, so no coordinator knows the partition: no marker closes its records, and the producer's EndTxn finds the transaction without it (INVALID_TXN_STATE, fatal)",
+      summaryIncludes: LOST_TXN_LOG_RECORD_TEXT,
     });
   if (spec.broker.producerIdExpiration && regime.tv1)
     d.allow(["duplicate"], {
