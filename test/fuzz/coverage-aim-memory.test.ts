@@ -75,8 +75,16 @@ describe("coverage aims remembered across runs and campaigns", () => {
     const corpus = newCorpus();
     const hit: Plan = { ...plain, aimedAt: { release: "4.1", wire: "v1", stream: LINK, at: 8 } };
     corpus.learn(hit, outcome(0, [stale], [target("4.1", "v1", 0), target("4.1", "v1", 8, 700)]));
-    expect(corpus.exportAims(32).flatMap((a) => a.targets.map((t) => t.at))).toEqual([0, 8]);
     expect(corpus.exportGroups()).toEqual([{ release: "4.1", wire: "v1", aimed: 1, paid: 1 }]);
+    for (let i = 0; ; i++) {
+      const plan = corpus.plan(Rng.fromSeed(i, "coverage-strategy"), 1);
+      if (!plan.aimedAt) continue;
+      expect(plan.aimedAt.at).toBe(0); // in the order found
+      break;
+    }
+    // Targets of a run that reached the stale marker are not carried to a later campaign: an aim at
+    // a copy sent after it would replay it.
+    expect(corpus.exportAims(32)).toEqual([]);
   });
 
   it("a warm campaign aims from its first run where aims paid before, though the corpus holds the stale marker", () => {

@@ -13,6 +13,8 @@ import type { LateCopyTarget } from "../run/late-copy-finder.js";
 const FRESH_PERCENT = 15;
 const MUTATE_MIX_PERCENT = 20;
 const FROM_STATE_PERCENT = 40;
+/** markerRisk of the stale marker itself (every condition met). */
+const MAX_MARKER_RISK = 4;
 /** Each condition of a stale marker an arrival met multiplies its worth by this. */
 const RISK_WEIGHT = 4;
 /** A mix's weight grows with the cube of its mean novelty: strongly prefer the productive ones. */
@@ -50,6 +52,11 @@ interface Entry {
 interface Aim {
   tape: Tape;
   target: LateCopyTarget;
+  /**
+   * Its run reached a stale marker itself. Such a target is not carried to a later campaign: an
+   * aim at a copy sent after that stale marker would only replay it, a finding and not a search.
+   */
+  fromFinding: boolean;
 }
 
 /** The state a late-copy target aims at (a late copy at a leader of its release, over its wire), as a map key. */
@@ -330,9 +337,10 @@ export class CoverageCorpus {
     const again = (t: LateCopyTarget) =>
       plan.aimedAt !== undefined && !paid && t.stream === plan.aimedAt.stream && t.at === plan.aimedAt.at;
     const followUps: Aim[] = [];
+    const fromFinding = outcome.coverage.some((p) => markerRisk(p.state) === MAX_MARKER_RISK);
     for (const target of outcome.lateCopies ?? []) {
-      if (again(target)) followUps.push({ tape, target });
-      else this.aims.push({ tape, target });
+      if (again(target)) followUps.push({ tape, target, fromFinding });
+      else this.aims.push({ tape, target, fromFinding });
     }
     if (this.aims.length > MAX_TARGETS) this.aims.splice(0, this.aims.length - MAX_TARGETS);
     this.aims.unshift(...followUps);
@@ -367,7 +375,8 @@ export class CoverageCorpus {
    */
   importAims(aims: readonly SavedAim[], groups: readonly SavedGroup[]): void {
     const imported: Aim[] = [];
-    for (const { tape, targets } of aims) for (const target of targets) imported.push({ tape, target });
+    for (const { tape, targets } of aims)
+      for (const target of targets) imported.push({ tape, target, fromFinding: false });
     this.aims.unshift(...imported);
     if (this.aims.length > MAX_TARGETS) this.aims.splice(0, this.aims.length - MAX_TARGETS);
     for (const g of groups) {
@@ -380,7 +389,8 @@ export class CoverageCorpus {
   }
 
   /**
-   * The late-copy targets not aimed at yet most worth carrying to a later campaign, at most `max`:
+   * The late-copy targets not aimed at yet most worth carrying to a later campaign, at most `max`
+   * (none of a run that reached a stale marker itself: see Aim.fromFinding):
    * those of the groups whose aims paid best ((paid + 1) / (aimed + 1)), in the order they would be
    * aimed at within a group (follow-ups of missed aims first). Targets of one run share its tape.
    */
@@ -391,6 +401,7 @@ export class CoverageCorpus {
     };
     const chosen = this.aims
       .map((a, i) => ({ a, i, worth: payoff(a.target) }))
+      .filter(({ a }) => !a.fromFinding)
       .sort((x, y) => y.worth - x.worth || x.i - y.i)
       .slice(0, max);
     const out: SavedAim[] = [];
