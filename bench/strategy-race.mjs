@@ -4,11 +4,16 @@
 // campaigns (how productive a strategy stays once it has learned). Uses the built CLI.
 //   node bench/strategy-race.mjs [--campaigns 20] [--strategies random,swarm,pct,coverage] [--workers 2] [--limit 400]
 //                                [--rate-campaigns 5] [--rate-runs 300] [--warm-runs 200]
+//                                [--offset-base 0] [--offset-step 1000000] [--warm-dir DIR]
+// Campaign c starts at seed offset-base + c * offset-step (issue 31 measures 0, 1000, ..., 19000:
+// --offset-step 1000; and 20000, 21000, ...: --offset-base 20000 --offset-step 1000).
 // Strategy "coverage+corpus": each campaign starts from the corpus (--corpus) that a cold coverage
-// campaign of --warm-runs runs left on its own seeds (900,000,000 + c * 1,000,000): what a nightly
-// CI job that keeps its corpus gets. Those warm-up runs are not counted.
+// campaign of --warm-runs runs left on its own seeds (900,000,000 + c * 1,000,000, disjoint from
+// every offset above): what a nightly CI job that keeps its corpus gets. Those warm-up runs are not
+// counted. With --warm-dir the warm-up corpora are kept there (warm-C-RUNS.json) and reused by a
+// later invocation (each campaign starts from a copy: a campaign writes its corpus back).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { flagReader } from "./flags.mjs";
@@ -23,19 +28,31 @@ const kind = flag("kind", "stale-marker");
 const rateCampaigns = Number(flag("rate-campaigns", "5"));
 const rateRuns = Number(flag("rate-runs", "300"));
 const warmRuns = Number(flag("warm-runs", "200"));
+const offsetBase = Number(flag("offset-base", "0"));
+const offsetStep = Number(flag("offset-step", "1000000"));
+const warmDir = flag("warm-dir", null);
 const WARM = "coverage+corpus";
 const cli = join(import.meta.dirname, "../dist/cli/main.js");
 
-/** A corpus file left by a cold coverage campaign of warmRuns runs on seeds of its own. */
+/** A copy of the corpus file a cold coverage campaign of warmRuns runs left on seeds of its own. */
 function warmCorpus(c) {
   const file = join(mkdtempSync(join(tmpdir(), "eosfuzz-warm-")), "corpus.json");
+  const kept = warmDir ? join(warmDir, `warm-${c}-${warmRuns}.json`) : null;
+  if (kept && existsSync(kept)) {
+    copyFileSync(kept, file);
+    return file;
+  }
   campaign("coverage", 900_000_000 + c * 1_000_000, warmRuns, ["--corpus", file]);
+  if (kept) {
+    mkdirSync(warmDir, { recursive: true });
+    copyFileSync(file, kept);
+  }
   return file;
 }
 
-function campaign(strategy, seedStart, seeds, given) {
+function campaign(strategy, seedStart, seeds, given, c = 0) {
   const warm = strategy === WARM;
-  const corpus = warm ? warmCorpus(seedStart / 1_000_000) : null;
+  const corpus = warm ? warmCorpus(c) : null;
   const extra = corpus ? [...given, "--corpus", corpus] : given;
   const r = spawnSync(
     process.execPath,
@@ -66,15 +83,15 @@ function campaign(strategy, seedStart, seeds, given) {
   return { hit: report.statistics.signatures.find((s) => s.kind === kind) ?? null, wallMs: report.wallMs };
 }
 
-/** Campaign c uses seeds from c * 1,000,000: disjoint ranges, the same for every strategy. */
+/** Campaign c uses seeds from offsetBase + c * offsetStep: disjoint ranges, the same for every strategy. */
 function runsToFirstHit(strategy, c) {
-  const { hit, wallMs } = campaign(strategy, c * 1_000_000, limit, ["--stop-on-first"]);
+  const { hit, wallMs } = campaign(strategy, offsetBase + c * offsetStep, limit, ["--stop-on-first"], c);
   return { runs: hit ? hit.seedsToFirstHit : null, wallMs };
 }
 
 /** Rate campaigns use seeds from 500,000,000 + c * 1,000,000 (apart from the race's). */
 function hitFraction(strategy, c) {
-  const { hit } = campaign(strategy, 500_000_000 + c * 1_000_000, rateRuns, []);
+  const { hit } = campaign(strategy, 500_000_000 + c * 1_000_000, rateRuns, [], c);
   return hit ? hit.fractionOfSeeds : 0;
 }
 
@@ -84,7 +101,7 @@ const median = (xs) => {
 };
 
 console.log(
-  `${scenario}: runs to the first ${kind}, ${campaigns} campaigns per strategy (a miss within ${limit} runs counts as ${limit + 1})`,
+  `${scenario}: runs to the first ${kind}, ${campaigns} campaigns per strategy from seeds ${offsetBase} + c x ${offsetStep} (a miss within ${limit} runs counts as ${limit + 1})`,
 );
 for (const strategy of strategies) {
   const runs = [];
@@ -98,7 +115,7 @@ for (const strategy of strategies) {
   for (let c = 0; c < rateCampaigns; c++) fractions.push(hitFraction(strategy, c));
   const mean = fractions.reduce((a, b) => a + b, 0) / Math.max(1, fractions.length);
   console.log(
-    `${strategy.padEnd(9)} median ${String(median(runs)).padStart(5)}   runs: ${runs.join(" ")}   (${(wall / 1000).toFixed(0)} s)`,
+    `${strategy.padEnd(9)} median ${String(median(runs)).padStart(5)}   mean ${(runs.reduce((a, b) => a + b, 0) / runs.length).toFixed(2)}   runs: ${runs.join(" ")}   (${(wall / 1000).toFixed(0)} s)`,
   );
   if (rateCampaigns > 0)
     console.log(

@@ -4,7 +4,7 @@ import { cutStreams, type Tape } from "../../sim/choice-tape.js";
 import { linkStreamName } from "../../sim/network.js";
 import type { Rng } from "../../sim/rng.js";
 import type { JobOutcome, RunJob } from "../executor/run-job.js";
-import type { SavedEntry } from "./corpus-file.js";
+import type { SavedAim, SavedEntry, SavedGroup } from "./corpus-file.js";
 import { SWARM_SCALES, SWARM_STREAM, type SwarmSetting } from "../run-shaping/swarm.js";
 import { withLateDuplicate, withLateFirstCopy } from "../../sim/transmit-choices.js";
 import type { LateCopyTarget } from "../run/late-copy-finder.js";
@@ -13,6 +13,8 @@ import type { LateCopyTarget } from "../run/late-copy-finder.js";
 const FRESH_PERCENT = 15;
 const MUTATE_MIX_PERCENT = 20;
 const FROM_STATE_PERCENT = 40;
+/** markerRisk of the stale marker itself (every condition met). */
+const MAX_MARKER_RISK = 4;
 /** Each condition of a stale marker an arrival met multiplies its worth by this. */
 const RISK_WEIGHT = 4;
 /** A mix's weight grows with the cube of its mean novelty: strongly prefer the productive ones. */
@@ -50,15 +52,30 @@ interface Entry {
 interface Aim {
   tape: Tape;
   target: LateCopyTarget;
+  /**
+   * Its run reached a stale marker itself. Such a target is not carried to a later campaign: an
+   * aim at a copy sent after that stale marker would only replay it, a finding and not a search.
+   */
+  fromFinding: boolean;
 }
 
 /** The state a late-copy target aims at (a late copy at a leader of its release, over its wire), as a map key. */
-const aimedState = (target: LateCopyTarget) => `${target.release} ${target.wire}`;
+const aimedState = (target: Pick<LateCopyTarget, "release" | "wire">) => `${target.release} ${target.wire}`;
+
+/** What aiming at one group of targets (aimedState) paid: runs aimed there, and those where the late copy was applied. */
+interface GroupPayoff {
+  release: string;
+  wire: string;
+  aimed: number;
+  paid: number;
+}
 
 /** How one planned run came about (for learn() and the strategy's statistics). */
 export interface Plan {
   job: RunJob;
   mix: Mix | null;
+  /** For an aimed run, its target (learn() tells what it paid, and follows up a miss). */
+  aimedAt?: Pick<LateCopyTarget, "release" | "wire" | "stream" | "at">;
 }
 
 /** Coarse hit counts (AFL's buckets): reaching a state 8 times instead of once is also news. */
@@ -148,6 +165,14 @@ export class CoverageCorpus {
   private readonly mixByPrefix = new Map<string, Mix>();
   /** Key of an abstract state -> the state and the runs that reached it (every state a learned run reached). */
   private readonly seenRuns = new Map<string, { state: ProtocolState; runs: number }>();
+  /**
+   * The same for this campaign's own runs (not the tapes a corpus file brought): what aimWorth
+   * counts as found already. A campaign reports its own findings, so a bug an earlier campaign
+   * found is not a reason to aim elsewhere before this one has found it.
+   */
+  private readonly ownRuns = new Map<string, { state: ProtocolState; runs: number }>();
+  /** aimedState -> what aiming there paid, in this campaign and those before it (a corpus file's). */
+  private readonly payoff = new Map<string, GroupPayoff>();
   private readonly features = new Set<string>();
   fresh = 0;
   mutated = 0;
@@ -234,6 +259,7 @@ export class CoverageCorpus {
     const aimed = pickWeighted(rng, [...worth.keys()], (state) => worth.get(state) ?? 0);
     const i = this.aims.findIndex((a) => aimedState(a.target) === aimed);
     const { tape, target } = this.aims[i] as Aim;
+    const aimedAt = { release: target.release, wire: target.wire, stream: target.stream, at: target.at };
     this.aims.splice(i, 1);
     const choices =
       target.how === "first-copy"
@@ -250,6 +276,7 @@ export class CoverageCorpus {
         coveragePositions: true,
       },
       mix: null,
+      aimedAt,
     };
   }
 
@@ -269,9 +296,12 @@ export class CoverageCorpus {
   /**
    * For each state the late-copy targets aim at (a late copy at a leader of one release, over one
    * wire, while the next transaction is open: see aimedState), what aiming there is still worth,
-   * from 1 down: divided by the square of one plus the runs where such a copy was applied (the
-   * stale marker itself) and by one plus the runs that reached the state at all (a leader that
-   * keeps rejecting late copies, as KIP-1228 leaders do, is aimed at less and less).
+   * from 1 down: divided by the square of one plus this campaign's runs where such a copy was
+   * applied (the stale marker itself) and by one plus its runs that reached the state at all (a
+   * leader that keeps rejecting late copies, as KIP-1228 leaders do, is aimed at less and less);
+   * and times what aims at the group paid so far, (paid + 1) / (aimed + 1), in this campaign and
+   * the ones before it whose corpus file it started from. That last factor is 1 while the group
+   * was never aimed at; it is what lets a warm campaign aim where aims paid off from its first run.
    */
   private aimWorth(): Map<string, number> {
     const aimedAt = new Map<string, LateCopyTarget>();
@@ -283,12 +313,14 @@ export class CoverageCorpus {
     for (const [aimed, target] of aimedAt) {
       let reached = 0;
       let applied = 0;
-      for (const { state, runs } of this.seenRuns.values()) {
+      for (const { state, runs } of this.ownRuns.values()) {
         if (!isLateCopy(state, target)) continue;
         reached += runs;
         if (state.kind === "marker" && state.arrival.result === "applied") applied += runs;
       }
-      out.set(aimed, 1 / ((1 + applied) ** 2 * (1 + reached)));
+      const paid = this.payoff.get(aimed);
+      const prior = paid ? (paid.paid + 1) / (paid.aimed + 1) : 1;
+      out.set(aimed, prior / ((1 + applied) ** 2 * (1 + reached)));
     }
     return out;
   }
@@ -296,10 +328,99 @@ export class CoverageCorpus {
   /** Learn from a run, in campaign order. */
   learn(plan: Plan, outcome: JobOutcome): void {
     const tape = outcome.tape ?? {};
-    for (const target of outcome.lateCopies ?? []) this.aims.push({ tape, target });
+    const paid = plan.aimedAt ? this.paidOff(plan.aimedAt, outcome.coverage) : false;
+    // A missed aim's copy, found again as a target of the aimed run itself, goes first in line: the
+    // slowed copy delayed its own transaction's completion, so the next transaction wrote later
+    // than in the run the aim was taken from, and this target is timed on the aimed run instead.
+    // Measured on kip-1228-gap (seeds 500-539, v1 targets): a first aim gave the stale marker in
+    // 57 of 114 runs; of the 57 misses, 54 offered the same copy again, and aimed anew 40 of 54.
+    const again = (t: LateCopyTarget) =>
+      plan.aimedAt !== undefined && !paid && t.stream === plan.aimedAt.stream && t.at === plan.aimedAt.at;
+    const followUps: Aim[] = [];
+    const fromFinding = outcome.coverage.some((p) => markerRisk(p.state) === MAX_MARKER_RISK);
+    for (const target of outcome.lateCopies ?? []) {
+      if (again(target)) followUps.push({ tape, target, fromFinding });
+      else this.aims.push({ tape, target, fromFinding });
+    }
     if (this.aims.length > MAX_TARGETS) this.aims.splice(0, this.aims.length - MAX_TARGETS);
+    this.aims.unshift(...followUps);
+    if (this.aims.length > MAX_TARGETS) this.aims.splice(MAX_TARGETS);
     const mix = plan.mix ?? this.mixFor(this.swarm.encode(this.swarm.decode(tape[SWARM_STREAM] ?? [])));
+    for (const p of outcome.coverage) {
+      const own = this.ownRuns.get(p.key);
+      if (own) own.runs++;
+      else this.ownRuns.set(p.key, { state: p.state, runs: 1 });
+    }
+    if (plan.aimedAt) {
+      const at = plan.aimedAt;
+      const key = aimedState(at);
+      const group = this.payoff.get(key) ?? { release: at.release, wire: at.wire, aimed: 0, paid: 0 };
+      group.aimed++;
+      if (paid) group.paid++;
+      this.payoff.set(key, group);
+    }
     this.absorb(tape, mix, outcome.coverage, false);
+  }
+
+  /** Whether an aimed run reached what it aimed at: a late copy applied at a leader of that release, over that wire. */
+  private paidOff(at: Pick<LateCopyTarget, "release" | "wire">, points: readonly CoveragePoint[]): boolean {
+    return points.some(
+      (p) => isLateCopy(p.state, at) && p.state.kind === "marker" && p.state.arrival.result === "applied",
+    );
+  }
+
+  /**
+   * Start from the late-copy targets and aim payoffs a former campaign left (a corpus file): the
+   * targets go first in line (oldest), the payoffs add to this campaign's.
+   */
+  importAims(aims: readonly SavedAim[], groups: readonly SavedGroup[]): void {
+    const imported: Aim[] = [];
+    for (const { tape, targets } of aims)
+      for (const target of targets) imported.push({ tape, target, fromFinding: false });
+    this.aims.unshift(...imported);
+    if (this.aims.length > MAX_TARGETS) this.aims.splice(0, this.aims.length - MAX_TARGETS);
+    for (const g of groups) {
+      const key = aimedState(g);
+      const group = this.payoff.get(key) ?? { release: g.release, wire: g.wire, aimed: 0, paid: 0 };
+      group.aimed += g.aimed;
+      group.paid += g.paid;
+      this.payoff.set(key, group);
+    }
+  }
+
+  /**
+   * The late-copy targets not aimed at yet most worth carrying to a later campaign, at most `max`
+   * (none of a run that reached a stale marker itself: see Aim.fromFinding):
+   * those of the groups whose aims paid best ((paid + 1) / (aimed + 1)), in the order they would be
+   * aimed at within a group (follow-ups of missed aims first). Targets of one run share its tape.
+   */
+  exportAims(max: number): SavedAim[] {
+    const payoff = (t: LateCopyTarget) => {
+      const g = this.payoff.get(aimedState(t));
+      return g ? (g.paid + 1) / (g.aimed + 1) : 1;
+    };
+    const chosen = this.aims
+      .map((a, i) => ({ a, i, worth: payoff(a.target) }))
+      .filter(({ a }) => !a.fromFinding)
+      .sort((x, y) => y.worth - x.worth || x.i - y.i)
+      .slice(0, max);
+    const out: SavedAim[] = [];
+    const byTape = new Map<Tape, SavedAim>();
+    for (const { a } of chosen) {
+      let saved = byTape.get(a.tape);
+      if (!saved) {
+        saved = { tape: a.tape, targets: [] };
+        byTape.set(a.tape, saved);
+        out.push(saved);
+      }
+      saved.targets.push(a.target);
+    }
+    return out;
+  }
+
+  /** What aiming at each group paid, this campaign's and the imported together, in the order first met. */
+  exportGroups(): SavedGroup[] {
+    return [...this.payoff.values()].map((g) => ({ ...g }));
   }
 
   /**

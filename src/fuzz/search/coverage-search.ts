@@ -2,7 +2,7 @@ import { Rng } from "../../sim/rng.js";
 import type { StrategyInfo } from "../campaign/campaign.js";
 import type { StopReason } from "../campaign/campaign-tally.js";
 import { decodeSwarm, encodeSwarm } from "../run-shaping/swarm.js";
-import { MAX_SAVED_ENTRIES } from "./corpus-file.js";
+import { MAX_SAVED_ENTRIES, MAX_SAVED_TARGETS, type SavedCorpus } from "./corpus-file.js";
 import { CoverageCorpus, type Plan } from "./coverage-corpus.js";
 import { runJobsInOrder } from "./job-batches.js";
 import { externalStop, type SearchContext, settledBy } from "./search-context.js";
@@ -37,7 +37,11 @@ export async function runCoverageStrategy(
   const rng = Rng.fromSeed(`${ctx.options.seedStart}:${ctx.options.shard?.index ?? 0}`, "coverage-strategy");
   const corpus = new CoverageCorpus({ decode: (tape) => decodeSwarm(ctx.config.spec, tape), encode: encodeSwarm });
   const store = ctx.options.corpus ?? null;
-  if (store) corpus.importEntries(store.load());
+  if (store) {
+    const saved = store.load();
+    corpus.importEntries(saved.entries);
+    corpus.importAims(saved.aims, saved.groups);
+  }
   let stop: StopReason | null = null;
   let generations = 0;
   for (let index = start; index < end && stop === null; ) {
@@ -59,13 +63,19 @@ export async function runCoverageStrategy(
     }
     stop ??= run.stop ?? externalStop(ctx);
   }
-  const saved = store ? corpus.exportEntries(MAX_SAVED_ENTRIES) : [];
-  store?.save(saved);
+  const saved: SavedCorpus = store
+    ? {
+        entries: corpus.exportEntries(MAX_SAVED_ENTRIES),
+        aims: corpus.exportAims(MAX_SAVED_TARGETS),
+        groups: corpus.exportGroups(),
+      }
+    : { entries: [], aims: [], groups: [] };
+  if (store) store.save(saved);
   return {
     stop,
     info: {
       name: "coverage",
-      summary: `coverage-guided${store ? ` (corpus ${store.file}: started from ${corpus.imported} kept tapes, left ${saved.length})` : ""}: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (from a kept state: ${rerollSummary(corpus)}; ${generations} generations, growing from 1 to ${GENERATION})`,
+      summary: `coverage-guided${store ? ` (corpus ${store.file}: started from ${corpus.imported} kept tapes, left ${saved.entries.length} and ${saved.aims.reduce((n, a) => n + a.targets.length, 0)} targets not aimed at yet)` : ""}: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (from a kept state: ${rerollSummary(corpus)}; ${generations} generations, growing from 1 to ${GENERATION})`,
       coverage: {
         corpus: corpus.size,
         generations,
