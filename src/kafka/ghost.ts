@@ -111,6 +111,13 @@ export interface ProduceRefused {
   errorCode: number;
   /** The leader's reason (the exception's message in Kafka). */
   reason: string;
+  /**
+   * Ghost: the offset at which this leader's log already holds this very batch (the same
+   * transaction attempt, producer id, epoch and base sequence), if it does: a copy the producer
+   * state no longer recognises as a duplicate (it keeps the last 5 batches, and only the last
+   * after a snapshot load), not a batch missing from the log.
+   */
+  heldAtOffset?: number;
   atMs: number;
 }
 

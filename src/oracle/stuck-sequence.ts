@@ -24,9 +24,18 @@ export const STUCK_SEQUENCE_TEXT = "stuck behind a later sequence";
  * next in line after the later one's acknowledgement) until delivery.timeout.ms and must then
  * abort a transaction nobody fenced. A leader must not take a batch ahead of a lower sequence of
  * the same transaction that it has not written. Null when the refusal is not that.
+ *
+ * Not when the log already holds the refused batch itself (`heldAtOffset`): that is a copy of a
+ * written batch the producer state no longer recognises as a duplicate, an earlier copy having
+ * been written. Kafka's leader finds a duplicate only among the producer's last 5 batches
+ * (ProducerStateEntry.NUM_BATCHES_TO_RETAIN), and only the last one after a restart loads a snapshot
+ * (ProducerStateManager.readSnapshot); an older copy (a retry after the restart, a request delayed
+ * past 5 later batches) is refused OUT_OF_ORDER_SEQUENCE_NUMBER (test/conform/forgotten-duplicate-cases.ts).
+ * Nothing is missing from the log, so nothing is stuck.
  */
 export function checkStuckSequence(history: StuckSequenceHistory, e: ProduceRefused): Violation | null {
   if (e.errorCode !== Errors.OUT_OF_ORDER_SEQUENCE_NUMBER || e.ghostTxn === null) return null;
+  if (e.heldAtOffset !== undefined) return null;
   const later = (history.appends.get(e.ghostTxn) ?? []).find(
     (a) =>
       a.broker === e.broker &&

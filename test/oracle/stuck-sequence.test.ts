@@ -60,6 +60,16 @@ describe("stuck-sequence: a batch refused behind a later sequence of its own tra
     expect(ledger.violations).toHaveLength(0);
   });
 
+  it("is silent when the log already holds the refused batch itself (a duplicate the producer state forgot)", () => {
+    // Everything's seed 2957: broker-1 wrote sequences 0 and 1, restarted (its snapshot keeps only
+    // sequence 1), and refused the retry of sequence 0, which its log holds at offset 3.
+    const ledger = ledgerWithLaterBatch();
+    ledger.produceRefused(refused(0, { heldAtOffset: 3 }));
+    expect(ledger.violations).toHaveLength(0);
+    ledger.produceRefused(refused(0));
+    expect(ledger.violations).toHaveLength(1);
+  });
+
   it("is silent for another epoch, another log, another error, or a later batch truncated away", () => {
     const ledger = ledgerWithLaterBatch();
     ledger.produceRefused(refused(0, { producerEpoch: 1 }));

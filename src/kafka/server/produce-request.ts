@@ -1,4 +1,5 @@
 import { produceErrorForVerification } from "../broker/add-partitions-to-txn-manager.js";
+import type { LogBatch } from "../broker/log-batch.js";
 import { SENTINEL_GUARD } from "../broker/producer-state-entry.js";
 import { Errors } from "../common/errors.js";
 import { NO_CURRENT_LEADER } from "../current-leader.js";
@@ -151,6 +152,7 @@ function appendProduce(process: BrokerProcess, request: Inbound, body: ProduceRe
           ghostTxn: body.ghostTxn,
           errorCode: result.errorCode,
           reason: result.reason,
+          ...heldAt(log.batches, body),
           atMs: ctx.sim.nowMs,
         });
         return { waitForOffset: null, value: produceError(result.errorCode, result.reason) };
@@ -183,6 +185,23 @@ function appendProduce(process: BrokerProcess, request: Inbound, body: ProduceRe
       sendResponse(process, request, body, value);
     },
   );
+}
+
+/**
+ * Ghost: where the log already holds the refused batch itself (an earlier copy of the same
+ * transaction attempt's batch, written and not truncated), for the stuck-sequence check.
+ */
+function heldAt(batches: readonly LogBatch[], body: ProduceRequest): { heldAtOffset?: number } {
+  if (body.ghostTxn === null) return {};
+  const held = batches.find(
+    (b) =>
+      b.control === null &&
+      b.ghostTxn === body.ghostTxn &&
+      b.producerId === body.producerId &&
+      b.producerEpoch === body.producerEpoch &&
+      b.baseSequence === body.baseSequence,
+  );
+  return held ? { heldAtOffset: held.baseOffset } : {};
 }
 
 /**
