@@ -10,6 +10,7 @@ import {
 import { KafkaHarness } from "../../src/harness/harness-process.js";
 import { type HarnessRelease, harnessReleases, JVM_DIR } from "../../src/harness/kafka-releases.js";
 import { inSlot } from "./harness-slots.js";
+import { checkForgottenTransaction } from "./forgotten-transaction-cases.js";
 import { checkStaleSnapshot } from "./stale-snapshot-cases.js";
 import { checkStuckSequence } from "./stuck-sequence-cases.js";
 
@@ -31,7 +32,9 @@ import { checkStuckSequence } from "./stuck-sequence-cases.js";
  *
  * A batch stuck behind a later sequence of its own transaction (stuck-sequence-cases.ts) follows
  * from both: on the same harness, one JVM per release. So does a committed transaction open again
- * after every producer expired and a truncation reloaded an older snapshot (stale-snapshot-cases.ts).
+ * after every producer expired and a truncation reloaded an older snapshot (stale-snapshot-cases.ts),
+ * and an aborted transaction forgotten by the same skipped replay, its replicated ABORT marker
+ * then leaving no entry in the transaction index (forgotten-transaction-cases.ts).
  */
 const data = (baseSequence: number, guard: "verified" | "none"): LeaderOp => ({
   op: "data",
@@ -97,6 +100,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
     const expiry = await runKafkaSequence(harness, EXPIRY_OPS, EXPIRY_CONFIG);
     await checkStuckSequence(release, harness);
     await checkStaleSnapshot(release, harness);
+    await checkForgottenTransaction(release, harness);
     return { floor, expiry };
   } finally {
     await harness.close();
@@ -105,7 +109,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
 
 describe("the verification entry at every release", () => {
   for (const release of harnessReleases()) {
-    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920), the entry's expiry, a stuck sequence and a stale snapshot; the model agrees`, async () => {
+    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920), the entry's expiry, a stuck sequence, a stale snapshot and a forgotten transaction; the model agrees`, async () => {
       const kafka = await inSlot(() => runKafka(release));
 
       expect(kafka.floor.map((r) => r.error)).toEqual(FLOOR_ERRORS);
