@@ -104,6 +104,14 @@ export interface FinalPartitionRead {
   readBound: number;
   highWatermark: number;
   records: ConsumedRecord[];
+  /**
+   * The ABORT markers of the replica's log that closed records of their producer (data of it since
+   * its previous marker, from `firstOffset`) but nothing in its transaction index (no AbortedTxn
+   * ends there): the producer state held no open transaction of that producer when the marker was
+   * appended (ProducerAppendInfo.appendEndTxnMarker then emits no CompletedTxn), so read_committed
+   * does not skip those records. Absent: not known (a real cluster's read).
+   */
+  unindexedAborts?: { producerId: number; firstOffset: number; offset: number }[];
 }
 
 /** The replica the final checks read: the leader, or (offline) the first assigned replica. */
@@ -130,8 +138,29 @@ export function finalReads(cluster: FinalStateSource): FinalPartitionRead[] {
       readBound,
       highWatermark: log.highWatermark,
       records,
+      unindexedAborts: unindexedAborts(log),
     };
   });
+}
+
+/** The log's ABORT markers that closed data of their producer yet have no AbortedTxn ending at them. */
+export function unindexedAborts(log: PartitionLog): { producerId: number; firstOffset: number; offset: number }[] {
+  const out: { producerId: number; firstOffset: number; offset: number }[] = [];
+  // Per producer, the first offset of its data since its last marker.
+  const openFrom = new Map<number, number>();
+  for (const b of log.batches) {
+    if (b.producerId < 0 || !b.isTransactional) continue;
+    if (!b.control) {
+      if (!openFrom.has(b.producerId)) openFrom.set(b.producerId, b.baseOffset);
+      continue;
+    }
+    const firstOffset = openFrom.get(b.producerId);
+    openFrom.delete(b.producerId);
+    if (b.control.type !== "ABORT" || firstOffset === undefined) continue;
+    if (!log.abortedTxns.some((a) => a.producerId === b.producerId && a.lastOffset === b.baseOffset))
+      out.push({ producerId: b.producerId, firstOffset, offset: b.baseOffset });
+  }
+  return out;
 }
 
 /** What the processing checks read at the end (null without processors). */

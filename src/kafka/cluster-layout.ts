@@ -4,6 +4,7 @@ import { type PartitionKey, partitionKey } from "./common/types.js";
 import type { GroupCoordinatorSettings } from "./coordinator/group/group-coordinator.js";
 import type { AcceptedTxnOffsets } from "./coordinator/group/group-coordinator-shard.js";
 import { consumerOffsetsPartitionKey } from "./coordinator/group/group-partitioning.js";
+import type { MemberIds } from "./coordinator/group/member-ids.js";
 import { transactionStatePartitionKey } from "./coordinator/transaction-partitioning.js";
 import type { PartitionAssignment } from "./metadata/quorum-controller.js";
 
@@ -60,6 +61,7 @@ export function clusterLayout(spec: ClusterSpec): ClusterLayout {
 /** The brokers' group coordinator settings, for a cluster with __consumer_offsets. */
 export function groupCoordinatorSettings(
   spec: ClusterSpec,
+  memberIds: MemberIds,
   onTxnOffsetsAccepted: (accepted: AcceptedTxnOffsets) => void,
 ): { groupCoordinator?: GroupCoordinatorSettings } {
   const offsets = spec.consumerOffsets;
@@ -73,6 +75,7 @@ export function groupCoordinatorSettings(
         sessionTimeoutMs: offsets.sessionTimeoutMs,
         rebalanceTimeoutMs: offsets.rebalanceTimeoutMs,
         partitions: input.partitions.map((_, i) => partitionKey(input.name, i)),
+        memberIds,
       },
       options: {
         txnOffsetCommitGenerationCheck: offsets.txnOffsetCommitGenerationCheck,

@@ -22,6 +22,7 @@ import {
 } from "./cluster-final-state.js";
 import type { ClusterSpec, NodeSpec } from "./cluster-spec.js";
 import { IdSequence } from "./common/id-sequence.js";
+import { MemberIds } from "./coordinator/group/member-ids.js";
 import type { PartitionKey, TransactionVersion } from "./common/types.js";
 import type { AcceptedTxnOffsets } from "./coordinator/group/group-coordinator-shard.js";
 import { ProducerIdManager } from "./coordinator/producer-id-manager.js";
@@ -160,6 +161,7 @@ export class Cluster {
     markerIds: IdSequence;
   }): void {
     const { configs, producerIds, markerIds } = parts;
+    const memberIds = new MemberIds(); // one for the cluster, as Kafka's random UUIDs never repeat
     for (const b of this.spec.brokers) {
       const mine = new Map([...configs].filter(([key]) => this.replicasOf(key).includes(b.id)));
       const shared: BrokerShared = {
@@ -173,7 +175,7 @@ export class Cluster {
           this.txnLogAppends++;
         },
         txnLogOutage: (index) => (this.txnLogOutageUntil.get(index) ?? -1) > this.sim.nowMs,
-        ...groupCoordinatorSettings(this.spec, (accepted) => this.acceptedTxnOffsets.push(accepted)),
+        ...groupCoordinatorSettings(this.spec, memberIds, (accepted) => this.acceptedTxnOffsets.push(accepted)),
       };
       const broker = new KafkaBroker(this.ctx, b.id, {
         release: this.profileOf(b),

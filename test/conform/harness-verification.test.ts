@@ -11,6 +11,7 @@ import { KafkaHarness } from "../../src/harness/harness-process.js";
 import { type HarnessRelease, harnessReleases, JVM_DIR } from "../../src/harness/kafka-releases.js";
 import { inSlot } from "./harness-slots.js";
 import { checkForgottenDuplicate } from "./forgotten-duplicate-cases.js";
+import { checkForgottenTransaction } from "./forgotten-transaction-cases.js";
 import { checkStaleSnapshot } from "./stale-snapshot-cases.js";
 import { checkStuckSequence } from "./stuck-sequence-cases.js";
 
@@ -33,7 +34,9 @@ import { checkStuckSequence } from "./stuck-sequence-cases.js";
  * A batch stuck behind a later sequence of its own transaction (stuck-sequence-cases.ts) follows
  * from both: on the same harness, one JVM per release. So does a committed transaction open again
  * after every producer expired and a truncation reloaded an older snapshot (stale-snapshot-cases.ts),
- * and a copy of a batch the log holds that the producer state no longer recognises as a duplicate
+ * an aborted transaction forgotten by the same skipped replay, its replicated ABORT marker then
+ * leaving no entry in the transaction index (forgotten-transaction-cases.ts), and a copy of a batch
+ * the log holds that the producer state no longer recognises as a duplicate
  * (forgotten-duplicate-cases.ts).
  */
 const data = (baseSequence: number, guard: "verified" | "none"): LeaderOp => ({
@@ -101,6 +104,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
     await checkStuckSequence(release, harness);
     await checkStaleSnapshot(release, harness);
     await checkForgottenDuplicate(release, harness);
+    await checkForgottenTransaction(release, harness);
     return { floor, expiry };
   } finally {
     await harness.close();
@@ -109,7 +113,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
 
 describe("the verification entry at every release", () => {
   for (const release of harnessReleases()) {
-    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920), the entry's expiry, a stuck sequence, a stale snapshot and a forgotten duplicate; the model agrees`, async () => {
+    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920), the entry's expiry, a stuck sequence, a stale snapshot, a forgotten transaction and a forgotten duplicate; the model agrees`, async () => {
       const kafka = await inSlot(() => runKafka(release));
 
       expect(kafka.floor.map((r) => r.error)).toEqual(FLOOR_ERRORS);

@@ -4,6 +4,7 @@ import { isUnexpected } from "../../src/fuzz/campaign/expectation.js";
 import { drawEverything, drawnReason, EVERYTHING_STREAM } from "../../src/fuzz/run-shaping/everything.js";
 import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { matchesTarget, targetOf } from "../../src/fuzz/shrink/shrink.js";
+import { UNINDEXED_ABORT_TEXT } from "../../src/oracle/client/aborted-read.js";
 import { CLOSED_IN_LOG_TEXT } from "../../src/oracle/liveness.js";
 import { LOST_TXN_LOG_RECORD_TEXT } from "../../src/oracle/lost-txn-log-record.js";
 import { STUCK_SEQUENCE_TEXT } from "../../src/oracle/stuck-sequence.js";
@@ -194,6 +195,34 @@ describe("the generic scenario everything (issue 31)", () => {
       };
     }
     // Both sides of each condition occur in the 300 draws (else the checks above say nothing).
+    expect(Object.values(seen).every((n) => n > 0)).toBe(true);
+  });
+
+  it("expects an aborted read behind an unindexed ABORT marker only with producer-state expiry (seed 397)", () => {
+    // A truncation after every producer expired forgot the open transaction, so the replicated
+    // ABORT marker closed nothing in the transaction index: only with producer-state expiry.
+    const unindexed = {
+      kind: "aborted-read" as const,
+      summary: `p0.t6 was aborted, yet read_committed consumers read its records: input-2 offsets 21..22; broker-2's ${UNINDEXED_ABORT_TEXT} at offset 23 that follows them`,
+    };
+    const plain = {
+      kind: "aborted-read" as const,
+      summary: "p0.t6 was aborted, yet read_committed consumers read its records: input-2 offsets 21..22",
+    };
+    let seen = { expiry: 0, noExpiry: 0 };
+    for (const d of DRAWS) {
+      const expiry = d.summary.includes("producer-state expiry");
+      // Other allowances (TV1, a transaction.version change, 4.0/4.1) may expect any aborted read;
+      // this one only the summary that names the unindexed marker.
+      const reasons = (d.expected.get("aborted-read") ?? []).filter((a) => a.reason.includes("transaction index"));
+      expect(reasons.length).toBe(expiry ? 1 : 0);
+      if (expiry) expect(drawnReason(d, unindexed)).not.toBeNull();
+      if (reasons.length === (d.expected.get("aborted-read") ?? []).length) {
+        expect(drawnReason(d, unindexed) !== null).toBe(expiry);
+        expect(drawnReason(d, plain)).toBeNull();
+      }
+      seen = { expiry: seen.expiry + (expiry ? 1 : 0), noExpiry: seen.noExpiry + (expiry ? 0 : 1) };
+    }
     expect(Object.values(seen).every((n) => n > 0)).toBe(true);
   });
 

@@ -8,6 +8,7 @@ import {
   GroupCoordinatorShard,
   type TxnOffsetCommitInput,
 } from "../../src/kafka/coordinator/group/group-coordinator-shard.js";
+import { MemberIds } from "../../src/kafka/coordinator/group/member-ids.js";
 import { type ReleaseFlags, releaseProfile } from "../../src/kafka/release.js";
 
 /**
@@ -15,7 +16,12 @@ import { type ReleaseFlags, releaseProfile } from "../../src/kafka/release.js";
  * the buggy order and the fixed one on the same inputs.
  */
 const GROUP = "processors";
-const CONFIG = { sessionTimeoutMs: 100, rebalanceTimeoutMs: 200, partitions: ["input-0", "input-1"] };
+const CONFIG = {
+  sessionTimeoutMs: 100,
+  rebalanceTimeoutMs: 200,
+  partitions: ["input-0", "input-1"],
+  memberIds: new MemberIds(),
+};
 const PID = 4000;
 
 function shardOn(overrides: Partial<ReleaseFlags> = {}) {

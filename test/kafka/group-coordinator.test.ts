@@ -9,18 +9,23 @@ import {
   type TxnOffsetCommitInput,
 } from "../../src/kafka/coordinator/group/group-coordinator-shard.js";
 import { groupPartitionFor } from "../../src/kafka/coordinator/group/group-partitioning.js";
+import { MemberIds } from "../../src/kafka/coordinator/group/member-ids.js";
 import { type ReleaseName, releaseProfile } from "../../src/kafka/release.js";
 
 const GROUP = "processors";
 const INPUT = ["input-0", "input-1", "input-2"];
-const CONFIG = { sessionTimeoutMs: 100, rebalanceTimeoutMs: 200, partitions: INPUT };
+/** A coordinator's group settings; its member ids come from one source for the whole cluster, as in Cluster. */
+function groupConfig() {
+  return { sessionTimeoutMs: 100, rebalanceTimeoutMs: 200, partitions: INPUT, memberIds: new MemberIds() };
+}
 const PID = 4000;
 
 function shardOn(release: ReleaseName, options: Partial<GroupCoordinatorOptions> = {}) {
   const profile = releaseProfile(release);
   const log = new PartitionLog("__consumer_offsets-7", () => profile.flags);
-  const shard = new GroupCoordinatorShard(7, log, CONFIG, { ...DEFAULT_GROUP_COORDINATOR_OPTIONS, ...options });
-  return { log, shard };
+  const config = groupConfig();
+  const shard = new GroupCoordinatorShard(7, log, config, { ...DEFAULT_GROUP_COORDINATOR_OPTIONS, ...options });
+  return { log, shard, config };
 }
 
 /** Two members join and sync: generation 1, both stable. */
@@ -242,14 +247,32 @@ describe("pending transactional offsets, require_stable and markers (replayEndTr
   });
 
   it("a new leader loads committed and pending offsets and the generation from the log (CoordinatorLoaderImpl)", () => {
-    const { log, shard } = shardOn("4.2.1");
+    const { log, shard, config } = shardOn("4.2.1");
     const { a, generation } = commitAThenOpenB(log, shard);
-    const loaded = GroupCoordinatorShard.load(7, log, CONFIG);
+    const loaded = GroupCoordinatorShard.load(7, log, config);
     expect(loaded.fetchOffsets(GROUP, ["input-0"], false)[0]?.offset).toBe(10);
     expect(loaded.fetchOffsets(GROUP, ["input-0"], true)[0]?.errorCode).toBe(Errors.UNSTABLE_OFFSET_COMMIT);
     expect(loaded.group(GROUP).generationId).toBe(generation);
     // Members rejoin: the old member id is unknown, and a new id never repeats an old one.
     expect(txnCommit(log, loaded, a, generation, 6, 30, "B")).toBe(Errors.UNKNOWN_MEMBER_ID);
     expect(loaded.joinGroup(GROUP, "", null, 50).memberId).not.toBe(a);
+  });
+
+  it("a new coordinator never gives a new member the id of one the old coordinator admitted unwritten (everything's seed 4806)", () => {
+    // ClassicGroup.generateMemberId takes a random UUID: ids are unique whichever coordinator hands
+    // them out. a's join completes generation 1 (a GroupMetadata record); b's join only starts the
+    // next rebalance, so nothing in the log says b's id was ever handed out.
+    const { log, shard, config } = shardOn("4.2.1");
+    const a = shard.joinGroup(GROUP, "", null, 0);
+    expect(a.generationId).toBe(1);
+    const b = shard.joinGroup(GROUP, "", null, 0);
+    expect(b.generationId).toBe(1);
+    // The partition's leadership moves: the new coordinator loads the log and its members rejoin.
+    const loaded = GroupCoordinatorShard.load(7, log, config);
+    const c = loaded.joinGroup(GROUP, "", null, 10);
+    expect(c.errorCode).toBe(Errors.NONE);
+    expect([a.memberId, b.memberId]).not.toContain(c.memberId);
+    // So b, still believing in its id, is not taken for c: it must join as a new member.
+    expect(loaded.joinGroup(GROUP, b.memberId, null, 20).errorCode).toBe(Errors.UNKNOWN_MEMBER_ID);
   });
 });

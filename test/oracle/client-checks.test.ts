@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Violation } from "../../src/oracle/violation.js";
+import { UNINDEXED_ABORT_TEXT } from "../../src/oracle/client/aborted-read.js";
 import { ClientWorld } from "./client-world.js";
 
 const only = (vs: Violation[], kind: string) => vs.filter((v) => v.kind === kind);
@@ -20,6 +21,36 @@ describe("client-visible checks: each kind in its smallest situation", () => {
     expect(v?.summary).toContain("orders-0 offsets 0..1");
     expect(text(v as Violation)).toMatch(/COMMIT marker at orders-0 offset 2 \(issued for p0\.t1, not for p0\.t2/);
     expect(text(v as Violation)).toMatch(/c0 polled p0\.t2\/0 at orders-0 offset 0/);
+  });
+
+  it("aborted-read: an ABORT marker that closed nothing in the transaction index is named (everything's seed 397)", () => {
+    const w = new ClientWorld();
+    w.at(10).write("p0.t2", "orders-0", 0, { seq: 0 });
+    w.at(11).write("p0.t2", "orders-0", 1, { seq: 1 });
+    // The replica's producer state forgets the open transaction (in seed 397 a truncation after
+    // every producer expired replayed nothing: test/conform/forgotten-transaction-cases.ts shows it
+    // on Kafka's UnifiedLog), so p0.t2's own ABORT marker adds no AbortedTxn.
+    w.log("orders-0").producerState.reset();
+    w.at(20).decide("p0.t2", "ABORT");
+    w.outcome("p0.t2", "aborted");
+    w.at(21).marker("orders-0", "p0.t2", "ABORT", { epoch: 2 });
+    const [v, ...rest] = only(w.check(), "aborted-read");
+    expect(rest).toEqual([]);
+    expect(v?.summary).toBe(
+      `p0.t2 was aborted, yet read_committed consumers read its records: orders-0 offsets 0..1; broker-0's ${UNINDEXED_ABORT_TEXT} at offset 2 that follows them`,
+    );
+    expect(text(v as Violation)).toMatch(/no open transaction of producer 1000 when the marker was appended/);
+  });
+
+  it("aborted-read: a stale COMMIT before the ABORT is not an unindexed ABORT (the summary says nothing of the index)", () => {
+    const w = new ClientWorld();
+    w.at(10).write("p0.t2", "orders-0", 0, { seq: 0 });
+    w.at(20).marker("orders-0", "p0.t1", "COMMIT", { epoch: 1 });
+    w.at(30).decide("p0.t2", "ABORT");
+    w.outcome("p0.t2", "aborted");
+    w.at(31).marker("orders-0", "p0.t2", "ABORT", { epoch: 2 });
+    const [v] = only(w.check(), "aborted-read");
+    expect(v?.summary).toBe("p0.t2 was aborted, yet read_committed consumers read its records: orders-0 offset 0");
   });
 
   it("lost-write: a stale ABORT marker hides part of the committed p0.t2", () => {

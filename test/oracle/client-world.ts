@@ -1,5 +1,6 @@
 import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
 import { type Observation, readPartition } from "../../src/kafka/client/read-committed-consumer.js";
+import { unindexedAborts } from "../../src/kafka/cluster-final-state.js";
 import type { TransactionResult } from "../../src/kafka/common/types.js";
 import { type ReleaseFlags, releaseProfile } from "../../src/kafka/release.js";
 import { checkClientView } from "../../src/oracle/client/client-checks.js";
@@ -166,6 +167,7 @@ export class ClientWorld {
         readBound,
         highWatermark: log.highWatermark,
         records,
+        unindexedAborts: unindexedAborts(log),
       };
     });
     return { finalReads, consumers: [{ consumer: "c0", observations: this.polls }], endMs: this.nowMs + 1000 };

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runConfigFor } from "../../src/fuzz/campaign/campaign.js";
 import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { PartitionLog } from "../../src/kafka/broker/partition-log.js";
+import { MemberIds } from "../../src/kafka/coordinator/group/member-ids.js";
 import { Errors } from "../../src/kafka/common/errors.js";
 import {
   DEFAULT_GROUP_COORDINATOR_OPTIONS,
@@ -23,7 +24,12 @@ const PLAIN = { groupId: "plain-app", memberId: "", groupInstanceId: null, gener
 function shard(pendingOffsetsKeepRejectedPartitions: boolean): GroupCoordinatorShard {
   const flags = releaseProfile("4.2.1").flags;
   const log = new PartitionLog("__consumer_offsets-0", () => flags);
-  const config = { sessionTimeoutMs: 100, rebalanceTimeoutMs: 200, partitions: ["input-0", "input-1"] };
+  const config = {
+    sessionTimeoutMs: 100,
+    rebalanceTimeoutMs: 200,
+    partitions: ["input-0", "input-1"],
+    memberIds: new MemberIds(),
+  };
   return new GroupCoordinatorShard(0, log, config, {
     ...DEFAULT_GROUP_COORDINATOR_OPTIONS,
     pendingOffsetsKeepRejectedPartitions,

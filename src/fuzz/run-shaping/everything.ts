@@ -1,6 +1,7 @@
 import type { ClusterSpec, Range } from "../../kafka/cluster-spec.js";
 import type { TransactionVersion } from "../../kafka/common/types.js";
 import { isReleaseName, type ReleaseName, releaseProfile } from "../../kafka/release.js";
+import { UNINDEXED_ABORT_TEXT } from "../../oracle/client/aborted-read.js";
 import { CLOSED_IN_LOG_TEXT } from "../../oracle/liveness.js";
 import { LOST_TXN_LOG_RECORD_TEXT } from "../../oracle/lost-txn-log-record.js";
 import { STUCK_SEQUENCE_TEXT } from "../../oracle/stuck-sequence.js";
@@ -351,6 +352,18 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
       reason:
         "producer state expired (producer.id.expiration.ms), then a truncation reloaded a producer snapshot taken while a transaction was open and replayed nothing after it (UnifiedLog.rebuildProducerState skips the replay of an empty state): the transaction its marker had closed is open again, and the last stable offset stays behind it",
       summaryIncludes: CLOSED_IN_LOG_TEXT,
+    });
+  // The same skipped replay forgets a transaction instead when no snapshot holds it: a follower
+  // whose own ABORT marker (written while it led) was above the high watermark expires the
+  // producer, a leader change truncates the marker, the empty state stays empty, and the new
+  // leader's copy of the marker finds no open transaction (ProducerAppendInfo.appendEndTxnMarker
+  // emits no CompletedTxn): no AbortedTxn, so read_committed reads the aborted records there once
+  // that replica leads. Kafka's UnifiedLog of every release does so (everything's seed 397).
+  if (spec.broker.producerIdExpiration)
+    d.allow(["aborted-read"], {
+      reason:
+        "producer state expired (producer.id.expiration.ms), then a truncation removed the ABORT marker above it and replayed nothing (UnifiedLog.rebuildProducerState skips the replay of an empty state): the replicated marker closed no open transaction, the transaction index has no entry, and read_committed reads the aborted records",
+      summaryIncludes: UNINDEXED_ABORT_TEXT,
     });
   // A coordinator loads its __transaction_state partition to the log end, uncommitted records
   // included, and answers an AddPartitionsToTxn for partitions that state holds at once, with no

@@ -37,8 +37,6 @@ export interface LogBatch {
 export interface GroupMetadataRecord {
   readonly groupId: string;
   readonly generationId: number;
-  /** How many member ids the group has handed out (new ids never repeat an old one). */
-  readonly memberSequence: number;
 }
 
 /** One OffsetCommit record of __consumer_offsets: a group's next offset of one input partition. */

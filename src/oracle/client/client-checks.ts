@@ -17,7 +17,7 @@ import { checkTornTransactions } from "./torn-transaction.js";
 export function checkClientView(ledger: GhostLedger, view: ClientView): Violation[] {
   const ctx = buildClientCheckContext(ledger, view);
   return [
-    ...checkAbortedReads(ctx),
+    ...checkAbortedReads(ctx, view.finalReads),
     ...checkLostWrites(ctx),
     ...checkTornTransactions(ctx),
     ...checkPrematureReads(ctx),

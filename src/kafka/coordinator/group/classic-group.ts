@@ -1,5 +1,6 @@
 import { Errors } from "../../common/errors.js";
 import type { PartitionKey } from "../../common/types.js";
+import type { MemberIds } from "./member-ids.js";
 
 /** ClassicGroupState: the states of a classic (JoinGroup/SyncGroup) consumer group. */
 export type ClassicGroupState = "EMPTY" | "PREPARING_REBALANCE" | "COMPLETING_REBALANCE" | "STABLE" | "DEAD";
@@ -21,6 +22,8 @@ export interface ClassicGroupConfig {
   readonly rebalanceTimeoutMs: number;
   /** The input partitions the members share (the subscription, resolved). */
   readonly partitions: readonly PartitionKey[];
+  /** Where new member ids come from (UUID.randomUUID's stand-in, shared by every coordinator of the cluster). */
+  readonly memberIds: MemberIds;
 }
 
 export type JoinResult = { errorCode: number; memberId: string; generationId: number; leaderId: string | null };
@@ -52,22 +55,15 @@ export class ClassicGroup {
   /** group.instance.id -> its current member id (the static member mapping). */
   private readonly staticMembers = new Map<string, string>();
   private rebalanceDeadlineMs = 0;
-  private nextMemberSequence = 0;
 
   constructor(
     readonly groupId: string,
     private readonly config: ClassicGroupConfig,
   ) {}
 
-  /** How many member ids this group has handed out (persisted, so a new coordinator never repeats one). */
-  get memberSequence(): number {
-    return this.nextMemberSequence;
-  }
-
-  /** Loaded from a GroupMetadata record: the generation and id sequence, with no members (they rejoin). */
-  restore(generationId: number, memberSequence: number): void {
+  /** Loaded from a GroupMetadata record: the generation, with no members (they rejoin). */
+  restore(generationId: number): void {
     this.generationId = generationId;
-    this.nextMemberSequence = memberSequence;
   }
 
   isInState(state: ClassicGroupState): boolean {
@@ -99,7 +95,8 @@ export class ClassicGroup {
   }
 
   private joinNewMember(groupInstanceId: string | null, nowMs: number): JoinResult {
-    const newMemberId = `${this.groupId}-m${++this.nextMemberSequence}`;
+    // ClassicGroup.generateMemberId: unique whichever coordinator asks (Kafka's is a random UUID).
+    const newMemberId = this.config.memberIds.generateMemberId(this.groupId);
     const previous = groupInstanceId === null ? undefined : this.staticMembers.get(groupInstanceId);
     const old = previous === undefined ? undefined : this.members.get(previous);
     if (groupInstanceId !== null && old) {

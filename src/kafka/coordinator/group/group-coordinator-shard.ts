@@ -145,7 +145,7 @@ export class GroupCoordinatorShard {
     }
     if (batch.groupMetadata) {
       const g = batch.groupMetadata;
-      this.group(g.groupId).restore(g.generationId, g.memberSequence);
+      this.group(g.groupId).restore(g.generationId);
     }
     for (const record of batch.offsetCommits ?? []) {
       const value = {
@@ -220,7 +220,6 @@ export class GroupCoordinatorShard {
       this.log.appendGroupMetadataRecord({
         groupId,
         generationId: group.generationId,
-        memberSequence: group.memberSequence,
       });
     return result;
   }
