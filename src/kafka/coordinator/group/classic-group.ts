@@ -22,7 +22,7 @@ export interface ClassicGroupConfig {
   readonly rebalanceTimeoutMs: number;
   /** The input partitions the members share (the subscription, resolved). */
   readonly partitions: readonly PartitionKey[];
-  /** Where new member ids come from (UUID.randomUUID's stand-in, shared by every coordinator of the cluster). */
+  /** Where new member ids come from (the stand-in for Kafka's random UUID, shared by every coordinator of the cluster). */
   readonly memberIds: MemberIds;
 }
 
