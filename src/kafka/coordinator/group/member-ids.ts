@@ -1,6 +1,6 @@
 /**
  * Where new member ids come from: ClassicGroup.generateMemberId takes clientId (or the
- * group.instance.id) + "-" + UUID.randomUUID(), so no coordinator ever hands out an id another
+ * group.instance.id) + "-" + a random UUID, so no coordinator ever hands out an id another
  * one handed out before, persisted or not. The model's ids are `<group>-m<n>`, numbered per group
  * across every coordinator of the cluster (one instance shared by all brokers): deterministic, and
  * as unique as Kafka's. A coordinator that took over the group after a failover therefore never
