@@ -3,6 +3,7 @@ import { firstStepDivergence, modelAnswers, runKafkaSequence } from "../../src/c
 import type { LeaderOp, LeaderResult } from "../../src/conform/leader/leader-ops.js";
 import type { KafkaHarness } from "../../src/harness/harness-process.js";
 import type { HarnessRelease } from "../../src/harness/kafka-releases.js";
+import { clientOps } from "./client-ops.js";
 
 /**
  * A copy of a batch the leader's log already holds, refused OUT_OF_ORDER_SEQUENCE_NUMBER because the
@@ -30,23 +31,7 @@ import type { HarnessRelease } from "../../src/harness/kafka-releases.js";
  * and the copy is refused (current end sequence 6).
  */
 const PID = 1001;
-const verify = (sequence: number, producerEpoch: number, supportsEpochBump: boolean): LeaderOp => ({
-  op: "verify",
-  producerId: PID,
-  producerEpoch,
-  sequence,
-  supportsEpochBump,
-});
-const data = (baseSequence: number, producerEpoch: number, guard: "none" | `op:${number}`): LeaderOp => ({
-  op: "data",
-  producerId: PID,
-  producerEpoch,
-  baseSequence,
-  count: 1,
-  transactional: true,
-  origin: "CLIENT",
-  guard,
-});
+const { verify, data } = clientOps(PID);
 const marker = (producerEpoch: number, result: "COMMIT" | "ABORT"): LeaderOp => ({
   op: "marker",
   producerId: PID,

@@ -3,6 +3,7 @@ import { firstStepDivergence, runKafkaSequence, modelAnswers } from "../../src/c
 import { DEFAULT_LEADER_CONFIG, type LeaderConfig, type LeaderOp } from "../../src/conform/leader/leader-ops.js";
 import type { KafkaHarness } from "../../src/harness/harness-process.js";
 import type { HarnessRelease } from "../../src/harness/kafka-releases.js";
+import { clientOps } from "./client-ops.js";
 
 /**
  * A batch stuck behind a later sequence of its own transaction (the oracle's stuck-sequence
@@ -25,23 +26,7 @@ import type { HarnessRelease } from "../../src/harness/kafka-releases.js";
  * is refused OUT_OF_ORDER_SEQUENCE_NUMBER for good.
  */
 const PID = 1006;
-const verify = (sequence: number, producerEpoch: number, supportsEpochBump: boolean): LeaderOp => ({
-  op: "verify",
-  producerId: PID,
-  producerEpoch,
-  sequence,
-  supportsEpochBump,
-});
-const data = (baseSequence: number, producerEpoch: number, guard: "none" | `op:${number}`): LeaderOp => ({
-  op: "data",
-  producerId: PID,
-  producerEpoch,
-  baseSequence,
-  count: 1,
-  transactional: true,
-  origin: "CLIENT",
-  guard,
-});
+const { verify, data } = clientOps(PID);
 
 const EXPIRY_CONFIG: LeaderConfig = { ...DEFAULT_LEADER_CONFIG, producerIdExpirationMs: 300 };
 /** Seed 607's times at broker-0 (4.0, TV2 producer: Produce v12, supportsEpochBump). */
