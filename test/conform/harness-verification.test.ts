@@ -12,6 +12,7 @@ import { type HarnessRelease, harnessReleases, JVM_DIR } from "../../src/harness
 import { inSlot } from "./harness-slots.js";
 import { checkForgottenDuplicate } from "./forgotten-duplicate-cases.js";
 import { checkForgottenTransaction } from "./forgotten-transaction-cases.js";
+import { checkLateMarkerVerification } from "./late-marker-verification-cases.js";
 import { checkStaleSnapshot } from "./stale-snapshot-cases.js";
 import { checkStuckSequence } from "./stuck-sequence-cases.js";
 
@@ -37,7 +38,8 @@ import { checkStuckSequence } from "./stuck-sequence-cases.js";
  * an aborted transaction forgotten by the same skipped replay, its replicated ABORT marker then
  * leaving no entry in the transaction index (forgotten-transaction-cases.ts), and a copy of a batch
  * the log holds that the producer state no longer recognises as a duplicate
- * (forgotten-duplicate-cases.ts).
+ * (forgotten-duplicate-cases.ts), and a late copy of an earlier transaction's marker that clears
+ * the next transaction's verification (late-marker-verification-cases.ts).
  */
 const data = (baseSequence: number, guard: "verified" | "none"): LeaderOp => ({
   op: "data",
@@ -105,6 +107,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
     await checkStaleSnapshot(release, harness);
     await checkForgottenDuplicate(release, harness);
     await checkForgottenTransaction(release, harness);
+    await checkLateMarkerVerification(release, harness);
     return { floor, expiry };
   } finally {
     await harness.close();
@@ -113,7 +116,7 @@ async function runKafka(release: HarnessRelease): Promise<{ floor: LeaderResult[
 
 describe("the verification entry at every release", () => {
   for (const release of harnessReleases()) {
-    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920), the entry's expiry, a stuck sequence, a stale snapshot, a forgotten transaction and a forgotten duplicate; the model agrees`, async () => {
+    it.concurrent(`Kafka ${release.release}: the sequence floor (KAFKA-14920), the entry's expiry, a stuck sequence, a stale snapshot, a forgotten transaction, a forgotten duplicate and a late marker's clearing; the model agrees`, async () => {
       const kafka = await inSlot(() => runKafka(release));
 
       expect(kafka.floor.map((r) => r.error)).toEqual(FLOOR_ERRORS);
