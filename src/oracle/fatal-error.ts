@@ -1,6 +1,6 @@
 import { Errors, errorName } from "../kafka/common/errors.js";
 import { MAX_PRODUCER_EPOCH } from "../kafka/common/types.js";
-import type { ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../kafka/ghost.js";
+import type { MarkerOutcome, ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../kafka/ghost.js";
 import { renderSteps, type Step, step } from "./client/explain-client.js";
 import type { Truncation } from "./ghost-ledger.js";
 import {
@@ -9,6 +9,12 @@ import {
   lostOngoingRecord,
   lostRecordText,
 } from "./lost-txn-log-record.js";
+import {
+  type LateMarkerHistory,
+  lateMarkerClearedVerification,
+  lateMarkerSummary,
+  lateMarkerText,
+} from "./late-marker-verification.js";
 import type { Violation } from "./violation.js";
 
 /** What the fatal-error check reads from the ledger. */
@@ -26,6 +32,10 @@ export interface FatalErrorHistory {
   readonly completions?: ReadonlyMap<string, { atMs: number }>;
   /** Replicas' truncations (an uncommitted __transaction_state record a coordinator acted on). */
   readonly truncations?: readonly Truncation[];
+  /** Markers judged, by marker id (a late marker copy that cleared a verification). */
+  readonly markerOutcomes?: LateMarkerHistory["markerOutcomes"];
+  /** Transaction attempts begun. */
+  readonly begun?: LateMarkerHistory["begun"];
 }
 
 /**
@@ -65,6 +75,7 @@ export function checkFatalError(history: FatalErrorHistory, e: ProducerFatal): V
         pendingCompletion(history, decisions, e),
         endedEmpty(e),
         lostOngoing(history, e),
+        lateMarker(history, e),
       );
 }
 
@@ -81,6 +92,12 @@ function lostOngoing(history: FatalErrorHistory, e: ProducerFatal): LostOngoingR
     producerEpoch: e.producerEpoch,
     beforeMs: e.atMs,
   });
+}
+
+/** A late copy of an earlier transaction's marker that cleared this write's verification (late-marker-verification.ts). */
+function lateMarker(history: FatalErrorHistory, e: ProducerFatal): MarkerOutcome | null {
+  const { markerOutcomes, begun } = history;
+  return markerOutcomes && begun ? lateMarkerClearedVerification({ markerOutcomes, begun }, e) : null;
 }
 
 /**
@@ -224,6 +241,7 @@ function fatalErrorViolation(
   pending: TxnDecision | null,
   empty: boolean,
   lost: LostOngoingRecord | null,
+  lateCopy: MarkerOutcome | null,
 ): Violation {
   const steps = historySteps(e, own, decisions);
   const complete = pending?.result === "COMMIT" ? "CompleteCommit" : "CompleteAbort";
@@ -243,14 +261,19 @@ function fatalErrorViolation(
           ]
         : []),
       ...(lost ? [lostRecordText(lost)] : []),
+      ...(lateCopy ? [lateMarkerText(lateCopy, e)] : []),
       notFencedText(e, own),
       "the error was not deserved: the producer had to give up although it could have aborted or retried and gone on",
     ),
   );
-  const lostText = lost ? `: the ${LOST_TXN_LOG_RECORD_TEXT} its partitions was truncated` : "";
+  const causeText = lost
+    ? `: the ${LOST_TXN_LOG_RECORD_TEXT} its partitions was truncated`
+    : lateCopy
+      ? `: ${lateMarkerSummary(lateCopy)}`
+      : "";
   return {
     kind: "fatal-error",
-    summary: `${e.producer} got a fatal ${errorName(e.errorCode)} on ${e.api} at epoch ${e.producerEpoch}${empty ? ` for ${e.ghostTxn}, a transaction without records,` : ""} though no newer producer or coordinator fenced it${lostText}`,
+    summary: `${e.producer} got a fatal ${errorName(e.errorCode)} on ${e.api} at epoch ${e.producerEpoch}${empty ? ` for ${e.ghostTxn}, a transaction without records,` : ""} though no newer producer or coordinator fenced it${causeText}`,
     explanation: renderSteps(steps),
     atMs: e.atMs,
     ...(e.ghostTxn !== null ? { transaction: e.ghostTxn } : {}),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Errors } from "../../src/kafka/common/errors.js";
 import type { LogBatch } from "../../src/kafka/broker/log-batch.js";
-import type { ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../../src/kafka/ghost.js";
+import type { MarkerOutcome, ProducerEpochAssigned, ProducerFatal, TxnDecision } from "../../src/kafka/ghost.js";
 import { checkFatalError } from "../../src/oracle/fatal-error.js";
 
 function init(requestedBy: string, producerEpoch: number, atMs: number): ProducerEpochAssigned {
@@ -109,6 +109,68 @@ describe("fatal-error: a producer that nothing fenced must not end in FATAL_ERRO
     expect(checkFatalError(history([truncated(record(4, "Ongoing"), 60)]), fatal("p0", 4, 90))?.summary).not.toMatch(
       /__transaction_state/,
     );
+  });
+
+  it("an INVALID_TXN_STATE write after a late copy of an earlier marker cleared its verification says so (everything's seed 182)", () => {
+    const e: ProducerFatal = {
+      ...fatal("p0", 22, 90),
+      api: "TxnOffsetCommit",
+      errorCode: Errors.INVALID_TXN_STATE,
+      reason: "TxnOffsetCommit: INVALID_TXN_STATE",
+      ghostTxn: "p0.t22",
+    };
+    const copy = (over: Partial<MarkerOutcome>): MarkerOutcome => ({
+      markerId: 119,
+      resend: 0,
+      ghostTxn: "p0.t20",
+      transactionalId: "txn-0",
+      broker: "broker-0",
+      brokerRelease: "4.2.1",
+      partition: "__consumer_offsets-0",
+      leaderEpoch: 0,
+      requestVersion: 2,
+      correlationId: 4017,
+      transactionVersionSeen: 2,
+      producerId: 1000,
+      markerEpoch: 21,
+      storedEpochBefore: 21,
+      openTxnBefore: false,
+      coordinatorEpoch: 0,
+      storedCoordinatorEpochBefore: 0,
+      result: "COMMIT",
+      rule: "kafka-19999-equal-epoch",
+      errorCode: Errors.NONE,
+      markerOffset: 187,
+      completed: null,
+      closedBatches: [],
+      atMs: 80,
+      ...over,
+    });
+    const history = (m: MarkerOutcome) => ({
+      epochAssignments: [init("p0", 3, 10)],
+      decisionLog: [],
+      markerOutcomes: new Map([[m.markerId, [m]]]),
+      begun: new Map([["p0.t22", { atMs: 70 }]]),
+    });
+    const v = checkFatalError(history(copy({})), e);
+    expect(v?.summary).toBe(
+      "p0 got a fatal INVALID_TXN_STATE on TxnOffsetCommit at epoch 22 though no newer producer or coordinator fenced it: a late copy of p0.t20's marker (epoch 21) written again at __consumer_offsets-0 on broker-0 cleared its verification",
+    );
+    expect(v?.explanation.join("\n")).toMatch(/UnifiedLog\.updateProducers/);
+    // Not for a copy that closed a transaction, was refused, came before the transaction began or
+    // after the error, is of the same epoch, of another producer, or at a data partition.
+    const plain =
+      "p0 got a fatal INVALID_TXN_STATE on TxnOffsetCommit at epoch 22 though no newer producer or coordinator fenced it";
+    for (const other of [
+      { openTxnBefore: true },
+      { errorCode: Errors.INVALID_PRODUCER_EPOCH, markerOffset: null },
+      { atMs: 60 },
+      { atMs: 95 },
+      { markerEpoch: 22 },
+      { producerId: 1001 },
+      { partition: "orders-0" },
+    ])
+      expect(checkFatalError(history(copy(other)), e)?.summary).toBe(plain);
   });
 
   it("stays silent when a newer producer instance ran InitProducerId after it", () => {
