@@ -10,7 +10,7 @@ import type { ReleaseName } from "./release.js";
  */
 export interface GhostObserver {
   txnBegun(e: { ghostTxn: string; producer: string; transactionalId: string; atMs: number }): void;
-  batchAppended(e: { broker: string; partition: PartitionKey; batch: LogBatch; atMs: number }): void;
+  batchAppended(e: BatchAppended): void;
   txnDecided(e: TxnDecision): void;
   txnCompleted(e: {
     ghostTxn: string | null;
@@ -87,6 +87,19 @@ export interface GhostObserver {
    * verification); optional: observers that follow only transactions leave it out.
    */
   produceRefused?(e: ProduceRefused): void;
+}
+
+/** A leader wrote a client's data batch. */
+export interface BatchAppended {
+  broker: string;
+  partition: PartitionKey;
+  batch: LogBatch;
+  /**
+   * Ghost: the lowest sequence the leader's verification entry for the producer held when it took
+   * the batch (absent: it held no entry, the batch went into an open transaction or unverified).
+   */
+  verifiedFromSequence?: number;
+  atMs: number;
 }
 
 /** An idempotent producer's client-side epoch bump, and the answers that asked for it. */

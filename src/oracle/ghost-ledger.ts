@@ -1,6 +1,7 @@
 import type { LogBatch } from "../kafka/broker/log-batch.js";
 import type { PartitionKey, TransactionResult } from "../kafka/common/types.js";
 import type {
+  BatchAppended,
   CompletionWakeupLost,
   GhostObserver,
   IdempotentEpochBump,
@@ -33,6 +34,8 @@ export interface AppendRecord {
   values: readonly string[];
   /** Set when the batch carried no transactional flag (KAFKA-5364's bug switch): plain records. */
   nonTransactional?: true;
+  /** The lowest sequence of the leader's verification entry when it took the batch (absent: none). */
+  verifiedFromSequence?: number;
   atMs: number;
 }
 
@@ -141,7 +144,7 @@ export class GhostLedger implements GhostObserver {
     this.begun.set(e.ghostTxn, { producer: e.producer, transactionalId: e.transactionalId, atMs: e.atMs });
   }
 
-  batchAppended(e: { broker: string; partition: PartitionKey; batch: LogBatch; atMs: number }): void {
+  batchAppended(e: BatchAppended): void {
     const ghost = e.batch.ghostTxn;
     if (ghost === null) return;
     let list = this.appends.get(ghost);
@@ -159,6 +162,7 @@ export class GhostLedger implements GhostObserver {
       baseSequence: e.batch.baseSequence,
       values: e.batch.values,
       ...(e.batch.isTransactional ? {} : { nonTransactional: true as const }),
+      ...(e.verifiedFromSequence !== undefined ? { verifiedFromSequence: e.verifiedFromSequence } : {}),
       atMs: e.atMs,
     });
   }

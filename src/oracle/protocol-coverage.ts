@@ -1,8 +1,8 @@
-import type { LogBatch } from "../kafka/broker/log-batch.js";
 import type { PartitionKey } from "../kafka/common/types.js";
 import { Errors } from "../kafka/common/errors.js";
 import { isConsumerOffsetsPartition } from "../kafka/coordinator/group/group-partitioning.js";
 import type {
+  BatchAppended,
   GhostObserver,
   GroupAnswer,
   LeaderChangeSeen,
@@ -313,7 +313,7 @@ export class ProtocolCoverageRecorder implements GhostObserver {
     this.latestBegun.set(e.transactionalId, e.ghostTxn);
   }
 
-  batchAppended(e: { broker: string; partition: PartitionKey; batch: LogBatch; atMs: number }): void {
+  batchAppended(e: BatchAppended): void {
     const b = e.batch;
     if (b.control !== null || !b.isTransactional || b.ghostTxn === null) return;
     const slot = `${e.partition}|${b.producerId}`;

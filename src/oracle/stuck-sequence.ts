@@ -17,6 +17,17 @@ export interface StuckSequenceHistory {
 export const STUCK_SEQUENCE_TEXT = "stuck behind a later sequence";
 
 /**
+ * Words of a stuck-sequence summary whose later batch the leader took with a verification entry
+ * that held no lower sequence: the earlier batch's verification was never there (it went to the
+ * partition's leader before a leader change) or had expired. The entry's floor (KAFKA-14920) could
+ * not hold it back, and a producer without state there may start at any sequence
+ * (ProducerAppendInfo.checkSequence): Kafka's UnifiedLog of every release takes it
+ * (test/conform/stuck-sequence-cases.ts). Not so when the entry held the lower sequence and the
+ * leader took the later batch all the same (KAFKA-14920's bug).
+ */
+export const NO_LOWER_VERIFIED_TEXT = "verification held no lower sequence";
+
+/**
  * A batch stuck behind a later sequence (the symptom of KAFKA-14904 / KAFKA-14920): the leader
  * refuses a producer's batch OUT_OF_ORDER_SEQUENCE_NUMBER while its own log already holds a batch
  * of the same transaction attempt, producer id and epoch with a higher sequence. Sequences of an
@@ -48,11 +59,18 @@ export function checkStuckSequence(history: StuckSequenceHistory, e: ProduceRefu
   );
   if (!later) return null;
   const producer = history.begun.get(e.ghostTxn)?.producer ?? "the producer";
+  const floor = later.verifiedFromSequence;
+  const noLowerVerified = floor !== undefined && floor > e.baseSequence;
   const steps = [
     step(
       later.atMs,
       `${e.broker} wrote ${e.ghostTxn}'s batch at sequence ${later.baseSequence} to ${e.partition} (offset ${later.firstOffset}; producerId ${e.producerId}, epoch ${e.producerEpoch})`,
       `the batch at sequence ${e.baseSequence} of the same transaction had not been written there`,
+      ...(noLowerVerified
+        ? [
+            `${e.broker}'s ${NO_LOWER_VERIFIED_TEXT} than ${floor}: the earlier batch's verification was not there (it went to the partition's leader before a leader change, or expired), so the entry's floor could not hold the later batch back, and a producer without state there may start at any sequence`,
+          ]
+        : []),
     ),
     step(
       e.atMs,
@@ -64,7 +82,7 @@ export function checkStuckSequence(history: StuckSequenceHistory, e: ProduceRefu
   ];
   return {
     kind: "fatal-error",
-    summary: `${e.ghostTxn}'s batch at sequence ${e.baseSequence} is ${STUCK_SEQUENCE_TEXT} at ${e.partition} on ${e.broker}: sequence ${later.baseSequence} was written first, and every retry is refused OUT_OF_ORDER_SEQUENCE_NUMBER`,
+    summary: `${e.ghostTxn}'s batch at sequence ${e.baseSequence} is ${STUCK_SEQUENCE_TEXT} at ${e.partition} on ${e.broker}: sequence ${later.baseSequence} was written first, and every retry is refused OUT_OF_ORDER_SEQUENCE_NUMBER${noLowerVerified ? `; ${e.broker}'s ${NO_LOWER_VERIFIED_TEXT}` : ""}`,
     explanation: renderSteps(steps),
     atMs: e.atMs,
     partition: e.partition,

@@ -54,6 +54,27 @@ describe("stuck-sequence: a batch refused behind a later sequence of its own tra
     expect(v?.explanation.join("\n")).toMatch(/retries it .* until delivery\.timeout\.ms/);
   });
 
+  it("says when the leader took the later batch with a verification that held no lower sequence (a new leader: everything's seed 2853)", () => {
+    const at = (verifiedFromSequence: number | undefined) => {
+      const ledger = new GhostLedger();
+      ledger.txnBegun({ ghostTxn: "p0.t1", producer: "p0", transactionalId: "txn-0", atMs: 0 });
+      ledger.batchAppended({
+        broker: "broker-1",
+        partition: "orders-1",
+        batch: batch(1, 4),
+        ...(verifiedFromSequence !== undefined ? { verifiedFromSequence } : {}),
+        atMs: 40,
+      });
+      ledger.produceRefused(refused(0));
+      return ledger.violations[0]?.summary ?? "";
+    };
+    expect(at(1)).toMatch(/sequence 1 was written first, .*; broker-1's verification held no lower sequence$/);
+    // Not when its verification held sequence 0 (KAFKA-14920's bug: the floor was there, unheeded),
+    // nor when the batch went in without a verification entry.
+    expect(at(0)).not.toMatch(/verification/);
+    expect(at(undefined)).not.toMatch(/verification/);
+  });
+
   it("is silent on an ordinary out-of-order refusal: a later batch ahead of an earlier one not yet written", () => {
     const ledger = ledgerWithLaterBatch();
     ledger.produceRefused(refused(3, { reason: "expected sequence 2, got 3" }));

@@ -126,6 +126,7 @@ function appendProduce(process: BrokerProcess, request: Inbound, body: ProduceRe
     body.partition,
     body.timeoutMs,
     (log) => {
+      const verifiedFrom = log.verificationStates.get(body.producerId)?.lowestSequence;
       const result = log.appendData({
         producerId: body.producerId,
         producerEpoch: body.producerEpoch,
@@ -167,16 +168,7 @@ function appendProduce(process: BrokerProcess, request: Inbound, body: ProduceRe
         return { waitForOffset: result.lastOffset + 1, value: produceOk(result.firstOffset) };
       }
       const batch = result.batch;
-      ctx.sim.emit(brokerId, "produce.append", {
-        partition: body.partition,
-        pid: body.producerId,
-        epoch: body.producerEpoch,
-        seq: body.baseSequence,
-        offset: batch.baseOffset,
-        txn: body.ghostTxn,
-        corr: request.correlationId,
-      });
-      ctx.ghost.batchAppended({ broker: brokerId, partition: body.partition, batch, atMs: ctx.sim.nowMs });
+      noteAppended(process, request, body, batch, verifiedFrom);
       return { waitForOffset: batch.lastOffset + 1, value: produceOk(batch.baseOffset) };
     },
     (errorCode, value) => {
@@ -185,6 +177,33 @@ function appendProduce(process: BrokerProcess, request: Inbound, body: ProduceRe
       sendResponse(process, request, body, value);
     },
   );
+}
+
+/** The trace's record of a written batch, and the ghost's (with the verification floor the leader held then). */
+function noteAppended(
+  process: BrokerProcess,
+  request: Inbound,
+  body: ProduceRequest,
+  batch: LogBatch,
+  verifiedFrom: number | undefined,
+): void {
+  const { ctx, brokerId } = process;
+  ctx.sim.emit(brokerId, "produce.append", {
+    partition: body.partition,
+    pid: body.producerId,
+    epoch: body.producerEpoch,
+    seq: body.baseSequence,
+    offset: batch.baseOffset,
+    txn: body.ghostTxn,
+    corr: request.correlationId,
+  });
+  ctx.ghost.batchAppended({
+    broker: brokerId,
+    partition: body.partition,
+    batch,
+    ...(verifiedFrom !== undefined ? { verifiedFromSequence: verifiedFrom } : {}),
+    atMs: ctx.sim.nowMs,
+  });
 }
 
 /**
