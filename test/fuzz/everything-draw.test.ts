@@ -7,7 +7,8 @@ import { matchesTarget, targetOf } from "../../src/fuzz/shrink/shrink.js";
 import { UNINDEXED_ABORT_TEXT } from "../../src/oracle/client/aborted-read.js";
 import { CLOSED_IN_LOG_TEXT } from "../../src/oracle/liveness.js";
 import { LOST_TXN_LOG_RECORD_TEXT } from "../../src/oracle/lost-txn-log-record.js";
-import { STUCK_SEQUENCE_TEXT } from "../../src/oracle/stuck-sequence.js";
+import { LATE_MARKER_CLEARED_TEXT } from "../../src/oracle/late-marker-verification.js";
+import { NO_LOWER_VERIFIED_TEXT, STUCK_SEQUENCE_TEXT } from "../../src/oracle/stuck-sequence.js";
 import { resolveScenario } from "../../src/scenario/loader.js";
 import { ChoiceSource } from "../../src/sim/choice-tape.js";
 
@@ -224,6 +225,93 @@ describe("the generic scenario everything (issue 31)", () => {
       seen = { expiry: seen.expiry + (expiry ? 1 : 0), noExpiry: seen.noExpiry + (expiry ? 0 : 1) };
     }
     expect(Object.values(seen).every((n) => n > 0)).toBe(true);
+  });
+
+  it("expects a batch stuck behind a later sequence at a new leader, and a write whose verification a late marker copy cleared, only where the draw makes them possible (Z07's bug-off seeds 2853, 182)", () => {
+    const newLeader = {
+      kind: "fatal-error" as const,
+      summary: `p0.t6's batch at sequence 0 is ${STUCK_SEQUENCE_TEXT} at input-2 on broker-2: sequence 4 was written first, and every retry is refused OUT_OF_ORDER_SEQUENCE_NUMBER; broker-2's ${NO_LOWER_VERIFIED_TEXT}`,
+    };
+    const lateCopy = {
+      kind: "fatal-error" as const,
+      summary: `q1#2 got a fatal INVALID_TXN_STATE on TxnOffsetCommit at epoch 22 though no newer producer or coordinator fenced it: a late copy of q1#2.t20's marker (epoch 21) written again at __consumer_offsets-0 on broker-0 ${LATE_MARKER_CLEARED_TEXT}`,
+    };
+    const moves = (d: (typeof DRAWS)[number]) =>
+      /leader moves|controlled shutdowns|broker crashes|broker stalls|link partitions|a rolling upgrade/.test(
+        d.summary,
+      );
+    // TV1 verification (TV1 producers or a transaction.version change) or a leader without KAFKA-18202 (3.x, 4.0).
+    const unrefused = (d: (typeof DRAWS)[number]) => /TV1|transaction\.version|4\.0 everywhere/.test(d.summary);
+    const heldBack = (d: (typeof DRAWS)[number]) =>
+      /slow requests|slow markers|broker stalls|link partitions/.test(d.summary);
+    const reasons = (d: (typeof DRAWS)[number], words: string) =>
+      (d.expected.get("fatal-error") ?? []).filter((a) => a.reason.includes(words)).length;
+    let seen = { newLeader: 0, notNewLeader: 0, lateCopy: 0, noLateCopy: 0 };
+    for (const d of DRAWS) {
+      const stuckExpected = moves(d) && unrefused(d);
+      expect(reasons(d, "a leader change between")).toBe(stuckExpected ? 1 : 0);
+      if (stuckExpected) expect(drawnReason(d, newLeader)).not.toBeNull();
+      expect(reasons(d, "late copy")).toBe(heldBack(d) ? 1 : 0);
+      if (heldBack(d)) expect(drawnReason(d, lateCopy)).not.toBeNull();
+      // Where no other allowance takes every fatal error, the plain stuck sequence stays a finding.
+      const all = d.expected.get("fatal-error") ?? [];
+      if (all.every((a) => a.summaryIncludes !== undefined)) {
+        const expiry = d.summary.includes("producer-state expiry");
+        expect(drawnReason(d, newLeader) !== null).toBe((moves(d) || expiry) && unrefused(d));
+        expect(drawnReason(d, lateCopy) !== null).toBe(heldBack(d));
+      }
+      seen = {
+        newLeader: seen.newLeader + (stuckExpected ? 1 : 0),
+        notNewLeader: seen.notNewLeader + (stuckExpected ? 0 : 1),
+        lateCopy: seen.lateCopy + (heldBack(d) ? 1 : 0),
+        noLateCopy: seen.noLateCopy + (heldBack(d) ? 0 : 1),
+      };
+    }
+    expect(Object.values(seen).every((n) => n > 0)).toBe(true);
+  });
+
+  it("expects a duplicate and a reordered record only with producer-state expiry under TV1 verification (Z07's bug-off seed 2711)", () => {
+    const duplicate = {
+      kind: "duplicate" as const,
+      summary: "p2.t5/1 of p2.t5 is visible 2 times: input-1 offsets 18, 22",
+    };
+    const reordered = {
+      kind: "non-monotonic" as const,
+      summary: "p2's records out of order at input-1: p2.t5/1 at offset 22 after p2.t5/3 at offset 19",
+    };
+    let seen = { both: 0, expiryTv2: 0, tv1Lasting: 0 };
+    for (const d of DRAWS) {
+      const expiry = d.summary.includes("producer-state expiry");
+      const tv1 = /TV1|transaction\.version/.test(d.summary);
+      expect(drawnReason(d, duplicate) !== null).toBe(expiry && tv1);
+      expect(drawnReason(d, reordered) !== null).toBe(expiry && tv1);
+      seen = {
+        both: seen.both + (expiry && tv1 ? 1 : 0),
+        expiryTv2: seen.expiryTv2 + (expiry && !tv1 ? 1 : 0),
+        tv1Lasting: seen.tv1Lasting + (!expiry && tv1 ? 1 : 0),
+      };
+    }
+    expect(Object.values(seen).every((n) => n > 0)).toBe(true);
+  });
+
+  it("Z07's bug-off run (aborts without flush) meets everything's expectation at seeds 182, 2853 and 2711, each violation of the cause its draw expects", () => {
+    const withoutFlush = runConfigFor(loaded, { appAbortsWithoutFlush: true });
+    for (const [seed, words] of [
+      [182, LATE_MARKER_CLEARED_TEXT],
+      [2853, NO_LOWER_VERIFIED_TEXT],
+    ] as const) {
+      const run = runSeed(withoutFlush, { seed });
+      expect(run.violations.map((v) => v.kind)).toEqual(["fatal-error"]);
+      expect(run.violations[0]?.summary).toContain(words);
+      const drawn = drawEverything(withoutFlush.spec, ChoiceSource.seeded(seed));
+      expect(drawnReason(drawn, run.violations[0] as (typeof run.violations)[number])).not.toBeNull();
+    }
+    // Seed 2711: a stale marker at a 4.0 leader, and the duplicate and reordered record of a retried
+    // batch of a producer whose state expired, under TV1 before a change to TV2.
+    const run = runSeed(withoutFlush, { seed: 2711 });
+    expect(run.violations.map((v) => v.kind)).toEqual(["stale-marker", "duplicate", "non-monotonic"]);
+    const drawn = drawEverything(withoutFlush.spec, ChoiceSource.seeded(2711));
+    for (const v of run.violations) expect(drawnReason(drawn, v)).not.toBeNull();
   });
 
   it("a violation marked by the draw does not fail the expectation; a model error always does", () => {

@@ -4,7 +4,8 @@ import { isReleaseName, type ReleaseName, releaseProfile } from "../../kafka/rel
 import { UNINDEXED_ABORT_TEXT } from "../../oracle/client/aborted-read.js";
 import { CLOSED_IN_LOG_TEXT } from "../../oracle/liveness.js";
 import { LOST_TXN_LOG_RECORD_TEXT } from "../../oracle/lost-txn-log-record.js";
-import { STUCK_SEQUENCE_TEXT } from "../../oracle/stuck-sequence.js";
+import { LATE_MARKER_CLEARED_TEXT } from "../../oracle/late-marker-verification.js";
+import { NO_LOWER_VERIFIED_TEXT, STUCK_SEQUENCE_TEXT } from "../../oracle/stuck-sequence.js";
 import type { ViolationKind } from "../../oracle/violation.js";
 import type { ChoiceSource, Stream } from "../../sim/choice-tape.js";
 
@@ -341,6 +342,44 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
         "producer state expired (producer.id.expiration.ms) while a transaction's first batch at a partition waited for its verification: the entry's lowest sequence is gone, a later batch is written first, and the earlier one is stuck behind it",
       summaryIncludes: STUCK_SEQUENCE_TEXT,
     });
+  // A leader change between a transaction's batches at one partition: Kafka's RecordAccumulator
+  // drains a new batch to the new leader while an earlier one is still in flight to the old
+  // (shouldStopDrainBatchesForPartition holds back only a retried batch), and the new leader, with
+  // no state for the producer and a verification entry begun at the later batch's sequence, writes
+  // it first; the earlier batch, retried there, is stuck behind it. Kafka's UnifiedLog of every
+  // release does so where KAFKA-18202 does not refuse the later batch, as above
+  // (test/conform/stuck-sequence-cases.ts; everything's seed 2853 with aborts without flush).
+  const dataLeaderMoves =
+    f.leaderMove.ppm > 0 ||
+    f.controlledShutdown.ppm > 0 ||
+    f.brokerCrash.ppm > 0 ||
+    f.brokerStall.ppm > 0 ||
+    f.linkPartition.ppm > 0 ||
+    f.rollingUpgrade !== null;
+  if (dataLeaderMoves && (tv1Verification || withoutKafka18202))
+    d.allow(["fatal-error"], {
+      reason:
+        "a leader change between a transaction's batches at one partition: the new leader, whose verification entry began at a later batch's sequence, wrote that batch first (a producer without state there may start at any sequence), and the earlier one is stuck behind it",
+      summaryIncludes: NO_LOWER_VERIFIED_TEXT,
+    });
+  // A late copy of an earlier transaction's marker, written at the stored epoch while no
+  // transaction of the producer is open (KAFKA-19999 from 4.2.0, the legacy rule before), clears
+  // the verification entry of the producer's next write there (UnifiedLog.updateProducers keeps it
+  // only for a TV2 marker at the entry's own epoch): the write is refused INVALID_TXN_STATE, fatal
+  // to the client. Kafka's UnifiedLog of every release does so
+  // (test/conform/late-marker-verification-cases.ts; everything's seed 182 with aborts without
+  // flush). Only where a fault can hold a marker request's first copy back past its re-send.
+  const lateMarkerCopies =
+    f.network.delay.slowPpm > 0 ||
+    (f.markerRequests?.delay.slowPpm ?? 0) > 0 ||
+    f.brokerStall.ppm > 0 ||
+    f.linkPartition.ppm > 0;
+  if (lateMarkerCopies)
+    d.allow(["fatal-error"], {
+      reason:
+        "a late copy of an earlier transaction's marker was written again at the producer's stored epoch, closing nothing, and cleared the verification of the producer's next write there (UnifiedLog.updateProducers): the write is refused INVALID_TXN_STATE, fatal to the client",
+      summaryIncludes: LATE_MARKER_CLEARED_TEXT,
+    });
   // A producer snapshot (written at every restart and truncation) can hold a transaction still
   // open; once its marker is written and every producer of the log has expired, a truncation
   // finds the state empty, loads that snapshot and replays nothing after it
@@ -383,10 +422,14 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
         "a coordinator loaded an uncommitted __transaction_state record (loads read to the log end) and answered AddPartitionsToTxn from it without a write; a leader change truncated the record, so no coordinator knows the partition: no marker closes its records, and the producer's EndTxn finds the transaction without it (INVALID_TXN_STATE, fatal)",
       summaryIncludes: LOST_TXN_LOG_RECORD_TEXT,
     });
-  if (spec.broker.producerIdExpiration && regime.tv1)
-    d.allow(["duplicate"], {
+  // A retried batch of a producer whose state expired is not found among its retained batches and
+  // is written again, after the batches that followed it; under TV1 its verification cannot tell
+  // the next transaction at the same epoch from its own (everything's seed 2711 with aborts
+  // without flush: TV1 before a change to TV2). Under TV2 the bumped epoch refuses it.
+  if (spec.broker.producerIdExpiration && tv1Verification)
+    d.allow(["duplicate", "non-monotonic"], {
       reason:
-        "producer state expired (producer.id.expiration.ms) under TV1: a retried batch of a forgotten producer is not recognised",
+        "producer state expired (producer.id.expiration.ms) under TV1: a retried batch of a forgotten producer is not recognised, and is written again after the batches that followed it",
     });
   return {
     spec,
