@@ -5,6 +5,7 @@ import { drawEverything, drawnReason, EVERYTHING_STREAM } from "../../src/fuzz/r
 import { runSeed } from "../../src/fuzz/run/run-seed.js";
 import { matchesTarget, targetOf } from "../../src/fuzz/shrink/shrink.js";
 import { UNINDEXED_ABORT_TEXT } from "../../src/oracle/client/aborted-read.js";
+import { DELAYED_END_TXN_TEXT } from "../../src/oracle/client/explain-client.js";
 import { CLOSED_IN_LOG_TEXT } from "../../src/oracle/liveness.js";
 import { LOST_TXN_LOG_RECORD_TEXT } from "../../src/oracle/lost-txn-log-record.js";
 import { LATE_MARKER_CLEARED_TEXT } from "../../src/oracle/late-marker-verification.js";
@@ -292,6 +293,60 @@ describe("the generic scenario everything (issue 31)", () => {
       };
     }
     expect(Object.values(seen).every((n) => n > 0)).toBe(true);
+  });
+
+  it("expects a lost or torn write under TV1 or a transaction.version change only beside its cause (Z01's ground)", () => {
+    const torn = {
+      kind: "torn-transaction" as const,
+      summary: "p0.t3 is partly visible: input-0 offset 4 visible, input-1 offset 7 not",
+      explanation: ["t=10ms     p0.t3 wrote input-0 offset 4 on broker-0 (producerId 1000, epoch 0)"],
+    };
+    const lost = {
+      ...torn,
+      kind: "lost-write" as const,
+      summary: "p0.t3 was committed, yet 1 of its 2 records is not visible",
+    };
+    const stale = {
+      kind: "stale-marker" as const,
+      summary: "stale COMMIT marker for p0.t2 committed p0.t3's records at input-0 offset 4 on broker-0 (3.x)",
+      brokerRelease: "3.x",
+      coordinatorRelease: "3.x",
+    };
+    const delayed = {
+      ...torn,
+      explanation: [...torn.explanation, `${DELAYED_END_TXN_TEXT} reached the coordinator after p0.t3 had begun`],
+    };
+    const unindexed = {
+      kind: "aborted-read" as const,
+      summary: `p0.t3 was aborted, yet read_committed consumers read its records: input-0 offset 4; broker-0's ${UNINDEXED_ABORT_TEXT} at offset 5 that follows them`,
+    };
+    // Neither an operator's abort nor a 4.0/4.1 release (KIP-1228's gap expects every wrong write there).
+    const plain = (d: (typeof DRAWS)[number]) => !d.summary.includes("admin aborts") && !/\b4\.[01]\b/.test(d.summary);
+    const tv1 = DRAWS.find((d) => d.summary.includes("3.x with TV1") && plain(d));
+    const change = DRAWS.find((d) => d.summary.includes("transaction.version") && plain(d));
+    const tv1Admin = DRAWS.find((d) => d.summary.includes("3.x with TV1") && d.summary.includes("admin aborts"));
+    if (!tv1 || !change || !tv1Admin) throw new Error("the draws lack a setting this test needs");
+    for (const d of [tv1, change])
+      for (const v of [torn, lost]) {
+        // Alone it is a finding (KAFKA-6119's torn transaction under TV1 has no marker of another transaction).
+        expect(drawnReason(d, v, [v])).toBeNull();
+        // Beside a stale marker, a delayed EndTxn the explanation names, or an unindexed ABORT: Kafka's own.
+        expect(drawnReason(d, v, [stale, v])).not.toBeNull();
+        expect(drawnReason(d, { ...v, explanation: delayed.explanation }, [v])).not.toBeNull();
+        expect(drawnReason(d, v, [unindexed, v])).not.toBeNull();
+      }
+    // The reads themselves stay expected as they were, and an operator's abort explains a torn write on its own.
+    expect(drawnReason(tv1, unindexed)).not.toBeNull();
+    expect(drawnReason(tv1Admin, torn, [torn])).toContain("operator");
+  });
+
+  it("Z01 (KAFKA-6119) tears a TV1 transaction at seed 144 with nothing to expect it by; with the bug off the seed is clean", () => {
+    const unexpected = (overrides: Parameters<typeof runConfigFor>[1]) =>
+      runSeed(runConfigFor(loaded, overrides), { seed: 144 })
+        .violations.filter((v) => v.expectedBy === undefined)
+        .map((v) => v.kind);
+    expect(unexpected({ tcTimeoutAbortKeepsEpoch: true })).toEqual(["lost-write", "torn-transaction"]);
+    expect(unexpected({})).toEqual([]);
   });
 
   it("Z07's bug-off run (aborts without flush) meets everything's expectation at seeds 182, 2853 and 2711, each violation of the cause its draw expects", () => {

@@ -2,6 +2,7 @@ import type { ClusterSpec, Range } from "../../kafka/cluster-spec.js";
 import type { TransactionVersion } from "../../kafka/common/types.js";
 import { isReleaseName, type ReleaseName, releaseProfile } from "../../kafka/release.js";
 import { UNINDEXED_ABORT_TEXT } from "../../oracle/client/aborted-read.js";
+import { DELAYED_END_TXN_TEXT } from "../../oracle/client/explain-client.js";
 import { CLOSED_IN_LOG_TEXT } from "../../oracle/liveness.js";
 import { LOST_TXN_LOG_RECORD_TEXT } from "../../oracle/lost-txn-log-record.js";
 import { LATE_MARKER_CLEARED_TEXT } from "../../oracle/late-marker-verification.js";
@@ -25,6 +26,21 @@ export interface DrawnAllowance {
   summaryIncludes?: string;
   /** Not a violation whose summary names this (a symptom the allowance's reason does not lead to). */
   summaryExcludes?: string;
+  /**
+   * Only where the run shows the cause: a violation of one of `besideKinds` in the same run, a
+   * summary in the run that names one of `runNames`, or this violation's explanation naming one of
+   * `explained` (the allowance's consequence kinds have other causes, some of them bugs).
+   */
+  withCause?: { besideKinds: readonly ViolationKind[]; runNames: readonly string[]; explained: readonly string[] };
+}
+
+/** What drawnReason reads of a violation and of the run it came from. */
+export interface JudgedViolation {
+  kind: ViolationKind;
+  summary: string;
+  brokerRelease?: string;
+  coordinatorRelease?: string;
+  explanation?: readonly string[];
 }
 
 export interface EverythingDraw {
@@ -85,6 +101,20 @@ const WRONG_TXN_CONSEQUENCES: readonly ViolationKind[] = [
   "torn-transaction",
   "premature-read",
 ];
+/** Those that read records as they stand (a wrong marker's at once; a lost or torn write may have other causes). */
+const WRONG_READS: readonly ViolationKind[] = ["aborted-read", "premature-read"];
+/**
+ * A lost or torn write under TV1 is a wrong marker's consequence only beside its cause: a stale
+ * marker in the run, a delayed EndTxn that decided a later transaction (KAFKA-17754, which the
+ * explanation names), or an ABORT marker the transaction index lacks (an aborted read beside it
+ * names it). Without one, it is a finding: KAFKA-6119's timeout abort that kept the epoch (Z01)
+ * tears a transaction under TV1 with no marker of another transaction involved.
+ */
+const WRONG_WRITE_CAUSE = {
+  besideKinds: ["stale-marker"],
+  runNames: [UNINDEXED_ABORT_TEXT],
+  explained: [DELAYED_END_TXN_TEXT],
+} as const satisfies DrawnAllowance["withCause"];
 const PROCESSING_CONSEQUENCES: readonly ViolationKind[] = ["duplicate-processing", "lost-processing", "fatal-error"];
 
 class Draw {
@@ -283,7 +313,8 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   if (regime.tv1) {
     const why =
       "TV1 (3.x's protocol): a late marker copy passes the legacy epoch rule (KAFKA-17754, fixed only by TV2)";
-    d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES], { reason: why });
+    d.allow(["stale-marker", ...WRONG_READS], { reason: why });
+    d.allow(["lost-write", "torn-transaction"], { reason: why, withCause: WRONG_WRITE_CAUSE });
     d.allow(["fatal-error"], { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
     if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
   } else if (legacy) {
@@ -296,7 +327,8 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   if (tvChanges) {
     const why =
       "transaction.version changed under load: transactions of the old version and markers of the new meet (tv-upgrade/downgrade-under-load)";
-    d.allow(["stale-marker", ...WRONG_TXN_CONSEQUENCES], { reason: why });
+    d.allow(["stale-marker", ...WRONG_READS], { reason: why });
+    d.allow(["lost-write", "torn-transaction"], { reason: why, withCause: WRONG_WRITE_CAUSE });
     d.allow(["fatal-error"], { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
     if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
   }
@@ -438,17 +470,34 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   };
 }
 
-/** Why Kafka itself shows this violation under the draw, or null: it is a finding. */
+/**
+ * Why Kafka itself shows this violation under the draw, or null: it is a finding. `run` is every
+ * violation of the same run (for an allowance that asks for its cause there).
+ */
 export function drawnReason(
   drawn: EverythingDraw,
-  v: { kind: ViolationKind; summary: string; brokerRelease?: string; coordinatorRelease?: string },
+  v: JudgedViolation,
+  run: readonly JudgedViolation[] = [v],
 ): string | null {
   const legacyPlace = [v.brokerRelease, v.coordinatorRelease].some((r) => r !== undefined && isLegacyMarkerRelease(r));
   for (const a of drawn.expected.get(v.kind) ?? []) {
     if (a.legacyOnly && !legacyPlace) continue;
     if (a.summaryIncludes !== undefined && !v.summary.includes(a.summaryIncludes)) continue;
     if (a.summaryExcludes !== undefined && v.summary.includes(a.summaryExcludes)) continue;
+    if (a.withCause && !causeShown(a.withCause, v, run)) continue;
     return a.reason;
   }
   return null;
+}
+
+function causeShown(
+  cause: NonNullable<DrawnAllowance["withCause"]>,
+  v: JudgedViolation,
+  run: readonly JudgedViolation[],
+): boolean {
+  const explanation = (v.explanation ?? []).join("\n");
+  return (
+    run.some((o) => cause.besideKinds.includes(o.kind) || cause.runNames.some((t) => o.summary.includes(t))) ||
+    cause.explained.some((t) => explanation.includes(t))
+  );
 }

@@ -228,7 +228,7 @@ export function runSeed(config: RunConfig, input: RunInput, options: RunOptions 
 /** A generic scenario's seed: mark the violations Kafka itself shows under what it drew (their reason). */
 function markDrawnExpectations(violations: Violation[], drawn: EverythingDraw): void {
   for (const v of violations) {
-    const reason = drawnReason(drawn, v);
+    const reason = drawnReason(drawn, v, violations);
     if (reason !== null) v.expectedBy = reason;
   }
 }

@@ -6,6 +6,9 @@ import { at, pastTense } from "../format.js";
 import type { GhostLedger } from "../ghost-ledger.js";
 import type { AppendedRecord, TxnFacts } from "./txn-facts.js";
 
+/** Words of the explanation line of a decision a delayed EndTxn made for a later transaction (KAFKA-17754). */
+export const DELAYED_END_TXN_TEXT = "a delayed EndTxn of the previous transaction";
+
 export const INDENT = " ".repeat(10);
 
 /** One step of a causal chain: a time, a line, and indented notes that belong to it. */
@@ -138,7 +141,7 @@ export class ClientExplainer {
         step(
           d.atMs,
           `${d.coordinator} wrote ${d.result === "COMMIT" ? "PrepareCommit" : "PrepareAbort"} for ${d.ghostTxn} (producerId ${d.producerId}, epoch ${d.producerEpoch}, TV${d.transactionVersion}) on an EndTxn sent for ${d.requestedFor}`,
-          `a delayed EndTxn of the previous transaction reached the coordinator after ${d.ghostTxn} had begun at the same epoch, and ${d.result === "COMMIT" ? "committed" : "aborted"} it (KAFKA-17754)`,
+          `${DELAYED_END_TXN_TEXT} reached the coordinator after ${d.ghostTxn} had begun at the same epoch, and ${d.result === "COMMIT" ? "committed" : "aborted"} it (KAFKA-17754)`,
         ),
       );
     }
