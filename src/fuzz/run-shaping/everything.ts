@@ -367,6 +367,9 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   // under TV1 (the check needs a TV2 verification), or at a 3.x/4.0 leader
   // (test/conform/stuck-sequence-cases.ts).
   const tv1Verification = regime.tv1 || tvChanges;
+  // The faults that move partition leaders, __transaction_state's and data partitions' alike.
+  const leaderMoves =
+    f.leaderMove.ppm > 0 || f.controlledShutdown.ppm > 0 || f.brokerCrash.ppm > 0 || f.rollingUpgrade !== null;
   const withoutKafka18202 = [...everRuns].some((r) => !releaseProfile(r).flags.tv2FirstSequenceMustBeZero);
   if (spec.broker.producerIdExpiration && (tv1Verification || withoutKafka18202))
     d.allow(["fatal-error"], {
@@ -381,13 +384,9 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   // it first; the earlier batch, retried there, is stuck behind it. Kafka's UnifiedLog of every
   // release does so where KAFKA-18202 does not refuse the later batch, as above
   // (test/conform/stuck-sequence-cases.ts; everything's seed 2853 with aborts without flush).
-  const dataLeaderMoves =
-    f.leaderMove.ppm > 0 ||
-    f.controlledShutdown.ppm > 0 ||
-    f.brokerCrash.ppm > 0 ||
-    f.brokerStall.ppm > 0 ||
-    f.linkPartition.ppm > 0 ||
-    f.rollingUpgrade !== null;
+  // Data leaders move with every fault that moves leaders, and with a broker fenced after a stall
+  // or a partition cut it off from the controller.
+  const dataLeaderMoves = leaderMoves || f.brokerStall.ppm > 0 || f.linkPartition.ppm > 0;
   if (dataLeaderMoves && (tv1Verification || withoutKafka18202))
     d.allow(["fatal-error"], {
       reason:
@@ -442,12 +441,7 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   // partition: no marker reaches it, and the producer's EndTxn finds the transaction Empty
   // (INVALID_TXN_STATE). Kafka's TransactionStateManager and TransactionCoordinator of every
   // release do so (everything's seed 4222). Only where a fault moves __transaction_state leaders.
-  const txnLogLeaderMoves =
-    f.coordinatorFailover.ppm > 0 ||
-    f.leaderMove.ppm > 0 ||
-    f.controlledShutdown.ppm > 0 ||
-    f.brokerCrash.ppm > 0 ||
-    f.rollingUpgrade !== null;
+  const txnLogLeaderMoves = leaderMoves || f.coordinatorFailover.ppm > 0;
   if (txnLogLeaderMoves)
     d.allow(["hanging-transaction", "fatal-error"], {
       reason:
