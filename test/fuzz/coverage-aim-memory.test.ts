@@ -12,7 +12,8 @@ import { Rng } from "../../src/sim/rng.js";
 // targets it has not aimed at yet and what aiming at each group paid, carried to the next campaign
 // by a corpus file, and a missed aim's copy aimed at again first.
 const spec = runConfigFor(resolveScenario("kip-1228-gap")).spec;
-const newCorpus = () => new CoverageCorpus({ decode: (tape) => decodeSwarm(spec, tape), encode: encodeSwarm });
+const newCorpus = () =>
+  new CoverageCorpus({ decode: (tape) => decodeSwarm(spec, tape), encode: encodeSwarm, lateFirstCopy: null });
 const LINK = "net:tc-1>broker-2";
 const tcp = {
   delay: { minMs: 1, maxMs: 5, slowPpm: 150_000, slowMinMs: 250, slowMaxMs: 1500 },

@@ -58,7 +58,8 @@ describe("coverage generations", () => {
 
 describe("coverage corpus carried between campaigns", () => {
   const spec = runConfigFor(resolveScenario("kip-1228-gap")).spec;
-  const newCorpus = () => new CoverageCorpus({ decode: (tape) => decodeSwarm(spec, tape), encode: encodeSwarm });
+  const newCorpus = () =>
+    new CoverageCorpus({ decode: (tape) => decodeSwarm(spec, tape), encode: encodeSwarm, lateFirstCopy: null });
   const point = (key: string) => ({ state: parseStateKey(key), key, count: 1, from: {}, link: null });
   const outcome = (index: number, keys: string[]) =>
     ({

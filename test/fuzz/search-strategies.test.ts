@@ -129,6 +129,18 @@ describe("search strategies", () => {
     }
   });
 
+  it("coverage under TCP: its first run, with marker requests slow at x4, finds the stale marker where random's first run does not", async () => {
+    // Campaigns from seeds 0, 2000 and 4000 (bench:strategies --offset-step 1000): random needs 7,
+    // 12 and 5 runs. The first run of coverage is random's run of the same seed with one change, the
+    // marker link's slow rate at x4 (lateFirstCopyMix): a late first copy is likeliest there.
+    for (const seedStart of [0, 2000, 4000]) {
+      expect((await search({ seeds: 1, seedStart })).violations.some((v) => v.kind === "stale-marker")).toBe(false);
+      const r = await search({ strategy: "coverage", seeds: 1, seedStart });
+      expect(r.strategy.summary).toContain("1 of them with marker slow x4");
+      expect(r.violations.some((v) => v.kind === "stale-marker")).toBe(true);
+    }
+  });
+
   it("--stop-on-first ends right after the run that settles the expectation; a time budget after a contiguous prefix", async () => {
     const all = await search({ seeds: 30 });
     const firstHit = all.failingSeeds[0] ?? -1;

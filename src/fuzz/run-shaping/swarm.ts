@@ -159,6 +159,37 @@ export function encodeSwarm(settings: readonly SwarmSetting[]): number[] {
   return settings.flatMap((s) => (s.on ? [1, s.scale] : [0]));
 }
 
+/** The fault kind a late first copy of a WriteTxnMarkers request hangs on (a KNOBS name). */
+const MARKER_SLOW = "marker slow";
+
+/**
+ * Where a cold search under TCP starts aiming. There a late marker copy is the first copy of a
+ * WriteTxnMarkers request that the coordinator timed out and re-sent while the copy was still on
+ * its way (TCP's links never duplicate): the first copy slower than the request timeout, the
+ * re-send not. If a copy is that slow with chance q, the pair has chance q(1 - q), highest at
+ * q = 1/2. The scenario's own mix with the marker link's slow rate at the scale that brings q
+ * nearest 1/2 (every other kind at the scenario's rate); null when the scenario's own rate is
+ * already nearest, when the network is adversarial (a late copy is a duplicate there) or when no
+ * slow marker copy can outlast the timeout.
+ */
+export function lateFirstCopyMix(base: ClusterSpec): { settings: SwarmSetting[]; summary: string } | null {
+  const link = base.faults.markerRequests;
+  if (link?.model !== "tcp" || link.delay.slowPpm <= 0) return null;
+  const { slowMinMs, slowMaxMs } = link.delay;
+  // The share of slow delays past the timeout (a slow delay is drawn evenly over its range).
+  const past = Math.max(0, Math.min(1, (slowMaxMs - base.broker.requestTimeoutMs) / (slowMaxMs - slowMinMs + 1)));
+  if (past === 0) return null;
+  const distance = (scale: number) =>
+    Math.abs((scaled(link.delay.slowPpm, { on: true, scale }) / 1_000_000) * past - 0.5);
+  let best = 0;
+  for (let scale = 1; scale < SCALES.length; scale++) if (distance(scale) < distance(best)) best = scale;
+  if (best === 0) return null;
+  const settings: SwarmSetting[] = KNOBS.filter((k) => k.get(base) > 0).map((k) =>
+    k.name === MARKER_SLOW ? { on: true, scale: best } : { on: true, scale: 0 },
+  );
+  return { settings, summary: `${MARKER_SLOW} ${scaleText(SCALES[best] as readonly [number, number])}` };
+}
+
 /**
  * The scenario with a swarm run's fault rates written in: a plain run of it with the rest of the
  * tape is the same run (same trace hash). What lets seed files, the shrinker and replay take swarm

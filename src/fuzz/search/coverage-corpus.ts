@@ -143,7 +143,9 @@ function mutateMix(rng: Rng, settings: readonly SwarmSetting[]): SwarmSetting[] 
 /**
  * The coverage-guided strategy's memory. Runs are swarm runs (each tape has its fault-mix draws in
  * stream "swarm"), starting from the scenario's own mix: a fresh run is the random strategy's run of
- * the same seed. Feedback works at two levels:
+ * the same seed, except that under TCP every other fresh run, the first among them, raises the
+ * marker requests' slow rate to where a late first copy is likeliest (lateFirstCopyMix in
+ * swarm.ts). Feedback works at these levels:
  * - fault mixes: a mix is scored by the mean worth of what its runs reach (each abstract state
  *   counts 1/sqrt(number of runs that reached it), times 4 per condition of a stale marker it met:
  *   near misses count most); productive mixes are re-run with fresh choices after their prefix,
@@ -175,6 +177,8 @@ export class CoverageCorpus {
   private readonly payoff = new Map<string, GroupPayoff>();
   private readonly features = new Set<string>();
   fresh = 0;
+  /** Fresh runs under lateFirstCopyMix (the others are the random strategy's). */
+  freshLateFirstCopy = 0;
   mutated = 0;
   /** Tapes taken from a corpus file at the start. */
   imported = 0;
@@ -187,14 +191,19 @@ export class CoverageCorpus {
 
   /** The scenario's own fault mix (every fault kind on at its rate): where the search starts. */
   private readonly scenarioMix: number[];
+  /** The mix of lateFirstCopyMix, or null where the scenario's own mix is where a late copy is likeliest. */
+  private readonly lateFirstCopyMix: number[] | null;
 
   constructor(
     private readonly swarm: {
       decode: (tape: readonly number[]) => SwarmSetting[];
       encode: (settings: readonly SwarmSetting[]) => number[];
+      /** lateFirstCopyMix of the scenario (null: fresh runs are the random strategy's, all of them). */
+      lateFirstCopy: readonly SwarmSetting[] | null;
     },
   ) {
     this.scenarioMix = swarm.encode(swarm.decode([]).map(() => ({ on: true, scale: 0 })));
+    this.lateFirstCopyMix = swarm.lateFirstCopy ? swarm.encode(swarm.lateFirstCopy) : null;
   }
 
   get size(): number {
@@ -218,9 +227,15 @@ export class CoverageCorpus {
     }
     const roll = rng.intBelow(100);
     if (this.mixes.length === 0 || roll < FRESH_PERCENT) {
-      // The scenario's mix with fresh choices: the same run as the random strategy's seed `index`.
+      // The scenario's mix with fresh choices: the same run as the random strategy's seed `index`;
+      // or, every other time and first, that run with the marker requests' slow rate raised to where
+      // a late first copy is likeliest: a cold search's first run cannot learn, so it starts there.
+      const lateFirstCopy = this.lateFirstCopyMix !== null && this.fresh % 2 === 0;
       this.fresh++;
-      return { job, mix: null };
+      if (!lateFirstCopy) return { job, mix: null };
+      this.freshLateFirstCopy++;
+      const tape = { [SWARM_STREAM]: this.lateFirstCopyMix as number[] };
+      return { job: { ...job, input: { tape, continueSeed: index } }, mix: null };
     }
     this.mutated++;
     const mix = pickWeighted(rng, this.mixes, (m) => this.mixScore(m) ** MIX_WEIGHT_POWER);

@@ -1,7 +1,7 @@
 import { Rng } from "../../sim/rng.js";
 import type { StrategyInfo } from "../campaign/campaign.js";
 import type { StopReason } from "../campaign/campaign-tally.js";
-import { decodeSwarm, encodeSwarm } from "../run-shaping/swarm.js";
+import { decodeSwarm, encodeSwarm, lateFirstCopyMix } from "../run-shaping/swarm.js";
 import { MAX_SAVED_ENTRIES, MAX_SAVED_TARGETS, type SavedCorpus } from "./corpus-file.js";
 import { CoverageCorpus, type Plan } from "./coverage-corpus.js";
 import { runJobsInOrder } from "./job-batches.js";
@@ -35,7 +35,12 @@ export async function runCoverageStrategy(
 ): Promise<{ stop: StopReason | null; info: StrategyInfo }> {
   const { start, end } = shardRange(ctx.options.seedStart, ctx.options.seeds, ctx.options.shard);
   const rng = Rng.fromSeed(`${ctx.options.seedStart}:${ctx.options.shard?.index ?? 0}`, "coverage-strategy");
-  const corpus = new CoverageCorpus({ decode: (tape) => decodeSwarm(ctx.config.spec, tape), encode: encodeSwarm });
+  const lateFirstCopy = lateFirstCopyMix(ctx.config.spec);
+  const corpus = new CoverageCorpus({
+    decode: (tape) => decodeSwarm(ctx.config.spec, tape),
+    encode: encodeSwarm,
+    lateFirstCopy: lateFirstCopy?.settings ?? null,
+  });
   const store = ctx.options.corpus ?? null;
   if (store) {
     const saved = store.load();
@@ -75,7 +80,7 @@ export async function runCoverageStrategy(
     stop,
     info: {
       name: "coverage",
-      summary: `coverage-guided${store ? ` (corpus ${store.file}: started from ${corpus.imported} kept tapes, left ${saved.entries.length} and ${saved.aims.reduce((n, a) => n + a.targets.length, 0)} targets not aimed at yet)` : ""}: ${corpus.fresh} fresh swarm runs, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (from a kept state: ${rerollSummary(corpus)}; ${generations} generations, growing from 1 to ${GENERATION})`,
+      summary: `coverage-guided${store ? ` (corpus ${store.file}: started from ${corpus.imported} kept tapes, left ${saved.entries.length} and ${saved.aims.reduce((n, a) => n + a.targets.length, 0)} targets not aimed at yet)` : ""}: ${corpus.fresh} fresh swarm runs${lateFirstCopy ? ` (${corpus.freshLateFirstCopy} of them with ${lateFirstCopy.summary}, where a late first copy of a marker request is likeliest)` : ""}, ${corpus.mutated} re-rolled from ${corpus.size} kept tapes and their fault mixes (from a kept state: ${rerollSummary(corpus)}; ${generations} generations, growing from 1 to ${GENERATION})`,
       coverage: {
         corpus: corpus.size,
         generations,
