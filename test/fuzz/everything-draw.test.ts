@@ -295,7 +295,7 @@ describe("the generic scenario everything (issue 31)", () => {
     expect(Object.values(seen).every((n) => n > 0)).toBe(true);
   });
 
-  it("expects a lost or torn write under TV1 or a transaction.version change only beside its cause (Z01's ground)", () => {
+  it("expects a lost or torn write under TV1, a transaction.version change or 4.0/4.1 only beside its cause (Z01's ground)", () => {
     const torn = {
       kind: "torn-transaction" as const,
       summary: "p0.t3 is partly visible: input-0 offset 4 visible, input-1 offset 7 not",
@@ -320,13 +320,19 @@ describe("the generic scenario everything (issue 31)", () => {
       kind: "aborted-read" as const,
       summary: `p0.t3 was aborted, yet read_committed consumers read its records: input-0 offset 4; broker-0's ${UNINDEXED_ABORT_TEXT} at offset 5 that follows them`,
     };
-    // Neither an operator's abort nor a 4.0/4.1 release (KIP-1228's gap expects every wrong write there).
+    // No operator's abort (which explains a torn write on its own); each regime apart from the others.
     const plain = (d: (typeof DRAWS)[number]) => !d.summary.includes("admin aborts") && !/\b4\.[01]\b/.test(d.summary);
     const tv1 = DRAWS.find((d) => d.summary.includes("3.x with TV1") && plain(d));
     const change = DRAWS.find((d) => d.summary.includes("transaction.version") && plain(d));
+    const legacy = DRAWS.find(
+      (d) =>
+        /\b4\.[01]\b/.test(d.summary) &&
+        !d.summary.includes("transaction.version") &&
+        !d.summary.includes("admin aborts"),
+    );
     const tv1Admin = DRAWS.find((d) => d.summary.includes("3.x with TV1") && d.summary.includes("admin aborts"));
-    if (!tv1 || !change || !tv1Admin) throw new Error("the draws lack a setting this test needs");
-    for (const d of [tv1, change])
+    if (!tv1 || !change || !legacy || !tv1Admin) throw new Error("the draws lack a setting this test needs");
+    for (const d of [tv1, change, legacy])
       for (const v of [torn, lost]) {
         // Alone it is a finding (KAFKA-6119's torn transaction under TV1 has no marker of another transaction).
         expect(drawnReason(d, v, [v])).toBeNull();
@@ -340,13 +346,17 @@ describe("the generic scenario everything (issue 31)", () => {
     expect(drawnReason(tv1Admin, torn, [torn])).toContain("operator");
   });
 
-  it("Z01 (KAFKA-6119) tears a TV1 transaction at seed 144 with nothing to expect it by; with the bug off the seed is clean", () => {
-    const unexpected = (overrides: Parameters<typeof runConfigFor>[1]) =>
-      runSeed(runConfigFor(loaded, overrides), { seed: 144 })
-        .violations.filter((v) => v.expectedBy === undefined)
-        .map((v) => v.kind);
-    expect(unexpected({ tcTimeoutAbortKeepsEpoch: true })).toEqual(["lost-write", "torn-transaction"]);
-    expect(unexpected({})).toEqual([]);
+  it("Z01 (KAFKA-6119) tears a transaction at seeds 144 (TV1) and 0 (a 4.1 upgrade, TV 2 -> 1) with nothing to expect it by; with the bug off both are clean", () => {
+    // Seed 0 draws a rolling upgrade from 4.1: the KIP-1228-gap allowance took its lost write
+    // until it asked for a cause as TV1's does.
+    for (const seed of [144, 0]) {
+      const unexpected = (overrides: Parameters<typeof runConfigFor>[1]) =>
+        runSeed(runConfigFor(loaded, overrides), { seed })
+          .violations.filter((v) => v.expectedBy === undefined)
+          .map((v) => v.kind);
+      expect(unexpected({ tcTimeoutAbortKeepsEpoch: true })).toEqual(["lost-write", "torn-transaction"]);
+      expect(unexpected({})).toEqual([]);
+    }
   });
 
   it("Z07's bug-off run (aborts without flush) meets everything's expectation at seeds 182, 2853 and 2711, each violation of the cause its draw expects", () => {

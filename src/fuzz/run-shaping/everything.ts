@@ -94,21 +94,19 @@ export function isLegacyMarkerRelease(release: string): boolean {
   return isReleaseName(release) && !releaseProfile(release).flags.strictMarkerEpochForTv2;
 }
 
-/** What a stale marker of KAFKA-17754 / KAFKA-19446 leads to when consumers read around it. */
-const WRONG_TXN_CONSEQUENCES: readonly ViolationKind[] = [
-  "aborted-read",
-  "lost-write",
-  "torn-transaction",
-  "premature-read",
-];
-/** Those that read records as they stand (a wrong marker's at once; a lost or torn write may have other causes). */
+/**
+ * What a stale marker of KAFKA-17754 / KAFKA-19446 leads to at once when consumers read around it:
+ * records read as they stand. (A lost or torn write may have other causes: WRONG_WRITE_CAUSE.)
+ */
 const WRONG_READS: readonly ViolationKind[] = ["aborted-read", "premature-read"];
 /**
- * A lost or torn write under TV1 is a wrong marker's consequence only beside its cause: a stale
- * marker in the run, a delayed EndTxn that decided a later transaction (KAFKA-17754, which the
- * explanation names), or an ABORT marker the transaction index lacks (an aborted read beside it
- * names it). Without one, it is a finding: KAFKA-6119's timeout abort that kept the epoch (Z01)
- * tears a transaction under TV1 with no marker of another transaction involved.
+ * A lost or torn write under TV1, a transaction.version change or a 4.0/4.1 release is a wrong
+ * marker's consequence only beside its cause: a stale marker in the run, a delayed EndTxn that
+ * decided a later transaction (KAFKA-17754, which the explanation names), or an ABORT marker the
+ * transaction index lacks (an aborted read beside it names it). Without one, it is a finding:
+ * KAFKA-6119's timeout abort that kept the epoch (Z01) tears a transaction under TV1 with no marker
+ * of another transaction involved. Under 4.0/4.1 the bug-off runs over 5,000 seeds showed none
+ * without one (seeds 3,188 and 4,864: an unindexed ABORT each).
  */
 const WRONG_WRITE_CAUSE = {
   besideKinds: ["stale-marker"],
@@ -321,7 +319,8 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
     const why =
       "a release without KIP-1228's strict TV2 marker check runs (4.0, 4.1: KAFKA-19446): a late marker copy passes there";
     d.allow(["stale-marker"], { reason: why, legacyOnly: true });
-    d.allow(WRONG_TXN_CONSEQUENCES, { reason: why });
+    d.allow(WRONG_READS, { reason: why });
+    d.allow(["lost-write", "torn-transaction"], { reason: why, withCause: WRONG_WRITE_CAUSE });
     if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
   }
   if (tvChanges) {
