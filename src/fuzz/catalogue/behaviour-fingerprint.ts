@@ -9,7 +9,7 @@ import { type RunConfig, runSeed } from "../run/run-seed.js";
  * hash, violations and stats of seeds 0..seeds-1; for the first few seeds, the full recorded trace
  * (display annotations included), the choice tape, and the replay of that tape. A refactoring must
  * leave every digest as it was; a change of behaviour changes the digests of the groups it touches,
- * and test/fuzz/behaviour-fingerprint.test.ts holds the recorded digests to account.
+ * and test/fuzz/behaviour-fingerprint{,-b}.test.ts hold the recorded digests to account (half each).
  */
 export interface FingerprintGroup {
   readonly label: string;
