@@ -230,12 +230,10 @@ export class CoverageCorpus {
       // The scenario's mix with fresh choices: the same run as the random strategy's seed `index`;
       // or, every other time and first, that run with the marker requests' slow rate raised to where
       // a late first copy is likeliest: a cold search's first run cannot learn, so it starts there.
-      const lateFirstCopy = this.lateFirstCopyMix !== null && this.fresh % 2 === 0;
-      this.fresh++;
-      if (!lateFirstCopy) return { job, mix: null };
+      const lateFirstCopy = this.fresh++ % 2 === 0 ? this.lateFirstCopyMix : null;
+      if (lateFirstCopy === null) return { job, mix: null };
       this.freshLateFirstCopy++;
-      const tape = { [SWARM_STREAM]: this.lateFirstCopyMix as number[] };
-      return { job: { ...job, input: { tape, continueSeed: index } }, mix: null };
+      return { job: { ...job, input: { tape: { [SWARM_STREAM]: lateFirstCopy }, continueSeed: index } }, mix: null };
     }
     this.mutated++;
     const mix = pickWeighted(rng, this.mixes, (m) => this.mixScore(m) ** MIX_WEIGHT_POWER);
