@@ -18,6 +18,24 @@ const config = runConfigFor(loaded);
 const draw = (seed: number) => drawEverything(config.spec, ChoiceSource.seeded(seed));
 const DRAWS = Array.from({ length: 300 }, (_, seed) => draw(seed));
 
+/**
+ * The draws on each side of each condition a draw test checks: a check that a condition decides an
+ * allowance says something only if both sides occur among the draws, so each test ends by asking.
+ */
+class BothSides {
+  private readonly counts = new Map<string, { held: number; not: number }>();
+
+  see(condition: string, holds: boolean): void {
+    const c = this.counts.get(condition) ?? { held: 0, not: 0 };
+    this.counts.set(condition, holds ? { ...c, held: c.held + 1 } : { ...c, not: c.not + 1 });
+  }
+
+  expectBoth(): void {
+    for (const [condition, { held, not }] of this.counts)
+      expect([held > 0, not > 0], `${condition}: held in ${held} draws, not in ${not}`).toEqual([true, true]);
+  }
+}
+
 describe("the generic scenario everything (issue 31)", () => {
   it("draws each seed's setting from the seed alone, and every setting it names over a few hundred seeds", () => {
     expect(draw(7).summary).toBe(draw(7).summary);
@@ -177,7 +195,7 @@ describe("the generic scenario everything (issue 31)", () => {
     };
     const leaderMoves = (d: (typeof DRAWS)[number]) =>
       /coordinator failovers|leader moves|controlled shutdowns|broker crashes|a rolling upgrade/.test(d.summary);
-    let seen = { expiry: 0, noExpiry: 0, moves: 0, still: 0 };
+    const sides = new BothSides();
     for (const d of DRAWS) {
       const expiry = d.summary.includes("producer-state expiry");
       expect(drawnReason(d, reopened) !== null).toBe(expiry);
@@ -189,15 +207,10 @@ describe("the generic scenario everything (issue 31)", () => {
       );
       expect(lostReasons.length).toBe(leaderMoves(d) ? 1 : 0);
       if (leaderMoves(d)) expect(drawnReason(d, lostFatal)).not.toBeNull();
-      seen = {
-        expiry: seen.expiry + (expiry ? 1 : 0),
-        noExpiry: seen.noExpiry + (expiry ? 0 : 1),
-        moves: seen.moves + (leaderMoves(d) ? 1 : 0),
-        still: seen.still + (leaderMoves(d) ? 0 : 1),
-      };
+      sides.see("producer-state expiry", expiry);
+      sides.see("leader moves", leaderMoves(d));
     }
-    // Both sides of each condition occur in the 300 draws (else the checks above say nothing).
-    expect(Object.values(seen).every((n) => n > 0)).toBe(true);
+    sides.expectBoth();
   });
 
   it("expects an aborted read behind an unindexed ABORT marker only with producer-state expiry (seed 397)", () => {
@@ -211,7 +224,7 @@ describe("the generic scenario everything (issue 31)", () => {
       kind: "aborted-read" as const,
       summary: "p0.t6 was aborted, yet read_committed consumers read its records: input-2 offsets 21..22",
     };
-    let seen = { expiry: 0, noExpiry: 0 };
+    const sides = new BothSides();
     for (const d of DRAWS) {
       const expiry = d.summary.includes("producer-state expiry");
       // Other allowances (TV1, a transaction.version change, 4.0/4.1) may expect any aborted read;
@@ -223,9 +236,9 @@ describe("the generic scenario everything (issue 31)", () => {
         expect(drawnReason(d, unindexed) !== null).toBe(expiry);
         expect(drawnReason(d, plain)).toBeNull();
       }
-      seen = { expiry: seen.expiry + (expiry ? 1 : 0), noExpiry: seen.noExpiry + (expiry ? 0 : 1) };
+      sides.see("producer-state expiry", expiry);
     }
-    expect(Object.values(seen).every((n) => n > 0)).toBe(true);
+    sides.expectBoth();
   });
 
   it("expects a batch stuck behind a later sequence at a new leader, and a write whose verification a late marker copy cleared, only where the draw makes them possible (Z07's bug-off seeds 2853, 182)", () => {
@@ -247,7 +260,7 @@ describe("the generic scenario everything (issue 31)", () => {
       /slow requests|slow markers|broker stalls|link partitions/.test(d.summary);
     const reasons = (d: (typeof DRAWS)[number], words: string) =>
       (d.expected.get("fatal-error") ?? []).filter((a) => a.reason.includes(words)).length;
-    let seen = { newLeader: 0, notNewLeader: 0, lateCopy: 0, noLateCopy: 0 };
+    const sides = new BothSides();
     for (const d of DRAWS) {
       const stuckExpected = moves(d) && unrefused(d);
       expect(reasons(d, "a leader change between")).toBe(stuckExpected ? 1 : 0);
@@ -261,14 +274,10 @@ describe("the generic scenario everything (issue 31)", () => {
         expect(drawnReason(d, newLeader) !== null).toBe((moves(d) || expiry) && unrefused(d));
         expect(drawnReason(d, lateCopy) !== null).toBe(heldBack(d));
       }
-      seen = {
-        newLeader: seen.newLeader + (stuckExpected ? 1 : 0),
-        notNewLeader: seen.notNewLeader + (stuckExpected ? 0 : 1),
-        lateCopy: seen.lateCopy + (heldBack(d) ? 1 : 0),
-        noLateCopy: seen.noLateCopy + (heldBack(d) ? 0 : 1),
-      };
+      sides.see("a leader move under unrefused verification", stuckExpected);
+      sides.see("a fault that holds a marker back", heldBack(d));
     }
-    expect(Object.values(seen).every((n) => n > 0)).toBe(true);
+    sides.expectBoth();
   });
 
   it("expects a duplicate and a reordered record only with producer-state expiry under TV1 verification (Z07's bug-off seed 2711)", () => {
@@ -280,19 +289,17 @@ describe("the generic scenario everything (issue 31)", () => {
       kind: "non-monotonic" as const,
       summary: "p2's records out of order at input-1: p2.t5/1 at offset 22 after p2.t5/3 at offset 19",
     };
-    let seen = { both: 0, expiryTv2: 0, tv1Lasting: 0 };
+    const sides = new BothSides();
     for (const d of DRAWS) {
       const expiry = d.summary.includes("producer-state expiry");
       const tv1 = /TV1|transaction\.version/.test(d.summary);
       expect(drawnReason(d, duplicate) !== null).toBe(expiry && tv1);
       expect(drawnReason(d, reordered) !== null).toBe(expiry && tv1);
-      seen = {
-        both: seen.both + (expiry && tv1 ? 1 : 0),
-        expiryTv2: seen.expiryTv2 + (expiry && !tv1 ? 1 : 0),
-        tv1Lasting: seen.tv1Lasting + (!expiry && tv1 ? 1 : 0),
-      };
+      // Each condition on both sides while the other holds: expiry with and without TV1, TV1 with and without expiry.
+      if (tv1) sides.see("producer-state expiry, under TV1", expiry);
+      if (expiry) sides.see("TV1, with producer-state expiry", tv1);
     }
-    expect(Object.values(seen).every((n) => n > 0)).toBe(true);
+    sides.expectBoth();
   });
 
   it("expects a lost or torn write under TV1, a transaction.version change or 4.0/4.1 only beside its cause (Z01's ground)", () => {
