@@ -113,6 +113,11 @@ const WRONG_WRITE_CAUSE = {
   runNames: [UNINDEXED_ABORT_TEXT],
   explained: [DELAYED_END_TXN_TEXT],
 } as const satisfies DrawnAllowance["withCause"];
+/** Where a stale marker passes: what consumers read of it at once, and lost or torn writes beside their cause. */
+function allowStaleMarkerConsequences(d: Draw, reason: string): void {
+  d.allow(WRONG_READS, { reason });
+  d.allow(["lost-write", "torn-transaction"], { reason, withCause: WRONG_WRITE_CAUSE });
+}
 const PROCESSING_CONSEQUENCES: readonly ViolationKind[] = ["duplicate-processing", "lost-processing", "fatal-error"];
 
 class Draw {
@@ -311,23 +316,22 @@ export function drawEverything(base: ClusterSpec, choices: ChoiceSource): Everyt
   if (regime.tv1) {
     const why =
       "TV1 (3.x's protocol): a late marker copy passes the legacy epoch rule (KAFKA-17754, fixed only by TV2)";
-    d.allow(["stale-marker", ...WRONG_READS], { reason: why });
-    d.allow(["lost-write", "torn-transaction"], { reason: why, withCause: WRONG_WRITE_CAUSE });
+    d.allow(["stale-marker"], { reason: why });
+    allowStaleMarkerConsequences(d, why);
     d.allow(["fatal-error"], { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
     if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
   } else if (legacy) {
     const why =
       "a release without KIP-1228's strict TV2 marker check runs (4.0, 4.1: KAFKA-19446): a late marker copy passes there";
     d.allow(["stale-marker"], { reason: why, legacyOnly: true });
-    d.allow(WRONG_READS, { reason: why });
-    d.allow(["lost-write", "torn-transaction"], { reason: why, withCause: WRONG_WRITE_CAUSE });
+    allowStaleMarkerConsequences(d, why);
     if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
   }
   if (tvChanges) {
     const why =
       "transaction.version changed under load: transactions of the old version and markers of the new meet (tv-upgrade/downgrade-under-load)";
-    d.allow(["stale-marker", ...WRONG_READS], { reason: why });
-    d.allow(["lost-write", "torn-transaction"], { reason: why, withCause: WRONG_WRITE_CAUSE });
+    d.allow(["stale-marker"], { reason: why });
+    allowStaleMarkerConsequences(d, why);
     d.allow(["fatal-error"], { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
     if (withProcessors) d.allow(PROCESSING_CONSEQUENCES, { reason: why, summaryExcludes: STUCK_SEQUENCE_TEXT });
   }
